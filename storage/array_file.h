@@ -1,0 +1,84 @@
+// ArrayFile: one .npy array on disk, seen as a flat array of `length()`
+// elements of one dtype, read and written through an IoBackend.
+//
+// Element indices are flat C-order indices; ranges are half-open [first,
+// first + count). Every method checks its range and returns OutOfRange
+// ("Out of range: data.npy: index 10 is past the end (length 10)") rather than
+// touching bytes outside the data. Not thread-safe (one IoBackend inside).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "storage/dtype.h"
+#include "storage/io_backend.h"
+#include "storage/npy_format.h"
+#include "storage/status.h"
+
+namespace momenta {
+
+// The sidecar folder beside an array file: "<path>.momenta". Later layers keep
+// the buffer, the update log and metadata there (see storage/ON_DISK.md).
+std::string SidecarPath(const std::string& array_path);
+
+class ArrayFile {
+ public:
+  ArrayFile(const ArrayFile&) = delete;
+  ArrayFile& operator=(const ArrayFile&) = delete;
+  ~ArrayFile();
+
+  // Creates a new sparse .npy file (fails if `path` exists): a v1.0 header
+  // padded to 4096 bytes, then length*itemsize bytes of holes, so creating a
+  // 2^40-element array is instant and allocates no data blocks.
+  static Result<std::unique_ptr<ArrayFile>> Create(const std::string& path, DType dtype,
+                                                   std::span<const uint64_t> shape,
+                                                   IoOptions io, std::string* notice = nullptr);
+
+  // Opens an existing .npy file in place. Rejects (Corruption / NotSupported,
+  // naming the file) a foreign or damaged header, unsupported dtypes,
+  // fortran_order, and a file shorter than its header says.
+  static Result<std::unique_ptr<ArrayFile>> Open(const std::string& path, IoOptions io,
+                                                 std::string* notice = nullptr);
+
+  // Wraps an already open backend (tests inject faulty backends this way).
+  static Result<std::unique_ptr<ArrayFile>> OpenWith(std::unique_ptr<IoBackend> io);
+
+  const std::string& path() const { return io_->path(); }
+  const NpyHeader& header() const { return header_; }
+  DType dtype() const { return header_.dtype; }
+  size_t itemsize() const { return DTypeSize(header_.dtype); }
+  uint64_t length() const { return length_; }
+  // File byte offset of element `index`. REQUIRES: index <= length()
+  uint64_t ByteOffset(uint64_t index) const;
+  IoBackend& io() { return *io_; }
+
+  // REQUIRES of each: the range lies inside [0, length()); else OutOfRange.
+  // Raw little-endian element bytes: out holds count * itemsize() bytes.
+  [[nodiscard]] Status ReadRaw(uint64_t first, uint64_t count, char* out);
+  [[nodiscard]] Status ReadValues(uint64_t first, uint64_t count, std::vector<Value>* out);
+  [[nodiscard]] Status ReadDoubles(uint64_t first, uint64_t count, double* out);
+
+  // Writes count elements. Blocks are reserved first (IoBackend::Allocate), so
+  // disk-full fails before any element changes.
+  [[nodiscard]] Status WriteRaw(uint64_t first, uint64_t count, const char* bytes);
+  // REQUIRES: every value was checked to fit dtype() (ParseValue / ValueFromDouble).
+  [[nodiscard]] Status WriteValues(uint64_t first, std::span<const Value> values);
+
+  // OutOfRange unless [first, first + count) lies inside [0, length()).
+  [[nodiscard]] Status CheckRange(uint64_t first, uint64_t count) const;
+  // IOError if the file is now shorter than header + data (it shrank under us).
+  [[nodiscard]] Status CheckSize();
+  [[nodiscard]] Status Sync() { return io_->Sync(); }
+
+ private:
+  ArrayFile(std::unique_ptr<IoBackend> io, NpyHeader header);
+
+  std::unique_ptr<IoBackend> io_;
+  const NpyHeader header_;
+  const uint64_t length_;  // header_.length(), cached
+};
+
+}  // namespace momenta

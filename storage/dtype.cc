@@ -1,0 +1,2 @@
+// SCAFFOLD: replaced before the first commit.
+#include "storage/array_file.h"

@@ -1,0 +1,57 @@
+// The element types momenta stores: NumPy's plain little-endian numeric dtypes.
+// Conversions between text, double and the on-disk bytes, with range checks:
+// a value that does not fit (300 into u1, 1.5 or NaN into an integer dtype) is
+// an error, never a silent wrap or truncation.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "storage/status.h"
+
+namespace momenta {
+
+enum class DType : uint8_t { kF8, kF4, kI8, kI4, kI2, kI1, kU8, kU4, kU2, kU1 };
+
+size_t DTypeSize(DType t);
+bool DTypeIsInteger(DType t);
+bool DTypeIsSigned(DType t);  // true for all floating types too
+// "f8", "i2", "u1", ...
+std::string_view DTypeName(DType t);
+// The NumPy descr momenta writes: "<f8", "<i2", "|u1" (NumPy uses '|' for one byte).
+std::string DTypeDescr(DType t);
+// Accepts "f8", "float64", "i4", "int32", "u1", "uint8", ... (case-sensitive, as NumPy).
+Result<DType> ParseDTypeName(std::string_view name);
+
+// One element, held exactly: integers as int64/uint64, floats as double.
+struct Value {
+  enum class Kind : uint8_t { kInt, kUInt, kFloat } kind = Kind::kFloat;
+  int64_t i = 0;
+  uint64_t u = 0;
+  double f = 0.0;
+
+  static Value Int(int64_t v) { Value x; x.kind = Kind::kInt; x.i = v; return x; }
+  static Value UInt(uint64_t v) { Value x; x.kind = Kind::kUInt; x.u = v; return x; }
+  static Value Float(double v) { Value x; x.kind = Kind::kFloat; x.f = v; return x; }
+  long double AsLongDouble() const;
+};
+
+// Parses `text` as a value of dtype `t`, checking that it fits exactly:
+// integer dtypes take integer literals (and floating literals with an exact
+// integral value, e.g. "3.0", "1e3"), reject NaN, infinities, fractions and
+// out-of-range values; f4 rejects finite values beyond float's range.
+// The error reads "Invalid argument: value '300' does not fit dtype u1".
+Result<Value> ParseValue(DType t, std::string_view text);
+// Same checks for a double (e.g. from a CSV import or an f8 source array).
+Result<Value> ValueFromDouble(DType t, double v);
+
+// Bytes <-> values. `bytes` points to DTypeSize(t) bytes, little-endian.
+void EncodeValue(DType t, const Value& v, char* bytes);  // REQUIRES: v fits t
+Value DecodeValue(DType t, const char* bytes);
+double DecodeDouble(DType t, const char* bytes);
+// Shortest text that parses back to the same value ("0.1", "300", "-7").
+std::string FormatValue(const Value& v);
+
+}  // namespace momenta

@@ -1,0 +1,60 @@
+// The NumPy .npy header: parse and write.
+//
+//   bytes 0..5   "\x93NUMPY"
+//   byte  6, 7   major, minor version (1.0, 2.0 or 3.0)
+//   v1:   bytes 8..9   header length H, u16 little-endian; dict at byte 10
+//   v2/3: bytes 8..11  header length H, u32 little-endian; dict at byte 12
+//   dict: a Python literal {'descr': '<f8', 'fortran_order': False, 'shape': (n,), }
+//         padded with spaces, ending in '\n'; data starts right after it.
+//   v3 is v2 with a UTF-8 dict (we only ever see ASCII in numeric headers).
+//
+// Files momenta writes use v1.0 and pad the dict so data starts at byte 4096
+// (kMomentaDataOffset): page aligned for mmap and O_DIRECT. Files NumPy writes
+// usually have their data at byte 128 (a multiple of 64).
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "storage/dtype.h"
+#include "storage/status.h"
+
+namespace momenta {
+
+inline constexpr uint64_t kMomentaDataOffset = 4096;
+// Longest header we accept when reading (NumPy's own reader cap is similar).
+inline constexpr uint64_t kMaxNpyHeaderBytes = 1 << 20;
+
+struct NpyHeader {
+  DType dtype = DType::kF8;
+  std::vector<uint64_t> shape;   // () for a 0-d array: one element
+  uint64_t data_offset = 0;      // byte where element 0 starts
+  int major_version = 1;
+  int minor_version = 0;
+
+  // Product of the shape (the flat C-order index space). Overflow is rejected
+  // at parse time, so this never wraps.
+  uint64_t length() const;
+  uint64_t data_bytes() const { return length() * DTypeSize(dtype); }
+};
+
+// How many leading bytes of a file ParseNpyHeader needs: call with the first
+// 12 bytes; returns the total header size (data offset), or an error when the
+// magic or version is wrong. `file` names the file in messages.
+Result<uint64_t> NpyHeaderSize(std::span<const char> first12, const std::string& file);
+
+// Parses a complete header (the file's bytes [0, data_offset)). Rejects, each
+// with its own one-line message naming `file`: a bad magic or version, a dict
+// that does not parse, object/structured/unknown dtypes, big-endian dtypes,
+// fortran_order True, a shape whose element count overflows 2^63 bytes.
+Result<NpyHeader> ParseNpyHeader(std::span<const char> header, const std::string& file);
+
+// The header bytes for a C-order array of `shape` and `dtype`, padded with
+// spaces so that the data starts at `data_offset` (default 4096).
+// REQUIRES: data_offset is a multiple of 64 and large enough for the dict.
+std::string EncodeNpyHeader(DType dtype, std::span<const uint64_t> shape,
+                            uint64_t data_offset = kMomentaDataOffset);
+
+}  // namespace momenta

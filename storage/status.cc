@@ -1,0 +1,48 @@
+#include "storage/status.h"
+
+#include <cstring>
+
+namespace momenta {
+
+namespace {
+
+std::string_view KindName(Status::Code code) {
+  switch (code) {
+    case Status::Code::kOk: return "OK";
+    case Status::Code::kIOError: return "IO error";
+    case Status::Code::kCorruption: return "Corruption";
+    case Status::Code::kInvalidArgument: return "Invalid argument";
+    case Status::Code::kOutOfRange: return "Out of range";
+    case Status::Code::kNotFound: return "Not found";
+    case Status::Code::kNotSupported: return "Not supported";
+  }
+  return "Unknown";
+}
+
+}  // namespace
+
+Status::Status(Code code, std::string_view context, std::string_view msg) : code_(code) {
+  text_.reserve(context.size() + msg.size() + 2);
+  text_.append(context);
+  if (!context.empty() && !msg.empty()) text_.append(": ");
+  text_.append(msg);
+}
+
+Status Status::FromErrno(std::string_view context, int err) {
+  char buf[256];
+  // GNU strerror_r returns the message pointer (maybe not buf).
+  const char* msg = strerror_r(err, buf, sizeof buf);
+  Status s(Code::kIOError, context, msg);
+  s.errno_ = err;
+  return s;
+}
+
+std::string Status::ToString() const {
+  if (ok()) return "OK";
+  std::string out(KindName(code_));
+  out.append(": ");
+  out.append(text_);
+  return out;
+}
+
+}  // namespace momenta

@@ -1,0 +1,51 @@
+// Helpers shared by the tests: scratch folders, running the CLI, and NumPy.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace momenta::testing {
+
+// A fresh empty folder under $TMPDIR (or /tmp), removed with its contents when
+// the object goes out of scope.
+class ScratchDir {
+ public:
+  ScratchDir();
+  ~ScratchDir();
+  ScratchDir(const ScratchDir&) = delete;
+  ScratchDir& operator=(const ScratchDir&) = delete;
+  const std::string& path() const { return path_; }
+  std::string File(const std::string& name) const { return path_ + "/" + name; }
+
+ private:
+  std::string path_;
+};
+
+struct CommandResult {
+  int exit_code = -1;  // -1 when killed by a signal
+  int signal = 0;      // the signal that killed it, else 0
+  std::string out;     // stdout
+  std::string err;     // stderr
+};
+
+// Runs argv (argv[0] is the program path) with stdin from `input`, captures
+// stdout and stderr. No shell is involved.
+CommandResult RunCommand(const std::vector<std::string>& argv, const std::string& input = "");
+
+// Runs the momenta CLI built with this test binary.
+CommandResult RunCli(const std::vector<std::string>& args, const std::string& input = "");
+
+// True when /usr/bin/python3 can import numpy (CI installs python3-numpy).
+bool HaveNumpy();
+// Runs a Python snippet with /usr/bin/python3; returns its result.
+CommandResult RunPython(const std::string& code);
+
+std::string ReadFileBytes(const std::string& path);
+void WriteFileBytes(const std::string& path, const std::string& bytes);
+
+// The seed to use for randomised tests: $MOMENTA_SEED when set, else a fresh
+// one. Tests print it (SCOPED_TRACE) so a failure reproduces.
+uint64_t TestSeed();
+
+}  // namespace momenta::testing
