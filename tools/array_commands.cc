@@ -1,1 +1,266 @@
-// SCAFFOLD
+// create, info, get, set: the commands that make and touch one array.
+#include <sys/stat.h>
+
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "tools/cli_common.h"
+#include "tools/commands.h"
+#include "tools/json.h"
+
+namespace momenta::cli {
+namespace {
+
+// ---- create ----------------------------------------------------------------
+
+struct CreateArgs {
+  CommonOptions common;
+  std::string path;
+  std::string length;
+  std::vector<std::string> shape;
+  std::string dtype = "f8";
+};
+
+uint64_t AllocatedBytes(const std::string& path) {
+  struct stat st;
+  return ::stat(path.c_str(), &st) == 0 ? static_cast<uint64_t>(st.st_blocks) * 512 : 0;
+}
+
+int RunCreate(const CreateArgs& a) {
+  auto dtype = ParseDTypeName(a.dtype);
+  if (!dtype.ok()) return UsageFail(dtype.status().ToString());
+  std::vector<uint64_t> shape;
+  if (!a.shape.empty()) {
+    if (!a.length.empty()) return UsageFail("give --length or --shape, not both");
+    for (const auto& s : a.shape) {
+      auto d = ParseCount(s);
+      if (!d.ok()) return FailParse(d.status());
+      shape.push_back(*d);
+    }
+  } else {
+    if (a.length.empty()) return UsageFail("create needs --length N (or --shape A,B,...)");
+    auto n = ParseCount(a.length);
+    if (!n.ok()) return FailParse(n.status());
+    shape.push_back(*n);
+  }
+  auto io = MakeIoOptions(a.common, /*writable=*/true);
+  if (!io.ok()) return UsageFail(io.status().ToString());
+  Stopwatch timer;
+  std::string notice;
+  auto array = ArrayFile::Create(a.path, *dtype, shape, *io, &notice);
+  PrintNotice(notice);
+  if (!array.ok()) return Fail(array.status());
+  const double micros = timer.ElapsedMicros();
+  const uint64_t bytes = (*array)->length() * (*array)->itemsize();
+  const uint64_t allocated = AllocatedBytes(a.path);
+  if (a.common.json) {
+    JsonWriter j;
+    j.BeginObject().Key("path").String(a.path).Key("dtype").String(DTypeName(*dtype));
+    j.Key("shape").BeginArray();
+    for (uint64_t d : shape) j.UInt(d);
+    j.EndArray().Key("length").UInt((*array)->length()).Key("data_bytes").UInt(bytes);
+    j.Key("allocated_bytes").UInt(allocated).Key("elapsed_us").Double(micros).EndObject();
+    std::printf("%s\n", j.str().c_str());
+  } else {
+    std::fprintf(stderr, "created %s: %llu x %s (%s of data, %s on disk) in %.1f ms\n",
+                 a.path.c_str(), static_cast<unsigned long long>((*array)->length()),
+                 std::string(DTypeName(*dtype)).c_str(), FormatBytes(bytes).c_str(),
+                 FormatBytes(allocated).c_str(), micros / 1000);
+  }
+  return kExitOk;
+}
+
+// ---- info ------------------------------------------------------------------
+
+struct InfoArgs {
+  CommonOptions common;
+  std::string path;
+};
+
+int RunInfo(const InfoArgs& a) {
+  auto array = OpenArray(a.path, a.common, /*writable=*/false);
+  if (!array.ok()) return Fail(array.status());
+  ArrayFile& f = **array;
+  const NpyHeader& h = f.header();
+  auto size = f.io().Size();
+  if (!size.ok()) return Fail(size.status());
+  const std::string sidecar = SidecarPath(a.path);
+  std::error_code ec;
+  const bool has_sidecar = std::filesystem::is_directory(sidecar, ec);
+  const std::string version = std::to_string(h.major_version) + "." + std::to_string(h.minor_version);
+  if (a.common.json) {
+    JsonWriter j;
+    j.BeginObject().Key("path").String(a.path).Key("dtype").String(DTypeName(f.dtype()));
+    j.Key("shape").BeginArray();
+    for (uint64_t d : h.shape) j.UInt(d);
+    j.EndArray().Key("length").UInt(f.length()).Key("itemsize").UInt(f.itemsize());
+    j.Key("npy_version").String(version).Key("data_offset").UInt(h.data_offset);
+    j.Key("data_bytes").UInt(h.data_bytes()).Key("file_bytes").UInt(*size);
+    j.Key("allocated_bytes").UInt(AllocatedBytes(a.path));
+    j.Key("sidecar").String(sidecar).Key("sidecar_exists").Bool(has_sidecar);
+    j.Key("io").String(f.io().Name()).EndObject();
+    std::printf("%s\n", j.str().c_str());
+    return kExitOk;
+  }
+  std::string shape;
+  for (size_t k = 0; k < h.shape.size(); ++k) shape += (k ? ", " : "") + std::to_string(h.shape[k]);
+  if (h.shape.size() == 1) shape += ",";
+  std::printf("path:        %s\n", a.path.c_str());
+  std::printf("dtype:       %s\n", std::string(DTypeName(f.dtype())).c_str());
+  std::printf("shape:       (%s)\n", shape.c_str());
+  std::printf("length:      %llu elements\n", static_cast<unsigned long long>(f.length()));
+  std::printf("npy header:  v%s, data at byte %llu\n", version.c_str(),
+              static_cast<unsigned long long>(h.data_offset));
+  std::printf("data:        %s (file %s, %s allocated on disk)\n", FormatBytes(h.data_bytes()).c_str(),
+              FormatBytes(*size).c_str(), FormatBytes(AllocatedBytes(a.path)).c_str());
+  std::printf("sidecar:     %s (%s)\n", sidecar.c_str(), has_sidecar ? "present" : "not yet created");
+  std::printf("io:          %s\n", f.io().Name().c_str());
+  return kExitOk;
+}
+
+// ---- get -------------------------------------------------------------------
+
+struct GetArgs {
+  CommonOptions common;
+  std::string path;
+  std::string index;
+  std::string count = "1";
+};
+
+// Resolves a (possibly negative) element index and a count to a range.
+// Malformed text is InvalidArgument (a usage error); a range outside the
+// array is OutOfRange naming `path`.
+Result<IndexRange> ResolveIndex(const std::string& path, std::string_view index,
+                                std::string_view count, uint64_t length) {
+  auto n = ParseCount(count);
+  if (!n.ok()) return n.status();
+  auto first = ParseRange(std::string(index) + ":" + std::string(index), length);
+  if (!first.ok()) {
+    if (first.status().code() == Status::Code::kInvalidArgument)
+      return Status::InvalidArgument("INDEX", "'" + std::string(index) + "' is not an integer");
+    return Status::OutOfRange(path, "index " + std::string(index) + " is outside the array (length " +
+                                      std::to_string(length) + ")");
+  }
+  if (*n > length - first->begin)
+    return Status::OutOfRange(path, "range " + std::to_string(first->begin) + ":" +
+                                      std::to_string(first->begin + *n) +
+                                      " is outside the array (length " + std::to_string(length) + ")");
+  return IndexRange{first->begin, first->begin + *n};
+}
+
+int RunGet(const GetArgs& a) {
+  auto array = OpenArray(a.path, a.common, /*writable=*/false);
+  if (!array.ok()) return Fail(array.status());
+  ArrayFile& f = **array;
+  auto range = ResolveIndex(a.path, a.index, a.count, f.length());
+  if (!range.ok()) return FailParse(range.status());
+  constexpr uint64_t kChunk = 1 << 16;
+  std::vector<Value> values;
+  std::string out;
+  if (a.common.json) out = "{\"path\":" + JsonWriter().String(a.path).str() +
+                           ",\"index\":" + std::to_string(range->begin) + ",\"values\":[";
+  for (uint64_t at = range->begin; at < range->end; at += kChunk) {
+    const uint64_t n = std::min(kChunk, range->end - at);
+    if (Status s = f.ReadValues(at, n, &values); !s.ok()) return Fail(s);
+    for (uint64_t k = 0; k < n; ++k) {
+      if (a.common.json) {
+        if (at + k != range->begin) out += ',';
+        out += JsonWriter().ElementValue(values[k]).str();
+      } else {
+        out += FormatValue(values[k]);
+        out += '\n';
+      }
+    }
+    std::fwrite(out.data(), 1, out.size(), stdout);
+    out.clear();
+  }
+  if (a.common.json) std::printf("]}\n");
+  return kExitOk;
+}
+
+// ---- set -------------------------------------------------------------------
+
+struct SetArgs {
+  CommonOptions common;
+  std::string path;
+  std::string index;
+  std::vector<std::string> values;
+};
+
+int RunSet(const SetArgs& a) {
+  auto array = OpenArray(a.path, a.common, /*writable=*/true);
+  if (!array.ok()) return Fail(array.status());
+  ArrayFile& f = **array;
+  // Check everything before the first byte changes: a bad value or range
+  // leaves the file exactly as it was.
+  auto range = ResolveIndex(a.path, a.index, std::to_string(a.values.size()), f.length());
+  if (!range.ok()) return FailParse(range.status());
+  std::vector<Value> parsed;
+  parsed.reserve(a.values.size());
+  for (const auto& text : a.values) {
+    auto v = ParseValue(f.dtype(), text);
+    if (!v.ok()) return Fail(Status::InvalidArgument(a.path, v.status().ToString()));
+    parsed.push_back(*v);
+  }
+  Stopwatch timer;
+  if (Status s = f.WriteValues(range->begin, parsed); !s.ok()) return Fail(s);
+  if (Status s = f.Sync(); !s.ok()) return Fail(s);
+  if (a.common.json) {
+    JsonWriter j;
+    j.BeginObject().Key("path").String(a.path).Key("index").UInt(range->begin);
+    j.Key("count").UInt(parsed.size()).Key("elapsed_us").Double(timer.ElapsedMicros()).EndObject();
+    std::printf("%s\n", j.str().c_str());
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+void RegisterArrayCommands(CLI::App& app, Command* run) {
+  {
+    auto a = std::make_shared<CreateArgs>();
+    CLI::App* sub = app.add_subcommand("create", "create a new sparse .npy array (instant, no disk used until written)");
+    sub->add_option("PATH", a->path, "array file to create (must not exist)")->required();
+    sub->add_option("--length,-n", a->length, "number of elements: 1000, 2^40, 3*2^20");
+    sub->add_option("--shape", a->shape, "N-D shape instead of --length, e.g. --shape 1024,1024")->delimiter(',');
+    sub->add_option("--dtype,-t", a->dtype, "f8 f4 i8 i4 i2 i1 u8 u4 u2 u1")->capture_default_str();
+    AddCommonOptions(sub, &a->common);
+    sub->footer("Example: momenta create big.npy --length 2^37 --dtype f8");
+    sub->callback([a, run] { *run = [a] { return RunCreate(*a); }; });
+  }
+  {
+    auto a = std::make_shared<InfoArgs>();
+    CLI::App* sub = app.add_subcommand("info", "show an array's dtype, shape, layout and disk use");
+    sub->add_option("PATH", a->path, "array file (.npy)")->required();
+    AddCommonOptions(sub, &a->common);
+    sub->footer("Example: momenta info big.npy --json");
+    sub->callback([a, run] { *run = [a] { return RunInfo(*a); }; });
+  }
+  {
+    auto a = std::make_shared<GetArgs>();
+    CLI::App* sub = app.add_subcommand("get", "print COUNT elements starting at INDEX, one per line");
+    sub->add_option("PATH", a->path, "array file (.npy)")->required();
+    sub->add_option("INDEX", a->index, "flat element index (negative counts from the end)")->required();
+    sub->add_option("--count,-c", a->count, "number of consecutive elements")->capture_default_str();
+    AddCommonOptions(sub, &a->common);
+    sub->footer("Example: momenta get big.npy 1000 --count 5");
+    sub->callback([a, run] { *run = [a] { return RunGet(*a); }; });
+  }
+  {
+    auto a = std::make_shared<SetArgs>();
+    CLI::App* sub = app.add_subcommand("set", "write consecutive VALUEs starting at INDEX");
+    sub->add_option("PATH", a->path, "array file (.npy)")->required();
+    sub->add_option("INDEX", a->index, "flat element index of the first value")->required();
+    sub->add_option("VALUE", a->values, "values; each must fit the dtype exactly")->required();
+    AddCommonOptions(sub, &a->common);
+    sub->footer("Example: momenta set big.npy 1000 3.5 -2 7e3\n"
+                "(put -- before negative first values if they look like options: set a.npy 0 -- -1)");
+    sub->callback([a, run] { *run = [a] { return RunSet(*a); }; });
+  }
+}
+
+}  // namespace momenta::cli

@@ -1,0 +1,100 @@
+// Pieces every subcommand shares: exit codes, error printing, parsing of
+// counts and P:Q ranges, opening arrays with the chosen backend, progress.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "storage/array_file.h"
+#include "storage/io_backend.h"
+#include "storage/status.h"
+
+namespace CLI {
+class App;
+}
+
+namespace momenta::cli {
+
+// 0 ok, 1 runtime error (I/O, corrupt file, bad value, index out of range),
+// 2 usage error (malformed command line; CLI11's own errors map here too).
+enum ExitCode : int { kExitOk = 0, kExitRuntime = 1, kExitUsage = 2 };
+
+// Options every subcommand takes.
+struct CommonOptions {
+  std::string io = "auto";  // --io auto|uring|mmap|pread
+  bool json = false;        // --json: data on stdout as JSON
+};
+
+// The work a parsed subcommand will do; main() runs it after parsing.
+using Command = std::function<int()>;
+
+// Adds --io (and, when `with_json`, --json) to a subcommand.
+void AddCommonOptions(CLI::App* sub, CommonOptions* opts, bool with_json = true);
+
+// Prints "momenta: <status>" on stderr; returns kExitRuntime.
+int Fail(const Status& status);
+// Prints "momenta: <message>" and a hint to --help; returns kExitUsage.
+int UsageFail(std::string_view message);
+
+// A count like "1000", "2^40" or "3*2^20" (no overflow past 2^63).
+Result<uint64_t> ParseCount(std::string_view text);
+
+// A half-open NumPy-style slice "P:Q" of an array of `length` elements:
+// either side may be empty (0 / length) or negative (counted from the end).
+// Malformed text -> InvalidArgument (a usage error); P > Q or outside the
+// array -> OutOfRange (a runtime error).
+struct IndexRange {
+  uint64_t begin = 0;
+  uint64_t end = 0;
+  uint64_t size() const { return end - begin; }
+};
+Result<IndexRange> ParseRange(std::string_view text, uint64_t length);
+
+// Maps a status from ParseRange/ParseCount to the right exit code and message.
+int FailParse(const Status& status);
+
+// Builds IoOptions from --io; opens the array, printing the backend fallback
+// notice (if any) once on stderr.
+Result<IoOptions> MakeIoOptions(const CommonOptions& opts, bool writable);
+Result<std::unique_ptr<ArrayFile>> OpenArray(const std::string& path, const CommonOptions& opts,
+                                            bool writable);
+void PrintNotice(const std::string& notice);
+
+// "1.5 GiB", "512 B".
+std::string FormatBytes(uint64_t bytes);
+
+// Progress of long work on stderr, shown only when stderr is a TTY, redrawn at
+// most a few times a second.
+class Progress {
+ public:
+  Progress(std::string label, uint64_t total_bytes);
+  ~Progress();
+  void Update(uint64_t done_bytes);
+  void Finish();
+
+ private:
+  const std::string label_;
+  const uint64_t total_;
+  const bool enabled_;
+  bool finished_ = false;
+  std::chrono::steady_clock::time_point last_draw_{};
+};
+
+// Wall-clock stopwatch for "took N ms" lines.
+class Stopwatch {
+ public:
+  Stopwatch() : start_(std::chrono::steady_clock::now()) {}
+  double ElapsedMicros() const {
+    return std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start_)
+        .count();
+  }
+
+ private:
+  std::chrono::steady_clock::time_point start_;
+};
+
+}  // namespace momenta::cli

@@ -1,0 +1,12 @@
+// Each file of subcommands registers its commands on the app; the parsed
+// subcommand's callback stores the work in *run, which main() executes.
+#pragma once
+
+#include "tools/cli_common.h"
+
+namespace momenta::cli {
+
+void RegisterArrayCommands(CLI::App& app, Command* run);     // create info get set
+void RegisterTransferCommands(CLI::App& app, Command* run);  // import export
+
+}  // namespace momenta::cli
