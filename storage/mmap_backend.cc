@@ -1,7 +1,208 @@
-// SCAFFOLD: replaced by the real backend before the first commit.
+// The mmap backend: reads copy out of a read-only shared mapping of the whole
+// file (Boost.Interprocess file_mapping + mapped_region); writes go through
+// pwrite on a descriptor of the same file.
+//
+// Why writes do not store through the map: a store into a sparse hole makes
+// the kernel allocate a block at fault time, and on a full disk that fault is
+// a SIGBUS with no errno to report. pwrite returns ENOSPC instead, which
+// becomes "IO error: <path>: No space left on device". The mapping is
+// MAP_SHARED, so it sees those writes through the page cache at once.
+//
+// Why reads are guarded: another process may truncate the file under us. A
+// copy from a mapped page that now lies wholly past end of file raises
+// SIGBUS. The copy runs with a thread-local recovery point; the SIGBUS handler
+// (installed once per process, chaining to whatever handler was there before
+// for faults that are not ours) jumps back to it and the read returns
+// "IO error: <path>: ... (file shrank?)". Bytes of the last, partial page past
+// the new end read as zeros (the kernel does not fault there), as with any
+// racing truncate.
+//
+// This is the one seam where Boost.Interprocess throws; every exception is
+// caught here and turned into a Status.
+#include <fcntl.h>
+#include <sys/stat.h>
+
+#include <atomic>
+#include <boost/interprocess/exceptions.hpp>
+#include <boost/interprocess/file_mapping.hpp>
+#include <boost/interprocess/mapped_region.hpp>
+#include <csetjmp>
+#include <csignal>
+#include <cstring>
+#include <exception>
+#include <mutex>
+
 #include "storage/io_backends_internal.h"
+#include "storage/posix_file.h"
+
 namespace momenta::internal {
-Result<std::unique_ptr<IoBackend>> OpenMmapBackend(const std::string& path, const IoOptions&) {
-  return Status::NotSupported(path, "scaffold");
+namespace {
+
+namespace bip = boost::interprocess;
+
+// ---- SIGBUS recovery -------------------------------------------------------
+
+// Where a guarded copy on this thread resumes after a SIGBUS inside
+// [source, source + length). Null outside a guarded copy.
+struct Recovery {
+  sigjmp_buf env;
+  const char* source;
+  size_t length;
+};
+thread_local Recovery* volatile t_recovery = nullptr;
+
+struct sigaction g_previous_sigbus;  // the handler we replaced; written once
+
+bool FaultIsOurs(const Recovery* r, const siginfo_t* info) {
+  if (r == nullptr || info == nullptr || info->si_code <= 0) return false;  // <= 0: sent, not a fault
+  const char* addr = static_cast<const char*>(info->si_addr);
+  return addr >= r->source && addr < r->source + r->length;
 }
+
+void OnSigbus(int sig, siginfo_t* info, void* context) {
+  Recovery* r = t_recovery;
+  if (FaultIsOurs(r, info)) {
+    t_recovery = nullptr;
+    siglongjmp(r->env, 1);
+  }
+  // Not ours: behave as if we were never installed.
+  const struct sigaction& prev = g_previous_sigbus;
+  if (prev.sa_flags & SA_SIGINFO) {
+    if (prev.sa_sigaction != nullptr) prev.sa_sigaction(sig, info, context);
+    return;
+  }
+  if (prev.sa_handler == SIG_DFL || prev.sa_handler == SIG_IGN) {
+    // Default action. A fault re-executes the faulting instruction on return
+    // and dies with SIGBUS; a sent signal is raised again (we run with
+    // SA_NODEFER, so it is delivered at once).
+    std::signal(SIGBUS, SIG_DFL);
+    if (info == nullptr || info->si_code <= 0) std::raise(SIGBUS);
+    return;
+  }
+  prev.sa_handler(sig);
+}
+
+void InstallSigbusHandlerOnce() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    struct sigaction sa {};
+    sa.sa_sigaction = OnSigbus;
+    sigemptyset(&sa.sa_mask);
+    // SA_NODEFER: siglongjmp leaves the handler without restoring the signal
+    // mask, so SIGBUS must not be blocked while it runs (this lets the copy
+    // use sigsetjmp(env, 0), which costs no system call).
+    sa.sa_flags = SA_SIGINFO | SA_NODEFER | SA_ONSTACK;
+    sigaction(SIGBUS, &sa, &g_previous_sigbus);
+  });
+}
+
+// memcpy that returns false instead of dying when a page of `src` faults.
+[[gnu::noinline]] bool GuardedCopy(char* dest, const char* src, size_t length) {
+  Recovery recovery;
+  recovery.source = src;
+  recovery.length = length;
+  if (sigsetjmp(recovery.env, 0) != 0) return false;  // back from OnSigbus
+  t_recovery = &recovery;
+  std::atomic_signal_fence(std::memory_order_seq_cst);
+  std::memcpy(dest, src, length);
+  std::atomic_signal_fence(std::memory_order_seq_cst);
+  t_recovery = nullptr;
+  return true;
+}
+
+// ---- the backend -----------------------------------------------------------
+
+Status FromBoost(const std::string& path, const std::exception& e) {
+  if (const auto* ipc = dynamic_cast<const bip::interprocess_exception*>(&e);
+      ipc != nullptr && ipc->get_native_error() != 0)
+    return Status::FromErrno(path, ipc->get_native_error());
+  return Status::IOError(path, std::string("cannot map file: ") + e.what());
+}
+
+bool SameFile(int fd_a, int fd_b) {
+  struct stat a, b;
+  return ::fstat(fd_a, &a) == 0 && ::fstat(fd_b, &b) == 0 && a.st_dev == b.st_dev &&
+         a.st_ino == b.st_ino;
+}
+
+class MmapBackend final : public IoBackend {
+ public:
+  MmapBackend(std::string path, FileDescriptor fd, bip::file_mapping mapping)
+      : IoBackend(std::move(path)), fd_(std::move(fd)), mapping_(std::move(mapping)) {}
+
+  std::string Name() const override { return "mmap"; }
+
+  // Maps the file's current size (nothing when it is empty).
+  Status Remap() {
+    auto size = FileSize(fd_.get(), path());
+    if (!size.ok()) return size.status();
+    if (*size == mapped_size_) return Status::OK();
+    try {
+      region_ = *size == 0 ? bip::mapped_region()
+                           : bip::mapped_region(mapping_, bip::read_only, 0,
+                                                static_cast<size_t>(*size));
+      mapped_size_ = *size;
+    } catch (const std::exception& e) {
+      region_ = bip::mapped_region();
+      mapped_size_ = 0;
+      return FromBoost(path(), e);
+    }
+    return Status::OK();
+  }
+
+  Status Read(uint64_t offset, size_t length, char* dest) override {
+    if (length == 0) return Status::OK();
+    if (!Mapped(offset, length)) {
+      MOMENTA_RETURN_IF_ERROR(Remap());  // the file may have grown (our writes, or others')
+      if (!Mapped(offset, length)) return ReadPastEnd(path(), offset, length);
+    }
+    const char* base = static_cast<const char*>(region_.get_address());
+    if (GuardedCopy(dest, base + offset, length)) return Status::OK();
+    (void)Remap();  // shrink the view to what is left; the next read sees the new end
+    return Status::IOError(path(), "read of " + std::to_string(length) + " bytes at offset " +
+                                       std::to_string(offset) +
+                                       " faulted in the mapping (file shrank?)");
+  }
+
+  Status Write(uint64_t offset, std::span<const char> data) override {
+    return PwriteFully(fd_.get(), path(), offset, data.size(), data.data());
+  }
+  Status Allocate(uint64_t offset, uint64_t length) override {
+    return AllocateRange(fd_.get(), path(), offset, length);
+  }
+  Status Sync() override { return SyncData(fd_.get(), path()); }
+  Result<uint64_t> Size() override { return FileSize(fd_.get(), path()); }
+
+ private:
+  bool Mapped(uint64_t offset, size_t length) const {
+    return offset <= mapped_size_ && length <= mapped_size_ - offset;
+  }
+
+  const FileDescriptor fd_;        // pwrite, fstat, fallocate, fdatasync
+  const bip::file_mapping mapping_;  // the same file, opened by Boost for mapping
+  bip::mapped_region region_;      // bytes [0, mapped_size_) of the file; empty when 0
+  uint64_t mapped_size_ = 0;
+};
+
+}  // namespace
+
+Result<std::unique_ptr<IoBackend>> OpenMmapBackend(const std::string& path,
+                                                   const IoOptions& options) {
+  auto fd = OpenFile(path, options.writable ? O_RDWR : O_RDONLY);
+  if (!fd.ok()) return fd.status();
+  InstallSigbusHandlerOnce();
+  try {
+    bip::file_mapping mapping(path.c_str(), bip::read_only);
+    const int map_fd = mapping.get_mapping_handle().handle;
+    ::fcntl(map_fd, F_SETFD, FD_CLOEXEC);  // Boost opens without O_CLOEXEC
+    if (!SameFile(fd->get(), map_fd))
+      return Status::IOError(path, "file was replaced while it was being opened");
+    auto backend = std::make_unique<MmapBackend>(path, std::move(fd).value(), std::move(mapping));
+    MOMENTA_RETURN_IF_ERROR(backend->Remap());
+    return std::unique_ptr<IoBackend>(std::move(backend));
+  } catch (const std::exception& e) {
+    return FromBoost(path, e);
+  }
+}
+
 }  // namespace momenta::internal
