@@ -1,2 +1,446 @@
-// SCAFFOLD: replaced before the first commit.
-#include "storage/array_file.h"
+#include "storage/npy_format.h"
+
+#include <algorithm>
+#include <cassert>
+#include <cstring>
+#include <string_view>
+
+namespace momenta {
+namespace {
+
+constexpr int kMaxDepth = 16;  // nesting the literal parser follows before giving up
+
+// Header text quoted inside a one-line message: at most 40 bytes, control
+// and non-ASCII bytes shown as '?'.
+std::string Quote(std::string_view text) {
+  std::string out = "'";
+  for (size_t i = 0; i < text.size() && i < 40; ++i) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    out.push_back(c < 0x20 || c >= 0x7f ? '?' : static_cast<char>(c));
+  }
+  if (text.size() > 40) out += "...";
+  return out + "'";
+}
+
+// "(3, 4)" / "(5,)" / "()" as Python writes a tuple; long shapes are cut.
+std::string ShapeText(std::span<const uint64_t> shape, size_t max_dims = 8) {
+  std::string out = "(";
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (i == max_dims) {
+      out += "...";
+      break;
+    }
+    if (i > 0) out += ", ";
+    out += std::to_string(shape[i]);
+  }
+  if (shape.size() == 1) out += ",";
+  return out + ")";
+}
+
+// ---------------------------------------------------------------------------
+// A parser for the subset of Python literals that .npy headers use: dicts,
+// tuples, lists, strings, integers (with the "L" suffix of Python 2), True,
+// False, None. It checks every index against the end of the text and limits
+// nesting, so any bytes at all produce a value or an error message.
+
+struct PyLiteral {
+  enum class Kind { kString, kInt, kBool, kNone, kTuple, kList, kDict };
+  Kind kind = Kind::kNone;
+  std::string text;        // kString
+  bool negative = false;   // kInt
+  uint64_t magnitude = 0;  // kInt
+  bool huge = false;       // kInt: magnitude is 2^64 or more
+  bool flag = false;       // kBool
+  // kTuple, kList: the elements; kDict: key, value, key, value, ...
+  std::vector<PyLiteral> items;
+};
+
+class LiteralParser {
+ public:
+  explicit LiteralParser(std::string_view text) : text_(text) {}
+
+  // Parses one literal followed only by whitespace. On failure returns false
+  // and error() says what was expected where.
+  bool ParseAll(PyLiteral* out) {
+    if (!Parse(out, 0)) return false;
+    SkipSpace();
+    if (pos_ != text_.size()) return Fail("unexpected " + Here() + " after the dict");
+    return true;
+  }
+  const std::string& error() const { return error_; }
+
+ private:
+  bool Parse(PyLiteral* out, int depth) {
+    if (depth > kMaxDepth) return Fail("nesting deeper than " + std::to_string(kMaxDepth));
+    SkipSpace();
+    if (pos_ == text_.size()) return Fail("unexpected end of the header");
+    const char c = text_[pos_];
+    if (c == '\'' || c == '"') return ParseString(out);
+    if ((c == 'u' || c == 'U' || c == 'b' || c == 'B') && pos_ + 1 < text_.size() &&
+        (text_[pos_ + 1] == '\'' || text_[pos_ + 1] == '"')) {
+      ++pos_;  // Python 2 u'...' or b'...'
+      return ParseString(out);
+    }
+    if (c == '-' || c == '+' || (c >= '0' && c <= '9')) return ParseInt(out);
+    if (c == '(') return ParseSequence(out, PyLiteral::Kind::kTuple, ')', depth);
+    if (c == '[') return ParseSequence(out, PyLiteral::Kind::kList, ']', depth);
+    if (c == '{') return ParseDict(out, depth);
+    if (Keyword("True")) { out->kind = PyLiteral::Kind::kBool; out->flag = true; return true; }
+    if (Keyword("False")) { out->kind = PyLiteral::Kind::kBool; out->flag = false; return true; }
+    if (Keyword("None")) { out->kind = PyLiteral::Kind::kNone; return true; }
+    return Fail("unexpected " + Here());
+  }
+
+  bool ParseString(PyLiteral* out) {
+    const char quote = text_[pos_++];
+    out->kind = PyLiteral::Kind::kString;
+    while (pos_ < text_.size() && text_[pos_] != quote) {
+      if (text_[pos_] == '\n') return Fail("line break inside a string");
+      if (text_[pos_] == '\\') {
+        if (++pos_ == text_.size()) break;
+      }
+      out->text.push_back(text_[pos_++]);
+    }
+    if (pos_ == text_.size()) return Fail("unterminated string");
+    ++pos_;  // closing quote
+    return true;
+  }
+
+  bool ParseInt(PyLiteral* out) {
+    out->kind = PyLiteral::Kind::kInt;
+    if (text_[pos_] == '-' || text_[pos_] == '+') out->negative = text_[pos_++] == '-';
+    const size_t start = pos_;
+    while (pos_ < text_.size() && text_[pos_] >= '0' && text_[pos_] <= '9') {
+      const uint64_t digit = static_cast<uint64_t>(text_[pos_++] - '0');
+      if (__builtin_mul_overflow(out->magnitude, uint64_t{10}, &out->magnitude) ||
+          __builtin_add_overflow(out->magnitude, digit, &out->magnitude))
+        out->huge = true;
+    }
+    if (pos_ == start) return Fail("expected digits at byte " + std::to_string(start));
+    if (pos_ < text_.size() && (text_[pos_] == 'L' || text_[pos_] == 'l')) ++pos_;  // Python 2
+    if (pos_ < text_.size() && IsWordChar(text_[pos_])) return Fail("unexpected " + Here());
+    return true;
+  }
+
+  // Items separated by commas, an optional trailing comma. A parenthesised
+  // single item without a comma is just that item, as in Python: "(5)" is 5.
+  bool ParseSequence(PyLiteral* out, PyLiteral::Kind kind, char close, int depth) {
+    ++pos_;  // opening bracket
+    out->kind = kind;
+    bool saw_comma = false;
+    for (;;) {
+      SkipSpace();
+      if (pos_ < text_.size() && text_[pos_] == close) break;
+      out->items.emplace_back();
+      if (!Parse(&out->items.back(), depth + 1)) return false;
+      SkipSpace();
+      if (pos_ < text_.size() && text_[pos_] == ',') {
+        ++pos_;
+        saw_comma = true;
+        continue;
+      }
+      if (pos_ < text_.size() && text_[pos_] == close) break;
+      return Fail(std::string("expected ',' or '") + close + "' but found " + Here());
+    }
+    ++pos_;  // closing bracket
+    if (kind == PyLiteral::Kind::kTuple && out->items.size() == 1 && !saw_comma) {
+      PyLiteral inner = std::move(out->items.front());
+      *out = std::move(inner);
+    }
+    return true;
+  }
+
+  bool ParseDict(PyLiteral* out, int depth) {
+    ++pos_;  // '{'
+    out->kind = PyLiteral::Kind::kDict;
+    for (;;) {
+      SkipSpace();
+      if (pos_ < text_.size() && text_[pos_] == '}') break;
+      out->items.emplace_back();
+      if (!Parse(&out->items.back(), depth + 1)) return false;
+      SkipSpace();
+      if (pos_ == text_.size() || text_[pos_] != ':')
+        return Fail("expected ':' after a key but found " + Here());
+      ++pos_;
+      out->items.emplace_back();
+      if (!Parse(&out->items.back(), depth + 1)) return false;
+      SkipSpace();
+      if (pos_ < text_.size() && text_[pos_] == ',') {
+        ++pos_;
+        continue;
+      }
+      if (pos_ < text_.size() && text_[pos_] == '}') break;
+      return Fail("expected ',' or '}' but found " + Here());
+    }
+    ++pos_;  // '}'
+    return true;
+  }
+
+  bool Keyword(std::string_view word) {
+    if (text_.substr(pos_, word.size()) != word) return false;
+    const size_t end = pos_ + word.size();
+    if (end < text_.size() && IsWordChar(text_[end])) return false;
+    pos_ = end;
+    return true;
+  }
+
+  static bool IsWordChar(char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+  }
+
+  void SkipSpace() {
+    while (pos_ < text_.size() && (text_[pos_] == ' ' || text_[pos_] == '\t' ||
+                                   text_[pos_] == '\n' || text_[pos_] == '\r' ||
+                                   text_[pos_] == '\f' || text_[pos_] == '\v'))
+      ++pos_;
+  }
+
+  // "'x' at byte 12" / "end of the header", for messages.
+  std::string Here() const {
+    if (pos_ >= text_.size()) return "end of the header";
+    return Quote(text_.substr(pos_, 1)) + " at byte " + std::to_string(pos_);
+  }
+
+  bool Fail(std::string message) {
+    if (error_.empty()) error_ = std::move(message);
+    return false;
+  }
+
+  const std::string_view text_;
+  size_t pos_ = 0;  // next byte to read; always <= text_.size()
+  std::string error_;
+};
+
+// ---------------------------------------------------------------------------
+// From the parsed dict to an NpyHeader.
+
+struct PlainType {
+  std::string_view code;  // descr without its byte-order character
+  DType dtype;
+};
+constexpr PlainType kPlainTypes[] = {
+    {"f8", DType::kF8}, {"f4", DType::kF4}, {"i8", DType::kI8}, {"i4", DType::kI4},
+    {"i2", DType::kI2}, {"i1", DType::kI1}, {"u8", DType::kU8}, {"u4", DType::kU4},
+    {"u2", DType::kU2}, {"u1", DType::kU1},
+};
+
+// What a NumPy type code letter means, for the message about an unsupported one.
+std::string_view KindWord(char kind) {
+  switch (kind) {
+    case 'b': case '?': return " (bool)";
+    case 'c': return " (complex)";
+    case 'M': return " (datetime)";
+    case 'm': return " (timedelta)";
+    case 'U': case 'S': case 'a': return " (string)";
+    case 'V': return " (raw bytes)";
+    case 'f': return " (a float size momenta does not store)";
+    case 'i': case 'u': return " (an integer size momenta does not store)";
+    default: return "";
+  }
+}
+
+Result<DType> DTypeFromDescr(const PyLiteral& descr, const std::string& file) {
+  if (descr.kind == PyLiteral::Kind::kList)
+    return Status::NotSupported(file, "structured dtype (descr is a list of fields) is not "
+                                      "supported; momenta stores one plain numeric dtype per file");
+  if (descr.kind != PyLiteral::Kind::kString)
+    return Status::Corruption(file, ".npy header: 'descr' is not a string");
+  const std::string& s = descr.text;
+  std::string_view code = s;
+  char order = '=';
+  if (!code.empty() && (code[0] == '<' || code[0] == '>' || code[0] == '|' || code[0] == '=')) {
+    order = code[0];
+    code.remove_prefix(1);
+  }
+  if (!code.empty() && code[0] == 'O')
+    return Status::NotSupported(file, "object dtype " + Quote(s) +
+                                          " is not supported (it holds Python objects, not numbers)");
+  for (const PlainType& p : kPlainTypes) {
+    if (code != p.code) continue;
+    if (order == '>' && DTypeSize(p.dtype) > 1)
+      return Status::NotSupported(file, "big-endian dtype " + Quote(s) +
+                                            " is not supported; convert it with NumPy: "
+                                            "np.save(path, arr.astype('<" + std::string(code) + "'))");
+    return p.dtype;  // '<', '|', '=' and none all mean little-endian here
+  }
+  return Status::NotSupported(
+      file, "dtype " + Quote(s) + std::string(KindWord(code.empty() ? ' ' : code[0])) +
+                " is not supported (momenta stores f8, f4, i8, i4, i2, i1, u8, u4, u2, u1)");
+}
+
+Result<std::vector<uint64_t>> ShapeFromLiteral(const PyLiteral& shape, const std::string& file) {
+  if (shape.kind != PyLiteral::Kind::kTuple)
+    return Status::Corruption(file, ".npy header: 'shape' is not a tuple");
+  std::vector<uint64_t> dims;
+  for (const PyLiteral& d : shape.items) {
+    if (d.kind != PyLiteral::Kind::kInt)
+      return Status::Corruption(file, ".npy header: 'shape' holds something other than integers");
+    if (d.negative && d.magnitude != 0)
+      return Status::Corruption(file, ".npy header: 'shape' has a negative dimension");
+    if (d.huge)
+      return Status::Corruption(file, ".npy header: 'shape' has a dimension of 2^64 or more");
+    dims.push_back(d.magnitude);
+  }
+  return dims;
+}
+
+// The dict's three values, each checked to be present exactly once.
+struct HeaderFields {
+  const PyLiteral* descr = nullptr;
+  const PyLiteral* fortran_order = nullptr;
+  const PyLiteral* shape = nullptr;
+};
+
+Result<HeaderFields> FindFields(const PyLiteral& dict, const std::string& file) {
+  if (dict.kind != PyLiteral::Kind::kDict)
+    return Status::Corruption(file, ".npy header is not a dict");
+  HeaderFields f;
+  for (size_t i = 0; i + 1 < dict.items.size(); i += 2) {
+    const PyLiteral& key = dict.items[i];
+    if (key.kind != PyLiteral::Kind::kString)
+      return Status::Corruption(file, ".npy header dict has a key that is not a string");
+    const PyLiteral** slot = key.text == "descr"           ? &f.descr
+                             : key.text == "fortran_order" ? &f.fortran_order
+                             : key.text == "shape"         ? &f.shape
+                                                           : nullptr;
+    if (slot == nullptr)
+      return Status::Corruption(file, ".npy header dict has an unexpected key " + Quote(key.text));
+    if (*slot != nullptr)
+      return Status::Corruption(file, ".npy header dict repeats the key " + Quote(key.text));
+    *slot = &dict.items[i + 1];
+  }
+  for (auto [value, name] : {std::pair{f.descr, "descr"}, {f.fortran_order, "fortran_order"},
+                             {f.shape, "shape"}})
+    if (value == nullptr)
+      return Status::Corruption(file, std::string(".npy header dict lacks the key '") + name + "'");
+  return f;
+}
+
+// Why `shape` cannot be stored, or "" when it can (see ValidateNpyShape).
+std::string ShapeProblem(DType dtype, std::span<const uint64_t> shape) {
+  if (shape.size() > kMaxNpyDims)
+    return "shape has " + std::to_string(shape.size()) + " dimensions (at most " +
+           std::to_string(kMaxNpyDims) + ")";
+  // Bytes of data plus the largest header must stay below 2^63 (off_t).
+  constexpr uint64_t kLimit = (uint64_t{1} << 63) - kMaxNpyHeaderBytes;
+  const bool empty = std::find(shape.begin(), shape.end(), uint64_t{0}) != shape.end();
+  uint64_t bytes = DTypeSize(dtype);
+  for (uint64_t d : shape) {
+    const bool over = d >= (uint64_t{1} << 63) ||
+                      (!empty && (__builtin_mul_overflow(bytes, d, &bytes) || bytes >= kLimit));
+    if (over)
+      return "shape " + ShapeText(shape) + " of " + std::string(DTypeName(dtype)) +
+             " is too large (2^63 bytes or more)";
+  }
+  return "";
+}
+
+// Bytes 8.. of the preamble hold the dict length in `width` bytes, little-endian.
+uint64_t ReadLength(std::span<const char> bytes, size_t width) {
+  uint64_t n = 0;
+  for (size_t i = 0; i < width; ++i)
+    n |= static_cast<uint64_t>(static_cast<unsigned char>(bytes[8 + i])) << (8 * i);
+  return n;
+}
+
+}  // namespace
+
+uint64_t NpyHeader::length() const {
+  uint64_t n = 1;
+  for (uint64_t d : shape) n *= d;  // cannot wrap: ValidateNpyShape ran at parse time
+  return n;
+}
+
+Status ValidateNpyShape(DType dtype, std::span<const uint64_t> shape, const std::string& file) {
+  const std::string problem = ShapeProblem(dtype, shape);
+  if (problem.empty()) return Status::OK();
+  return Status::InvalidArgument(file, problem);
+}
+
+Result<uint64_t> NpyHeaderSize(std::span<const char> first12, const std::string& file) {
+  const size_t have = first12.size();
+  if (have == 0 || std::memcmp(first12.data(), kNpyMagic.data(), std::min(have, kNpyMagic.size())) != 0)
+    return Status::Corruption(file, "not a NumPy .npy file (it does not start with \\x93NUMPY)");
+  if (have < 8)
+    return Status::Corruption(file, ".npy preamble truncated (" + std::to_string(have) + " bytes)");
+  const int major = static_cast<unsigned char>(first12[6]);
+  const int minor = static_cast<unsigned char>(first12[7]);
+  if (minor != 0 || major < 1 || major > 3)
+    return Status::NotSupported(file, "unsupported .npy format version " + std::to_string(major) +
+                                          "." + std::to_string(minor) +
+                                          " (momenta reads 1.0, 2.0 and 3.0)");
+  const size_t width = major == 1 ? 2 : 4;
+  const size_t prefix = 8 + width;
+  if (have < prefix)
+    return Status::Corruption(file, ".npy preamble truncated (" + std::to_string(have) + " bytes)");
+  const uint64_t total = prefix + ReadLength(first12, width);
+  if (total > kMaxNpyHeaderBytes)
+    return Status::Corruption(file, ".npy header length " + std::to_string(total) +
+                                        " bytes exceeds the limit of " +
+                                        std::to_string(kMaxNpyHeaderBytes));
+  return total;
+}
+
+Result<NpyHeader> ParseNpyHeader(std::span<const char> header, const std::string& file) {
+  auto size = NpyHeaderSize(header.first(std::min<size_t>(header.size(), 12)), file);
+  if (!size.ok()) return size.status();
+  const uint64_t total = *size;
+  if (header.size() < total)
+    return Status::Corruption(file, ".npy header truncated: it says " + std::to_string(total) +
+                                        " bytes, only " + std::to_string(header.size()) +
+                                        " are there");
+  NpyHeader h;
+  h.major_version = static_cast<unsigned char>(header[6]);
+  h.minor_version = static_cast<unsigned char>(header[7]);
+  h.data_offset = total;
+  const size_t prefix = h.major_version == 1 ? 10 : 12;
+  const std::string_view dict_text(header.data() + prefix, total - prefix);
+
+  PyLiteral dict;
+  LiteralParser parser(dict_text);
+  if (!parser.ParseAll(&dict))
+    return Status::Corruption(file, ".npy header dict does not parse: " + parser.error());
+  auto fields = FindFields(dict, file);
+  if (!fields.ok()) return fields.status();
+
+  auto dtype = DTypeFromDescr(*fields->descr, file);
+  if (!dtype.ok()) return dtype.status();
+  h.dtype = *dtype;
+
+  const PyLiteral& fortran = *fields->fortran_order;
+  if (fortran.kind != PyLiteral::Kind::kBool)
+    return Status::Corruption(file, ".npy header: 'fortran_order' is not True or False");
+  if (fortran.flag)
+    return Status::NotSupported(file, "Fortran-order arrays are not supported; rewrite it in "
+                                      "C order with np.save(path, np.ascontiguousarray(arr))");
+
+  auto shape = ShapeFromLiteral(*fields->shape, file);
+  if (!shape.ok()) return shape.status();
+  h.shape = std::move(shape).value();
+  if (std::string problem = ShapeProblem(h.dtype, h.shape); !problem.empty())
+    return Status::Corruption(file, ".npy header: " + problem);
+  return h;
+}
+
+std::string EncodeNpyHeader(DType dtype, std::span<const uint64_t> shape, uint64_t data_offset) {
+  assert(data_offset % 64 == 0 && data_offset <= 65536);
+  assert(ValidateNpyShape(dtype, shape, "").ok());
+  const std::string dict = "{'descr': '" + DTypeDescr(dtype) +
+                           "', 'fortran_order': False, 'shape': " +
+                           ShapeText(shape, shape.size()) + ", }";
+  constexpr size_t kPrefix = 10;  // magic, version 1.0, u16 length
+  assert(kPrefix + dict.size() + 1 <= data_offset);
+  const uint64_t dict_len = data_offset - kPrefix;  // dict + padding + '\n'
+  std::string out(kNpyMagic);
+  out.push_back('\x01');
+  out.push_back('\x00');
+  out.push_back(static_cast<char>(dict_len & 0xff));
+  out.push_back(static_cast<char>((dict_len >> 8) & 0xff));
+  out += dict;
+  out.append(data_offset - 1 - out.size(), ' ');
+  out.push_back('\n');
+  assert(out.size() == data_offset);
+  return out;
+}
+
+}  // namespace momenta

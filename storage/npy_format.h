@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "storage/dtype.h"
@@ -23,9 +24,12 @@
 
 namespace momenta {
 
+inline constexpr std::string_view kNpyMagic{"\x93NUMPY", 6};
 inline constexpr uint64_t kMomentaDataOffset = 4096;
 // Longest header we accept when reading (NumPy's own reader cap is similar).
 inline constexpr uint64_t kMaxNpyHeaderBytes = 1 << 20;
+// Most dimensions a shape may have (NumPy 2 allows 64, NumPy 1 allows 32).
+inline constexpr size_t kMaxNpyDims = 64;
 
 struct NpyHeader {
   DType dtype = DType::kF8;
@@ -45,15 +49,26 @@ struct NpyHeader {
 // magic or version is wrong. `file` names the file in messages.
 Result<uint64_t> NpyHeaderSize(std::span<const char> first12, const std::string& file);
 
-// Parses a complete header (the file's bytes [0, data_offset)). Rejects, each
+// Parses a complete header (the file's bytes [0, data_offset); bytes past the
+// header, if the span holds more, are ignored). Rejects, each
 // with its own one-line message naming `file`: a bad magic or version, a dict
 // that does not parse, object/structured/unknown dtypes, big-endian dtypes,
 // fortran_order True, a shape whose element count overflows 2^63 bytes.
 Result<NpyHeader> ParseNpyHeader(std::span<const char> header, const std::string& file);
 
+// OK when an array of `shape` and `dtype` can live in a file: at most
+// kMaxNpyDims dimensions, each below 2^63, and element count and byte size
+// (plus a header of up to kMaxNpyHeaderBytes) below 2^63. Otherwise
+// InvalidArgument naming `file`, e.g. "shape (4294967296, 4294967296) of f8
+// is too large (2^63 bytes or more)". ParseNpyHeader applies the same rule
+// (as Corruption).
+Status ValidateNpyShape(DType dtype, std::span<const uint64_t> shape, const std::string& file);
+
 // The header bytes for a C-order array of `shape` and `dtype`, padded with
 // spaces so that the data starts at `data_offset` (default 4096).
-// REQUIRES: data_offset is a multiple of 64 and large enough for the dict.
+// REQUIRES: data_offset is a multiple of 64, at most 65536 (a v1.0 header)
+// and large enough for the dict; ValidateNpyShape(dtype, shape) is OK (then
+// 4096 is always large enough).
 std::string EncodeNpyHeader(DType dtype, std::span<const uint64_t> shape,
                             uint64_t data_offset = kMomentaDataOffset);
 
