@@ -347,7 +347,7 @@ TEST(NpyFormatTest, GoldenRejects) {
       {"reject_bool.npy", Status::Code::kNotSupported, "dtype '|b1' (bool)"},
       {"reject_complex128.npy", Status::Code::kNotSupported, "dtype '<c16' (complex)"},
       {"reject_truncated_f8.npy", Status::Code::kCorruption,
-       "file is 152 bytes, shorter than the 208 its header promises"},
+       "file is 152 bytes, shorter than the 208 bytes its header promises"},
       {"reject_garbage_header.npy", Status::Code::kCorruption, "header dict does not parse"},
       {"reject_bad_magic.npy", Status::Code::kCorruption, "not a NumPy .npy file"},
   };
