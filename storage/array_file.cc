@@ -55,9 +55,12 @@ Result<std::unique_ptr<ArrayFile>> ArrayFile::Create(const std::string& path, DT
                                                      std::span<const uint64_t> shape,
                                                      IoOptions io, std::string* notice) {
   MOMENTA_RETURN_IF_ERROR(ValidateNpyShape(dtype, shape, path));
-  const std::string header = EncodeNpyHeader(dtype, shape, kMomentaDataOffset);
   uint64_t length = 1;
   for (uint64_t d : shape) length *= d;  // no overflow: ValidateNpyShape
+  // NumPy cannot mmap an empty array whose data starts at a page boundary at
+  // the end of the file, so an empty array gets the shortest header instead.
+  const uint64_t data_offset = length > 0 ? kMomentaDataOffset : NpyMinDataOffset(dtype, shape);
+  const std::string header = EncodeNpyHeader(dtype, shape, data_offset);
   MOMENTA_RETURN_IF_ERROR(CreateSparseFile(path, header, length * DTypeSize(dtype)));
 
   io.writable = true;

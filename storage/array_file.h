@@ -32,7 +32,10 @@ class ArrayFile {
 
   // Creates a new sparse .npy file (fails if `path` exists): a v1.0 header
   // padded to 4096 bytes, then length*itemsize bytes of holes, so creating a
-  // 2^40-element array is instant and allocates no data blocks.
+  // 2^40-element array is instant and allocates no data blocks. (An empty
+  // array's header is the shortest multiple of 64 instead: NumPy cannot mmap
+  // zero bytes at a page-aligned end of file.) On failure nothing is left
+  // behind and an existing file is never touched.
   static Result<std::unique_ptr<ArrayFile>> Create(const std::string& path, DType dtype,
                                                    std::span<const uint64_t> shape,
                                                    IoOptions io, std::string* notice = nullptr);

@@ -316,6 +316,14 @@ Result<HeaderFields> FindFields(const PyLiteral& dict, const std::string& file) 
   return f;
 }
 
+constexpr size_t kPrefix = 10;  // a v1.0 preamble: magic, version, u16 length
+
+// The dict momenta writes, as NumPy spells it (before padding).
+std::string HeaderDict(DType dtype, std::span<const uint64_t> shape) {
+  return "{'descr': '" + DTypeDescr(dtype) + "', 'fortran_order': False, 'shape': " +
+         ShapeText(shape, shape.size()) + ", }";
+}
+
 // Why `shape` cannot be stored, or "" when it can (see ValidateNpyShape).
 std::string ShapeProblem(DType dtype, std::span<const uint64_t> shape) {
   if (shape.size() > kMaxNpyDims)
@@ -425,10 +433,7 @@ Result<NpyHeader> ParseNpyHeader(std::span<const char> header, const std::string
 std::string EncodeNpyHeader(DType dtype, std::span<const uint64_t> shape, uint64_t data_offset) {
   assert(data_offset % 64 == 0 && data_offset <= 65536);
   assert(ValidateNpyShape(dtype, shape, "").ok());
-  const std::string dict = "{'descr': '" + DTypeDescr(dtype) +
-                           "', 'fortran_order': False, 'shape': " +
-                           ShapeText(shape, shape.size()) + ", }";
-  constexpr size_t kPrefix = 10;  // magic, version 1.0, u16 length
+  const std::string dict = HeaderDict(dtype, shape);
   assert(kPrefix + dict.size() + 1 <= data_offset);
   const uint64_t dict_len = data_offset - kPrefix;  // dict + padding + '\n'
   std::string out(kNpyMagic);
@@ -441,6 +446,11 @@ std::string EncodeNpyHeader(DType dtype, std::span<const uint64_t> shape, uint64
   out.push_back('\n');
   assert(out.size() == data_offset);
   return out;
+}
+
+uint64_t NpyMinDataOffset(DType dtype, std::span<const uint64_t> shape) {
+  const uint64_t need = kPrefix + HeaderDict(dtype, shape).size() + 1;  // + '\n'
+  return (need + 63) / 64 * 64;
 }
 
 }  // namespace momenta

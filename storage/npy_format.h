@@ -72,4 +72,10 @@ Status ValidateNpyShape(DType dtype, std::span<const uint64_t> shape, const std:
 std::string EncodeNpyHeader(DType dtype, std::span<const uint64_t> shape,
                             uint64_t data_offset = kMomentaDataOffset);
 
+// The smallest multiple of 64 that holds the v1.0 header of `shape` (at most
+// about 1.5 KiB). Used for empty arrays: numpy.load(mmap_mode='r') cannot map
+// a zero-length array whose data offset is a multiple of the page size.
+// REQUIRES: ValidateNpyShape(dtype, shape) is OK.
+uint64_t NpyMinDataOffset(DType dtype, std::span<const uint64_t> shape);
+
 }  // namespace momenta

@@ -167,6 +167,7 @@ TEST_P(ArrayFileBackendTest, NDimensionalArraysAreTheirFlatIndexSpace) {
   auto empty = MustCreate(dir_.File("empty.npy"), DType::kF8, {0}, io());
   ASSERT_TRUE(empty);
   EXPECT_EQ(empty->length(), 0u);
+  EXPECT_EQ(empty->header().data_offset, 128u);  // see ArrayFile::Create
   EXPECT_TRUE(empty->ReadValues(0, 0, &got).ok());
   EXPECT_TRUE(got.empty());
 }

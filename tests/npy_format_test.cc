@@ -90,6 +90,29 @@ TEST(NpyFormatTest, EncodeParseRoundTrip) {
   }
 }
 
+TEST(NpyFormatTest, MinDataOffsetIsTheShortestHeader) {
+  const std::vector<std::vector<uint64_t>> shapes = {
+      {}, {0}, {5}, {0, 9223372036854775807, 9223372036854775807},
+      std::vector<uint64_t>(kMaxNpyDims, 0), std::vector<uint64_t>(kMaxNpyDims, 1)};
+  for (DType t : kAll) {
+    for (const auto& shape : shapes) {
+      const uint64_t offset = NpyMinDataOffset(t, shape);
+      EXPECT_EQ(offset % 64, 0u);
+      EXPECT_NE(offset % 4096, 0u);
+      const std::string h = EncodeNpyHeader(t, shape, offset);
+      auto parsed = Parse(h);
+      ASSERT_TRUE(parsed.ok()) << parsed.status().ToString();
+      EXPECT_EQ(parsed->data_offset, offset);
+      EXPECT_EQ(parsed->shape, shape);
+      // 64 bytes less would not hold the dict and its '\n'.
+      const size_t dict_end = h.rfind('}') + 1;
+      EXPECT_GT(dict_end + 1, offset - 64);
+    }
+  }
+  const uint64_t empty[] = {0};
+  EXPECT_EQ(NpyMinDataOffset(DType::kF8, empty), 128u);  // 10 + 58-byte dict + '\n' = 69
+}
+
 TEST(NpyFormatTest, EncodeMatchesNumpyByteForByte) {
   // NumPy 1.24 wrote these with their data at 128; momenta's encoder with the
   // same offset must produce the very same header bytes.
