@@ -52,8 +52,8 @@ ArrayFile::ArrayFile(std::unique_ptr<IoBackend> io, NpyHeader header)
 ArrayFile::~ArrayFile() = default;
 
 Result<std::unique_ptr<ArrayFile>> ArrayFile::Create(const std::string& path, DType dtype,
-                                                     std::span<const uint64_t> shape,
-                                                     IoOptions io, std::string* notice) {
+                                                     std::span<const uint64_t> shape, IoOptions io,
+                                                     std::string* notice) {
   MOMENTA_RETURN_IF_ERROR(ValidateNpyShape(dtype, shape, path));
   uint64_t length = 1;
   for (uint64_t d : shape) length *= d;  // no overflow: ValidateNpyShape
@@ -101,8 +101,8 @@ Result<std::unique_ptr<ArrayFile>> ArrayFile::OpenWith(std::unique_ptr<IoBackend
   if (!header_size.ok()) return header_size.status();
   if (*header_size > *size)
     return Status::Corruption(path, "file is " + std::to_string(*size) +
-                                        " bytes, shorter than its " +
-                                        std::to_string(*header_size) + "-byte .npy header");
+                                        " bytes, shorter than its " + std::to_string(*header_size) +
+                                        "-byte .npy header");
 
   std::string bytes(*header_size, '\0');
   MOMENTA_RETURN_IF_ERROR(io->Read(0, bytes.size(), bytes.data()));
@@ -110,11 +110,11 @@ Result<std::unique_ptr<ArrayFile>> ArrayFile::OpenWith(std::unique_ptr<IoBackend
   if (!header.ok()) return header.status();
   const uint64_t need = header->data_offset + header->data_bytes();
   if (*size < need)
-    return Status::Corruption(path, "file is " + std::to_string(*size) + " bytes, shorter than the " +
-                                        std::to_string(need) + " bytes its header promises (" +
-                                        std::to_string(header->data_offset) + " + " +
-                                        std::to_string(header->length()) + " elements of " +
-                                        std::string(DTypeName(header->dtype)) + "); truncated?");
+    return Status::Corruption(
+        path, "file is " + std::to_string(*size) + " bytes, shorter than the " +
+                  std::to_string(need) + " bytes its header promises (" +
+                  std::to_string(header->data_offset) + " + " + std::to_string(header->length()) +
+                  " elements of " + std::string(DTypeName(header->dtype)) + "); truncated?");
   return std::unique_ptr<ArrayFile>(new ArrayFile(std::move(io), std::move(header).value()));
 }
 
@@ -128,8 +128,8 @@ Status ArrayFile::CheckRange(uint64_t first, uint64_t count) const {
   const std::string len = "(length " + std::to_string(length_) + ")";
   if (count == 1)
     return Status::OutOfRange(path(), "index " + std::to_string(first) + " is past the end " + len);
-  return Status::OutOfRange(path(), "range " + std::to_string(first) + ":" +
-                                        EndText(first, count) + " is outside the array " + len);
+  return Status::OutOfRange(path(), "range " + std::to_string(first) + ":" + EndText(first, count) +
+                                        " is outside the array " + len);
 }
 
 Status ArrayFile::CheckSize() {
@@ -137,8 +137,9 @@ Status ArrayFile::CheckSize() {
   if (!size.ok()) return size.status();
   const uint64_t need = header_.data_offset + header_.data_bytes();
   if (*size < need)
-    return Status::IOError(path(), "file is " + std::to_string(*size) + " bytes, shorter than the " +
-                                       std::to_string(need) + " bytes its header promises (it shrank?)");
+    return Status::IOError(path(), "file is " + std::to_string(*size) +
+                                       " bytes, shorter than the " + std::to_string(need) +
+                                       " bytes its header promises (it shrank?)");
   return Status::OK();
 }
 

@@ -5,8 +5,8 @@
 
 #include <algorithm>
 #include <array>
-#include <cassert>
 #include <bit>
+#include <cassert>
 #include <cerrno>
 #include <charconv>
 #include <cmath>
@@ -25,11 +25,11 @@ namespace {
 
 struct DTypeInfo {
   DType type;
-  std::string_view name;       // "f8"
+  std::string_view name;  // "f8"
   std::string_view long_name;  // "float64"
   size_t size;
   bool is_integer;
-  bool is_signed;              // true for floats too
+  bool is_signed;  // true for floats too
 };
 
 // Indexed by the enum's value.
@@ -86,7 +86,9 @@ Status NotANumber(std::string_view text) {
 }
 
 std::string_view TrimSpace(std::string_view s) {
-  auto space = [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; };
+  auto space = [](char c) {
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
+  };
   while (!s.empty() && space(s.front())) s.remove_prefix(1);
   while (!s.empty() && space(s.back())) s.remove_suffix(1);
   return s;
@@ -109,7 +111,9 @@ Result<Value> IntegerValue(DType t, bool negative, uint64_t magnitude, std::stri
 struct Decimal {
   bool negative = false;
   std::string_view int_digits, frac_digits;
-  int64_t exponent = 0;  // saturated at +-1e12; the text cannot be that long
+  // Saturated at +-1e12, far beyond any digit count a text can have, so the
+  // saturation never changes whether the value is integral or in range.
+  int64_t exponent = 0;
 };
 
 bool ScanDecimal(std::string_view s, Decimal* d) {
@@ -186,7 +190,9 @@ bool ParseFloat(std::string_view text, F* out, bool* overflow) {
 
 // Element bytes <-> native values (little-endian, see the static_assert).
 template <typename Int>
-void Store(Int v, char* bytes) { std::memcpy(bytes, &v, sizeof v); }
+void Store(Int v, char* bytes) {
+  std::memcpy(bytes, &v, sizeof v);
+}
 template <typename T>
 T Load(const char* bytes) {
   T v;
@@ -303,10 +309,10 @@ bool ValueFits(DType t, const Value& v) {
 Result<Value> ValueFromDouble(DType t, double v) {
   const Value f = Value::Float(v);
   if (!ValueFits(t, f)) {
-    const char* why = !DTypeIsInteger(t)     ? ""
-                      : !std::isfinite(v)    ? "not a finite number"
-                      : std::trunc(v) != v   ? "not an integer"
-                                             : "";
+    const char* why = !DTypeIsInteger(t)   ? ""
+                      : !std::isfinite(v)  ? "not a finite number"
+                      : std::trunc(v) != v ? "not an integer"
+                                           : "";
     return DoesNotFit(t, FormatValue(f), why);
   }
   if (t == DType::kF4) return Value::Float(static_cast<double>(static_cast<float>(v)));
@@ -320,8 +326,10 @@ Result<Value> ValueFromDouble(DType t, double v) {
 void EncodeValue(DType t, const Value& v, char* bytes) {
   assert(ValueFits(t, v));
   if (!DTypeIsInteger(t)) {
-    if (t == DType::kF8) Store(AsDouble(v), bytes);
-    else Store(static_cast<float>(AsDouble(v)), bytes);
+    if (t == DType::kF8)
+      Store(AsDouble(v), bytes);
+    else
+      Store(static_cast<float>(AsDouble(v)), bytes);
     return;
   }
   bool negative = false;

@@ -46,11 +46,11 @@ std::string ShapeText(std::span<const uint64_t> shape, size_t max_dims = 8) {
 struct PyLiteral {
   enum class Kind { kString, kInt, kBool, kNone, kTuple, kList, kDict };
   Kind kind = Kind::kNone;
-  std::string text;        // kString
-  bool negative = false;   // kInt
+  std::string text;  // kString
+  bool negative = false;  // kInt
   uint64_t magnitude = 0;  // kInt
-  bool huge = false;       // kInt: magnitude is 2^64 or more
-  bool flag = false;       // kBool
+  bool huge = false;  // kInt: magnitude is 2^64 or more
+  bool flag = false;  // kBool
   // kTuple, kList: the elements; kDict: key, value, key, value, ...
   std::vector<PyLiteral> items;
 };
@@ -85,9 +85,20 @@ class LiteralParser {
     if (c == '(') return ParseSequence(out, PyLiteral::Kind::kTuple, ')', depth);
     if (c == '[') return ParseSequence(out, PyLiteral::Kind::kList, ']', depth);
     if (c == '{') return ParseDict(out, depth);
-    if (Keyword("True")) { out->kind = PyLiteral::Kind::kBool; out->flag = true; return true; }
-    if (Keyword("False")) { out->kind = PyLiteral::Kind::kBool; out->flag = false; return true; }
-    if (Keyword("None")) { out->kind = PyLiteral::Kind::kNone; return true; }
+    if (Keyword("True")) {
+      out->kind = PyLiteral::Kind::kBool;
+      out->flag = true;
+      return true;
+    }
+    if (Keyword("False")) {
+      out->kind = PyLiteral::Kind::kBool;
+      out->flag = false;
+      return true;
+    }
+    if (Keyword("None")) {
+      out->kind = PyLiteral::Kind::kNone;
+      return true;
+    }
     return Fail("unexpected " + Here());
   }
 
@@ -189,9 +200,9 @@ class LiteralParser {
   }
 
   void SkipSpace() {
-    while (pos_ < text_.size() && (text_[pos_] == ' ' || text_[pos_] == '\t' ||
-                                   text_[pos_] == '\n' || text_[pos_] == '\r' ||
-                                   text_[pos_] == '\f' || text_[pos_] == '\v'))
+    while (pos_ < text_.size() &&
+           (text_[pos_] == ' ' || text_[pos_] == '\t' || text_[pos_] == '\n' ||
+            text_[pos_] == '\r' || text_[pos_] == '\f' || text_[pos_] == '\v'))
       ++pos_;
   }
 
@@ -227,22 +238,27 @@ constexpr PlainType kPlainTypes[] = {
 // What a NumPy type code letter means, for the message about an unsupported one.
 std::string_view KindWord(char kind) {
   switch (kind) {
-    case 'b': case '?': return " (bool)";
+    case 'b':
+    case '?': return " (bool)";
     case 'c': return " (complex)";
     case 'M': return " (datetime)";
     case 'm': return " (timedelta)";
-    case 'U': case 'S': case 'a': return " (string)";
+    case 'U':
+    case 'S':
+    case 'a': return " (string)";
     case 'V': return " (raw bytes)";
     case 'f': return " (a float size momenta does not store)";
-    case 'i': case 'u': return " (an integer size momenta does not store)";
+    case 'i':
+    case 'u': return " (an integer size momenta does not store)";
     default: return "";
   }
 }
 
 Result<DType> DTypeFromDescr(const PyLiteral& descr, const std::string& file) {
   if (descr.kind == PyLiteral::Kind::kList)
-    return Status::NotSupported(file, "structured dtype (descr is a list of fields) is not "
-                                      "supported; momenta stores one plain numeric dtype per file");
+    return Status::NotSupported(file,
+                                "structured dtype (descr is a list of fields) is not "
+                                "supported; momenta stores one plain numeric dtype per file");
   if (descr.kind != PyLiteral::Kind::kString)
     return Status::Corruption(file, ".npy header: 'descr' is not a string");
   const std::string& s = descr.text;
@@ -253,14 +269,16 @@ Result<DType> DTypeFromDescr(const PyLiteral& descr, const std::string& file) {
     code.remove_prefix(1);
   }
   if (!code.empty() && code[0] == 'O')
-    return Status::NotSupported(file, "object dtype " + Quote(s) +
-                                          " is not supported (it holds Python objects, not numbers)");
+    return Status::NotSupported(
+        file,
+        "object dtype " + Quote(s) + " is not supported (it holds Python objects, not numbers)");
   for (const PlainType& p : kPlainTypes) {
     if (code != p.code) continue;
     if (order == '>' && DTypeSize(p.dtype) > 1)
       return Status::NotSupported(file, "big-endian dtype " + Quote(s) +
                                             " is not supported; convert it with NumPy: "
-                                            "np.save(path, arr.astype('<" + std::string(code) + "'))");
+                                            "np.save(path, arr.astype('<" +
+                                            std::string(code) + "'))");
     return p.dtype;  // '<', '|', '=' and none all mean little-endian here
   }
   return Status::NotSupported(
@@ -309,8 +327,8 @@ Result<HeaderFields> FindFields(const PyLiteral& dict, const std::string& file) 
       return Status::Corruption(file, ".npy header dict repeats the key " + Quote(key.text));
     *slot = &dict.items[i + 1];
   }
-  for (auto [value, name] : {std::pair{f.descr, "descr"}, {f.fortran_order, "fortran_order"},
-                             {f.shape, "shape"}})
+  for (auto [value, name] :
+       {std::pair{f.descr, "descr"}, {f.fortran_order, "fortran_order"}, {f.shape, "shape"}})
     if (value == nullptr)
       return Status::Corruption(file, std::string(".npy header dict lacks the key '") + name + "'");
   return f;
@@ -320,8 +338,8 @@ constexpr size_t kPrefix = 10;  // a v1.0 preamble: magic, version, u16 length
 
 // The dict momenta writes, as NumPy spells it (before padding).
 std::string HeaderDict(DType dtype, std::span<const uint64_t> shape) {
-  return "{'descr': '" + DTypeDescr(dtype) + "', 'fortran_order': False, 'shape': " +
-         ShapeText(shape, shape.size()) + ", }";
+  return "{'descr': '" + DTypeDescr(dtype) +
+         "', 'fortran_order': False, 'shape': " + ShapeText(shape, shape.size()) + ", }";
 }
 
 // Why `shape` cannot be stored, or "" when it can (see ValidateNpyShape).
@@ -367,7 +385,8 @@ Status ValidateNpyShape(DType dtype, std::span<const uint64_t> shape, const std:
 
 Result<uint64_t> NpyHeaderSize(std::span<const char> first12, const std::string& file) {
   const size_t have = first12.size();
-  if (have == 0 || std::memcmp(first12.data(), kNpyMagic.data(), std::min(have, kNpyMagic.size())) != 0)
+  if (have == 0 ||
+      std::memcmp(first12.data(), kNpyMagic.data(), std::min(have, kNpyMagic.size())) != 0)
     return Status::Corruption(file, "not a NumPy .npy file (it does not start with \\x93NUMPY)");
   if (have < 8)
     return Status::Corruption(file, ".npy preamble truncated (" + std::to_string(have) + " bytes)");
@@ -419,8 +438,9 @@ Result<NpyHeader> ParseNpyHeader(std::span<const char> header, const std::string
   if (fortran.kind != PyLiteral::Kind::kBool)
     return Status::Corruption(file, ".npy header: 'fortran_order' is not True or False");
   if (fortran.flag)
-    return Status::NotSupported(file, "Fortran-order arrays are not supported; rewrite it in "
-                                      "C order with np.save(path, np.ascontiguousarray(arr))");
+    return Status::NotSupported(file,
+                                "Fortran-order arrays are not supported; rewrite it in "
+                                "C order with np.save(path, np.ascontiguousarray(arr))");
 
   auto shape = ShapeFromLiteral(*fields->shape, file);
   if (!shape.ok()) return shape.status();

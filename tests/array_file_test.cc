@@ -5,11 +5,10 @@
 #include "storage/array_file.h"
 
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-#include <gtest/gtest.h>
 
 #include <cerrno>
 #include <chrono>
@@ -36,8 +35,8 @@ constexpr DType kAll[] = {DType::kF8, DType::kF4, DType::kI8, DType::kI4, DType:
 
 IoOptions Pread() { return IoOptions{.kind = IoKind::kPread}; }
 
-std::unique_ptr<ArrayFile> MustCreate(const std::string& path, DType t,
-                                      std::vector<uint64_t> shape, IoOptions io = Pread()) {
+std::unique_ptr<ArrayFile> MustCreate(const std::string& path, DType t, std::vector<uint64_t> shape,
+                                      IoOptions io = Pread()) {
   auto f = ArrayFile::Create(path, t, shape, io);
   EXPECT_TRUE(f.ok()) << f.status().ToString();
   return f.ok() ? std::move(f).value() : nullptr;
@@ -83,8 +82,8 @@ class ArrayFileBackendTest : public ::testing::TestWithParam<IoKind> {
 
 TEST_P(ArrayFileBackendTest, CreateWriteReopenReadEveryDType) {
   const uint64_t seed = TestSeed();
-  SCOPED_TRACE("seed " + std::to_string(seed) + " (rerun with MOMENTA_SEED=" +
-               std::to_string(seed) + ")");
+  SCOPED_TRACE("seed " + std::to_string(seed) +
+               " (rerun with MOMENTA_SEED=" + std::to_string(seed) + ")");
   std::mt19937_64 rng(seed);
   for (DType t : kAll) {
     SCOPED_TRACE(std::string(DTypeName(t)));
@@ -128,8 +127,8 @@ TEST_P(ArrayFileBackendTest, CreateWriteReopenReadEveryDType) {
     ASSERT_TRUE(f->ReadValues(0, n, &got).ok());
     ASSERT_EQ(got.size(), n);
     for (uint64_t k = 0; k < n; ++k)
-      ASSERT_TRUE(Same(got[k], want[k])) << "#" << k << ": " << FormatValue(got[k])
-                                         << " != " << FormatValue(want[k]);
+      ASSERT_TRUE(Same(got[k], want[k]))
+          << "#" << k << ": " << FormatValue(got[k]) << " != " << FormatValue(want[k]);
     // Doubles and raw bytes agree with the values, also for a sub-range.
     std::vector<double> d(n - 10);
     ASSERT_TRUE(f->ReadDoubles(10, n - 10, d.data()).ok());
@@ -140,7 +139,8 @@ TEST_P(ArrayFileBackendTest, CreateWriteReopenReadEveryDType) {
       ASSERT_TRUE(d[k - 10] == w || (std::isnan(w) && std::isnan(d[k - 10]))) << "#" << k;
       char enc[8];
       EncodeValue(t, want[k], enc);
-      ASSERT_EQ(std::memcmp(enc, raw.data() + (k - 10) * DTypeSize(t), DTypeSize(t)), 0) << "#" << k;
+      ASSERT_EQ(std::memcmp(enc, raw.data() + (k - 10) * DTypeSize(t), DTypeSize(t)), 0)
+          << "#" << k;
     }
   }
 }
@@ -243,7 +243,8 @@ TEST(ArrayFileTest, OutOfRangeIsAnErrorAndChangesNothing) {
   EXPECT_EQ(past.code(), Status::Code::kOutOfRange);
   EXPECT_EQ(past.ToString(), "Out of range: " + path + ": index 10 is past the end (length 10)");
   const Status range = f->ReadRaw(5, 7, raw);
-  EXPECT_EQ(range.ToString(), "Out of range: " + path + ": range 5:12 is outside the array (length 10)");
+  EXPECT_EQ(range.ToString(),
+            "Out of range: " + path + ": range 5:12 is outside the array (length 10)");
   EXPECT_EQ(f->ReadDoubles(11, 0, d).code(), Status::Code::kOutOfRange);
   EXPECT_HAS(f->CheckRange(2, ~uint64_t{0}).ToString(), "range 2:18446744073709551617 is outside");
   EXPECT_TRUE(f->CheckRange(10, 0).ok());  // the empty range at the end
@@ -274,8 +275,9 @@ TEST(ArrayFileTest, TruncatedAndForeignFilesAreRejected) {
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), Status::Code::kCorruption);
   EXPECT_EQ(r.status().ToString(),
-            "Corruption: " + path + ": file is 4136 bytes, shorter than the 4896 bytes its header "
-            "promises (4096 + 100 elements of f8); truncated?");
+            "Corruption: " + path +
+                ": file is 4136 bytes, shorter than the 4896 bytes its header "
+                "promises (4096 + 100 elements of f8); truncated?");
   // Header cut short.
   ASSERT_EQ(::truncate(path.c_str(), 100), 0);
   r = ArrayFile::Open(path, Pread());
@@ -370,8 +372,10 @@ TEST(ArrayFileTest, FailedCreateLeavesNothingBehind) {
 class FullDiskBackend final : public IoBackend {
  public:
   FullDiskBackend(std::unique_ptr<IoBackend> inner, bool fail_allocate, bool fail_write)
-      : IoBackend(inner->path()), inner_(std::move(inner)),
-        fail_allocate_(fail_allocate), fail_write_(fail_write) {}
+      : IoBackend(inner->path()),
+        inner_(std::move(inner)),
+        fail_allocate_(fail_allocate),
+        fail_write_(fail_write) {}
   std::string Name() const override { return "full-disk(" + inner_->Name() + ")"; }
   Status Read(uint64_t offset, size_t length, char* dest) override {
     return inner_->Read(offset, length, dest);

@@ -144,7 +144,10 @@ TEST(DTypeTest, GarbageAndEmptyAreNotNumbers) {
   // Integer dtypes read decimal only; hex is not taken for a number.
   EXPECT_NE(ParseError(DType::kI4, "0x10").find("is not a number"), std::string::npos);
   // A NUL inside the text does not cut it short.
-  EXPECT_NE(ParseError(DType::kF8, std::string_view("1\0" "2", 3)).find("not a number"),
+  EXPECT_NE(ParseError(DType::kF8, std::string_view("1\0"
+                                                    "2",
+                                                    3))
+                .find("not a number"),
             std::string::npos);
   // Messages stay one line and short whatever the input.
   const std::string msg = ParseError(DType::kF8, "x\n" + std::string(1000, 'y'));
@@ -171,8 +174,10 @@ TEST(DTypeTest, FloatDTypes) {
   EXPECT_EQ(Parse(DType::kF4, "1e-50").f, 0.0);
   EXPECT_TRUE(std::isnan(Parse(DType::kF4, "nan").f));
   EXPECT_EQ(Parse(DType::kF4, "-inf").f, -std::numeric_limits<double>::infinity());
-  EXPECT_EQ(ParseError(DType::kF4, "3.5e38"), "Invalid argument: value '3.5e38' does not fit dtype f4");
-  EXPECT_EQ(ParseError(DType::kF4, "-1e39"), "Invalid argument: value '-1e39' does not fit dtype f4");
+  EXPECT_EQ(ParseError(DType::kF4, "3.5e38"),
+            "Invalid argument: value '3.5e38' does not fit dtype f4");
+  EXPECT_EQ(ParseError(DType::kF4, "-1e39"),
+            "Invalid argument: value '-1e39' does not fit dtype f4");
 }
 
 TEST(DTypeTest, ValueFromDouble) {
@@ -191,8 +196,10 @@ TEST(DTypeTest, ValueFromDouble) {
   EXPECT_EQ(ok(DType::kI8, -9223372036854775808.0).i, std::numeric_limits<int64_t>::min());
   EXPECT_EQ(ok(DType::kU8, 18446744073709549568.0).u, 18446744073709549568u);  // largest < 2^64
   EXPECT_EQ(bad(DType::kU1, 300), "Invalid argument: value '300' does not fit dtype u1");
-  EXPECT_EQ(bad(DType::kI4, 1.5), "Invalid argument: value '1.5' does not fit dtype i4 (not an integer)");
-  EXPECT_EQ(bad(DType::kI4, NAN), "Invalid argument: value 'nan' does not fit dtype i4 (not a finite number)");
+  EXPECT_EQ(bad(DType::kI4, 1.5),
+            "Invalid argument: value '1.5' does not fit dtype i4 (not an integer)");
+  EXPECT_EQ(bad(DType::kI4, NAN),
+            "Invalid argument: value 'nan' does not fit dtype i4 (not a finite number)");
   bad(DType::kI8, 9223372036854775808.0);  // 2^63
   bad(DType::kU8, 18446744073709551616.0);  // 2^64
   bad(DType::kU8, -1.0);
@@ -236,8 +243,8 @@ TEST(DTypeTest, FormatValueIsShortestRoundTrip) {
 // value -> text -> value unchanged.
 TEST(DTypeTest, RandomRoundTrips) {
   const uint64_t seed = testing::TestSeed();
-  SCOPED_TRACE("seed " + std::to_string(seed) + " (rerun with MOMENTA_SEED=" +
-               std::to_string(seed) + ")");
+  SCOPED_TRACE("seed " + std::to_string(seed) +
+               " (rerun with MOMENTA_SEED=" + std::to_string(seed) + ")");
   std::mt19937_64 rng(seed);
   for (DType t : kAll) {
     for (int k = 0; k < 2000; ++k) {
@@ -251,13 +258,14 @@ TEST(DTypeTest, RandomRoundTrips) {
       char again[8] = {};
       EncodeValue(t, v, again);
       if (!(v.kind == Value::Kind::kFloat && std::isnan(v.f))) {
-        ASSERT_EQ(std::memcmp(bytes, again, DTypeSize(t)), 0) << DTypeName(t) << " " << FormatValue(v);
+        ASSERT_EQ(std::memcmp(bytes, again, DTypeSize(t)), 0)
+            << DTypeName(t) << " " << FormatValue(v);
       }
       for (const std::string& text : {FormatValue(v), FormatValue(t, v)}) {
         auto parsed = ParseValue(t, text);
         ASSERT_TRUE(parsed.ok()) << DTypeName(t) << " '" << text << "': " << Text(parsed.status());
-        ASSERT_TRUE(SameValue(*parsed, v)) << DTypeName(t) << " '" << text << "' came back as "
-                                           << FormatValue(*parsed);
+        ASSERT_TRUE(SameValue(*parsed, v))
+            << DTypeName(t) << " '" << text << "' came back as " << FormatValue(*parsed);
       }
       const double d = DecodeDouble(t, bytes);
       if (v.kind == Value::Kind::kFloat && std::isnan(v.f)) {

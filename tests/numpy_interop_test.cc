@@ -89,17 +89,19 @@ std::string Substitute(std::string code, const std::string& key, const std::stri
 TEST(NumpyInteropTest, MomentaReadsWhatNumpyWrites) {
   SKIP_WITHOUT_NUMPY();
   const uint64_t seed = TestSeed();
-  SCOPED_TRACE("seed " + std::to_string(seed) + " (rerun with MOMENTA_SEED=" +
-               std::to_string(seed) + ")");
+  SCOPED_TRACE("seed " + std::to_string(seed) +
+               " (rerun with MOMENTA_SEED=" + std::to_string(seed) + ")");
   ScratchDir dir;
   const std::string code =
-      Substitute(Substitute(kNumpyWriter, "SEED", std::to_string(seed % (uint64_t{1} << 62))), "DIR",
-                 dir.path());
+      Substitute(Substitute(kNumpyWriter, "SEED", std::to_string(seed % (uint64_t{1} << 62))),
+                 "DIR", dir.path());
   const auto py = RunPython(code);
   ASSERT_EQ(py.exit_code, 0) << py.out << py.err;
 
-  const struct { int version; std::vector<uint64_t> shape; } kVariants[] = {
-      {1, {1000}}, {2, {4, 5, 6}}, {3, {7, 11}}};
+  const struct {
+    int version;
+    std::vector<uint64_t> shape;
+  } kVariants[] = {{1, {1000}}, {2, {4, 5, 6}}, {3, {7, 11}}};
   for (IoKind kind : {IoKind::kPread, IoKind::kMmap, IoKind::kUring}) {
     for (DType t : kAll) {
       for (const auto& v : kVariants) {
@@ -107,8 +109,7 @@ TEST(NumpyInteropTest, MomentaReadsWhatNumpyWrites) {
             dir.File(std::string(DTypeName(t)) + "_v" + std::to_string(v.version));
         SCOPED_TRACE(base + ".npy over " + std::string(IoKindName(kind)));
         auto f = ArrayFile::Open(base + ".npy", IoOptions{.kind = kind});
-        if (!f.ok() && kind == IoKind::kUring &&
-            f.status().code() == Status::Code::kNotSupported) {
+        if (!f.ok() && kind == IoKind::kUring && f.status().code() == Status::Code::kNotSupported) {
           std::cout << "[ skipped  ] io_uring: " << f.status().ToString() << "\n";
           goto next_backend;
         }
@@ -173,8 +174,8 @@ raise SystemExit(1 if bad else 0)
 TEST(NumpyInteropTest, NumpyMapsWhatMomentaWrites) {
   SKIP_WITHOUT_NUMPY();
   const uint64_t seed = TestSeed();
-  SCOPED_TRACE("seed " + std::to_string(seed) + " (rerun with MOMENTA_SEED=" +
-               std::to_string(seed) + ")");
+  SCOPED_TRACE("seed " + std::to_string(seed) +
+               " (rerun with MOMENTA_SEED=" + std::to_string(seed) + ")");
   std::mt19937_64 rng(seed);
   ScratchDir dir;
   std::string manifest;
@@ -196,8 +197,8 @@ TEST(NumpyInteropTest, NumpyMapsWhatMomentaWrites) {
       std::string text;
       for (const Value& v : values) text += FormatValue(v) + "\n";  // the exact value
       WriteFileBytes(base + ".txt", text);
-      manifest += base + ".npy|" + std::string(DTypeName(t)) + "|" + PyTuple(shape) + "|" +
-                  base + ".txt\n";
+      manifest +=
+          base + ".npy|" + std::string(DTypeName(t)) + "|" + PyTuple(shape) + "|" + base + ".txt\n";
     }
   }
   // A big sparse array: NumPy maps 2^32 elements without reading them.
