@@ -60,14 +60,18 @@ class ArrayFile {
 
   // REQUIRES of each: the range lies inside [0, length()); else OutOfRange.
   // Raw little-endian element bytes: out holds count * itemsize() bytes.
+  // ReadValues replaces *out's contents with the count values; ReadDoubles
+  // fills out[0, count) (i8/u8 beyond 2^53 round to the nearest double).
+  // Large ranges are read in 8 MiB pieces, batched through ReadBatch.
   [[nodiscard]] Status ReadRaw(uint64_t first, uint64_t count, char* out);
   [[nodiscard]] Status ReadValues(uint64_t first, uint64_t count, std::vector<Value>* out);
   [[nodiscard]] Status ReadDoubles(uint64_t first, uint64_t count, double* out);
 
   // Writes count elements. Blocks are reserved first (IoBackend::Allocate), so
-  // disk-full fails before any element changes.
+  // disk-full fails before any element changes. Durable after Sync().
   [[nodiscard]] Status WriteRaw(uint64_t first, uint64_t count, const char* bytes);
-  // REQUIRES: every value was checked to fit dtype() (ParseValue / ValueFromDouble).
+  // Values should come from ParseValue / ValueFromDouble; one that does not
+  // fit dtype() anyway is InvalidArgument before any byte is written.
   [[nodiscard]] Status WriteValues(uint64_t first, std::span<const Value> values);
 
   // OutOfRange unless [first, first + count) lies inside [0, length()).
