@@ -29,7 +29,9 @@ void CheckPlan(const TreeLayout& t, uint64_t p, uint64_t q) {
     ASSERT_GT(run.count, 0u);
     EXPECT_EQ(t.node_first(run.level, run.first), at) << "level " << run.level;
     at = t.node_end(run.level, run.first + run.count - 1);
-    if (run.level < t.levels()) EXPECT_LE(run.count, 2 * (t.fanout() - 1u));
+    if (run.level < t.levels()) {
+      EXPECT_LE(run.count, 2 * (t.fanout() - 1u));
+    }
     per_level[run.level]++;
   }
   for (int k = 1; k <= t.levels(); ++k) EXPECT_LE(per_level[k], 2);

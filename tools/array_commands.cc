@@ -171,7 +171,7 @@ int RunGet(const GetArgs& a) {
         if (at + k != range->begin) out += ',';
         out += JsonWriter().ElementValue(values[k]).str();
       } else {
-        out += FormatValue(values[k]);
+        out += FormatValue(f.dtype(), values[k]);
         out += '\n';
       }
     }

@@ -305,7 +305,7 @@ Status ExportStream(ArrayFile& in, IndexRange r, Format format, ByteSink& sink,
       MOMENTA_RETURN_IF_ERROR(in.ReadValues(at, n, &values));
       text.clear();
       for (uint64_t k = 0; k < n; ++k) {
-        text += FormatValue(values[k]);
+        text += FormatValue(in.dtype(), values[k]);
         text += '\n';
       }
       MOMENTA_RETURN_IF_ERROR(sink.Append(text.data(), text.size()));

@@ -1,0 +1,73 @@
+#include "storage/mapped_file.h"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <boost/interprocess/file_mapping.hpp>
+#include <boost/interprocess/mapped_region.hpp>
+
+#include "storage/posix_file.h"
+
+namespace momenta {
+
+namespace bip = boost::interprocess;
+
+struct MappedFile::Impl {
+  bip::file_mapping mapping;
+  bip::mapped_region region;
+};
+
+MappedFile::MappedFile(std::string path, std::unique_ptr<Impl> impl, bool writable)
+    : path_(std::move(path)), impl_(std::move(impl)), writable_(writable) {
+  data_ = static_cast<char*>(impl_->region.get_address());
+  size_ = impl_->region.get_size();
+}
+
+MappedFile::~MappedFile() = default;
+
+Result<std::unique_ptr<MappedFile>> MappedFile::Create(const std::string& path, uint64_t size) {
+  {
+    auto fd = OpenFile(path, O_RDWR | O_CREAT | O_TRUNC);
+    if (!fd.ok()) return fd.status();
+    if (::ftruncate(fd->get(), static_cast<off_t>(size)) != 0) return Status::FromErrno(path, errno);
+    MOMENTA_RETURN_IF_ERROR(AllocateRange(fd->get(), path, 0, size));
+  }
+  return Open(path, /*writable=*/true, size);
+}
+
+Result<std::unique_ptr<MappedFile>> MappedFile::Open(const std::string& path, bool writable,
+                                                     uint64_t expected_size) {
+  uint64_t actual = 0;
+  {
+    auto fd = OpenFile(path, writable ? O_RDWR : O_RDONLY);
+    if (!fd.ok()) return fd.status();
+    auto size = FileSize(fd->get(), path);
+    if (!size.ok()) return size.status();
+    actual = *size;
+  }
+  if (actual == 0 || (expected_size != 0 && actual != expected_size))
+    return Status::Corruption(path, "size is " + std::to_string(actual) + " bytes, expected " +
+                                        std::to_string(expected_size));
+  // Boost.Interprocess throws; this is the seam where that stops.
+  try {
+    auto impl = std::make_unique<Impl>();
+    const auto mode = writable ? bip::read_write : bip::read_only;
+    impl->mapping = bip::file_mapping(path.c_str(), mode);
+    impl->region = bip::mapped_region(impl->mapping, mode, 0, actual);
+    return std::unique_ptr<MappedFile>(new MappedFile(path, std::move(impl), writable));
+  } catch (const bip::interprocess_exception& e) {
+    return Status::IOError(path, std::string("cannot map: ") + e.what());
+  }
+}
+
+Status MappedFile::Flush(uint64_t offset, uint64_t length) {
+  if (!writable_ || length == 0) return Status::OK();
+  const uint64_t page = static_cast<uint64_t>(::sysconf(_SC_PAGESIZE));
+  const uint64_t begin = offset / page * page;
+  const uint64_t end = std::min(size_, offset + length);
+  if (::msync(data_ + begin, end - begin, MS_SYNC) != 0) return Status::FromErrno(path_, errno);
+  return Status::OK();
+}
+
+}  // namespace momenta

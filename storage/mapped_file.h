@@ -1,0 +1,55 @@
+// MappedFile: a whole file mapped read-write and shared (Boost.Interprocess
+// file_mapping + mapped_region), so every process that opens it sees one copy
+// and reopening costs no reads. Used for the persisted moment buffer.
+//
+// The file's size is fixed while mapped: Create() sizes it first (fallocate,
+// so a later store into the mapping cannot hit a hole on a full disk and raise
+// SIGBUS), Open() checks it against `expected_size` before mapping.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "storage/status.h"
+
+namespace momenta {
+
+class MappedFile {
+ public:
+  MappedFile(const MappedFile&) = delete;
+  MappedFile& operator=(const MappedFile&) = delete;
+  ~MappedFile();
+
+  // Creates (or truncates) `path` to `size` bytes, all allocated on disk and
+  // zero, and maps it.
+  static Result<std::unique_ptr<MappedFile>> Create(const std::string& path, uint64_t size);
+  // Maps an existing file; Corruption unless its size is `expected_size`
+  // (pass 0 to accept any non-zero size).
+  static Result<std::unique_ptr<MappedFile>> Open(const std::string& path, bool writable,
+                                                  uint64_t expected_size = 0);
+
+  const std::string& path() const { return path_; }
+  char* data() { return data_; }
+  const char* data() const { return data_; }
+  uint64_t size() const { return size_; }
+  bool writable() const { return writable_; }
+
+  // msync of [offset, offset + length) (rounded out to pages): when it returns
+  // OK those bytes are on disk.
+  [[nodiscard]] Status Flush(uint64_t offset, uint64_t length);
+  [[nodiscard]] Status FlushAll() { return Flush(0, size_); }
+
+ private:
+  struct Impl;
+  MappedFile(std::string path, std::unique_ptr<Impl> impl, bool writable);
+
+  const std::string path_;
+  std::unique_ptr<Impl> impl_;
+  char* data_ = nullptr;
+  uint64_t size_ = 0;
+  const bool writable_;
+};
+
+}  // namespace momenta
