@@ -30,7 +30,14 @@ inline Vec2 LoadVec2(const double* p) {
   return v;
 }
 
-inline Vec2 AbsVec2(Vec2 v) { return v < 0 ? -v : v; }
+using Bits2 = uint64_t __attribute__((vector_size(16)));
+
+// |v|: clear the sign bits (a vector cast reinterprets the bits).
+inline Vec2 AbsVec2(Vec2 v) {
+  constexpr uint64_t kMagnitudeBits = ~(uint64_t{1} << 63);
+  const Bits2 mask = {kMagnitudeBits, kMagnitudeBits};
+  return (Vec2)((Bits2)v & mask);
+}
 
 // out[j] = Σ_{x<n} x^j a_x (|a_x| when kAbs) for j = 0..J, in double.
 // REQUIRES: n <= kBlockCells
@@ -325,8 +332,9 @@ void ValueMoments::Append(std::span<const double> values) { *this = Merge(*this,
 
 void ValueMoments::ApplyUpdate(double old_value, double new_value) {
   assert(count_ > 0);
-  // Both deviations are exact in long double for values within 2^11 of K's
-  // scale, so S1 and S2 change by (almost) exactly the right amounts.
+  // a − K is exact in long double (11 more bits than a double) when a and K
+  // are within a factor ~2^10 of each other, so S1 and S2 change by (almost)
+  // exactly the right amounts.
   const long double old_dev = static_cast<long double>(old_value) - shift_;
   const long double new_dev = static_cast<long double>(new_value) - shift_;
   s1_ += new_dev - old_dev;

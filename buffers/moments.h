@@ -25,10 +25,11 @@
 //   c last. Absolute indices (up to 2^40) never get raised to a power.
 // - Shifting to a centre c right of s cancels: the error of ShiftTo is a few ulps
 //   of Σ (|i − s| + |s − c|)^j |a_i| (MagnitudesAbout computes that sum), which
-//   equals the reference magnitude Σ |i − c|^j |a_i| when c <= s and exceeds it
-//   by at most 4^j (j + 1) for spread-out data with c inside the run. Mass
-//   concentrated right at c is the bad case: no stored-moment scheme reaches
-//   1e-9 · Σ|i − c|^j |a_i| there, because that sum can be near 0.
+//   equals the reference magnitude Σ |i − c|^j |a_i| when c <= s; for data
+//   spread evenly over the run it exceeds it by at most ~3^(j+1)/2 (c near the
+//   middle: 14 for j = 2, 1.0e4 for j = 8). Mass concentrated right at c is the
+//   bad case: no stored-moment scheme reaches 1e-9 · Σ|i − c|^j |a_i| there,
+//   because that sum can be near 0.
 // - Un-merging ("total minus complement") cancels by nature: its error is a few
 //   ulps of the total's magnitudes (of the total shifted by −δ for UnmergeRight).
 #pragma once
@@ -71,10 +72,13 @@ using MomentTerms = std::array<long double, kMaxMomentTerms>;
 // residues the tuple keeps exactly that. Stored WITHOUT residues it rounds to
 // double at every Store: N · 2^-53 instead (1.1e-10 after 10^6, rms ~1e-13);
 // fine about s, but a shift to a centre inside the run amplifies it by up to
-// 4^J (J + 1). Measured (moments_test.cc, DriftAfterAMillionUpdates; J = 8,
+// ~3^(J+1)/2 (above). Measured (moments_test.cc, DriftAfterAMillionUpdates; J = 8,
 // positive data, 10^6 updates, centre mid-run): error / Σ|i − c|^j |a_i| =
 // 3e-10 with plain doubles against 2.5e-13 with residues. So: store residues
 // for J >= 6 or refresh such components from their block every ~10^6 updates.
+// All these errors are relative to the largest magnitudes the tuple has held:
+// when updates shrink a block's data by many orders (1e9-sized values replaced
+// by O(1) ones), the old rounding stays behind; refresh from the block then.
 class IndexMoments {
  public:
   // An empty run (count 0, every moment 0) carrying orders 0..order.

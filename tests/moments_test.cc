@@ -405,6 +405,9 @@ TEST(IndexMoments, ApplyDeltaEqualsRecompute) {
     const bool integers = trial % 2 == 0;
     std::vector<double> a = RandomValues(rng, n, integers ? 3 : trial / 2);
     IndexMoments run = IndexMoments::Of(order, a);
+    // Errors are relative to every magnitude the tuple has held: 1e9-sized
+    // values replaced by small ones leave their build rounding behind.
+    MomentTerms history = BruteMagnitudes(a, order);
     std::uniform_int_distribution<size_t> cell(0, n - 1);
     std::uniform_int_distribution<int> small(-1000, 1000);
     std::normal_distribution<double> normal;
@@ -412,14 +415,16 @@ TEST(IndexMoments, ApplyDeltaEqualsRecompute) {
       const size_t x = cell(rng);
       const double new_value = integers ? small(rng) : normal(rng) * 10;
       run.ApplyDelta(x, static_cast<ld>(new_value) - a[x]);
+      ld weight = std::fabs(a[x]) + std::fabs(new_value);
+      for (int j = 0; j <= order; ++j, weight *= x) history[j] += weight;
       a[x] = new_value;
     }
     const IndexMoments rebuilt = IndexMoments::Of(order, a);
     if (integers && n <= 2000 && order <= 3) {
       for (int j = 0; j <= order; ++j) EXPECT_EQ(run.moment(j), rebuilt.moment(j)) << j;
     }
-    ExpectMomentsNear(run.terms(), BruteMoments(a, order), BruteMagnitudes(a, order), order,
-                      1e-13L, "trial " + std::to_string(trial));
+    ExpectMomentsNear(run.terms(), BruteMoments(a, order), history, order, 1e-13L,
+                      "trial " + std::to_string(trial));
   }
 }
 
@@ -444,7 +449,7 @@ TEST(IndexMoments, StoreLoadRoundTrip) {
 // plain doubles (rounded at every update). Every moment about several centres
 // must stay within 1e-9 · Σ|i − c|^j |a_i| of the exact value. Plain doubles
 // are held to it only about the start and left of the run: a shift to a centre
-// inside multiplies their drift (~1e3 · 2^-53 of M_j, rms) by up to 4^J (J + 1);
+// inside multiplies their drift (~1e3 · 2^-53 of M_j, rms) by up to ~3^(J+1)/2;
 // measured, positive data: 3e-10 of Σ|i − c|^j |a_i| at the midpoint, too close
 // to 1e-9 to assert for every seed. The worst ratios are printed.
 TEST(IndexMoments, DriftAfterAMillionUpdates) {
@@ -813,7 +818,8 @@ TEST(PowerSums, ScaledPowerSumForHugeRanges) {
 
 // Integer polynomial data (exact in double) of degree 0..4: the fit gives the
 // coefficients back. Compared in the scaled variable t = x / w, where the
-// coefficients are of comparable size.
+// coefficients are of comparable size; the moments carry ~2^-53 relative
+// error from accumulation, times the condition number (5e5 at degree 4).
 TEST(PolyFit, RecoversExactPolynomials) {
   SEEDED_RNG(rng);
   std::uniform_int_distribution<int> coefficient(-5, 5);
@@ -834,7 +840,7 @@ TEST(PolyFit, RecoversExactPolynomials) {
       ld scale = 0;
       for (int m = 0; m <= degree; ++m) scale = std::max(scale, std::fabs(truth[m]) * std::pow(ld(w), m));
       for (int m = 0; m <= degree; ++m) {
-        EXPECT_LE(std::fabs(fit.value()[m] - truth[m]) * std::pow(ld(w), m), 1e-12L * scale + 1e-15L)
+        EXPECT_LE(std::fabs(fit.value()[m] - truth[m]) * std::pow(ld(w), m), 1e-10L * scale + 1e-15L)
             << "degree " << degree << " w " << w << " m " << m;
       }
       for (int m = degree + 1; m < kMaxMomentTerms; ++m) EXPECT_EQ(fit.value()[m], 0);
