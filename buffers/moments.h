@@ -181,7 +181,7 @@ class ValueMoments {
   // Stored form: {shift, S1, S2} as 3 doubles; the count is the caller's.
   // S1 and S2 round to double: after N updates a relative error of about
   // N · 2^-53 of S2 (1.1e-10 of the variance after 10^6).
-  // REQUIRES: stored.size() == 3; count 0 only with stored all 0
+  // REQUIRES: stored.size() == 3 (Load ignores it when count is 0)
   void Store(std::span<double> stored) const;
   static ValueMoments Load(uint64_t count, std::span<const double> stored);
 
@@ -222,7 +222,8 @@ ValueMoments Unmerge(const ValueMoments& total, const ValueMoments& part);
 
 // ---------------------------------------------------------------------------
 // Min and max of a run. NaN cells are ignored; an empty (or all-NaN) run has
-// min = +inf > max = −inf, the identity of Merge.
+// min = +inf > max = −inf, the identity of Merge. Not invertible: an update
+// that replaces a run's extreme needs the run rescanned (the buffer's job).
 struct Extremes {
   double min = std::numeric_limits<double>::infinity();
   double max = -std::numeric_limits<double>::infinity();
@@ -242,7 +243,7 @@ Extremes Merge(const Extremes& a, const Extremes& b);
 // InvalidArgument too: an order or degree above the tuple's, a negative ddof or
 // one >= count, weights summing to 0.
 
-long double Sum(const IndexMoments& range);  // Σ a_i (exact for small integers)
+long double Sum(const IndexMoments& range);  // Σ a_i (integers: exact, see Of)
 Result<long double> Mean(const ValueMoments& range);
 // Σ(a − mean)² / (count − ddof). ddof 0: population, 1: sample.
 Result<long double> Variance(const ValueMoments& range, int ddof = 0);
@@ -255,6 +256,7 @@ Result<long double> Moment(const IndexMoments& range, uint64_t p, int k, long do
 // The same for orders 0..k in one answer (entries above k are 0).
 Result<MomentTerms> Moments(const IndexMoments& range, uint64_t p, int k, long double c);
 // Centre of mass Σ i a_i / Σ a_i = p + M1/M0 (absolute index). Needs order >= 1.
+// Near index 2^40 a long double resolves 2^-23 of a cell (a double 2^-12).
 Result<long double> CenterOfMass(const IndexMoments& range, uint64_t p);
 // Weighted index standard deviation sqrt(Σ (i − com)² a_i / Σ a_i). Needs
 // order >= 2; InvalidArgument when the weights make Σ (i − com)² a_i negative.
