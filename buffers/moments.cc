@@ -389,15 +389,21 @@ Extremes Extremes::Of(std::span<const double> values) {
 
 void Extremes::Append(std::span<const double> values) {
   // `v < m ? v : m` keeps m when v is NaN: NaN cells are skipped.
+  // Two independent vector pairs so the compare chains overlap.
   const size_t n = values.size();
   const double* a = values.data();
-  Vec2 lo = {min, min}, hi = {max, max};
+  Vec2 lo0 = {min, min}, hi0 = {max, max}, lo1 = lo0, hi1 = hi0;
   size_t i = 0;
-  for (; i + 2 <= n; i += 2) {
-    const Vec2 v = LoadVec2(a + i);
-    lo = v < lo ? v : lo;
-    hi = v > hi ? v : hi;
+  for (; i + 4 <= n; i += 4) {
+    const Vec2 v0 = LoadVec2(a + i);
+    const Vec2 v1 = LoadVec2(a + i + 2);
+    lo0 = v0 < lo0 ? v0 : lo0;
+    hi0 = v0 > hi0 ? v0 : hi0;
+    lo1 = v1 < lo1 ? v1 : lo1;
+    hi1 = v1 > hi1 ? v1 : hi1;
   }
+  const Vec2 lo = lo0 < lo1 ? lo0 : lo1;
+  const Vec2 hi = hi0 > hi1 ? hi0 : hi1;
   min = lo[0] < lo[1] ? lo[0] : lo[1];
   max = hi[0] > hi[1] ? hi[0] : hi[1];
   for (; i < n; ++i) {
