@@ -20,6 +20,12 @@ Status IoBackend::ReadBatch(std::span<const ReadRequest> requests) {
   return Status::OK();
 }
 
+Status IoBackend::ReadBatchWith(std::span<const ReadRequest> mine, IoBackend& other,
+                               std::span<const ReadRequest> theirs) {
+  MOMENTA_RETURN_IF_ERROR(ReadBatch(mine));
+  return other.ReadBatch(theirs);
+}
+
 std::string_view IoKindName(IoKind kind) {
   switch (kind) {
     case IoKind::kAuto: return "auto";

@@ -47,6 +47,13 @@ class IoBackend {
   // On error some destinations may already be filled.
   [[nodiscard]] virtual Status ReadBatch(std::span<const ReadRequest> requests);
 
+  // Reads `mine` from this backend's file and `theirs` from `other`'s as one
+  // batch where the backends allow it (two io_uring backends: one submission
+  // on this backend's ring, so a query's array and buffer reads overlap);
+  // otherwise one after the other. Same contract as ReadBatch for each.
+  [[nodiscard]] virtual Status ReadBatchWith(std::span<const ReadRequest> mine, IoBackend& other,
+                                             std::span<const ReadRequest> theirs);
+
   // Writes all of `data` at `offset`, extending the file if needed. Either all
   // bytes are handed to the OS or an error is returned (e.g. ENOSPC:
   // "IO error: <path>: No space left on device"). Durable only after Sync().

@@ -18,34 +18,38 @@ struct MappedFile::Impl {
   bip::mapped_region region;
 };
 
-MappedFile::MappedFile(std::string path, std::unique_ptr<Impl> impl, bool writable)
-    : path_(std::move(path)), impl_(std::move(impl)), writable_(writable) {
+MappedFile::MappedFile(std::string path, std::unique_ptr<Impl> impl, bool writable, int fd)
+    : path_(std::move(path)), impl_(std::move(impl)), writable_(writable), fd_(fd) {
   data_ = static_cast<char*>(impl_->region.get_address());
   size_ = impl_->region.get_size();
 }
 
-MappedFile::~MappedFile() = default;
+MappedFile::~MappedFile() {
+  if (fd_ >= 0) ::close(fd_);
+}
 
-Result<std::unique_ptr<MappedFile>> MappedFile::Create(const std::string& path, uint64_t size) {
+Status MappedFile::Allocate(uint64_t offset, uint64_t length) {
+  return AllocateRange(fd_, path_, offset, length);
+}
+
+Result<std::unique_ptr<MappedFile>> MappedFile::Create(const std::string& path, uint64_t size,
+                                                       bool allocate_all) {
   {
     auto fd = OpenFile(path, O_RDWR | O_CREAT | O_TRUNC);
     if (!fd.ok()) return fd.status();
     if (::ftruncate(fd->get(), static_cast<off_t>(size)) != 0) return Status::FromErrno(path, errno);
-    MOMENTA_RETURN_IF_ERROR(AllocateRange(fd->get(), path, 0, size));
+    if (allocate_all) MOMENTA_RETURN_IF_ERROR(AllocateRange(fd->get(), path, 0, size));
   }
   return Open(path, /*writable=*/true, size);
 }
 
 Result<std::unique_ptr<MappedFile>> MappedFile::Open(const std::string& path, bool writable,
                                                      uint64_t expected_size) {
-  uint64_t actual = 0;
-  {
-    auto fd = OpenFile(path, writable ? O_RDWR : O_RDONLY);
-    if (!fd.ok()) return fd.status();
-    auto size = FileSize(fd->get(), path);
-    if (!size.ok()) return size.status();
-    actual = *size;
-  }
+  auto fd = OpenFile(path, writable ? O_RDWR : O_RDONLY);
+  if (!fd.ok()) return fd.status();
+  auto size = FileSize(fd->get(), path);
+  if (!size.ok()) return size.status();
+  const uint64_t actual = *size;
   if (actual == 0 || (expected_size != 0 && actual != expected_size))
     return Status::Corruption(path, "size is " + std::to_string(actual) + " bytes, expected " +
                                         std::to_string(expected_size));
@@ -55,7 +59,8 @@ Result<std::unique_ptr<MappedFile>> MappedFile::Open(const std::string& path, bo
     const auto mode = writable ? bip::read_write : bip::read_only;
     impl->mapping = bip::file_mapping(path.c_str(), mode);
     impl->region = bip::mapped_region(impl->mapping, mode, 0, actual);
-    return std::unique_ptr<MappedFile>(new MappedFile(path, std::move(impl), writable));
+    return std::unique_ptr<MappedFile>(
+        new MappedFile(path, std::move(impl), writable, fd->release()));
   } catch (const bip::interprocess_exception& e) {
     return Status::IOError(path, std::string("cannot map: ") + e.what());
   }

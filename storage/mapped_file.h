@@ -2,9 +2,11 @@
 // file_mapping + mapped_region), so every process that opens it sees one copy
 // and reopening costs no reads. Used for the persisted moment buffer.
 //
-// The file's size is fixed while mapped: Create() sizes it first (fallocate,
-// so a later store into the mapping cannot hit a hole on a full disk and raise
-// SIGBUS), Open() checks it against `expected_size` before mapping.
+// The file's size is fixed while mapped: Create() sizes it first, Open()
+// checks it against `expected_size` before mapping. A store into a part of
+// the mapping that is a hole on disk raises SIGBUS when the disk is full, so
+// writers Allocate() a range before their first store into it (Create can
+// allocate everything up front).
 #pragma once
 
 #include <cstddef>
@@ -22,9 +24,10 @@ class MappedFile {
   MappedFile& operator=(const MappedFile&) = delete;
   ~MappedFile();
 
-  // Creates (or truncates) `path` to `size` bytes, all allocated on disk and
-  // zero, and maps it.
-  static Result<std::unique_ptr<MappedFile>> Create(const std::string& path, uint64_t size);
+  // Creates (or truncates) `path` to `size` zero bytes and maps it writable.
+  // allocate_all: reserve every block now; else the file stays sparse.
+  static Result<std::unique_ptr<MappedFile>> Create(const std::string& path, uint64_t size,
+                                                    bool allocate_all);
   // Maps an existing file; Corruption unless its size is `expected_size`
   // (pass 0 to accept any non-zero size).
   static Result<std::unique_ptr<MappedFile>> Open(const std::string& path, bool writable,
@@ -36,6 +39,10 @@ class MappedFile {
   uint64_t size() const { return size_; }
   bool writable() const { return writable_; }
 
+  // Reserves disk blocks for [offset, offset + length) (fallocate): after OK,
+  // stores into that range cannot fault for lack of space.
+  [[nodiscard]] Status Allocate(uint64_t offset, uint64_t length);
+
   // msync of [offset, offset + length) (rounded out to pages): when it returns
   // OK those bytes are on disk.
   [[nodiscard]] Status Flush(uint64_t offset, uint64_t length);
@@ -43,13 +50,14 @@ class MappedFile {
 
  private:
   struct Impl;
-  MappedFile(std::string path, std::unique_ptr<Impl> impl, bool writable);
+  MappedFile(std::string path, std::unique_ptr<Impl> impl, bool writable, int fd);
 
   const std::string path_;
   std::unique_ptr<Impl> impl_;
   char* data_ = nullptr;
   uint64_t size_ = 0;
   const bool writable_;
+  int fd_ = -1;  // kept open for Allocate; owned
 };
 
 }  // namespace momenta

@@ -67,7 +67,7 @@ Status AllocateRange(int fd, const std::string& path, uint64_t offset, uint64_t 
   if (length == 0) return Status::OK();
   int rc;
   do {
-    rc = ::fallocate(fd, 0, static_cast<off_t>(offset), static_cast<off_t>(length));
+    rc = ::fallocate(fd, FALLOC_FL_KEEP_SIZE, static_cast<off_t>(offset), static_cast<off_t>(length));
   } while (rc < 0 && errno == EINTR);
   if (rc < 0 && errno != EOPNOTSUPP && errno != ENOSYS) return Status::FromErrno(path, errno);
   return Status::OK();

@@ -38,7 +38,8 @@ Status PreadFully(int fd, const std::string& path, uint64_t offset, size_t lengt
 // Writes all `length` bytes (retrying short writes and EINTR).
 Status PwriteFully(int fd, const std::string& path, uint64_t offset, size_t length,
                    const char* src);
-// fallocate(mode 0) over the range; OK when the file system lacks it.
+// fallocate(FALLOC_FL_KEEP_SIZE) over the range: blocks reserved, file size
+// unchanged; OK when the file system lacks it.
 Status AllocateRange(int fd, const std::string& path, uint64_t offset, uint64_t length);
 Status SyncData(int fd, const std::string& path);
 Result<uint64_t> FileSize(int fd, const std::string& path);

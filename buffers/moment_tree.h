@@ -1,0 +1,106 @@
+// MomentTree: the hierarchy of RangeSummary nodes over one array, persisted in
+// the sidecar's tree file (buffers/tree_file.h) and mapped shared.
+//
+// The RAM tier (TreeLayout::ram_from() and up) is read through the mapping
+// and stays resident; the disk tier is read on demand with batched I/O
+// through io() (see range_query.h). The file starts sparse: an all-zero node
+// is the summary of zeros, so the tree of a sparse array costs disk only where
+// the array has data. Writes (build, updates) go through the mapping; before
+// the first store into a node that may be a hole on disk its page is allocated
+// (AllocateNodes), so a full disk surfaces as an error, never as SIGBUS.
+//
+// Not thread-safe; one writer per tree (the caller holds the array's lock).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "buffers/range_summary.h"
+#include "buffers/tree_file.h"
+#include "buffers/tree_layout.h"
+#include "storage/array_file.h"
+#include "storage/io_backend.h"
+#include "storage/mapped_file.h"
+
+namespace momenta {
+
+struct TreeOptions {
+  int order = 2;            // J: index moments 0..J (0..8)
+  uint64_t ram_budget = 0;  // bytes; 0 = 2^-20 of the array's bytes, at least kMinRamBudget
+  bool disk_tier = true;
+  uint32_t fanout = 64;
+  uint64_t leaf_span = 0;   // 0 = default (tree about 0.1% of the array)
+};
+inline constexpr uint64_t kMinRamBudget = 64 << 10;
+
+// The RAM budget TreeOptions resolves to for an array of `array_bytes`.
+uint64_t ResolveRamBudget(uint64_t requested, uint64_t array_bytes);
+
+class MomentTree {
+ public:
+  MomentTree(const MomentTree&) = delete;
+  MomentTree& operator=(const MomentTree&) = delete;
+  ~MomentTree();
+
+  // A new tree file at `path` for `array`, every node zero (the summary of
+  // zeros), state kTreeBuilding: the caller fills it (BuildTree) and marks it
+  // clean. The file is sparse where level-1 nodes are not yet written.
+  static Result<std::unique_ptr<MomentTree>> Create(const std::string& path, ArrayFile& array,
+                                                    const TreeOptions& options, const IoOptions& io);
+  // Maps an existing tree file; Corruption when its header is not a tree's,
+  // or its size does not match its own parameters.
+  static Result<std::unique_ptr<MomentTree>> Open(const std::string& path, bool writable,
+                                                  const IoOptions& io);
+
+  const std::string& path() const { return file_->path(); }
+  const TreeLayout& layout() const { return layout_; }
+  const NodeCodec& codec() const { return codec_; }
+  TreeFileHeader& header() { return *reinterpret_cast<TreeFileHeader*>(file_->data()); }
+  const TreeFileHeader& header() const {
+    return *reinterpret_cast<const TreeFileHeader*>(file_->data());
+  }
+  int order() const { return codec_.order(); }
+
+  // Byte offset of node j of `level` in the tree file, and its stored doubles.
+  // REQUIRES: 1 <= level <= layout().levels(), j < layout().nodes(level)
+  uint64_t NodeOffset(int level, uint64_t j) const {
+    return kTreeHeaderBytes + (layout_.node_base(level) + j) * codec_.bytes();
+  }
+  double* Node(int level, uint64_t j) {
+    return reinterpret_cast<double*>(file_->data() + NodeOffset(level, j));
+  }
+  const double* Node(int level, uint64_t j) const {
+    return reinterpret_cast<const double*>(file_->data() + NodeOffset(level, j));
+  }
+  RangeSummary Summary(int level, uint64_t j) const {
+    return codec_.Decode(Node(level, j), layout_.node_end(level, j) - layout_.node_first(level, j));
+  }
+
+  // Makes nodes [first, first + count) of `level` safe to store into.
+  [[nodiscard]] Status AllocateNodes(int level, uint64_t first, uint64_t count);
+  // Node reads that bypass the mapping (the disk tier's batched reads).
+  IoBackend& io() { return *io_; }
+  // Bytes of the tree file in each tier.
+  uint64_t ram_tier_bytes() const;
+  uint64_t disk_tier_bytes() const;
+
+  // Writes every dirty page of the mapping to disk.
+  [[nodiscard]] Status Flush() { return file_->FlushAll(); }
+
+ private:
+  MomentTree(std::unique_ptr<MappedFile> file, std::unique_ptr<IoBackend> io, TreeLayout layout,
+             int order);
+
+  std::unique_ptr<MappedFile> file_;
+  std::unique_ptr<IoBackend> io_;
+  const TreeLayout layout_;
+  const NodeCodec codec_;
+  std::vector<uint64_t> allocated_pages_;  // bit k: node page k is known to be allocated
+};
+
+// The layout parameters a header records.
+TreeLayout LayoutOf(const TreeFileHeader& h);
+
+}  // namespace momenta

@@ -1,0 +1,33 @@
+// Answering a range [p, q) from a MomentTree and its array: the plan's whole
+// nodes come from the RAM tier (mapping) or the disk tier (reads), the two
+// partial leaves at the ends from the array; every read of a query — array
+// ends and disk-tier node runs — goes out in ONE batch (IoBackend::
+// ReadBatchWith), so a cold query costs about one random-read latency.
+//
+// A partial leaf is read on its shorter side when the caller does not need
+// extremes: the leaf's stored summary minus the complement's (min/max are not
+// invertible, so queries that need them read the side itself).
+#pragma once
+
+#include <cstdint>
+
+#include "buffers/moment_tree.h"
+#include "buffers/range_summary.h"
+#include "storage/array_file.h"
+
+namespace momenta {
+
+// What a query read, for --json and the benchmarks.
+struct QueryCost {
+  uint64_t array_bytes = 0;  // bytes read from the array file
+  uint64_t tier_bytes = 0;   // bytes read from the disk tier
+  uint64_t ram_nodes = 0;    // nodes used from the RAM tier
+  uint64_t requests = 0;     // read requests in the query's batch
+};
+
+// The summary of [p, q); its extremes are meaningful only when need_extremes.
+// REQUIRES: p <= q <= array.length(); tree describes array
+Result<RangeSummary> SummarizeRange(MomentTree& tree, ArrayFile& array, uint64_t p, uint64_t q,
+                                    bool need_extremes, QueryCost* cost = nullptr);
+
+}  // namespace momenta

@@ -1,0 +1,52 @@
+// The statistics a range query can ask for, by name, computed from the
+// range's RangeSummary. One summary answers any number of them (one pass).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "buffers/range_summary.h"
+#include "storage/dtype.h"
+#include "storage/status.h"
+
+namespace momenta {
+
+enum class Stat { kSum, kCount, kMean, kVar, kStd, kMoment, kMoments, kCom, kSpread, kPolyfit, kMin, kMax };
+
+// "sum", "count", "mean", "var", "std", "moment", "moments", "com", "spread",
+// "polyfit", "min", "max".
+std::string_view StatName(Stat s);
+Result<Stat> ParseStat(std::string_view name);
+// True when any of `stats` needs min/max (the query then reads partial leaves
+// on their own side, not as leaf minus complement).
+bool NeedsExtremes(std::span<const Stat> stats);
+
+struct StatParams {
+  std::optional<int> order;           // moment: K (default 1); moments: 0..K (default: the buffer's J)
+  std::optional<long double> about;   // centre c (absolute index; default: p)
+  int degree = 1;                     // polyfit degree
+  int ddof = 0;                       // var/std: 0 population, 1 sample
+};
+
+struct StatAnswer {
+  Stat stat = Stat::kSum;
+  std::vector<long double> values;  // one value; moments: orders 0..K; polyfit: c_0..c_D
+  bool is_integer = false;          // sum/count of integers: `integer` holds the exact answer
+  Int128 integer = 0;
+};
+
+// The answer for `stat` over [p, q) whose summary is `range` (index moments
+// about p), for an array of `dtype`. Errors (InvalidArgument, naming the
+// stat): an empty range for statistics that divide by the count, an order or
+// degree above the buffer's J, weights summing to 0, and the like.
+Result<StatAnswer> ComputeStat(Stat stat, const StatParams& params, const RangeSummary& range,
+                               uint64_t p, DType dtype);
+
+// Exact decimal text of a 128-bit integer.
+std::string Int128ToString(Int128 v);
+
+}  // namespace momenta

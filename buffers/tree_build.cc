@@ -1,0 +1,165 @@
+#include "buffers/tree_build.h"
+
+#include <algorithm>
+#include <cmath>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <future>
+#include <memory>
+#include <thread>
+#include <vector>
+
+#include "storage/extents.h"
+
+namespace momenta {
+namespace {
+
+constexpr uint64_t kChunkBytes = 16 << 20;    // array bytes summarised per step
+constexpr uint64_t kRequestBytes = 1 << 20;   // one read request (many in flight)
+
+struct LeafRun {
+  uint64_t first = 0;  // leaf index
+  uint64_t count = 0;
+};
+
+// Runs of leaves that overlap data extents, merged and in order.
+std::vector<LeafRun> LeavesWithData(const std::vector<ByteRange>& extents, const ArrayFile& array,
+                                    const TreeLayout& layout) {
+  std::vector<LeafRun> runs;
+  const uint64_t off = array.ByteOffset(0), item = array.itemsize();
+  const uint64_t leaf = layout.leaf_span();
+  for (const ByteRange& e : extents) {
+    const uint64_t first_elem = (e.begin - off) / item;
+    const uint64_t end_elem = std::min(array.length(), (e.end - off + item - 1) / item);
+    if (first_elem >= end_elem) continue;
+    const uint64_t a = first_elem / leaf, b = (end_elem - 1) / leaf + 1;
+    if (!runs.empty() && runs.back().first + runs.back().count >= a) {
+      runs.back().count = std::max(runs.back().first + runs.back().count, b) - runs.back().first;
+    } else {
+      runs.push_back({a, b - a});
+    }
+  }
+  return runs;
+}
+
+struct AlignedBuffer {
+  explicit AlignedBuffer(size_t n) {
+    void* p = nullptr;
+    if (posix_memalign(&p, 4096, std::max<size_t>(n, 4096)) != 0) p = nullptr;
+    data.reset(static_cast<char*>(p));
+  }
+  struct Free {
+    void operator()(char* p) const { std::free(p); }
+  };
+  std::unique_ptr<char, Free> data;
+};
+
+// Summarises leaves [first, first + count) whose bytes start at `bytes`.
+void SummariseLeaves(MomentTree& tree, DType dtype, const char* bytes, uint64_t first, uint64_t count) {
+  const TreeLayout& layout = tree.layout();
+  const size_t item = DTypeSize(dtype);
+  std::vector<double> scratch(layout.leaf_span());
+  const char* at = bytes;
+  for (uint64_t j = first; j < first + count; ++j) {
+    const uint64_t n = layout.node_end(1, j) - layout.node_first(1, j);
+    RangeSummary s = RangeSummary::OfElements(tree.order(), dtype, at, n, scratch.data());
+    tree.codec().Encode(s, tree.Node(1, j));
+    at += n * item;
+  }
+}
+
+bool AllZero(const double* node, size_t doubles) {
+  for (size_t k = 0; k < doubles; ++k)
+    if (node[k] != 0 || std::signbit(node[k])) return false;
+  return true;
+}
+
+}  // namespace
+
+Status RecomputeFromChildren(MomentTree& tree, int level, uint64_t j) {
+  const TreeLayout& layout = tree.layout();
+  const uint64_t first = j * layout.fanout();
+  const uint64_t end = std::min(first + layout.fanout(), layout.nodes(level - 1));
+  const size_t doubles = tree.codec().doubles();
+  bool zero = true;
+  for (uint64_t c = first; c < end && zero; ++c) zero = AllZero(tree.Node(level - 1, c), doubles);
+  if (zero && AllZero(tree.Node(level, j), doubles)) return Status::OK();  // may be a hole: no store
+  MOMENTA_RETURN_IF_ERROR(tree.AllocateNodes(level, j, 1));
+  if (zero) {
+    std::memset(tree.Node(level, j), 0, tree.codec().bytes());
+    return Status::OK();
+  }
+  RangeSummary acc(tree.order());
+  for (uint64_t c = first; c < end; ++c) acc = Merge(acc, tree.Summary(level - 1, c));
+  tree.codec().Encode(acc, tree.Node(level, j));
+  return Status::OK();
+}
+
+Result<BuildStats> BuildTree(ArrayFile& array, MomentTree& tree, const BuildProgress& progress) {
+  const auto start = std::chrono::steady_clock::now();
+  BuildStats stats;
+  const TreeLayout& layout = tree.layout();
+  if (layout.levels() == 0) return stats;
+  const uint64_t data_begin = array.ByteOffset(0);
+  const uint64_t data_end = array.ByteOffset(array.length());
+  auto extents = DataExtents(array.path(), data_begin, data_end);
+  if (!extents.ok()) return extents.status();
+  const std::vector<LeafRun> runs = LeavesWithData(*extents, array, layout);
+
+  // Chunks: pieces of the runs of at most kChunkBytes of array data.
+  const uint64_t item = array.itemsize();
+  const uint64_t leaves_per_chunk = std::max<uint64_t>(1, kChunkBytes / (layout.leaf_span() * item));
+  std::vector<LeafRun> chunks;
+  uint64_t total = 0;
+  for (const LeafRun& r : runs) {
+    for (uint64_t a = r.first; a < r.first + r.count; a += leaves_per_chunk) {
+      chunks.push_back({a, std::min(leaves_per_chunk, r.first + r.count - a)});
+      total += (layout.node_end(1, chunks.back().first + chunks.back().count - 1) -
+                layout.node_first(1, a)) * item;
+    }
+  }
+
+  const size_t buffer_bytes = leaves_per_chunk * layout.leaf_span() * item;
+  AlignedBuffer buffers[2] = {AlignedBuffer(buffer_bytes), AlignedBuffer(buffer_bytes)};
+  if (!buffers[0].data || !buffers[1].data) return Status::IOError(array.path(), "out of memory for build buffers");
+  std::future<void> pending;  // summarising the previous chunk
+  uint64_t done = 0;
+  for (size_t c = 0; c < chunks.size(); ++c) {
+    const LeafRun& chunk = chunks[c];
+    const uint64_t first_elem = layout.node_first(1, chunk.first);
+    const uint64_t end_elem = layout.node_end(1, chunk.first + chunk.count - 1);
+    const uint64_t bytes = (end_elem - first_elem) * item;
+    char* buf = buffers[c % 2].data.get();
+    std::vector<ReadRequest> requests;
+    for (uint64_t at = 0; at < bytes; at += kRequestBytes)
+      requests.push_back({array.ByteOffset(first_elem) + at, std::min(kRequestBytes, bytes - at), buf + at});
+    Status read = array.io().ReadBatch(requests);
+    if (pending.valid()) pending.get();
+    MOMENTA_RETURN_IF_ERROR(read);
+    MOMENTA_RETURN_IF_ERROR(tree.AllocateNodes(1, chunk.first, chunk.count));
+    // Both cores: the chunk's leaves split in two halves.
+    pending = std::async(std::launch::async, [&tree, &array, buf, chunk, item, &layout] {
+      const uint64_t half = chunk.count / 2;
+      std::thread other([&] {
+        SummariseLeaves(tree, array.dtype(), buf, chunk.first, half);
+      });
+      const char* second = buf + (layout.node_first(1, chunk.first + half) - layout.node_first(1, chunk.first)) * item;
+      SummariseLeaves(tree, array.dtype(), second, chunk.first + half, chunk.count - half);
+      other.join();
+    });
+    stats.data_bytes_read += bytes;
+    stats.leaves_with_data += chunk.count;
+    done += bytes;
+    if (progress) progress(done, total);
+  }
+  if (pending.valid()) pending.get();
+
+  for (int level = 2; level <= layout.levels(); ++level)
+    for (uint64_t j = 0; j < layout.nodes(level); ++j)
+      MOMENTA_RETURN_IF_ERROR(RecomputeFromChildren(tree, level, j));
+  stats.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return stats;
+}
+
+}  // namespace momenta

@@ -1,0 +1,34 @@
+// Building a MomentTree from its array: one sequential streaming pass over the
+// array's data (holes of sparse files skipped with SEEK_DATA/SEEK_HOLE: they
+// are zeros, whose summary is the all-zero node the new tree already holds),
+// large reads kept in flight while both cores summarise the previous chunk,
+// then the upper levels merged from their children.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+
+#include "buffers/moment_tree.h"
+#include "storage/array_file.h"
+
+namespace momenta {
+
+struct BuildStats {
+  uint64_t data_bytes_read = 0;  // array bytes read (holes are not read)
+  uint64_t leaves_with_data = 0;
+  double seconds = 0;
+};
+
+// Called now and then with (array bytes done, array bytes in all).
+using BuildProgress = std::function<void(uint64_t done, uint64_t total)>;
+
+// Fills every node of `tree` (fresh from MomentTree::Create: all zero) from
+// `array`. Leaves the header's state and identity to the caller.
+Result<BuildStats> BuildTree(ArrayFile& array, MomentTree& tree, const BuildProgress& progress = {});
+
+// Recomputes node j of `level` >= 2 from its children (used by the build and
+// when an update may have shrunk an extreme). Fails only when the node's page
+// cannot be allocated (disk full).
+[[nodiscard]] Status RecomputeFromChildren(MomentTree& tree, int level, uint64_t j);
+
+}  // namespace momenta

@@ -1,0 +1,66 @@
+// The persisted moment buffer: "<array>.momenta/tree".
+//
+//   bytes [0, 4096)         TreeFileHeader (below), zero-padded
+//   bytes [4096, ...)       the node array: layout.total_nodes() nodes of
+//                           header.node_bytes each, level 1 first (TreeLayout)
+//
+// The file is mapped shared (MappedFile): every process sees one copy, and
+// reopening reads nothing. The header records the parameters the layout is
+// rebuilt from and the identity of the array file it summarises; a buffer
+// whose identity differs from the array's (changed behind momenta's back) or
+// whose state is not kClean is stale and must be rebuilt, never answered from.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "buffers/tree_layout.h"
+#include "storage/array_file.h"
+#include "storage/mapped_file.h"
+#include "storage/status.h"
+
+namespace momenta {
+
+// What identifies the bytes of an array file: if any of these changed, the
+// buffer no longer describes the array.
+struct ArrayIdentity {
+  uint64_t device = 0;
+  uint64_t inode = 0;
+  uint64_t size = 0;
+  int64_t mtime_ns = 0;
+  int64_t ctime_ns = 0;
+  bool operator==(const ArrayIdentity&) const = default;
+};
+Result<ArrayIdentity> IdentityOf(const std::string& array_path);
+
+inline constexpr uint64_t kTreeHeaderBytes = 4096;
+
+struct TreeFileHeader {
+  char magic[8];            // "MOMTREE\0"
+  uint32_t version;         // 1
+  uint32_t state;           // TreeState
+  // Parameters (the layout is a pure function of these).
+  uint32_t order;           // J: index moments 0..J
+  uint32_t fanout;
+  uint64_t leaf_span;       // elements per level-1 node
+  uint64_t ram_budget;      // bytes
+  uint32_t disk_tier;       // 1 = two tiers, 0 = every level in RAM
+  uint32_t node_bytes;
+  uint64_t length;          // array elements
+  uint32_t dtype;           // DType
+  uint32_t reserved0;
+  ArrayIdentity array;      // identity of the array when the buffer was last made consistent
+  uint64_t log_sequence;    // last update-log record the buffer reflects (0: none)
+  uint64_t updates_since_build;
+};
+static_assert(sizeof(ArrayIdentity) == 40);
+static_assert(sizeof(TreeFileHeader) == 8 + 4 + 4 + 4 + 4 + 8 + 8 + 4 + 4 + 8 + 4 + 4 + 40 + 8 + 8);
+
+enum TreeState : uint32_t {
+  kTreeBuilding = 0,  // a build never finished
+  kTreeClean = 1,     // nodes describe the array with identity `array`
+  kTreeUpdating = 2,  // an update batch began and did not end
+};
+
+}  // namespace momenta
