@@ -184,7 +184,10 @@ Status BufferedArray::Write(uint64_t first, std::span<const Value> values) {
   MOMENTA_RETURN_IF_ERROR(array_->ReadRaw(first, values.size(), old_bytes.data()));
   for (size_t k = 0; k < values.size(); ++k) EncodeValue(t, values[k], new_bytes.data() + k * item);
   BeginBatch();
-  MOMENTA_RETURN_IF_ERROR(array_->WriteRaw(first, values.size(), new_bytes.data()));
+  if (Status s = array_->WriteRaw(first, values.size(), new_bytes.data()); !s.ok()) {
+    tree_->header().state = kTreeClean;  // nothing changed (blocks are reserved before writing)
+    return s;
+  }
   for (size_t k = 0; k < values.size(); ++k) {
     if (std::memcmp(old_bytes.data() + k * item, new_bytes.data() + k * item, item) == 0) continue;
     MOMENTA_RETURN_IF_ERROR(ApplyToTree(first + k, old_bytes.data() + k * item, new_bytes.data() + k * item));
@@ -203,14 +206,20 @@ Status BufferedArray::Apply(std::span<const IndexedValue> updates) {
   }
   BeginBatch();
   char old_bytes[8], new_bytes[8];
+  uint64_t applied = 0;
   for (const IndexedValue& u : updates) {
     MOMENTA_RETURN_IF_ERROR(array_->ReadRaw(u.index, 1, old_bytes));
     EncodeValue(t, u.value, new_bytes);
     if (std::memcmp(old_bytes, new_bytes, item) == 0) continue;
-    MOMENTA_RETURN_IF_ERROR(array_->WriteRaw(u.index, 1, new_bytes));
+    if (Status s = array_->WriteRaw(u.index, 1, new_bytes); !s.ok()) {
+      // Updates before this one are applied to both: the batch ends consistent.
+      MOMENTA_RETURN_IF_ERROR(EndBatch(applied));
+      return s;
+    }
     MOMENTA_RETURN_IF_ERROR(ApplyToTree(u.index, old_bytes, new_bytes));
+    ++applied;
   }
-  return EndBatch(updates.size());
+  return EndBatch(applied);
 }
 
 Result<BuildStats> BufferedArray::Rebuild(const TreeOptions& options, const BuildProgress& progress) {

@@ -155,9 +155,24 @@ Result<BuildStats> BuildTree(ArrayFile& array, MomentTree& tree, const BuildProg
   }
   if (pending.valid()) pending.get();
 
-  for (int level = 2; level <= layout.levels(); ++level)
-    for (uint64_t j = 0; j < layout.nodes(level); ++j)
-      MOMENTA_RETURN_IF_ERROR(RecomputeFromChildren(tree, level, j));
+  // Only parents of leaves with data can differ from the zero node they
+  // start as: walk up the runs of changed nodes, level by level.
+  std::vector<LeafRun> changed = runs;
+  for (int level = 2; level <= layout.levels(); ++level) {
+    std::vector<LeafRun> parents;
+    for (const LeafRun& r : changed) {
+      const uint64_t a = r.first / layout.fanout(), b = (r.first + r.count - 1) / layout.fanout() + 1;
+      if (!parents.empty() && parents.back().first + parents.back().count >= a) {
+        parents.back().count = std::max(parents.back().first + parents.back().count, b) - parents.back().first;
+      } else {
+        parents.push_back({a, b - a});
+      }
+    }
+    for (const LeafRun& r : parents)
+      for (uint64_t j = r.first; j < r.first + r.count; ++j)
+        MOMENTA_RETURN_IF_ERROR(RecomputeFromChildren(tree, level, j));
+    changed = std::move(parents);
+  }
   stats.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return stats;
 }

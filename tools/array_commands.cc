@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "buffers/buffered_array.h"
+#include "tools/buffer_options.h"
 #include "tools/cli_common.h"
 #include "tools/commands.h"
 #include "tools/json.h"
@@ -23,6 +25,7 @@ struct CreateArgs {
   std::string length;
   std::vector<std::string> shape;
   std::string dtype = "f8";
+  BufferFlags buffer;
 };
 
 uint64_t AllocatedBytes(const std::string& path) {
@@ -49,25 +52,32 @@ int RunCreate(const CreateArgs& a) {
   }
   auto io = MakeIoOptions(a.common, /*writable=*/true);
   if (!io.ok()) return UsageFail(io.status().ToString());
+  auto tree = MakeTreeOptions(a.buffer);
+  if (!tree.ok()) return UsageFail(tree.status().ToString());
   Stopwatch timer;
   std::string notice;
   auto array = ArrayFile::Create(a.path, *dtype, shape, *io, &notice);
   PrintNotice(notice);
   if (!array.ok()) return Fail(array.status());
+  array->reset();
+  // The buffer of an all-hole array is all zero nodes: a sparse file, instant.
+  auto buffered = OpenBuffered(a.path, a.common, /*writable=*/true, *tree);
+  if (!buffered.ok()) return Fail(buffered.status());
+  BufferedArray& ba = **buffered;
   const double micros = timer.ElapsedMicros();
-  const uint64_t bytes = (*array)->length() * (*array)->itemsize();
+  const uint64_t bytes = ba.array().length() * ba.array().itemsize();
   const uint64_t allocated = AllocatedBytes(a.path);
   if (a.common.json) {
     JsonWriter j;
     j.BeginObject().Key("path").String(a.path).Key("dtype").String(DTypeName(*dtype));
     j.Key("shape").BeginArray();
     for (uint64_t d : shape) j.UInt(d);
-    j.EndArray().Key("length").UInt((*array)->length()).Key("data_bytes").UInt(bytes);
+    j.EndArray().Key("length").UInt(ba.length()).Key("data_bytes").UInt(bytes);
     j.Key("allocated_bytes").UInt(allocated).Key("elapsed_us").Double(micros).EndObject();
     std::printf("%s\n", j.str().c_str());
   } else {
     std::fprintf(stderr, "created %s: %llu x %s (%s of data, %s on disk) in %.1f ms\n",
-                 a.path.c_str(), static_cast<unsigned long long>((*array)->length()),
+                 a.path.c_str(), static_cast<unsigned long long>(ba.length()),
                  std::string(DTypeName(*dtype)).c_str(), FormatBytes(bytes).c_str(),
                  FormatBytes(allocated).c_str(), micros / 1000);
   }
@@ -92,6 +102,22 @@ int RunInfo(const InfoArgs& a) {
   std::error_code ec;
   const bool has_sidecar = std::filesystem::is_directory(sidecar, ec);
   const std::string version = std::to_string(h.major_version) + "." + std::to_string(h.minor_version);
+  // The moment buffer, when there is one (read as it is; query rebuilds a stale one).
+  std::unique_ptr<MomentTree> tree;
+  std::string tree_state = "none";
+  if (has_sidecar) {
+    IoOptions tio;
+    tio.kind = IoKind::kPread;
+    auto t = MomentTree::Open(sidecar + "/tree", /*writable=*/false, tio);
+    if (t.ok()) {
+      tree = std::move(t).value();
+      auto id = IdentityOf(a.path);
+      const bool fresh = tree->header().state == kTreeClean && id.ok() && tree->header().array == *id;
+      tree_state = fresh ? "current" : "stale (rebuilt on next use)";
+    } else {
+      tree_state = "unreadable (rebuilt on next use)";
+    }
+  }
   if (a.common.json) {
     JsonWriter j;
     j.BeginObject().Key("path").String(a.path).Key("dtype").String(DTypeName(f.dtype()));
@@ -102,7 +128,17 @@ int RunInfo(const InfoArgs& a) {
     j.Key("data_bytes").UInt(h.data_bytes()).Key("file_bytes").UInt(*size);
     j.Key("allocated_bytes").UInt(AllocatedBytes(a.path));
     j.Key("sidecar").String(sidecar).Key("sidecar_exists").Bool(has_sidecar);
-    j.Key("io").String(f.io().Name()).EndObject();
+    j.Key("io").String(f.io().Name());
+    j.Key("buffer").BeginObject().Key("state").String(tree_state);
+    if (tree) {
+      const TreeLayout& l = tree->layout();
+      j.Key("order").Int(tree->order()).Key("fanout").UInt(l.fanout()).Key("leaf_span").UInt(l.leaf_span());
+      j.Key("levels").Int(l.levels()).Key("ram_from_level").Int(l.ram_from());
+      j.Key("ram_budget").UInt(tree->header().ram_budget).Key("ram_tier_bytes").UInt(tree->ram_tier_bytes());
+      j.Key("disk_tier_bytes").UInt(tree->disk_tier_bytes());
+      j.Key("updates_since_build").UInt(tree->header().updates_since_build);
+    }
+    j.EndObject().EndObject();
     std::printf("%s\n", j.str().c_str());
     return kExitOk;
   }
@@ -119,6 +155,20 @@ int RunInfo(const InfoArgs& a) {
               FormatBytes(*size).c_str(), FormatBytes(AllocatedBytes(a.path)).c_str());
   std::printf("sidecar:     %s (%s)\n", sidecar.c_str(), has_sidecar ? "present" : "not yet created");
   std::printf("io:          %s\n", f.io().Name().c_str());
+  std::printf("buffer:      %s\n", tree_state.c_str());
+  if (tree) {
+    const TreeLayout& l = tree->layout();
+    std::printf("  moments:   index orders 0..%d, value mean/var, min/max\n", tree->order());
+    std::printf("  levels:    %d (leaf = %llu elements, fan-out %u)\n", l.levels(),
+                static_cast<unsigned long long>(l.leaf_span()), l.fanout());
+    for (int k = l.levels(); k >= 1; --k)
+      std::printf("    level %d: %llu nodes of %llu elements, %s, %s\n", k,
+                  static_cast<unsigned long long>(l.nodes(k)), static_cast<unsigned long long>(l.span(k)),
+                  FormatBytes(l.nodes(k) * tree->codec().bytes()).c_str(), l.in_ram(k) ? "RAM tier" : "disk tier");
+    std::printf("  RAM tier:  %s (budget %s)\n", FormatBytes(tree->ram_tier_bytes()).c_str(),
+                FormatBytes(tree->header().ram_budget).c_str());
+    std::printf("  disk tier: %s\n", FormatBytes(tree->disk_tier_bytes()).c_str());
+  }
   return kExitOk;
 }
 
@@ -192,9 +242,10 @@ struct SetArgs {
 };
 
 int RunSet(const SetArgs& a) {
-  auto array = OpenArray(a.path, a.common, /*writable=*/true);
-  if (!array.ok()) return Fail(array.status());
-  ArrayFile& f = **array;
+  auto buffered = OpenBuffered(a.path, a.common, /*writable=*/true);
+  if (!buffered.ok()) return Fail(buffered.status());
+  BufferedArray& ba = **buffered;
+  ArrayFile& f = ba.array();
   // Check everything before the first byte changes: a bad value or range
   // leaves the file exactly as it was.
   auto range = ResolveIndex(a.path, a.index, std::to_string(a.values.size()), f.length());
@@ -207,7 +258,7 @@ int RunSet(const SetArgs& a) {
     parsed.push_back(*v);
   }
   Stopwatch timer;
-  if (Status s = f.WriteValues(range->begin, parsed); !s.ok()) return Fail(s);
+  if (Status s = ba.Write(range->begin, parsed); !s.ok()) return Fail(s);
   if (Status s = f.Sync(); !s.ok()) return Fail(s);
   if (a.common.json) {
     JsonWriter j;
@@ -228,8 +279,9 @@ void RegisterArrayCommands(CLI::App& app, Command* run) {
     sub->add_option("--length,-n", a->length, "number of elements: 1000, 2^40, 3*2^20");
     sub->add_option("--shape", a->shape, "N-D shape instead of --length, e.g. --shape 1024,1024")->delimiter(',');
     sub->add_option("--dtype,-t", a->dtype, "f8 f4 i8 i4 i2 i1 u8 u4 u2 u1")->capture_default_str();
+    AddBufferFlags(sub, &a->buffer);
     AddCommonOptions(sub, &a->common);
-    sub->footer("Example: momenta create big.npy --length 2^37 --dtype f8");
+    sub->footer("Example: momenta create big.npy --length 2^37 --dtype f8 --order 2");
     sub->callback([a, run] { *run = [a] { return RunCreate(*a); }; });
   }
   {

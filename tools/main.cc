@@ -13,6 +13,7 @@ int main(int argc, char** argv) {
   Command run;
   RegisterArrayCommands(app, &run);
   RegisterTransferCommands(app, &run);
+  RegisterQueryCommands(app, &run);
   app.footer("Run 'momenta COMMAND --help' for a command's options and an example.");
   try {
     app.parse(argc, argv);

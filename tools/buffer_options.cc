@@ -1,0 +1,77 @@
+#include "tools/buffer_options.h"
+
+#include <CLI/CLI.hpp>
+#include <cstdio>
+
+namespace momenta::cli {
+namespace {
+
+// "65536", "64K", "1M", "2G", "2^20".
+Result<uint64_t> ParseBytes(const std::string& text) {
+  if (text.empty()) return uint64_t{0};
+  uint64_t unit = 1;
+  std::string body = text;
+  switch (text.back()) {
+    case 'K': case 'k': unit = 1 << 10; break;
+    case 'M': case 'm': unit = 1 << 20; break;
+    case 'G': case 'g': unit = 1 << 30; break;
+    default: break;
+  }
+  if (unit != 1) body.pop_back();
+  auto n = ParseCount(body);
+  if (!n.ok()) return Status::InvalidArgument("--ram-budget", "'" + text + "' is not a size (e.g. 1M, 65536, 2^20)");
+  return *n * unit;
+}
+
+}  // namespace
+
+void AddBufferFlags(CLI::App* sub, BufferFlags* flags) {
+  sub->add_option("--order", flags->order, "highest index-moment order J kept in the buffer (0..8)")
+      ->check(CLI::Range(0, 8))
+      ->capture_default_str();
+  sub->add_option("--ram-budget", flags->ram_budget, "RAM tier size, e.g. 1M (default: 1 MiB per TiB of data, at least 64K)");
+  sub->add_option("--disk-tier", flags->disk_tier, "on: fine levels on disk (default); off: the paper's all-in-RAM bins")
+      ->check(CLI::IsMember({"on", "off"}))
+      ->capture_default_str();
+  sub->add_option("--leaf", flags->leaf, "elements per disk-tier leaf (default: tree ~0.1% of the array)");
+  sub->add_option("--fanout", flags->fanout, "children per node above the leaves")
+      ->check(CLI::Range(2, 4096))
+      ->capture_default_str();
+}
+
+Result<TreeOptions> MakeTreeOptions(const BufferFlags& flags) {
+  TreeOptions t;
+  t.order = flags.order;
+  t.fanout = flags.fanout;
+  t.disk_tier = flags.disk_tier == "on";
+  auto budget = ParseBytes(flags.ram_budget);
+  if (!budget.ok()) return budget.status();
+  t.ram_budget = *budget;
+  if (!flags.leaf.empty()) {
+    auto leaf = ParseCount(flags.leaf);
+    if (!leaf.ok() || *leaf == 0) return Status::InvalidArgument("--leaf", "'" + flags.leaf + "' is not a positive count");
+    t.leaf_span = *leaf;
+  }
+  return t;
+}
+
+Result<std::unique_ptr<BufferedArray>> OpenBuffered(const std::string& path, const CommonOptions& common,
+                                                   bool writable, const TreeOptions& tree) {
+  auto io = MakeIoOptions(common, writable);
+  if (!io.ok()) return io.status();
+  BufferedArrayOptions options;
+  options.io = *io;
+  options.tree = tree;
+  // A progress bar on a TTY, created at the first report of a build.
+  auto bar = std::make_shared<std::unique_ptr<Progress>>();
+  options.progress = [bar, path](uint64_t done, uint64_t total) {
+    if (!*bar) *bar = std::make_unique<Progress>("build " + path, total);
+    (*bar)->Update(done);
+  };
+  std::vector<std::string> notices;
+  auto opened = BufferedArray::Open(path, options, &notices);
+  for (const auto& n : notices) PrintNotice(n);
+  return opened;
+}
+
+}  // namespace momenta::cli

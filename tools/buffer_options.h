@@ -1,0 +1,29 @@
+// The buffer options shared by create, build and the commands that may
+// (re)build a buffer, and opening an array with its buffer for the CLI.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "buffers/buffered_array.h"
+#include "tools/cli_common.h"
+
+namespace momenta::cli {
+
+struct BufferFlags {
+  int order = 2;                  // --order J (index moments 0..J)
+  std::string ram_budget;         // --ram-budget BYTES ("1M", "2^20"; default 2^-20 of the array)
+  std::string disk_tier = "on";   // --disk-tier on|off
+  std::string leaf;               // --leaf N elements per disk-tier leaf (default: ~0.1% tree)
+  uint32_t fanout = 64;           // --fanout F
+};
+
+void AddBufferFlags(CLI::App* sub, BufferFlags* flags);
+Result<TreeOptions> MakeTreeOptions(const BufferFlags& flags);
+
+// Opens PATH with its moment buffer, printing notices (fallback backend,
+// rebuilds) on stderr and showing build progress on a TTY.
+Result<std::unique_ptr<BufferedArray>> OpenBuffered(const std::string& path, const CommonOptions& common,
+                                                   bool writable, const TreeOptions& tree = {});
+
+}  // namespace momenta::cli

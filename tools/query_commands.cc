@@ -1,0 +1,322 @@
+// query, build, verify, update: the commands that use the moment buffer.
+#include <CLI/CLI.hpp>
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include "buffers/statistics.h"
+#include "tools/buffer_options.h"
+#include "tools/commands.h"
+#include "tools/json.h"
+
+namespace momenta::cli {
+namespace {
+
+std::string FormatNumber(long double v) {
+  char buf[40];
+  const double d = static_cast<double>(v);
+  auto res = std::to_chars(buf, buf + sizeof buf, d);
+  return std::string(buf, res.ptr);
+}
+
+// ---- query -----------------------------------------------------------------
+
+struct QueryArgs {
+  CommonOptions common;
+  std::string path;
+  std::string range;
+  std::vector<std::string> stats;
+  int order = -1;
+  std::string about;
+  int degree = 1;
+  int ddof = 0;
+};
+
+int RunQuery(const QueryArgs& a) {
+  std::vector<Stat> stats;
+  for (const auto& name : a.stats) {
+    auto s = ParseStat(name);
+    if (!s.ok()) return UsageFail(s.status().ToString());
+    stats.push_back(*s);
+  }
+  StatParams params;
+  if (a.order >= 0) params.order = a.order;
+  params.degree = a.degree;
+  params.ddof = a.ddof;
+  if (!a.about.empty()) {
+    long double c = 0;
+    const char* begin = a.about.c_str();
+    char* end = nullptr;
+    c = std::strtold(begin, &end);
+    if (end == begin || *end != '\0' || !std::isfinite(c))
+      return UsageFail("--about: '" + a.about + "' is not a number");
+    params.about = c;
+  }
+  auto ba = OpenBuffered(a.path, a.common, /*writable=*/true);
+  if (!ba.ok()) return Fail(ba.status());
+  auto range = ParseRange(a.range, (*ba)->length());
+  if (!range.ok()) {
+    if (range.status().code() == Status::Code::kInvalidArgument) return FailParse(range.status());
+    return Fail(Status::OutOfRange(a.path, "range " + a.range + " is outside the array (length " +
+                                               std::to_string((*ba)->length()) + ")"));
+  }
+  Stopwatch timer;
+  QueryCost cost;
+  auto summary = (*ba)->Summarize(range->begin, range->end, NeedsExtremes(stats), &cost);
+  if (!summary.ok()) return Fail(summary.status());
+  std::vector<StatAnswer> answers;
+  for (Stat s : stats) {
+    auto answer = ComputeStat(s, params, *summary, range->begin, (*ba)->array().dtype());
+    if (!answer.ok()) return Fail(Status::InvalidArgument(a.path, answer.status().ToString()));
+    answers.push_back(*answer);
+  }
+  const double micros = timer.ElapsedMicros();
+  auto value_text = [](const StatAnswer& ans, size_t k) {
+    return ans.is_integer ? Int128ToString(ans.integer) : FormatNumber(ans.values[k]);
+  };
+  if (a.common.json) {
+    std::string out = "{\"path\":" + JsonWriter().String(a.path).str() + ",\"range\":[" +
+                      std::to_string(range->begin) + "," + std::to_string(range->end) + "],\"stats\":{";
+    for (size_t s = 0; s < answers.size(); ++s) {
+      if (s) out += ',';
+      out += JsonWriter().String(StatName(answers[s].stat)).str() + ":";
+      const bool list = answers[s].stat == Stat::kMoments || answers[s].stat == Stat::kPolyfit;
+      if (list) out += '[';
+      for (size_t k = 0; k < answers[s].values.size(); ++k) {
+        if (k) out += ',';
+        const std::string v = value_text(answers[s], k);
+        out += std::isfinite(answers[s].values[k]) || answers[s].is_integer ? v : "null";
+      }
+      if (list) out += ']';
+    }
+    JsonWriter tail;
+    tail.BeginObject().Key("elapsed_us").Double(micros).Key("array_bytes_read").UInt(cost.array_bytes);
+    tail.Key("tier_bytes_read").UInt(cost.tier_bytes).Key("read_requests").UInt(cost.requests);
+    tail.Key("ram_nodes").UInt(cost.ram_nodes).Key("io").String((*ba)->array().io().Name()).EndObject();
+    out += "}," + tail.str().substr(1) + "\n";
+    std::fwrite(out.data(), 1, out.size(), stdout);
+    return kExitOk;
+  }
+  for (const StatAnswer& ans : answers) {
+    std::string line(StatName(ans.stat));
+    for (size_t k = 0; k < ans.values.size(); ++k) line += " " + value_text(ans, k);
+    std::printf("%s\n", line.c_str());
+  }
+  std::fprintf(stderr, "(%.0f us; read %s from the array and %s from the disk tier in %llu requests)\n", micros,
+               FormatBytes(cost.array_bytes).c_str(), FormatBytes(cost.tier_bytes).c_str(),
+               static_cast<unsigned long long>(cost.requests));
+  return kExitOk;
+}
+
+// ---- build / verify ----------------------------------------------------------
+
+struct BuildArgs {
+  CommonOptions common;
+  std::string path;
+  BufferFlags buffer;
+};
+
+int RunBuild(const BuildArgs& a) {
+  auto tree = MakeTreeOptions(a.buffer);
+  if (!tree.ok()) return UsageFail(tree.status().ToString());
+  auto ba = OpenBuffered(a.path, a.common, /*writable=*/true, *tree);
+  if (!ba.ok()) return Fail(ba.status());
+  Progress bar("build " + a.path, (*ba)->array().length() * (*ba)->array().itemsize());
+  auto stats = (*ba)->Rebuild(*tree, [&bar](uint64_t done, uint64_t) { bar.Update(done); });
+  bar.Finish();
+  if (!stats.ok()) return Fail(stats.status());
+  const double mib_s = stats->seconds > 0 ? stats->data_bytes_read / stats->seconds / (1 << 20) : 0;
+  if (a.common.json) {
+    JsonWriter j;
+    j.BeginObject().Key("path").String(a.path).Key("data_bytes_read").UInt(stats->data_bytes_read);
+    j.Key("leaves_with_data").UInt(stats->leaves_with_data).Key("seconds").Double(stats->seconds);
+    j.Key("mib_per_s").Double(mib_s).EndObject();
+    std::printf("%s\n", j.str().c_str());
+  } else {
+    std::fprintf(stderr, "built the moment buffer of %s: read %s of data in %.2f s (%.0f MiB/s)\n",
+                 a.path.c_str(), FormatBytes(stats->data_bytes_read).c_str(), stats->seconds, mib_s);
+  }
+  return kExitOk;
+}
+
+struct VerifyArgs {
+  CommonOptions common;
+  std::string path;
+};
+
+int RunVerify(const VerifyArgs& a) {
+  auto ba = OpenBuffered(a.path, a.common, /*writable=*/true);
+  if (!ba.ok()) return Fail(ba.status());
+  auto report = (*ba)->Verify();
+  if (!report.ok()) return Fail(report.status());
+  if (a.common.json) {
+    JsonWriter j;
+    j.BeginObject().Key("path").String(a.path).Key("nodes_checked").UInt(report->nodes_checked);
+    j.Key("mismatches").UInt(report->mismatches).Key("examples").BeginArray();
+    for (const auto& e : report->examples) j.String(e);
+    j.EndArray().EndObject();
+    std::printf("%s\n", j.str().c_str());
+  } else {
+    for (const auto& e : report->examples) std::printf("mismatch: %s\n", e.c_str());
+    std::fprintf(stderr, "%s: %llu nodes checked, %llu mismatches\n", a.path.c_str(),
+                 static_cast<unsigned long long>(report->nodes_checked),
+                 static_cast<unsigned long long>(report->mismatches));
+  }
+  return report->mismatches == 0 ? kExitOk : kExitRuntime;
+}
+
+// ---- update ------------------------------------------------------------------
+
+struct UpdateArgs {
+  CommonOptions common;
+  std::string path;
+  std::string input = "-";
+  bool binary = false;
+};
+
+Result<std::string> ReadInput(const std::string& input) {
+  std::ostringstream ss;
+  if (input == "-") {
+    ss << std::cin.rdbuf();
+    return ss.str();
+  }
+  std::ifstream in(input, std::ios::binary);
+  if (!in) return Status::FromErrno(input, errno);
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// Parses every update before any is applied: a bad line changes nothing.
+Result<std::vector<IndexedValue>> ParseUpdates(const std::string& text, bool binary, const std::string& name,
+                                               DType dtype, uint64_t length) {
+  std::vector<IndexedValue> out;
+  auto check_index = [&](uint64_t index, const std::string& where) -> Status {
+    if (index >= length)
+      return Status::OutOfRange(name, where + "index " + std::to_string(index) + " is outside the array (length " +
+                                          std::to_string(length) + ")");
+    return Status::OK();
+  };
+  if (binary) {
+    if (text.size() % 16 != 0)
+      return Status::InvalidArgument(name, "binary updates are 16-byte records (u64 index, f8 value); size " +
+                                               std::to_string(text.size()) + " is not a multiple of 16");
+    for (size_t at = 0; at < text.size(); at += 16) {
+      uint64_t index;
+      double value;
+      std::memcpy(&index, text.data() + at, 8);
+      std::memcpy(&value, text.data() + at + 8, 8);
+      const std::string where = "record " + std::to_string(at / 16) + ": ";
+      MOMENTA_RETURN_IF_ERROR(check_index(index, where));
+      auto v = ValueFromDouble(dtype, value);
+      if (!v.ok()) return Status::InvalidArgument(name, where + v.status().ToString());
+      out.push_back({index, *v});
+    }
+    return out;
+  }
+  std::istringstream in(text);
+  std::string line;
+  uint64_t line_no = 0;
+  while (std::getline(in, line)) {
+    ++line_no;
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    const size_t hash = line.find('#');
+    if (hash != std::string::npos) line.resize(hash);
+    std::istringstream fields(line);
+    std::string index_text, value_text, extra;
+    if (!(fields >> index_text)) continue;  // blank
+    const std::string where = "line " + std::to_string(line_no) + ": ";
+    if (!(fields >> value_text) || (fields >> extra))
+      return Status::InvalidArgument(name, where + "expected 'INDEX VALUE'");
+    uint64_t index = 0;
+    auto r = std::from_chars(index_text.data(), index_text.data() + index_text.size(), index);
+    if (r.ec != std::errc() || r.ptr != index_text.data() + index_text.size())
+      return Status::InvalidArgument(name, where + "'" + index_text + "' is not an index");
+    MOMENTA_RETURN_IF_ERROR(check_index(index, where));
+    auto v = ParseValue(dtype, value_text);
+    if (!v.ok()) return Status::InvalidArgument(name, where + v.status().ToString());
+    out.push_back({index, *v});
+  }
+  return out;
+}
+
+int RunUpdate(const UpdateArgs& a) {
+  auto ba = OpenBuffered(a.path, a.common, /*writable=*/true);
+  if (!ba.ok()) return Fail(ba.status());
+  auto text = ReadInput(a.input);
+  if (!text.ok()) return Fail(text.status());
+  const std::string name = a.input == "-" ? "stdin" : a.input;
+  auto updates = ParseUpdates(*text, a.binary, name, (*ba)->array().dtype(), (*ba)->length());
+  if (!updates.ok()) return Fail(updates.status());
+  Stopwatch timer;
+  constexpr size_t kBatch = 1 << 16;
+  for (size_t at = 0; at < updates->size(); at += kBatch) {
+    const size_t n = std::min(kBatch, updates->size() - at);
+    if (Status s = (*ba)->Apply(std::span(updates->data() + at, n)); !s.ok()) return Fail(s);
+  }
+  if (Status s = (*ba)->array().Sync(); !s.ok()) return Fail(s);
+  const double micros = timer.ElapsedMicros();
+  if (a.common.json) {
+    JsonWriter j;
+    j.BeginObject().Key("path").String(a.path).Key("updates").UInt(updates->size());
+    j.Key("elapsed_us").Double(micros).EndObject();
+    std::printf("%s\n", j.str().c_str());
+  } else {
+    std::fprintf(stderr, "applied %zu updates to %s in %.1f ms\n", updates->size(), a.path.c_str(), micros / 1000);
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+void RegisterQueryCommands(CLI::App& app, Command* run) {
+  {
+    auto a = std::make_shared<QueryArgs>();
+    CLI::App* sub = app.add_subcommand("query", "range statistics over [P, Q) from the moment buffer");
+    sub->add_option("PATH", a->path, "array file (.npy)")->required();
+    sub->add_option("--range,-r", a->range, "half-open slice P:Q (negative counts from the end)")->required();
+    sub->add_option("--stat,-s", a->stats,
+                    "sum count mean var std moment moments com spread polyfit min max (repeat for several)")
+        ->required();
+    sub->add_option("--order,-k", a->order, "moment: order K (default 1); moments: orders 0..K (default J)");
+    sub->add_option("--about,-c", a->about, "centre c of moment/moments (absolute index; default P)");
+    sub->add_option("--degree,-d", a->degree, "polyfit degree (<= the buffer's order J)")->capture_default_str();
+    sub->add_option("--ddof", a->ddof, "var/std: 0 population, 1 sample")->capture_default_str();
+    AddCommonOptions(sub, &a->common);
+    sub->footer("Example: momenta query big.npy --range 1000:2^30 --stat mean --stat std --stat polyfit --degree 2\n"
+                "An empty range gives count 0 and sum 0; statistics that divide by the count fail on it.");
+    sub->callback([a, run] { *run = [a] { return RunQuery(*a); }; });
+  }
+  {
+    auto a = std::make_shared<BuildArgs>();
+    CLI::App* sub = app.add_subcommand("build", "(re)build an array's moment buffer");
+    sub->add_option("PATH", a->path, "array file (.npy)")->required();
+    AddBufferFlags(sub, &a->buffer);
+    AddCommonOptions(sub, &a->common);
+    sub->footer("Example: momenta build big.npy --order 4 --ram-budget 1M");
+    sub->callback([a, run] { *run = [a] { return RunBuild(*a); }; });
+  }
+  {
+    auto a = std::make_shared<VerifyArgs>();
+    CLI::App* sub = app.add_subcommand("verify", "recompute the buffer from the array and report mismatches (exit 1 if any)");
+    sub->add_option("PATH", a->path, "array file (.npy)")->required();
+    AddCommonOptions(sub, &a->common);
+    sub->footer("Example: momenta verify big.npy");
+    sub->callback([a, run] { *run = [a] { return RunVerify(*a); }; });
+  }
+  {
+    auto a = std::make_shared<UpdateArgs>();
+    CLI::App* sub = app.add_subcommand("update", "apply 'INDEX VALUE' lines (or binary records) to an array and its buffer");
+    sub->add_option("PATH", a->path, "array file (.npy)")->required();
+    sub->add_option("--input,-i", a->input, "file of updates; - is stdin")->capture_default_str();
+    sub->add_flag("--binary", a->binary, "input is 16-byte records: u64 index, f8 value (little-endian)");
+    AddCommonOptions(sub, &a->common);
+    sub->footer("Example: printf '10 3.5\\n11 -2\\n' | momenta update big.npy");
+    sub->callback([a, run] { *run = [a] { return RunUpdate(*a); }; });
+  }
+}
+
+}  // namespace momenta::cli
