@@ -210,6 +210,7 @@ TEST_P(IoBackendTest, LongRandomBatchMatchesReference) {
       r.length = rng() % std::min<size_t>(70000, file.size() - r.offset + 1);
       arena_size += rng() % 64;
     }
+    if (i % 50 == 0) r.length = 0;  // empty requests are skipped, wherever they sit
     requests.push_back(r);
     dest_at.push_back(arena_size);
     arena_size += r.length;
