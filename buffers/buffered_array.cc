@@ -3,6 +3,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <filesystem>
@@ -109,9 +110,13 @@ Result<RangeSummary> BufferedArray::Summarize(uint64_t p, uint64_t q, bool need_
   return SummarizeRange(*tree_, *array_, p, q, need_extremes, cost);
 }
 
-void BufferedArray::BeginBatch() { tree_->header().state = kTreeUpdating; }
+void BufferedArray::BeginBatch() {
+  tree_->header().state = kTreeUpdating;
+  refresh_.assign(tree_->layout().levels() + 1, {});
+}
 
 Status BufferedArray::EndBatch(uint64_t updates) {
+  MOMENTA_RETURN_IF_ERROR(FlushRefreshes());
   auto identity = IdentityOf(array_->path());
   if (!identity.ok()) return identity.status();
   TreeFileHeader& h = tree_->header();
@@ -121,15 +126,16 @@ Status BufferedArray::EndBatch(uint64_t updates) {
   return Status::OK();
 }
 
-Status BufferedArray::RefreshLeafExtremes(uint64_t leaf) {
+Status BufferedArray::RefreshLeaf(uint64_t leaf) {
   const TreeLayout& layout = tree_->layout();
   const uint64_t first = layout.node_first(1, leaf);
   const uint64_t n = layout.node_end(1, leaf) - first;
   leaf_scratch_.resize(n * array_->itemsize());
   leaf_doubles_.resize(n);
   MOMENTA_RETURN_IF_ERROR(array_->ReadRaw(first, n, leaf_scratch_.data()));
-  DecodeDoubles(array_->dtype(), leaf_scratch_.data(), n, leaf_doubles_.data());
-  tree_->codec().SetExtremes(tree_->Node(1, leaf), Extremes::Of(leaf_doubles_));
+  const RangeSummary fresh =
+      RangeSummary::OfElements(tree_->order(), array_->dtype(), leaf_scratch_.data(), n, leaf_doubles_.data());
+  tree_->codec().Encode(fresh, tree_->Node(1, leaf));
   return Status::OK();
 }
 
@@ -147,27 +153,32 @@ Status BufferedArray::ApplyToTree(uint64_t index, const char* old_bytes, const c
   }
   const TreeLayout& layout = tree_->layout();
   const NodeCodec& codec = tree_->codec();
-  bool extremes_exact = true;
   for (int level = 1; level <= layout.levels(); ++level) {
     const uint64_t j = layout.NodeOf(level, index);
     const uint64_t first = layout.node_first(level, j);
     const uint64_t count = layout.node_end(level, j) - first;
     MOMENTA_RETURN_IF_ERROR(tree_->AllocateNodes(level, j, 1));
-    const bool exact = codec.ApplyUpdate(tree_->Node(level, j), count, index - first, old_value,
-                                         new_value, exact_delta);
-    if (!exact || !extremes_exact) {
-      // The old value may have been this node's extreme: recompute it.
-      if (level == 1) {
-        MOMENTA_RETURN_IF_ERROR(RefreshLeafExtremes(j));
-      } else {
-        const uint64_t c0 = j * layout.fanout();
-        const uint64_t c1 = std::min(c0 + layout.fanout(), layout.nodes(level - 1));
-        Extremes e;
-        for (uint64_t c = c0; c < c1; ++c) e = Merge(e, codec.GetExtremes(tree_->Node(level - 1, c)));
-        codec.SetExtremes(tree_->Node(level, j), e);
-      }
-      extremes_exact = false;
+    const NodeCodec::UpdateOutcome outcome =
+        codec.ApplyUpdate(tree_->Node(level, j), count, index - first, old_value, new_value, exact_delta);
+    // Drift past the limit, or an extreme that may have shrunk: recompute the
+    // node from data when the batch ends (the array may already hold later
+    // values of this batch that the tree has not seen yet).
+    if (outcome.drifted || outcome.extremes_may_shrink) refresh_[level].push_back(j);
+  }
+  return Status::OK();
+}
+
+Status BufferedArray::FlushRefreshes() {
+  const TreeLayout& layout = tree_->layout();
+  for (int level = 1; level <= layout.levels(); ++level) {
+    std::vector<uint64_t>& nodes = refresh_[level];
+    std::sort(nodes.begin(), nodes.end());
+    nodes.erase(std::unique(nodes.begin(), nodes.end()), nodes.end());
+    for (uint64_t j : nodes) {
+      MOMENTA_RETURN_IF_ERROR(level == 1 ? RefreshLeaf(j) : RecomputeFromChildren(*tree_, level, j));
+      if (level < layout.levels()) refresh_[level + 1].push_back(j / layout.fanout());
     }
+    nodes.clear();
   }
   return Status::OK();
 }

@@ -85,12 +85,18 @@ class BufferedArray {
   [[nodiscard]] Status EndBatch(uint64_t updates);
   // Applies a[index]: old -> new (raw element bytes) to every level.
   [[nodiscard]] Status ApplyToTree(uint64_t index, const char* old_bytes, const char* new_bytes);
-  [[nodiscard]] Status RefreshLeafExtremes(uint64_t leaf);
+  // Recomputes a leaf's summary from the array (after drift, or when an
+  // extreme may have shrunk).
+  [[nodiscard]] Status RefreshLeaf(uint64_t leaf);
 
   std::unique_ptr<ArrayFile> array_;
   std::unique_ptr<MomentTree> tree_;
   const std::string tree_path_;
   const IoOptions io_;
+  // Recomputes, bottom-up, the nodes queued in refresh_ and their ancestors.
+  [[nodiscard]] Status FlushRefreshes();
+
+  std::vector<std::vector<uint64_t>> refresh_;  // per level: nodes to recompute at batch end
   std::vector<char> leaf_scratch_;       // raw bytes of one leaf (extremes refresh)
   std::vector<double> leaf_doubles_;
 };

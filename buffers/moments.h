@@ -184,6 +184,11 @@ class ValueMoments {
   // REQUIRES: stored.size() == 3 (Load ignores it when count is 0)
   void Store(std::span<double> stored) const;
   static ValueMoments Load(uint64_t count, std::span<const double> stored);
+  // From its parts, exactly (a store that keeps S1 and S2 in long double).
+  // REQUIRES: count 0 only with all parts 0
+  static ValueMoments FromParts(uint64_t count, double shift, long double s1, long double s2) {
+    return ValueMoments(count, shift, s1, s2);
+  }
 
   uint64_t count() const { return count_; }
   double shift() const { return shift_; }

@@ -131,7 +131,8 @@ Result<RangeSummary> SummarizeRange(MomentTree& tree, ArrayFile& array, uint64_t
                              : tier_buffer.data() + s.buffer_at + k * tree.codec().doubles();
     return tree.codec().Decode(node, count);
   };
-  std::vector<double> scratch(std::max<uint64_t>(layout.leaf_span(), q - p) + 1);
+  // Raw pieces are at most one leaf, or two when the range has no whole leaf.
+  std::vector<double> scratch(2 * layout.leaf_span());
   auto raw_summary = [&](const RawPiece& r) {
     const char* bytes = array_buffer.get() + r.buffer_at + (array.ByteOffset(r.begin) - r.byte_begin);
     return RangeSummary::OfElements(order, array.dtype(), bytes, r.end - r.begin, scratch.data());

@@ -1,6 +1,8 @@
 #include "buffers/range_summary.h"
 
+#include <cmath>
 #include <cstring>
+#include <limits>
 
 namespace momenta {
 namespace {
@@ -69,59 +71,112 @@ RangeSummary UnmergeLeft(const RangeSummary& total, const RangeSummary& right) {
   return r;
 }
 
+namespace {
+
+// Slots of a node of order J (see the table in range_summary.h).
+struct Slots {
+  explicit Slots(int order) : terms(static_cast<size_t>(order) + 1) {}
+  size_t terms;
+  size_t shift() const { return 2 * terms; }
+  size_t s1() const { return 2 * terms + 1; }
+  size_t s2() const { return 2 * terms + 3; }
+  size_t min() const { return 2 * terms + 5; }
+  size_t max() const { return 2 * terms + 6; }
+  size_t exact() const { return 2 * terms + 7; }
+  size_t drift() const { return 2 * terms + 9; }
+};
+
+void Split(long double v, double* slot) {
+  slot[0] = static_cast<double>(v);
+  slot[1] = static_cast<double>(v - static_cast<long double>(slot[0]));
+}
+
+long double Join(const double* slot) {
+  return static_cast<long double>(slot[0]) + static_cast<long double>(slot[1]);
+}
+
+void StoreValues(const ValueMoments& v, double* node, const Slots& at) {
+  node[at.shift()] = v.shift();
+  Split(v.sum_of_deviations(), node + at.s1());
+  Split(v.sum_of_squared_deviations(), node + at.s2());
+}
+
+ValueMoments LoadValues(const double* node, uint64_t count, const Slots& at) {
+  if (count == 0) return ValueMoments();
+  return ValueMoments::FromParts(count, node[at.shift()], Join(node + at.s1()), Join(node + at.s2()));
+}
+
+}  // namespace
+
 void NodeCodec::Encode(const RangeSummary& s, double* node) const {
-  const size_t terms = static_cast<size_t>(order_) + 1;
-  s.index.Store(std::span<double>(node, terms), std::span<double>(node + terms, terms));
-  s.values.Store(std::span<double>(node + 2 * terms, 3));
-  node[2 * terms + 3] = s.extremes.min;
-  node[2 * terms + 4] = s.extremes.max;
-  std::memcpy(node + 2 * terms + 5, &s.exact_sum, sizeof(Int128));
+  const Slots at(order_);
+  s.index.Store(std::span<double>(node, at.terms), std::span<double>(node + at.terms, at.terms));
+  StoreValues(s.values, node, at);
+  node[at.min()] = s.extremes.min;
+  node[at.max()] = s.extremes.max;
+  std::memcpy(node + at.exact(), &s.exact_sum, sizeof(Int128));
+  node[at.drift()] = 0;
 }
 
 RangeSummary NodeCodec::Decode(const double* node, uint64_t count) const {
-  const size_t terms = static_cast<size_t>(order_) + 1;
+  const Slots at(order_);
   RangeSummary s(order_);
-  s.index = IndexMoments::Load(order_, count, std::span<const double>(node, terms),
-                               std::span<const double>(node + terms, terms));
-  s.values = ValueMoments::Load(count, std::span<const double>(node + 2 * terms, 3));
+  s.index = IndexMoments::Load(order_, count, std::span<const double>(node, at.terms),
+                               std::span<const double>(node + at.terms, at.terms));
+  s.values = LoadValues(node, count, at);
   s.extremes = GetExtremes(node);
-  std::memcpy(&s.exact_sum, node + 2 * terms + 5, sizeof(Int128));
+  std::memcpy(&s.exact_sum, node + at.exact(), sizeof(Int128));
   return s;
 }
 
 Extremes NodeCodec::GetExtremes(const double* node) const {
-  const size_t terms = static_cast<size_t>(order_) + 1;
-  return Extremes{node[2 * terms + 3], node[2 * terms + 4]};
+  const Slots at(order_);
+  return Extremes{node[at.min()], node[at.max()]};
 }
 
 void NodeCodec::SetExtremes(double* node, const Extremes& e) const {
-  const size_t terms = static_cast<size_t>(order_) + 1;
-  node[2 * terms + 3] = e.min;
-  node[2 * terms + 4] = e.max;
+  const Slots at(order_);
+  node[at.min()] = e.min;
+  node[at.max()] = e.max;
 }
 
-bool NodeCodec::ApplyUpdate(double* node, uint64_t count, uint64_t offset, double old_value,
-                            double new_value, Int128 exact_delta) const {
-  const size_t terms = static_cast<size_t>(order_) + 1;
-  IndexMoments index = IndexMoments::Load(order_, count, std::span<const double>(node, terms),
-                                          std::span<const double>(node + terms, terms));
+NodeCodec::UpdateOutcome NodeCodec::ApplyUpdate(double* node, uint64_t count, uint64_t offset,
+                                                double old_value, double new_value,
+                                                Int128 exact_delta) const {
+  const Slots at(order_);
+  UpdateOutcome out;
+  IndexMoments index = IndexMoments::Load(order_, count, std::span<const double>(node, at.terms),
+                                          std::span<const double>(node + at.terms, at.terms));
   index.ApplyDelta(offset, static_cast<long double>(new_value) - old_value);
-  index.Store(std::span<double>(node, terms), std::span<double>(node + terms, terms));
-  ValueMoments values = ValueMoments::Load(count, std::span<const double>(node + 2 * terms, 3));
+  index.Store(std::span<double>(node, at.terms), std::span<double>(node + at.terms, at.terms));
+
+  ValueMoments values = LoadValues(node, count, at);
+  const long double before = values.sum_of_squared_deviations();
   values.ApplyUpdate(old_value, new_value);
-  values.Store(std::span<double>(node + 2 * terms, 3));
+  StoreValues(values, node, at);
+  // Each update rounds S2 (and S1, whose square enters the central sum) at
+  // a few ulps of the larger of the two magnitudes it passed through.
+  const long double after = values.sum_of_squared_deviations();
+  const long double s1 = std::fabs(values.sum_of_deviations());
+  const long double ulp = std::numeric_limits<long double>::epsilon();
+  const long double drift = node[at.drift()] +
+                            8 * ulp * (std::max(before, after) + s1 * s1 / std::max<uint64_t>(count, 1));
+  node[at.drift()] = static_cast<double>(drift);
+  out.drifted = drift > kDriftLimit * values.central_sum_of_squares() && drift > 0 &&
+                !(std::isnan(drift) || std::isinf(drift));
+
   Int128 sum;
-  std::memcpy(&sum, node + 2 * terms + 5, sizeof(Int128));
+  std::memcpy(&sum, node + at.exact(), sizeof(Int128));
   sum += exact_delta;
-  std::memcpy(node + 2 * terms + 5, &sum, sizeof(Int128));
-  Extremes e = GetExtremes(node);
+  std::memcpy(node + at.exact(), &sum, sizeof(Int128));
+
   // NaN values are ignored by extremes (as Extremes::Of does).
-  bool exact = true;
-  if (old_value == e.min || old_value == e.max) exact = (new_value == old_value);
+  Extremes e = GetExtremes(node);
+  out.extremes_may_shrink = (old_value == e.min || old_value == e.max) && new_value != old_value;
   if (new_value < e.min) e.min = new_value;
   if (new_value > e.max) e.max = new_value;
   SetExtremes(node, e);
-  return exact;
+  return out;
 }
 
 }  // namespace momenta
