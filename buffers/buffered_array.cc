@@ -1,12 +1,15 @@
 #include "buffers/buffered_array.h"
 
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <filesystem>
+
+#include "storage/fault_guard.h"
 
 namespace momenta {
 namespace {
@@ -206,6 +209,26 @@ Status BufferedArray::Write(uint64_t first, std::span<const Value> values) {
   return EndBatch(values.size());
 }
 
+Status BufferedArray::MapArrayForUpdates() {
+  if (array_map_) return Status::OK();
+  InstallFaultGuard();
+  auto map = MappedFile::Open(array_->path(), /*writable=*/true);
+  if (!map.ok()) return map.status();
+  if ((*map)->size() < array_->ByteOffset(array_->length()))
+    return Status::IOError(array_->path(), "file is shorter than its header says (it shrank?)");
+  array_map_ = std::move(map).value();
+  return Status::OK();
+}
+
+Status BufferedArray::MappedAccessFailed(uint64_t index, bool writing) const {
+  struct statvfs fs;
+  const bool full = writing && ::statvfs(array_->path().c_str(), &fs) == 0 && fs.f_bavail == 0;
+  if (full) return Status::FromErrno(array_->path(), ENOSPC);
+  return Status::IOError(array_->path(), std::string("cannot ") + (writing ? "write" : "read") +
+                                             " element " + std::to_string(index) +
+                                             " (the file shrank, or the disk is full)");
+}
+
 Status BufferedArray::Apply(std::span<const IndexedValue> updates) {
   const DType t = array_->dtype();
   const size_t item = array_->itemsize();
@@ -215,17 +238,26 @@ Status BufferedArray::Apply(std::span<const IndexedValue> updates) {
       return Status::InvalidArgument(array_->path(), "value '" + FormatValue(u.value) +
                                                          "' does not fit dtype " + std::string(DTypeName(t)));
   }
+  // Scattered single elements go through a shared writable mapping: no system
+  // call per update. A fault (file truncated under us, or a store into a hole
+  // on a full disk) is caught and reported; updates before it stay applied to
+  // both the array and the buffer.
+  MOMENTA_RETURN_IF_ERROR(MapArrayForUpdates());
+  char* const base = array_map_->data();
   BeginBatch();
   char old_bytes[8], new_bytes[8];
   uint64_t applied = 0;
   for (const IndexedValue& u : updates) {
-    MOMENTA_RETURN_IF_ERROR(array_->ReadRaw(u.index, 1, old_bytes));
+    char* element = base + array_->ByteOffset(u.index);
+    if (!GuardedCopy(old_bytes, element, item)) {
+      MOMENTA_RETURN_IF_ERROR(EndBatch(applied));
+      return MappedAccessFailed(u.index, /*writing=*/false);
+    }
     EncodeValue(t, u.value, new_bytes);
     if (std::memcmp(old_bytes, new_bytes, item) == 0) continue;
-    if (Status s = array_->WriteRaw(u.index, 1, new_bytes); !s.ok()) {
-      // Updates before this one are applied to both: the batch ends consistent.
+    if (!GuardedCopy(element, new_bytes, item)) {
       MOMENTA_RETURN_IF_ERROR(EndBatch(applied));
-      return s;
+      return MappedAccessFailed(u.index, /*writing=*/true);
     }
     MOMENTA_RETURN_IF_ERROR(ApplyToTree(u.index, old_bytes, new_bytes));
     ++applied;

@@ -23,6 +23,7 @@
 #include "buffers/range_summary.h"
 #include "buffers/tree_build.h"
 #include "storage/array_file.h"
+#include "storage/mapped_file.h"
 
 namespace momenta {
 
@@ -93,9 +94,13 @@ class BufferedArray {
   std::unique_ptr<MomentTree> tree_;
   const std::string tree_path_;
   const IoOptions io_;
+  // Maps the array writable for Apply (once).
+  [[nodiscard]] Status MapArrayForUpdates();
+  Status MappedAccessFailed(uint64_t index, bool writing) const;
   // Recomputes, bottom-up, the nodes queued in refresh_ and their ancestors.
   [[nodiscard]] Status FlushRefreshes();
 
+  std::unique_ptr<MappedFile> array_map_;       // the array, writable, for Apply; null until used
   std::vector<std::vector<uint64_t>> refresh_;  // per level: nodes to recompute at batch end
   std::vector<char> leaf_scratch_;       // raw bytes of one leaf (extremes refresh)
   std::vector<double> leaf_doubles_;

@@ -29,12 +29,10 @@
 #include <boost/interprocess/exceptions.hpp>
 #include <boost/interprocess/file_mapping.hpp>
 #include <boost/interprocess/mapped_region.hpp>
-#include <csetjmp>
-#include <csignal>
 #include <cstring>
 #include <exception>
-#include <mutex>
 
+#include "storage/fault_guard.h"
 #include "storage/io_backends_internal.h"
 #include "storage/posix_file.h"
 
@@ -44,76 +42,6 @@ namespace {
 namespace bip = boost::interprocess;
 
 const uint64_t kPageSize = static_cast<uint64_t>(::sysconf(_SC_PAGESIZE));
-
-// ---- SIGBUS recovery -------------------------------------------------------
-
-// Where a guarded copy on this thread resumes after a SIGBUS inside
-// [source, source + length). Null outside a guarded copy.
-struct Recovery {
-  sigjmp_buf env;
-  const char* source;
-  size_t length;
-};
-thread_local Recovery* volatile t_recovery = nullptr;
-
-struct sigaction g_previous_sigbus;  // the handler we replaced; written once
-
-bool FaultIsOurs(const Recovery* r, const siginfo_t* info) {
-  if (r == nullptr || info == nullptr || info->si_code <= 0) return false;  // <= 0: sent, not a fault
-  const char* addr = static_cast<const char*>(info->si_addr);
-  return addr >= r->source && addr < r->source + r->length;
-}
-
-void OnSigbus(int sig, siginfo_t* info, void* context) {
-  Recovery* r = t_recovery;
-  if (FaultIsOurs(r, info)) {
-    t_recovery = nullptr;
-    siglongjmp(r->env, 1);
-  }
-  // Not ours: behave as if we were never installed.
-  const struct sigaction& prev = g_previous_sigbus;
-  if (prev.sa_flags & SA_SIGINFO) {
-    if (prev.sa_sigaction != nullptr) prev.sa_sigaction(sig, info, context);
-    return;
-  }
-  if (prev.sa_handler == SIG_DFL || prev.sa_handler == SIG_IGN) {
-    // Default action. A fault re-executes the faulting instruction on return
-    // and dies with SIGBUS; a sent signal is raised again (we run with
-    // SA_NODEFER, so it is delivered at once).
-    std::signal(SIGBUS, SIG_DFL);
-    if (info == nullptr || info->si_code <= 0) std::raise(SIGBUS);
-    return;
-  }
-  prev.sa_handler(sig);
-}
-
-void InstallSigbusHandlerOnce() {
-  static std::once_flag once;
-  std::call_once(once, [] {
-    struct sigaction sa {};
-    sa.sa_sigaction = OnSigbus;
-    sigemptyset(&sa.sa_mask);
-    // SA_NODEFER: siglongjmp leaves the handler without restoring the signal
-    // mask, so SIGBUS must not be blocked while it runs (this lets the copy
-    // use sigsetjmp(env, 0), which costs no system call).
-    sa.sa_flags = SA_SIGINFO | SA_NODEFER | SA_ONSTACK;
-    sigaction(SIGBUS, &sa, &g_previous_sigbus);
-  });
-}
-
-// memcpy that returns false instead of dying when a page of `src` faults.
-[[gnu::noinline]] bool GuardedCopy(char* dest, const char* src, size_t length) {
-  Recovery recovery;
-  recovery.source = src;
-  recovery.length = length;
-  if (sigsetjmp(recovery.env, 0) != 0) return false;  // back from OnSigbus
-  t_recovery = &recovery;
-  std::atomic_signal_fence(std::memory_order_seq_cst);
-  std::memcpy(dest, src, length);
-  std::atomic_signal_fence(std::memory_order_seq_cst);
-  t_recovery = nullptr;
-  return true;
-}
 
 // ---- the backend -----------------------------------------------------------
 
@@ -229,7 +157,7 @@ Result<std::unique_ptr<IoBackend>> OpenMmapBackend(const std::string& path,
                                                    const IoOptions& options) {
   auto fd = OpenFile(path, options.writable ? O_RDWR : O_RDONLY);
   if (!fd.ok()) return fd.status();
-  InstallSigbusHandlerOnce();
+  InstallFaultGuard();
   try {
     bip::file_mapping mapping(path.c_str(), bip::read_only);
     const int map_fd = mapping.get_mapping_handle().handle;
