@@ -222,7 +222,7 @@ Status BufferedArray::MapArrayForUpdates() {
 
 Status BufferedArray::MappedAccessFailed(uint64_t index, bool writing) const {
   struct statvfs fs;
-  const bool full = writing && ::statvfs(array_->path().c_str(), &fs) == 0 && fs.f_bavail == 0;
+  const bool full = ::statvfs(array_->path().c_str(), &fs) == 0 && fs.f_bavail == 0;
   if (full) return Status::FromErrno(array_->path(), ENOSPC);
   return Status::IOError(array_->path(), std::string("cannot ") + (writing ? "write" : "read") +
                                              " element " + std::to_string(index) +
