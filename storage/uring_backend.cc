@@ -12,6 +12,10 @@
 // through the page cache. The two are coherent on Linux: a direct read first
 // writes back dirty page-cache pages of its range.
 //
+// ReadBatchWith another io_uring backend runs both files' reads through this
+// backend's ring in one window (a query's array ends and buffer nodes), with
+// the peer's plain descriptors (only our own are registered as fixed files).
+//
 // Writes, Sync and Allocate are plain pwrite / fdatasync / fallocate on the
 // buffered descriptor: writes are rare next to reads here and a synchronous
 // pwrite keeps their error handling (ENOSPC) identical to the other backends.
@@ -101,7 +105,16 @@ class UringBackend final : public IoBackend {
     return ReadBatch(std::span<const ReadRequest>(&request, 1));
   }
 
-  Status ReadBatch(std::span<const ReadRequest> requests) override;
+  Status ReadBatch(std::span<const ReadRequest> requests) override {
+    return RunBatch(requests, nullptr, {});
+  }
+  // With another io_uring backend, both files' reads share this ring's window.
+  Status ReadBatchWith(std::span<const ReadRequest> mine, IoBackend& other,
+                       std::span<const ReadRequest> theirs) override {
+    auto* peer = dynamic_cast<UringBackend*>(&other);
+    if (peer == nullptr || peer == this) return IoBackend::ReadBatchWith(mine, other, theirs);
+    return RunBatch(mine, peer, theirs);
+  }
 
   Status Write(uint64_t offset, std::span<const char> data) override {
     return PwriteFully(buffered_fd_.get(), path(), offset, data.size(), data.data());
@@ -116,8 +129,14 @@ class UringBackend final : public IoBackend {
   // One request in flight. Its address is the SQE's user_data.
   struct Op {
     const ReadRequest* request = nullptr;
+    const UringBackend* file = nullptr;  // whose descriptors the read uses
     size_t done = 0;  // bytes [0, done) of the request are filled
   };
+
+  // Reads `mine` from this file and `theirs` from `peer` (may be null) through
+  // this backend's ring, up to its queue depth in flight.
+  Status RunBatch(std::span<const ReadRequest> mine, const UringBackend* peer,
+                  std::span<const ReadRequest> theirs);
 
   bool DirectOk(uint64_t offset, size_t length, const char* dest) const {
     return direct_fd_.valid() && offset % align_.offset == 0 && length % align_.offset == 0 &&
@@ -128,18 +147,19 @@ class UringBackend final : public IoBackend {
   // `depth` ops exist and the submission queue has at least that many slots.
   void Queue(Op* op) {
     const ReadRequest& r = *op->request;
+    const UringBackend& file = *op->file;
     const uint64_t offset = r.offset + op->done;
     char* dest = r.dest + op->done;
     size_t length = std::min(r.length - op->done, kMaxSqeBytes);
-    const bool direct = DirectOk(offset, length, dest);
+    const bool direct = file.DirectOk(offset, length, dest);
     io_uring_sqe* sqe = io_uring_get_sqe(ring_.get());
     assert(sqe != nullptr && "more ops in flight than submission slots");
     const int index = direct ? 1 : 0;
-    if (fixed_files_) {
+    if (fixed_files_ && &file == this) {  // only our own descriptors are registered
       io_uring_prep_read(sqe, index, dest, static_cast<unsigned>(length), offset);
       sqe->flags |= IOSQE_FIXED_FILE;
     } else {
-      io_uring_prep_read(sqe, direct ? direct_fd_.get() : buffered_fd_.get(), dest,
+      io_uring_prep_read(sqe, direct ? file.direct_fd_.get() : file.buffered_fd_.get(), dest,
                          static_cast<unsigned>(length), offset);
     }
     io_uring_sqe_set_data(sqe, op);
@@ -163,18 +183,24 @@ class UringBackend final : public IoBackend {
 // the whole window back at once and idle while we hand it over again; the
 // trickle keeps it streaming. fio submits the same way by default; batching
 // the refills cost about a fifth of the random-read IOPS in bench/README.md.
-Status UringBackend::ReadBatch(std::span<const ReadRequest> requests) {
+Status UringBackend::RunBatch(std::span<const ReadRequest> mine, const UringBackend* peer,
+                              std::span<const ReadRequest> theirs) {
   if (!broken_.ok()) return broken_;
   io_uring* ring = ring_.get();
   Status error;          // the first failure; once set, nothing new is queued
-  size_t next = 0;       // requests[0, next) have been handed to an op
+  size_t next = 0;       // requests [0, next) of mine, then of theirs, have been handed to an op
   size_t in_flight = 0;  // ops holding a request
+  const size_t total = mine.size() + theirs.size();
+  auto request_at = [&](size_t k) -> const ReadRequest& {
+    return k < mine.size() ? mine[k] : theirs[k - mine.size()];
+  };
   // Gives `op` the next non-empty request and queues its SQE; false when
   // there is none (or an error stopped the batch).
   auto take_next = [&](Op* op) {
-    while (next < requests.size() && requests[next].length == 0) ++next;
-    if (!error.ok() || next == requests.size()) return false;
-    *op = Op{&requests[next++], 0};
+    while (next < total && request_at(next).length == 0) ++next;
+    if (!error.ok() || next == total) return false;
+    const UringBackend* file = next < mine.size() ? this : peer;
+    *op = Op{&request_at(next++), file, 0};
     Queue(op);
     return true;
   };
@@ -207,8 +233,8 @@ Status UringBackend::ReadBatch(std::span<const ReadRequest> requests) {
       } else if (res == -EAGAIN || res == -EINTR) {
         again = error.ok();
       } else if (error.ok()) {
-        error = res == 0 ? ReadPastEnd(path(), r.offset, r.length)
-                         : Status::FromErrno(path(), -res);
+        error = res == 0 ? ReadPastEnd(op->file->path(), r.offset, r.length)
+                         : Status::FromErrno(op->file->path(), -res);
       }
       if (again) {
         Queue(op);
