@@ -186,7 +186,13 @@ Status BufferedArray::FlushRefreshes() {
   return Status::OK();
 }
 
+Status BufferedArray::CheckWritable() const {
+  if (io_.writable) return Status::OK();
+  return Status::InvalidArgument(array_->path(), "opened read-only; updates need a writable open");
+}
+
 Status BufferedArray::Write(uint64_t first, std::span<const Value> values) {
+  MOMENTA_RETURN_IF_ERROR(CheckWritable());
   MOMENTA_RETURN_IF_ERROR(array_->CheckRange(first, values.size()));
   const DType t = array_->dtype();
   const size_t item = array_->itemsize();
@@ -230,6 +236,7 @@ Status BufferedArray::MappedAccessFailed(uint64_t index, bool writing) const {
 }
 
 Status BufferedArray::Apply(std::span<const IndexedValue> updates) {
+  MOMENTA_RETURN_IF_ERROR(CheckWritable());
   const DType t = array_->dtype();
   const size_t item = array_->itemsize();
   for (const IndexedValue& u : updates) {

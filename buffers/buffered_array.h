@@ -81,6 +81,7 @@ class BufferedArray {
  private:
   BufferedArray(std::unique_ptr<ArrayFile> array, std::string tree_path, IoOptions io);
 
+  Status CheckWritable() const;
   // Batch bracket: marks the buffer updating / records identity and clean.
   void BeginBatch();
   [[nodiscard]] Status EndBatch(uint64_t updates);

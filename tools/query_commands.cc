@@ -56,7 +56,7 @@ int RunQuery(const QueryArgs& a) {
       return UsageFail("--about: '" + a.about + "' is not a number");
     params.about = c;
   }
-  auto ba = OpenBuffered(a.path, a.common, /*writable=*/true);
+  auto ba = OpenBuffered(a.path, a.common, /*writable=*/false);
   if (!ba.ok()) return Fail(ba.status());
   auto range = ParseRange(a.range, (*ba)->length());
   if (!range.ok()) {
@@ -149,7 +149,7 @@ struct VerifyArgs {
 };
 
 int RunVerify(const VerifyArgs& a) {
-  auto ba = OpenBuffered(a.path, a.common, /*writable=*/true);
+  auto ba = OpenBuffered(a.path, a.common, /*writable=*/false);
   if (!ba.ok()) return Fail(ba.status());
   auto report = (*ba)->Verify();
   if (!report.ok()) return Fail(report.status());
