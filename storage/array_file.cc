@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <functional>
 #include <cassert>
 #include <cerrno>
 
@@ -161,35 +162,35 @@ Status ArrayFile::ReadRaw(uint64_t first, uint64_t count, char* out) {
   return Status::OK();
 }
 
-Status ArrayFile::ReadValues(uint64_t first, uint64_t count, std::vector<Value>* out) {
-  MOMENTA_RETURN_IF_ERROR(CheckRange(first, count));
-  out->clear();
-  out->reserve(count);
+Status ArrayFile::ReadChunked(uint64_t first, uint64_t count,
+                              const std::function<void(uint64_t done, uint64_t n, const char* raw)>& take) {
   const size_t size = itemsize();
   const uint64_t per_chunk = kChunkBytes / size;
   std::vector<char> raw(static_cast<size_t>(std::min(count, per_chunk) * size));
   for (uint64_t done = 0; done < count;) {
     const uint64_t n = std::min(per_chunk, count - done);
     MOMENTA_RETURN_IF_ERROR(ReadRaw(first + done, n, raw.data()));
-    for (uint64_t k = 0; k < n; ++k) out->push_back(DecodeValue(dtype(), raw.data() + k * size));
+    take(done, n, raw.data());
     done += n;
   }
   return Status::OK();
 }
 
+Status ArrayFile::ReadValues(uint64_t first, uint64_t count, std::vector<Value>* out) {
+  MOMENTA_RETURN_IF_ERROR(CheckRange(first, count));
+  out->clear();
+  out->reserve(count);
+  return ReadChunked(first, count, [&](uint64_t, uint64_t n, const char* raw) {
+    for (uint64_t k = 0; k < n; ++k) out->push_back(DecodeValue(dtype(), raw + k * itemsize()));
+  });
+}
+
 Status ArrayFile::ReadDoubles(uint64_t first, uint64_t count, double* out) {
   MOMENTA_RETURN_IF_ERROR(CheckRange(first, count));
   if (dtype() == DType::kF8) return ReadRaw(first, count, reinterpret_cast<char*>(out));
-  const size_t size = itemsize();
-  const uint64_t per_chunk = kChunkBytes / size;
-  std::vector<char> raw(static_cast<size_t>(std::min(count, per_chunk) * size));
-  for (uint64_t done = 0; done < count;) {
-    const uint64_t n = std::min(per_chunk, count - done);
-    MOMENTA_RETURN_IF_ERROR(ReadRaw(first + done, n, raw.data()));
-    DecodeDoubles(dtype(), raw.data(), static_cast<size_t>(n), out + done);
-    done += n;
-  }
-  return Status::OK();
+  return ReadChunked(first, count, [&](uint64_t done, uint64_t n, const char* raw) {
+    DecodeDoubles(dtype(), raw, static_cast<size_t>(n), out + done);
+  });
 }
 
 Status ArrayFile::WriteRaw(uint64_t first, uint64_t count, const char* bytes) {

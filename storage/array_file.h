@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
@@ -82,6 +83,10 @@ class ArrayFile {
 
  private:
   ArrayFile(std::unique_ptr<IoBackend> io, NpyHeader header);
+  // Reads [first, first + count) in chunks of at most 8 MiB, handing each to
+  // take(elements done before it, elements in it, raw bytes).
+  [[nodiscard]] Status ReadChunked(uint64_t first, uint64_t count,
+                                   const std::function<void(uint64_t, uint64_t, const char*)>& take);
 
   std::unique_ptr<IoBackend> io_;
   const NpyHeader header_;
