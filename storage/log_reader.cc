@@ -1,0 +1,355 @@
+#include "storage/log_reader.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <thread>
+
+#include "storage/log_codec.h"
+#include "storage/log_scan.h"
+#include "storage/posix_file.h"
+
+namespace momenta {
+
+namespace {
+
+// "Corruption: <path>: <problem>" -> "<problem>"
+std::string ProblemOf(const Status& s, const std::string& path) {
+  std::string text = s.ToString();
+  const std::string marker = path + ": ";
+  const size_t at = text.find(marker);
+  return at == std::string::npos ? text : text.substr(at + marker.size());
+}
+
+std::string Plural(uint64_t n, const char* word) {
+  return std::to_string(n) + " " + word + (n == 1 ? "" : "s");
+}
+
+// The sequence a valid frame of this segment must come after.
+uint64_t AfterForSegment(uint64_t first_sequence, const std::optional<uint64_t>& last) {
+  const uint64_t before_first = first_sequence > 0 ? first_sequence - 1 : 0;
+  return std::max(before_first, last.value_or(0));
+}
+
+LogDamage DamageFromStep(const SegmentScanner& s, const SegmentScanner::Step& step) {
+  LogDamage d;
+  d.kind = step.end == s.size() ? LogDamage::Kind::kTornTail : LogDamage::Kind::kCorruptFrames;
+  d.segment = s.path();
+  d.offset = step.begin;
+  d.bytes = step.end - step.begin;
+  d.problem = step.problem;
+  if (step.claimed > 0) d.records_lost = step.claimed;
+  return d;
+}
+
+}  // namespace
+
+std::string LogDamage::ToString() const {
+  std::string out = segment + ": ";
+  switch (kind) {
+    case Kind::kTornTail:
+      out += "torn tail of " + Plural(bytes, "byte") + " at offset " + std::to_string(offset) +
+             (cut ? " cut" : "") + " (" + problem + ")";
+      break;
+    case Kind::kCorruptFrames:
+      out += Plural(bytes, "corrupt byte") + " at offset " + std::to_string(offset) +
+             " skipped (" + problem + ")";
+      break;
+    case Kind::kBadSegment:
+      out += std::string(cut ? "segment removed" : "segment skipped") + " (" + problem + ")";
+      break;
+    case Kind::kMissingRecords:
+      out += "records missing before offset " + std::to_string(offset);
+      break;
+  }
+  if (!records_lost) {
+    if (kind != Kind::kBadSegment) out += "; records lost: unknown";
+  } else if (*records_lost == 0) {
+    out += "; no record lost";
+  } else {
+    out += "; " + Plural(*records_lost, "record") + " lost";
+    if (first_lost > 0) {
+      out += *records_lost == 1 ? " (sequence " + std::to_string(first_lost) + ")"
+                                : " (sequences " + std::to_string(first_lost) + ".." +
+                                      std::to_string(first_lost + *records_lost - 1) + ")";
+    }
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------- LogReader
+
+LogReader::LogReader(std::string dir, LogReaderOptions options)
+    : dir_(std::move(dir)), options_(options) {}
+
+LogReader::~LogReader() = default;
+
+Result<std::unique_ptr<LogReader>> LogReader::Open(const std::string& log_dir,
+                                                   LogReaderOptions options) {
+  std::unique_ptr<LogReader> r(new LogReader(log_dir, options));
+  MOMENTA_RETURN_IF_ERROR(r->List());
+  return r;
+}
+
+Status LogReader::List() {
+  auto segments = ListLogSegments(dir_);
+  if (!segments.ok()) return segments.status();
+  segments_ = std::move(*segments);
+  const auto by_first = [](const LogSegmentFile& s, uint64_t v) { return s.first_sequence < v; };
+  if (last_opened_) {
+    // The first segment newer than the one opened last.
+    next_segment_ = static_cast<size_t>(
+        std::lower_bound(segments_.begin(), segments_.end(), *last_opened_ + 1, by_first) -
+        segments_.begin());
+  } else {
+    // The last segment starting at or before from_sequence (it may hold it).
+    const auto it = std::lower_bound(segments_.begin(), segments_.end(),
+                                     options_.from_sequence + 1, by_first);
+    next_segment_ = it == segments_.begin() ? 0 : static_cast<size_t>(it - segments_.begin()) - 1;
+  }
+  return Status::OK();
+}
+
+Result<bool> LogReader::OpenNextSegment() {
+  while (next_segment_ < segments_.size()) {
+    const LogSegmentFile seg = segments_[next_segment_++];
+    last_opened_ = seg.first_sequence;
+    auto s = SegmentScanner::Open(seg.path, seg.first_sequence);
+    if (!s.ok()) {
+      if (s.status().code() == Status::Code::kNotFound) continue;  // dropped since listed
+      return s.status();
+    }
+    const Status& header = (*s)->header_status();
+    if (!expected_) expected_ = seg.first_sequence;
+    if (!header.ok()) {
+      if (header.code() == Status::Code::kNotSupported) return header;
+      LogDamage d;
+      d.kind = LogDamage::Kind::kBadSegment;
+      d.segment = seg.path;
+      d.bytes = (*s)->size();
+      d.problem = ProblemOf(header, seg.path);
+      AddDamage(std::move(d));
+      continue;
+    }
+    current_ = std::move(*s);
+    current_final_ = next_segment_ < segments_.size();
+    return true;
+  }
+  return false;
+}
+
+Result<bool> LogReader::AtSegmentEnd() {
+  if (options_.follow && !current_final_) {
+    // Newer segments first, then our size: a writer finishes a segment before
+    // it creates the next one, so a segment seen after its successor is whole.
+    MOMENTA_RETURN_IF_ERROR(List());
+    const bool newer = next_segment_ < segments_.size();
+    const uint64_t old_size = current_->size();
+    MOMENTA_RETURN_IF_ERROR(current_->Refresh());
+    if (current_->size() != old_size) return true;  // appended (or cut): scan on
+    if (!newer) return false;                        // nothing new for now
+    current_final_ = true;
+    return true;  // scan once more as a finished segment
+  }
+  current_.reset();
+  return true;
+}
+
+void LogReader::AddDamage(LogDamage d) {
+  if (d.kind != LogDamage::Kind::kMissingRecords) unsettled_.push_back(damage_.size());
+  damage_.push_back(std::move(d));
+}
+
+void LogReader::AccountFrame(uint64_t first_sequence, uint64_t count, uint64_t offset) {
+  const uint64_t expected = expected_.value_or(first_sequence);
+  if (first_sequence > expected) {
+    const uint64_t gap = first_sequence - expected;
+    if (!unsettled_.empty()) {
+      // The whole gap goes to the first damage since the last valid frame.
+      for (size_t k = 1; k < unsettled_.size(); ++k) damage_[unsettled_[k]].records_lost.reset();
+      damage_[unsettled_[0]].records_lost = gap;
+      damage_[unsettled_[0]].first_lost = expected;
+    } else {
+      LogDamage d;
+      d.kind = LogDamage::Kind::kMissingRecords;
+      d.segment = current_->path();
+      d.offset = offset;
+      d.problem = "sequence gap";
+      d.records_lost = gap;
+      d.first_lost = expected;
+      damage_.push_back(std::move(d));
+    }
+  } else {
+    for (size_t k : unsettled_) damage_[k].records_lost = 0;
+  }
+  unsettled_.clear();
+  last_sequence_ = first_sequence + count - 1;
+  expected_ = *last_sequence_ + 1;
+}
+
+Result<bool> LogReader::Next(LogRecord* record) {
+  for (;;) {
+    while (frame_pos_ < frame_.size()) {
+      const LogRecord& r = frame_[frame_pos_++];
+      if (r.sequence < options_.from_sequence || r.time < options_.since ||
+          r.time >= options_.until)
+        continue;
+      *record = r;
+      return true;
+    }
+    frame_.clear();
+    frame_pos_ = 0;
+    if (!current_) {
+      auto opened = OpenNextSegment();
+      if (!opened.ok()) return opened.status();
+      if (*opened) continue;
+      if (!options_.follow) return false;
+      MOMENTA_RETURN_IF_ERROR(List());
+      opened = OpenNextSegment();
+      if (!opened.ok()) return opened.status();
+      if (!*opened) return false;
+      continue;
+    }
+    const uint64_t after = AfterForSegment(current_->header().first_sequence, last_sequence_);
+    auto step = current_->Next(after, &frame_);
+    if (!step.ok()) return step.status();
+    switch (step->kind) {
+      case SegmentScanner::Step::kFrame:
+        AccountFrame(frame_.front().sequence, frame_.size(), step->begin);
+        dtype_ = LogSegmentDType(current_->header());
+        array_tag_ = current_->header().array_tag;
+        break;
+      case SegmentScanner::Step::kEnd: {
+        auto more = AtSegmentEnd();
+        if (!more.ok()) return more.status();
+        if (!*more) return false;
+        break;
+      }
+      case SegmentScanner::Step::kDamage:
+        if (step->end == current_->size() && options_.follow && !current_final_) {
+          // Maybe a frame being written: look again once the file changes.
+          current_->Seek(step->begin);
+          auto more = AtSegmentEnd();
+          if (!more.ok()) return more.status();
+          if (!*more) return false;
+          break;
+        }
+        AddDamage(DamageFromStep(*current_, *step));
+        break;
+    }
+  }
+}
+
+Result<bool> LogReader::NextWithin(LogRecord* record, std::chrono::milliseconds timeout,
+                                   std::chrono::milliseconds poll) {
+  assert(options_.follow);
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  for (;;) {
+    auto got = Next(record);
+    if (!got.ok() || *got) return got;
+    const auto now = std::chrono::steady_clock::now();
+    if (now >= deadline) return false;
+    std::this_thread::sleep_for(std::min<std::chrono::steady_clock::duration>(poll, deadline - now));
+  }
+}
+
+DType LogReader::dtype() const { return dtype_; }
+uint64_t LogReader::array_tag() const { return array_tag_; }
+
+// ---------------------------------------------------------------- RecoverLog
+
+namespace {
+
+// Truncates `path` to `size` and makes the cut durable.
+Status CutSegment(const std::string& path, uint64_t size) {
+  auto fd = OpenFile(path, O_WRONLY);
+  if (!fd.ok()) return fd.status();
+  if (::ftruncate(fd->get(), static_cast<off_t>(size)) != 0) return Status::FromErrno(path, errno);
+  return SyncData(fd->get(), path);
+}
+
+}  // namespace
+
+Result<LogRecovery> RecoverLog(const std::string& log_dir) {
+  auto segments = ListLogSegments(log_dir);
+  if (!segments.ok()) return segments.status();
+  LogRecovery r;
+  std::vector<LogRecord> records;
+  for (size_t i = segments->size(); i-- > 0;) {
+    const LogSegmentFile& seg = (*segments)[i];
+    auto opened = SegmentScanner::Open(seg.path, seg.first_sequence);
+    if (!opened.ok()) {
+      if (opened.status().code() == Status::Code::kNotFound) continue;
+      return opened.status();
+    }
+    SegmentScanner& s = **opened;
+    const Status& header = s.header_status();
+    if (header.code() == Status::Code::kNotSupported) return header;
+
+    // Every frame, remembering the last valid one and settling each damage's
+    // loss against the next valid frame.
+    std::optional<uint64_t> last;
+    uint64_t last_end = s.offset();
+    std::vector<LogDamage> found;
+    std::optional<size_t> unsettled;
+    for (;;) {
+      auto step = s.Next(AfterForSegment(seg.first_sequence, last), &records);
+      if (!step.ok()) return step.status();
+      if (step->kind == SegmentScanner::Step::kEnd) break;
+      if (step->kind == SegmentScanner::Step::kDamage) {
+        found.push_back(DamageFromStep(s, *step));
+        if (!unsettled) unsettled = found.size() - 1;
+        continue;
+      }
+      const uint64_t expected = last ? *last + 1 : seg.first_sequence;
+      if (unsettled) {
+        found[*unsettled].records_lost = records.front().sequence - expected;
+        found[*unsettled].first_lost = expected;
+        unsettled.reset();
+      }
+      last = records.back().sequence;
+      last_end = step->end;
+    }
+
+    if (!header.ok()) {
+      LogDamage d;
+      d.kind = LogDamage::Kind::kBadSegment;
+      d.segment = seg.path;
+      d.bytes = s.size();
+      d.problem = ProblemOf(header, seg.path);
+      if (!last) {
+        // Nothing valid in the newest segment: a crash while it was created.
+        if (::unlink(seg.path.c_str()) != 0) return Status::FromErrno(seg.path, errno);
+        MOMENTA_RETURN_IF_ERROR(SyncDirectory(log_dir));
+        d.cut = true;
+        r.bytes_cut += d.bytes;
+        r.damage.push_back(std::move(d));
+        continue;
+      }
+      // Valid frames behind a bad header: keep them for readers' sake, and
+      // append to a new segment.
+      r.damage.push_back(std::move(d));
+      r.damage.insert(r.damage.end(), found.begin(), found.end());
+      r.next_sequence = std::max(last ? *last + 1 : 0, seg.first_sequence);
+      return r;
+    }
+
+    if (!found.empty() && found.back().kind == LogDamage::Kind::kTornTail) {
+      MOMENTA_RETURN_IF_ERROR(CutSegment(seg.path, last_end));
+      found.back().cut = true;
+      r.bytes_cut += found.back().bytes;
+    }
+    r.damage.insert(r.damage.end(), found.begin(), found.end());
+    r.next_sequence = last ? *last + 1 : seg.first_sequence;
+    r.active_segment = seg.path;
+    r.active_end = last_end;
+    r.dtype = LogSegmentDType(s.header());
+    r.array_tag = s.header().array_tag;
+    return r;
+  }
+  return r;
+}
+
+}  // namespace momenta

@@ -1,0 +1,143 @@
+// Reading the update log: records in sequence order across segments, filtered
+// by sequence and time; following a live log; and the writer's recovery scan.
+//
+// Damage is reported, never fatal. Each frame is checked as a unit (crc of
+// header and payload, consecutive sequences); a bad frame is skipped whole and
+// reading resumes at the next valid frame, so a flipped byte in frame two of
+// three yields frame one, one LogDamage, then frame three. Errors (Status) are
+// kept for the OS refusing a read and for a segment of a newer format.
+//
+// Readers take no lock and may run beside a writer in another process: they
+// see every frame whose write completed before they reached it. A partial last
+// frame of the newest segment is what a reader sees while a writer is
+// mid-append; a plain reader reports it as a torn tail, a following reader
+// waits for it.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <limits>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "storage/dtype.h"
+#include "storage/log_format.h"
+#include "storage/log_segments.h"
+#include "storage/status.h"
+
+namespace momenta {
+
+class SegmentScanner;
+
+// Bytes of the log that hold no valid frame, and what they cost.
+struct LogDamage {
+  enum class Kind {
+    kTornTail,        // invalid bytes up to the end of a segment (a crash mid-append)
+    kCorruptFrames,   // invalid bytes followed by a valid frame of the same segment
+    kBadSegment,      // a segment whose header is unusable: all of it skipped
+    kMissingRecords,  // a sequence gap with no damaged bytes (a segment removed)
+  };
+  Kind kind = Kind::kTornTail;
+  std::string segment;   // the file's path
+  uint64_t offset = 0;   // first damaged byte
+  uint64_t bytes = 0;    // damaged bytes skipped (or cut)
+  bool cut = false;      // RecoverLog truncated them away
+  std::string problem;   // why the first bad frame (or the header) was refused
+  // Records lost, when known: from the sequence gap up to the next valid
+  // frame (filled in when a reader reaches it), else from the damaged frame's
+  // own header. first_lost is meaningful when records_lost is set and > 0.
+  std::optional<uint64_t> records_lost;
+  uint64_t first_lost = 0;
+  // One line, e.g. "<segment>: torn tail of 37 bytes at offset 1104 cut (frame
+  // of 56 bytes runs past the end of the file); 1 record lost (sequence 27)".
+  std::string ToString() const;
+};
+
+struct LogReaderOptions {
+  uint64_t from_sequence = 0;                               // records below are skipped
+  int64_t since = std::numeric_limits<int64_t>::min();      // time filter: since <= time < until
+  int64_t until = std::numeric_limits<int64_t>::max();
+  // Follow a live log: at the end, Next() returns false "for now" and a later
+  // call picks up frames appended since, across rotation to new segments.
+  bool follow = false;
+};
+
+class LogReader {
+ public:
+  LogReader(const LogReader&) = delete;
+  LogReader& operator=(const LogReader&) = delete;
+  ~LogReader();
+
+  // Opens the log folder (e.g. LogDirPath(array)). NotFound when it does not
+  // exist. Reads nothing yet.
+  static Result<std::unique_ptr<LogReader>> Open(const std::string& log_dir,
+                                                 LogReaderOptions options = {});
+
+  // The next record that passes the filters: true and *record set, or false at
+  // the end of the log (follow: the end for now). Damage met on the way is
+  // added to damage() and skipped.
+  [[nodiscard]] Result<bool> Next(LogRecord* record);
+  // Follow mode: waits up to `timeout` for the next record, polling every
+  // `poll`; false when none came. REQUIRES: options.follow
+  [[nodiscard]] Result<bool> NextWithin(LogRecord* record, std::chrono::milliseconds timeout,
+                                        std::chrono::milliseconds poll = std::chrono::milliseconds(10));
+
+  // The dtype of the segment that held the last record returned.
+  // REQUIRES: Next() has returned true
+  DType dtype() const;
+  uint64_t array_tag() const;
+  // Every damage met so far, in log order.
+  const std::vector<LogDamage>& damage() const { return damage_; }
+
+ private:
+  LogReader(std::string dir, LogReaderOptions options);
+  [[nodiscard]] Status List();
+  // Opens segments_[next_segment_] (skipping removed ones); false if none left.
+  [[nodiscard]] Result<bool> OpenNextSegment();
+  // At the end of the current segment: true if reading should go on (more
+  // bytes or a newer segment), false for "end of log (for now)".
+  [[nodiscard]] Result<bool> AtSegmentEnd();
+  void AddDamage(LogDamage d);
+  // Books a valid frame: settles the loss of damage met since the last one.
+  void AccountFrame(uint64_t first_sequence, uint64_t count, uint64_t offset);
+
+  const std::string dir_;
+  const LogReaderOptions options_;
+  std::vector<LogSegmentFile> segments_;
+  size_t next_segment_ = 0;                   // index into segments_ of the next to open
+  std::optional<uint64_t> last_opened_;       // first sequence of the segment opened last
+  std::unique_ptr<SegmentScanner> current_;   // null between segments
+  bool current_final_ = false;                // a newer segment exists: current_ gets no more frames
+  std::vector<LogRecord> frame_;              // the current frame's records
+  size_t frame_pos_ = 0;                      // records of frame_ already looked at
+  std::optional<uint64_t> last_sequence_;     // of the last valid frame read
+  std::optional<uint64_t> expected_;          // the sequence the next valid frame should start at
+  std::vector<size_t> unsettled_;             // damage_ met since the last valid frame
+  std::vector<LogDamage> damage_;
+  DType dtype_ = DType::kF8;
+  uint64_t array_tag_ = 0;
+};
+
+// What RecoverLog found and did.
+struct LogRecovery {
+  uint64_t next_sequence = 0;      // the sequence after the last valid record; 0: no segment
+  std::string active_segment;      // the newest segment, to append to; empty: start a new one
+  uint64_t active_end = 0;         // its size after the cut
+  std::optional<DType> dtype;      // from the newest readable segment header
+  uint64_t array_tag = 0;
+  std::vector<LogDamage> damage;   // damage found in the segments scanned
+  uint64_t bytes_cut = 0;
+};
+
+// The writer's recovery scan. Scans the newest segment and cuts (truncates,
+// then syncs) a torn or corrupt tail after its last valid frame; damage in
+// the middle stays and is reported (readers skip it). A newest segment with
+// no valid frame and an unusable header (a crash while rotating) is removed,
+// and the one before it scanned instead. Older segments are not scanned:
+// they were complete when the writer moved on, and readers report any damage
+// there. REQUIRES: the caller holds the log's writer lock (no writer runs).
+Result<LogRecovery> RecoverLog(const std::string& log_dir);
+
+}  // namespace momenta

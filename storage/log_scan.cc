@@ -1,0 +1,170 @@
+#include "storage/log_scan.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cassert>
+#include <cerrno>
+
+#include "storage/log_codec.h"
+
+namespace momenta {
+
+namespace {
+constexpr size_t kReadAhead = 256 * 1024;
+constexpr size_t kScanChunk = 1024 * 1024;
+constexpr size_t kFrameHeaderBytes = sizeof(LogFrameHeader);
+}  // namespace
+
+Result<std::unique_ptr<SegmentScanner>> SegmentScanner::Open(const std::string& path,
+                                                             uint64_t name_sequence) {
+  auto fd = OpenFile(path, O_RDONLY);
+  if (!fd.ok()) {
+    if (fd.status().sys_errno() == ENOENT) return Status::NotFound(path, "segment removed");
+    return fd.status();
+  }
+  std::unique_ptr<SegmentScanner> s(new SegmentScanner(path, std::move(*fd)));
+  MOMENTA_RETURN_IF_ERROR(s->Refresh());
+  auto bytes = s->View(0, sizeof(LogSegmentHeader));
+  if (!bytes.ok()) return bytes.status();
+  auto header = DecodeLogSegmentHeader(*bytes, path);
+  if (!header.ok()) {
+    s->header_status_ = header.status();
+  } else if (header->first_sequence != name_sequence) {
+    s->header_status_ = Status::Corruption(
+        path, "header says first sequence " + std::to_string(header->first_sequence) +
+                  ", the file name " + std::to_string(name_sequence));
+  } else {
+    s->header_ = *header;
+  }
+  s->offset_ = std::min<uint64_t>(sizeof(LogSegmentHeader), s->size_);
+  return s;
+}
+
+Status SegmentScanner::Refresh() {
+  auto size = FileSize(fd_.get(), path_);
+  if (!size.ok()) return size.status();
+  size_ = *size;
+  if (offset_ > size_) offset_ = size_;  // cut behind us
+  buffer_.clear();  // a writer may have cut and rewritten bytes we hold
+  return Status::OK();
+}
+
+void SegmentScanner::Seek(uint64_t offset) {
+  assert(offset <= size_);
+  offset_ = offset;
+}
+
+Result<std::string_view> SegmentScanner::View(uint64_t offset, size_t length) {
+  if (offset >= size_) return std::string_view();
+  length = static_cast<size_t>(std::min<uint64_t>(length, size_ - offset));
+  if (offset >= buffer_offset_ && offset + length <= buffer_offset_ + buffer_.size())
+    return std::string_view(buffer_).substr(offset - buffer_offset_, length);
+  const size_t want = static_cast<size_t>(std::min<uint64_t>(std::max(length, kReadAhead), size_ - offset));
+  buffer_.resize(want);
+  buffer_offset_ = offset;
+  size_t done = 0;
+  while (done < want) {
+    const ssize_t r = ::pread(fd_.get(), buffer_.data() + done, want - done,
+                              static_cast<off_t>(offset + done));
+    if (r < 0) {
+      if (errno == EINTR) continue;
+      buffer_.clear();
+      return Status::FromErrno(path_, errno);
+    }
+    if (r == 0) break;  // the file shrank since Refresh: what is gone reads as missing
+    done += static_cast<size_t>(r);
+  }
+  buffer_.resize(done);
+  return std::string_view(buffer_).substr(0, std::min(length, done));
+}
+
+Result<std::string> SegmentScanner::TryFrame(uint64_t at, uint64_t after,
+                                             std::vector<LogRecord>* records, uint32_t* claimed,
+                                             uint64_t* end) {
+  records->clear();
+  *claimed = 0;
+  auto head = View(at, kFrameHeaderBytes);
+  if (!head.ok()) return head.status();
+  if (head->size() < kFrameHeaderBytes)
+    return "partial frame header (" + std::to_string(head->size()) + " of 16 bytes)";
+  const auto h = DecodeLogFrameHeader(head->data());
+  if (!h) return std::string("bad frame header");
+  *claimed = h->count;
+  const uint64_t bytes = LogFrameBytes(h->count);
+  if (bytes > size_ - at)
+    return "frame of " + std::to_string(bytes) + " bytes runs past the end of the file";
+  auto payload = View(at + kFrameHeaderBytes, h->payload_bytes);
+  if (!payload.ok()) return payload.status();
+  if (payload->size() < h->payload_bytes)
+    return "frame of " + std::to_string(bytes) + " bytes runs past the end of the file";
+  std::string problem = DecodeLogFramePayload(*h, payload->data(), after, records);
+  if (problem.empty()) *end = at + bytes;
+  return problem;
+}
+
+Result<SegmentScanner::Step> SegmentScanner::Next(uint64_t after, std::vector<LogRecord>* records) {
+  Step step;
+  step.begin = offset_;
+  records->clear();
+  if (offset_ >= size_) {
+    step.end = offset_ = size_;
+    return step;  // kEnd
+  }
+  uint64_t end = 0;
+  auto problem = TryFrame(offset_, after, records, &step.claimed, &end);
+  if (!problem.ok()) return problem.status();
+  if (problem->empty()) {
+    step.kind = Step::kFrame;
+    step.end = offset_ = end;
+    return step;
+  }
+  step.kind = Step::kDamage;
+  step.problem = std::move(*problem);
+  // Resume at the next valid frame: first where the damaged frame's own
+  // (checked) header says it ends, then at every byte.
+  uint32_t ignored;
+  auto valid_at = [&](uint64_t at) -> Result<bool> {
+    auto p = TryFrame(at, after, records, &ignored, &end);
+    if (!p.ok()) return p.status();
+    records->clear();
+    return p->empty();
+  };
+  if (step.claimed > 0 && LogFrameBytes(step.claimed) < size_ - step.begin) {
+    const uint64_t next = step.begin + LogFrameBytes(step.claimed);
+    auto ok = valid_at(next);
+    if (!ok.ok()) return ok.status();
+    if (*ok) {
+      step.end = offset_ = next;
+      return step;
+    }
+  }
+  for (uint64_t p = step.begin + 1; size_ - p >= kFrameHeaderBytes;) {
+    auto chunk = View(p, kScanChunk + kFrameHeaderBytes - 1);
+    if (!chunk.ok()) return chunk.status();
+    if (chunk->size() < kFrameHeaderBytes) break;  // the file shrank
+    uint64_t hit = 0;
+    for (size_t i = 0; i + kFrameHeaderBytes <= chunk->size(); ++i) {
+      if (DecodeLogFrameHeader(chunk->data() + i)) {
+        hit = p + i;
+        break;
+      }
+    }
+    if (hit == 0) {
+      p += chunk->size() - (kFrameHeaderBytes - 1);
+      continue;
+    }
+    auto ok = valid_at(hit);
+    if (!ok.ok()) return ok.status();
+    if (*ok) {
+      step.end = offset_ = hit;
+      return step;
+    }
+    p = hit + 1;
+  }
+  step.end = offset_ = size_;
+  return step;
+}
+
+}  // namespace momenta

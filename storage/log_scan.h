@@ -1,0 +1,80 @@
+// SegmentScanner: one update-log segment read frame by frame, with the log's
+// damage rule. A frame is valid when its header crc and fields check, it lies
+// wholly inside the file, its payload crc checks, and its sequences are
+// consecutive and beyond the last valid one. Anything else is damage: the scan
+// resumes at the next valid frame (tried first right after a damaged frame
+// whose header still checks, then byte by byte), or stops at the end of the
+// file. Used by LogReader and RecoverLog; not for callers above storage/.
+// Not thread-safe; reads only (never changes the file).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "storage/log_format.h"
+#include "storage/posix_file.h"
+#include "storage/status.h"
+
+namespace momenta {
+
+class SegmentScanner {
+ public:
+  SegmentScanner(const SegmentScanner&) = delete;
+  SegmentScanner& operator=(const SegmentScanner&) = delete;
+
+  // Opens `path` read-only and checks its header against `name_sequence` (the
+  // first sequence its file name gives). NotFound when the file is gone; other
+  // OS failures are IO errors. A bad header is not an error here: see
+  // header_status().
+  static Result<std::unique_ptr<SegmentScanner>> Open(const std::string& path,
+                                                      uint64_t name_sequence);
+
+  const std::string& path() const { return path_; }
+  // OK, or why the header is unusable: Corruption (short, foreign, damaged,
+  // or disagreeing with the file name) or NotSupported (newer format version).
+  const Status& header_status() const { return header_status_; }
+  // REQUIRES: header_status().ok()
+  const LogSegmentHeader& header() const { return header_; }
+
+  uint64_t offset() const { return offset_; }  // the next byte Next() looks at
+  uint64_t size() const { return size_; }      // file size as of Open or Refresh
+  // Re-reads the file size (a writer may have appended or cut) and forgets
+  // the bytes read so far.
+  [[nodiscard]] Status Refresh();
+  // REQUIRES: offset <= size()
+  void Seek(uint64_t offset);
+
+  struct Step {
+    enum Kind { kEnd, kFrame, kDamage } kind = kEnd;
+    uint64_t begin = 0, end = 0;  // bytes [begin, end) of the frame or the damage
+    uint32_t claimed = 0;         // kDamage: records the first bad frame's header claims (0: unknown)
+    std::string problem;          // kDamage: why that frame was refused, a few words
+  };
+  // Looks at offset(). kEnd: offset() == size(). kFrame: the frame's records
+  // replace *records and offset() moves past it. kDamage: offset() moves to the
+  // next valid frame, or to size() (then the damage is the file's tail).
+  // `after`: a valid frame's first sequence must be greater than this.
+  [[nodiscard]] Result<Step> Next(uint64_t after, std::vector<LogRecord>* records);
+
+ private:
+  SegmentScanner(std::string path, FileDescriptor fd) : path_(std::move(path)), fd_(std::move(fd)) {}
+  // Up to `length` bytes at `offset`, fewer at end of file; valid until the next call.
+  [[nodiscard]] Result<std::string_view> View(uint64_t offset, size_t length);
+  // Checks the frame at `at`; "" and *records filled when valid, else the problem.
+  [[nodiscard]] Result<std::string> TryFrame(uint64_t at, uint64_t after,
+                                             std::vector<LogRecord>* records, uint32_t* claimed,
+                                             uint64_t* end);
+
+  const std::string path_;
+  FileDescriptor fd_;
+  Status header_status_;
+  LogSegmentHeader header_{};
+  uint64_t size_ = 0;
+  uint64_t offset_ = 0;
+  std::string buffer_;       // file bytes [buffer_offset_, buffer_offset_ + buffer_.size())
+  uint64_t buffer_offset_ = 0;
+};
+
+}  // namespace momenta

@@ -1,0 +1,47 @@
+// WriterLock: one writer at a time, across processes, for an array or a log.
+//
+// An exclusive flock(2) on a lock file, taken without waiting; the holder's
+// pid is written into the file so that a refused writer can name it. The
+// kernel drops the lock when the holder closes it or dies, so a crash leaves
+// no stale lock (the pid left in the file is then ignored). flock rather than
+// Boost.Interprocess file_lock: the latter is an fcntl lock, which a process
+// loses when it closes *any* descriptor of the file and which never conflicts
+// within one process. Readers take no lock.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "storage/posix_file.h"
+#include "storage/status.h"
+
+namespace momenta {
+
+class WriterLock {
+ public:
+  WriterLock(const WriterLock&) = delete;
+  WriterLock& operator=(const WriterLock&) = delete;
+  // Empties the pid and releases the lock.
+  ~WriterLock();
+
+  // Creates `lock_path` if needed and locks it. While another WriterLock holds
+  // it (another process, or another object in this one) the result is
+  // "IO error: <subject>: locked by another writer (pid N)", or "(pid
+  // unknown)" when the holder has not written its pid yet.
+  static Result<std::unique_ptr<WriterLock>> Acquire(const std::string& lock_path,
+                                                    const std::string& subject);
+
+  const std::string& path() const { return path_; }
+
+ private:
+  WriterLock(std::string path, FileDescriptor fd) : path_(std::move(path)), fd_(std::move(fd)) {}
+
+  const std::string path_;
+  FileDescriptor fd_;  // holds the flock
+};
+
+// The array's writer lock, "<array>.momenta/writer.lock" (the sidecar folder
+// is created if missing); errors name the array path.
+Result<std::unique_ptr<WriterLock>> LockArrayForWriting(const std::string& array_path);
+
+}  // namespace momenta

@@ -1,0 +1,403 @@
+// Damage in the update log: every kind is reported, none is fatal, and every
+// valid frame around it is kept. Torn tails at every byte offset, a flipped
+// byte at every position of a middle frame (STYLE item 8: frame one back, one
+// corruption reported, frame three back), garbage and zeros appended, empty and
+// damaged segments, missing segments; the writer's recovery cuts only tails.
+#include <gtest/gtest.h>
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstddef>
+#include <cstring>
+#include <filesystem>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "storage/crc32c.h"
+#include "storage/log_codec.h"
+#include "storage/log_reader.h"
+#include "storage/log_segments.h"
+#include "storage/log_writer.h"
+#include "tests/test_util.h"
+
+namespace momenta {
+namespace {
+
+using testing::ReadFileBytes;
+using testing::ScratchDir;
+using testing::WriteFileBytes;
+using Kind = LogDamage::Kind;
+
+constexpr uint64_t kHeader = sizeof(LogSegmentHeader);
+
+LogWriterOptions Options(uint64_t segment_bytes = 64 << 20) {
+  LogWriterOptions o;
+  o.dtype = DType::kI8;
+  o.segment_bytes = segment_bytes;
+  o.sync = LogSync::kNone;
+  return o;
+}
+
+LogRecord Rec(uint64_t i) {
+  LogRecord r;
+  r.index = i;
+  r.time = static_cast<int64_t>(i) * 10;
+  r.old_raw = i * 3;
+  r.new_raw = i * 3 + 1;
+  return r;
+}
+
+// Appends frames of the given sizes; records are Rec(sequence - 1).
+void WriteFrames(const std::string& log, const std::vector<size_t>& frames,
+                 uint64_t segment_bytes = 64 << 20) {
+  auto w = LogWriter::Open(log, Options(segment_bytes));
+  ASSERT_TRUE(w.ok()) << w.status().ToString();
+  for (size_t n : frames) {
+    std::vector<LogRecord> recs;
+    for (size_t k = 0; k < n; ++k) recs.push_back(Rec((*w)->next_sequence() - 1 + k));
+    ASSERT_TRUE((*w)->Append(recs).ok());
+  }
+  ASSERT_TRUE((*w)->Close().ok());
+}
+
+struct ReadResult {
+  std::vector<uint64_t> sequences;
+  std::vector<LogDamage> damage;
+  bool ok = true;
+};
+
+ReadResult ReadAll(const std::string& log) {
+  ReadResult r;
+  auto reader = LogReader::Open(log);
+  EXPECT_TRUE(reader.ok()) << reader.status().ToString();
+  if (!reader.ok()) return r;
+  LogRecord rec;
+  for (;;) {
+    auto got = (*reader)->Next(&rec);
+    EXPECT_TRUE(got.ok()) << got.status().ToString();
+    if (!got.ok() || !*got) break;
+    EXPECT_EQ(rec, [&] { LogRecord w = Rec(rec.sequence - 1); w.sequence = rec.sequence; return w; }());
+    r.sequences.push_back(rec.sequence);
+  }
+  r.damage = (*reader)->damage();
+  return r;
+}
+
+std::vector<uint64_t> Range(uint64_t first, uint64_t last) {  // [first, last]
+  std::vector<uint64_t> v;
+  for (uint64_t s = first; s <= last; ++s) v.push_back(s);
+  return v;
+}
+
+std::string Segment(const std::string& log, uint64_t first) {
+  return log + "/" + LogSegmentName(first);
+}
+
+// Opens (recovers) and closes a writer; returns its recovery report.
+LogRecovery Recover(const std::string& log, uint64_t* next = nullptr) {
+  auto w = LogWriter::Open(log, Options());
+  EXPECT_TRUE(w.ok()) << w.status().ToString();
+  if (!w.ok()) return {};
+  if (next) *next = (*w)->next_sequence();
+  return (*w)->recovery();
+}
+
+TEST(LogRecoveryTest, FlippedByteInFrameTwoOfThree) {
+  // Three one-record frames: 64 + 3 * 56 bytes. Every byte of frame two, and
+  // every one-bit and all-bits flip of it.
+  ScratchDir dir;
+  const std::string log = dir.File("log");
+  WriteFrames(log, {1, 1, 1});
+  const std::string path = Segment(log, 1);
+  const std::string good = ReadFileBytes(path);
+  ASSERT_EQ(good.size(), kHeader + 3 * 56);
+  for (uint64_t at = kHeader + 56; at < kHeader + 112; ++at) {
+    for (unsigned mask : {0x01u, 0x80u, 0xFFu}) {
+      SCOPED_TRACE("byte " + std::to_string(at) + " ^ " + std::to_string(mask));
+      std::string bad = good;
+      bad[at] = static_cast<char>(bad[at] ^ mask);
+      WriteFileBytes(path, bad);
+      const ReadResult r = ReadAll(log);
+      EXPECT_EQ(r.sequences, (std::vector<uint64_t>{1, 3}));
+      ASSERT_EQ(r.damage.size(), 1u);
+      EXPECT_EQ(r.damage[0].kind, Kind::kCorruptFrames);
+      EXPECT_EQ(r.damage[0].offset, kHeader + 56);
+      EXPECT_EQ(r.damage[0].bytes, 56u);
+      ASSERT_TRUE(r.damage[0].records_lost.has_value());
+      EXPECT_EQ(*r.damage[0].records_lost, 1u);
+      EXPECT_EQ(r.damage[0].first_lost, 2u);
+      EXPECT_FALSE(r.damage[0].cut);
+    }
+  }
+  // The writer keeps the middle damage (readers skip it) and goes on after frame three.
+  uint64_t next = 0;
+  const LogRecovery rec = Recover(log, &next);
+  EXPECT_EQ(next, 4u);
+  ASSERT_EQ(rec.damage.size(), 1u);
+  EXPECT_EQ(rec.damage[0].ToString(),
+            path + ": 56 corrupt bytes at offset 120 skipped (" + rec.damage[0].problem +
+                "); 1 record lost (sequence 2)");
+  EXPECT_EQ(rec.bytes_cut, 0u);
+  WriteFrames(log, {2});
+  EXPECT_EQ(ReadAll(log).sequences, (std::vector<uint64_t>{1, 3, 4, 5}));
+}
+
+TEST(LogRecoveryTest, FlippedByteAnywhereInAMiddleBatchFrame) {
+  // Frames of 4, 5 and 3 records; each byte of the 5-record frame flipped in turn.
+  ScratchDir dir;
+  const std::string log = dir.File("log");
+  WriteFrames(log, {4, 5, 3});
+  const std::string path = Segment(log, 1);
+  const std::string good = ReadFileBytes(path);
+  const uint64_t begin = kHeader + LogFrameBytes(4), end = begin + LogFrameBytes(5);
+  for (uint64_t at = begin; at < end; ++at) {
+    SCOPED_TRACE("byte " + std::to_string(at));
+    std::string bad = good;
+    bad[at] = static_cast<char>(bad[at] ^ 0x10);
+    WriteFileBytes(path, bad);
+    const ReadResult r = ReadAll(log);
+    std::vector<uint64_t> want = Range(1, 4);
+    for (uint64_t s : Range(10, 12)) want.push_back(s);
+    EXPECT_EQ(r.sequences, want);
+    ASSERT_EQ(r.damage.size(), 1u);
+    EXPECT_EQ(r.damage[0].kind, Kind::kCorruptFrames);
+    EXPECT_EQ(r.damage[0].offset, begin);
+    EXPECT_EQ(r.damage[0].bytes, end - begin);
+    EXPECT_EQ(r.damage[0].records_lost.value_or(99), 5u);
+    EXPECT_EQ(r.damage[0].first_lost, 5u);
+  }
+}
+
+TEST(LogRecoveryTest, TornTailAtEveryByteOffsetOfTheLastFrame) {
+  ScratchDir dir;
+  const std::string log = dir.File("log");
+  WriteFrames(log, {1, 3, 2, 4});
+  const std::string path = Segment(log, 1);
+  const std::string good = ReadFileBytes(path);
+  const uint64_t last_begin = good.size() - LogFrameBytes(4);
+  for (uint64_t cut = last_begin; cut < good.size(); ++cut) {
+    SCOPED_TRACE("cut at " + std::to_string(cut));
+    WriteFileBytes(path, good.substr(0, cut));
+    const ReadResult r = ReadAll(log);
+    EXPECT_EQ(r.sequences, Range(1, 6));
+    if (cut == last_begin) {
+      EXPECT_TRUE(r.damage.empty());
+    } else {
+      ASSERT_EQ(r.damage.size(), 1u);
+      EXPECT_EQ(r.damage[0].kind, Kind::kTornTail);
+      EXPECT_EQ(r.damage[0].offset, last_begin);
+      EXPECT_EQ(r.damage[0].bytes, cut - last_begin);
+      // The header (16 bytes) tells how many records the torn frame held.
+      if (cut - last_begin >= 16) {
+        EXPECT_EQ(r.damage[0].records_lost.value_or(99), 4u);
+      } else {
+        EXPECT_FALSE(r.damage[0].records_lost.has_value());
+      }
+    }
+    uint64_t next = 0;
+    const LogRecovery rec = Recover(log, &next);
+    EXPECT_EQ(next, 7u);
+    EXPECT_EQ(rec.bytes_cut, cut - last_begin);
+    if (cut > last_begin) {
+      ASSERT_EQ(rec.damage.size(), 1u);
+      EXPECT_TRUE(rec.damage[0].cut);
+      EXPECT_NE(rec.damage[0].ToString().find("torn tail of " + std::to_string(cut - last_begin) +
+                                              " byte"),
+                std::string::npos)
+          << rec.damage[0].ToString();
+    }
+    struct stat st;
+    ASSERT_EQ(::stat(path.c_str(), &st), 0);
+    EXPECT_EQ(static_cast<uint64_t>(st.st_size), last_begin);
+    EXPECT_TRUE(ReadAll(log).damage.empty());
+  }
+  // And the log goes on where it was cut.
+  WriteFrames(log, {2});
+  EXPECT_EQ(ReadAll(log).sequences, Range(1, 8));
+}
+
+TEST(LogRecoveryTest, GarbageOrZerosAppended) {
+  const uint64_t seed = testing::TestSeed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937_64 rng(seed);
+  for (int round = 0; round < 40; ++round) {
+    ScratchDir dir;
+    const std::string log = dir.File("log");
+    WriteFrames(log, {2, 2});
+    const std::string path = Segment(log, 1);
+    std::string bytes = ReadFileBytes(path);
+    const size_t size = bytes.size();
+    const size_t extra = 1 + rng() % 5000;
+    for (size_t k = 0; k < extra; ++k) bytes.push_back(round % 4 == 0 ? '\0' : static_cast<char>(rng()));
+    WriteFileBytes(path, bytes);
+    const ReadResult r = ReadAll(log);
+    EXPECT_EQ(r.sequences, Range(1, 4));
+    ASSERT_EQ(r.damage.size(), 1u);
+    EXPECT_EQ(r.damage[0].kind, Kind::kTornTail);
+    EXPECT_EQ(r.damage[0].offset, size);
+    EXPECT_EQ(r.damage[0].bytes, extra);
+    uint64_t next = 0;
+    EXPECT_EQ(Recover(log, &next).bytes_cut, extra);
+    EXPECT_EQ(next, 5u);
+    EXPECT_EQ(ReadFileBytes(path).size(), size);
+  }
+}
+
+TEST(LogRecoveryTest, EmptyAndHeaderOnlySegments) {
+  ScratchDir dir;
+  const std::string log = dir.File("log");
+  WriteFrames(log, {3});
+  // A crash right after creating the next segment: 0 bytes, or a partial header.
+  for (size_t partial : {size_t{0}, size_t{10}, size_t{kHeader - 1}}) {
+    SCOPED_TRACE("partial header of " + std::to_string(partial) + " bytes");
+    const std::string next_path = Segment(log, 4);
+    const std::string header = ReadFileBytes(Segment(log, 1)).substr(0, partial);
+    WriteFileBytes(next_path, header);
+    const ReadResult r = ReadAll(log);
+    EXPECT_EQ(r.sequences, Range(1, 3));
+    ASSERT_EQ(r.damage.size(), 1u);
+    EXPECT_EQ(r.damage[0].kind, Kind::kBadSegment);
+    uint64_t next = 0;
+    const LogRecovery rec = Recover(log, &next);
+    EXPECT_EQ(next, 4u);
+    ASSERT_EQ(rec.damage.size(), 1u);
+    EXPECT_TRUE(rec.damage[0].cut);
+    EXPECT_EQ(rec.damage[0].ToString(),
+              next_path + ": segment removed (" + rec.damage[0].problem + ")");
+    EXPECT_FALSE(std::filesystem::exists(next_path));
+  }
+  // A segment with its header and no frame (a crash before the first frame).
+  {
+    auto w = LogWriter::Open(log, Options(kHeader + 100));  // rotates at the next frame
+    ASSERT_TRUE(w.ok());
+    ASSERT_TRUE((*w)->Append(std::vector<LogRecord>{Rec(3)}).ok());
+  }
+  ASSERT_TRUE(std::filesystem::exists(Segment(log, 4)));
+  WriteFileBytes(Segment(log, 4), ReadFileBytes(Segment(log, 4)).substr(0, kHeader));
+  ReadResult r = ReadAll(log);
+  EXPECT_EQ(r.sequences, Range(1, 3));
+  EXPECT_TRUE(r.damage.empty());
+  uint64_t next = 0;
+  EXPECT_TRUE(Recover(log, &next).damage.empty());
+  EXPECT_EQ(next, 4u);
+  WriteFrames(log, {1});
+  EXPECT_EQ(ReadAll(log).sequences, Range(1, 4));
+}
+
+TEST(LogRecoveryTest, DamagedOlderSegmentsAreSkippedAndCounted) {
+  ScratchDir dir;
+  const std::string log = dir.File("log");
+  // Segments of 4 one-record frames each (64 + 4 * 56 = 288 bytes).
+  WriteFrames(log, std::vector<size_t>(12, 1), kHeader + 4 * 56);
+  auto segments = ListLogSegments(log);
+  ASSERT_EQ(segments->size(), 3u);
+  ASSERT_EQ((*segments)[1].first_sequence, 5u);
+  const std::string good = ReadFileBytes((*segments)[1].path);
+
+  // Emptied: every record of it lost, counted from the next segment.
+  WriteFileBytes((*segments)[1].path, "");
+  ReadResult r = ReadAll(log);
+  std::vector<uint64_t> want = Range(1, 4);
+  for (uint64_t s : Range(9, 12)) want.push_back(s);
+  EXPECT_EQ(r.sequences, want);
+  ASSERT_EQ(r.damage.size(), 1u);
+  EXPECT_EQ(r.damage[0].kind, Kind::kBadSegment);
+  EXPECT_EQ(r.damage[0].ToString(),
+            (*segments)[1].path +
+                ": segment skipped (segment header is short (0 of 64 bytes)); 4 records lost "
+                "(sequences 5..8)");
+
+  // Torn tail of an older segment: a crash of the machine under kNone.
+  WriteFileBytes((*segments)[1].path, good.substr(0, good.size() - 30));
+  r = ReadAll(log);
+  EXPECT_EQ(r.sequences.size(), 11u);
+  ASSERT_EQ(r.damage.size(), 1u);
+  EXPECT_EQ(r.damage[0].kind, Kind::kTornTail);
+  EXPECT_EQ(r.damage[0].records_lost.value_or(99), 1u);
+  EXPECT_EQ(r.damage[0].first_lost, 8u);
+  // The writer leaves older segments alone.
+  EXPECT_TRUE(Recover(log).damage.empty());
+
+  // Removed by hand: the gap is reported.
+  ASSERT_EQ(::unlink((*segments)[1].path.c_str()), 0);
+  r = ReadAll(log);
+  EXPECT_EQ(r.sequences, want);
+  ASSERT_EQ(r.damage.size(), 1u);
+  EXPECT_EQ(r.damage[0].kind, Kind::kMissingRecords);
+  EXPECT_EQ(r.damage[0].records_lost.value_or(99), 4u);
+  EXPECT_EQ(r.damage[0].first_lost, 5u);
+}
+
+TEST(LogRecoveryTest, BadHeaderOfTheNewestSegmentStartsANewOne) {
+  ScratchDir dir;
+  const std::string log = dir.File("log");
+  WriteFrames(log, {2, 2});
+  const std::string path = Segment(log, 1);
+  std::string bytes = ReadFileBytes(path);
+  bytes[20] ^= 1;  // inside first_sequence: the header crc fails
+  WriteFileBytes(path, bytes);
+  uint64_t next = 0;
+  const LogRecovery rec = Recover(log, &next);
+  EXPECT_EQ(next, 5u);  // from the valid frames behind the bad header
+  ASSERT_EQ(rec.damage.size(), 1u);
+  EXPECT_EQ(rec.damage[0].kind, Kind::kBadSegment);
+  EXPECT_FALSE(rec.damage[0].cut);
+  EXPECT_EQ(ReadFileBytes(path), bytes);  // kept for inspection
+  WriteFrames(log, {1});
+  EXPECT_TRUE(std::filesystem::exists(Segment(log, 5)));
+  const ReadResult r = ReadAll(log);
+  EXPECT_EQ(r.sequences, (std::vector<uint64_t>{5}));
+  ASSERT_EQ(r.damage.size(), 1u);
+  EXPECT_EQ(r.damage[0].kind, Kind::kBadSegment);
+  EXPECT_EQ(r.damage[0].records_lost.value_or(99), 4u);
+}
+
+TEST(LogRecoveryTest, MiddleDamageKeptTailCutInTheNewestSegment) {
+  ScratchDir dir;
+  const std::string log = dir.File("log");
+  WriteFrames(log, {1, 1, 1, 1});
+  const std::string path = Segment(log, 1);
+  std::string bytes = ReadFileBytes(path);
+  bytes[kHeader + 56 + 30] ^= 4;               // frame two
+  bytes.resize(bytes.size() - 3);              // frame four torn
+  WriteFileBytes(path, bytes);
+  uint64_t next = 0;
+  const LogRecovery rec = Recover(log, &next);
+  EXPECT_EQ(next, 4u);
+  ASSERT_EQ(rec.damage.size(), 2u);
+  EXPECT_EQ(rec.damage[0].kind, Kind::kCorruptFrames);
+  EXPECT_EQ(rec.damage[0].records_lost.value_or(99), 1u);
+  EXPECT_FALSE(rec.damage[0].cut);
+  EXPECT_EQ(rec.damage[1].kind, Kind::kTornTail);
+  EXPECT_TRUE(rec.damage[1].cut);
+  EXPECT_EQ(rec.bytes_cut, 53u);
+  const ReadResult r = ReadAll(log);
+  EXPECT_EQ(r.sequences, (std::vector<uint64_t>{1, 3}));
+  EXPECT_EQ(r.damage.size(), 1u);
+}
+
+TEST(LogRecoveryTest, NewerFormatVersionIsAnErrorNotDamage) {
+  ScratchDir dir;
+  const std::string log = dir.File("log");
+  WriteFrames(log, {1});
+  LogSegmentHeader h = MakeLogSegmentHeader(1, DType::kI8, 0);
+  h.version = 2;
+  h.crc = Crc32c(&h, offsetof(LogSegmentHeader, crc));
+  const std::string path = Segment(log, 1);
+  std::string bytes = ReadFileBytes(path);
+  std::memcpy(bytes.data(), &h, sizeof h);
+  WriteFileBytes(path, bytes);
+  auto reader = LogReader::Open(log);
+  ASSERT_TRUE(reader.ok());
+  LogRecord rec;
+  EXPECT_EQ((*reader)->Next(&rec).status().ToString(),
+            "Not supported: " + path +
+                ": update-log format version 2 is newer than this momenta reads (1)");
+  EXPECT_EQ(LogWriter::Open(log, Options()).status().code(), Status::Code::kNotSupported);
+  EXPECT_EQ(ReadFileBytes(path), bytes);  // nothing cut
+}
+
+}  // namespace
+}  // namespace momenta
