@@ -134,8 +134,8 @@ struct LogRecovery {
 // The writer's recovery scan. Scans the newest segment and cuts (truncates,
 // then syncs) a torn or corrupt tail after its last valid frame; damage in
 // the middle stays and is reported (readers skip it). A newest segment with
-// no valid frame and an unusable header (a crash while rotating) is removed,
-// and the one before it scanned instead. Older segments are not scanned:
+// no valid frame and an unusable header (empty, or cut short by a machine
+// crash) is removed, and the one before it scanned instead. Older segments are not scanned:
 // they were complete when the writer moved on, and readers report any damage
 // there. REQUIRES: the caller holds the log's writer lock (no writer runs).
 Result<LogRecovery> RecoverLog(const std::string& log_dir);

@@ -1,6 +1,7 @@
 #include "storage/log_writer.h"
 
 #include <fcntl.h>
+#include <stdio.h>  // renameat2
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -18,6 +19,33 @@ namespace momenta {
 namespace {
 
 constexpr uint64_t kReserveAhead = 1 << 20;  // blocks reserved past the frame being written
+constexpr std::string_view kTempSuffix = ".tmp";  // a segment not yet published
+
+// rename(2) that refuses to replace an existing `to`.
+Status RenameNoReplace(const std::string& from, const std::string& to) {
+  if (::renameat2(AT_FDCWD, from.c_str(), AT_FDCWD, to.c_str(), RENAME_NOREPLACE) == 0)
+    return Status::OK();
+  if (errno != EINVAL && errno != ENOSYS) return Status::FromErrno(to, errno);
+  // A file system without RENAME_NOREPLACE: link refuses to replace too.
+  if (::link(from.c_str(), to.c_str()) != 0) return Status::FromErrno(to, errno);
+  if (::unlink(from.c_str()) != 0) return Status::FromErrno(from, errno);
+  return Status::OK();
+}
+
+// Removes the unpublished segments a crashed writer left.
+Status RemoveTempSegments(const std::string& dir) {
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name.ends_with(kTempSuffix) &&
+        ParseLogSegmentName(std::string_view(name).substr(0, name.size() - kTempSuffix.size()))) {
+      if (::unlink(entry.path().c_str()) != 0 && errno != ENOENT)
+        return Status::FromErrno(entry.path().string(), errno);
+    }
+  }
+  if (ec) return Status::FromErrno(dir, ec.value());
+  return Status::OK();
+}
 
 // mkdir -p, syncing each parent that gained an entry.
 Status MakeDirs(const std::filesystem::path& dir) {
@@ -71,6 +99,7 @@ Result<std::unique_ptr<LogWriter>> LogWriter::Open(const std::string& log_dir,
   MOMENTA_RETURN_IF_ERROR(MakeDirs(log_dir));
   auto lock = WriterLock::Acquire(log_dir + "/writer.lock", log_dir);
   if (!lock.ok()) return lock.status();
+  MOMENTA_RETURN_IF_ERROR(RemoveTempSegments(log_dir));
   auto recovery = RecoverLog(log_dir);
   if (!recovery.ok()) return recovery.status();
   if (recovery->dtype && *recovery->dtype != options.dtype)
@@ -98,9 +127,12 @@ Status LogWriter::Fault(LogFileOp op, const std::string& path) const {
 }
 
 Status LogWriter::StartSegment() {
+  // Written under a temporary name and published by rename, so that a reader
+  // never meets a segment without its header.
   const std::string path = dir_ + "/" + LogSegmentName(next_sequence_);
+  const std::string temp = path + std::string(kTempSuffix);
   MOMENTA_RETURN_IF_ERROR(Fault(LogFileOp::kCreate, path));
-  auto fd = OpenFile(path, O_RDWR | O_CREAT | O_EXCL, 0644);
+  auto fd = OpenFile(temp, O_RDWR | O_CREAT | O_TRUNC, 0644);
   if (!fd.ok()) return fd.status();
   const LogSegmentHeader h =
       MakeLogSegmentHeader(next_sequence_, options_.dtype, options_.array_tag);
@@ -108,8 +140,9 @@ Status LogWriter::StartSegment() {
   if (s.ok()) s = AllocateRange(fd->get(), path, 0, sizeof h);
   if (s.ok()) s = Fault(LogFileOp::kWrite, path);
   if (s.ok()) s = PwriteFully(fd->get(), path, 0, sizeof h, reinterpret_cast<const char*>(&h));
+  if (s.ok()) s = RenameNoReplace(temp, path);
   if (!s.ok()) {
-    ::unlink(path.c_str());  // holds nothing yet; a leftover would be cut at the next Open
+    ::unlink(temp.c_str());
     return s;
   }
   segment_ = path;

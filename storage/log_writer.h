@@ -4,8 +4,9 @@
 // writer_lock.h), runs RecoverLog (a torn tail is cut and reported in
 // recovery()), and continues the sequence after the last valid record.
 // Segments rotate when the next frame would take the newest one past
-// segment_bytes (a segment always takes at least one frame). Not thread-safe:
-// one thread appends.
+// segment_bytes (a segment always takes at least one frame); a new segment is
+// written under "<name>.tmp" and renamed into place, so readers never meet a
+// segment without its header. Not thread-safe: one thread appends.
 //
 // Durability, by sync policy ("durable" = on stable storage, given a device
 // that honours cache flushes):

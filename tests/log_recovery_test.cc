@@ -249,7 +249,8 @@ TEST(LogRecoveryTest, EmptyAndHeaderOnlySegments) {
   ScratchDir dir;
   const std::string log = dir.File("log");
   WriteFrames(log, {3});
-  // A crash right after creating the next segment: 0 bytes, or a partial header.
+  // An empty or cut-short newest segment (the writer publishes whole headers,
+  // but a machine crash under kNone or a copy can leave these).
   for (size_t partial : {size_t{0}, size_t{10}, size_t{kHeader - 1}}) {
     SCOPED_TRACE("partial header of " + std::to_string(partial) + " bytes");
     const std::string next_path = Segment(log, 4);
@@ -284,6 +285,23 @@ TEST(LogRecoveryTest, EmptyAndHeaderOnlySegments) {
   EXPECT_EQ(next, 4u);
   WriteFrames(log, {1});
   EXPECT_EQ(ReadAll(log).sequences, Range(1, 4));
+}
+
+TEST(LogRecoveryTest, UnpublishedSegmentsOfACrashedWriterAreRemoved) {
+  // A writer builds a new segment under "<name>.tmp" and renames it into place.
+  ScratchDir dir;
+  const std::string log = dir.File("log");
+  WriteFrames(log, {2});
+  const std::string temp = Segment(log, 3) + ".tmp";
+  WriteFileBytes(temp, ReadFileBytes(Segment(log, 1)).substr(0, 20));
+  const std::string other = log + "/notes.tmp";
+  WriteFileBytes(other, "kept");
+  EXPECT_EQ(ReadAll(log).sequences, Range(1, 2));
+  uint64_t next = 0;
+  EXPECT_TRUE(Recover(log, &next).damage.empty());
+  EXPECT_EQ(next, 3u);
+  EXPECT_FALSE(std::filesystem::exists(temp));
+  EXPECT_TRUE(std::filesystem::exists(other));
 }
 
 TEST(LogRecoveryTest, DamagedOlderSegmentsAreSkippedAndCounted) {
