@@ -1,0 +1,263 @@
+#include "stream/item_counts.h"
+
+#include <algorithm>
+#include <cassert>
+#include <cmath>
+
+#include "stream/bucket_codec.h"
+#include "stream/byte_codec.h"
+
+namespace momenta {
+
+namespace {
+constexpr char kMagic[] = "MWITM1";  // window item counts, encoding v1
+constexpr size_t kRawFactor = 4;     // an unsettled bucket keeps up to 4m keys exactly
+
+std::vector<ItemEntry> EntriesOf(const FlatCountMap& map) {
+  std::vector<ItemEntry> e;
+  e.reserve(map.size());
+  map.ForEach([&](int64_t item, uint64_t count) { e.push_back({item, static_cast<uint32_t>(count)}); });
+  std::sort(e.begin(), e.end(), [](const ItemEntry& a, const ItemEntry& b) { return a.item < b.item; });
+  return e;
+}
+}  // namespace
+
+ItemCounts::ItemCounts(const WindowSpec& spec, double item_eps)
+    : item_eps_(item_eps),
+      m_(std::max<size_t>(1, static_cast<size_t>(std::ceil(1 / item_eps)) - 1)),
+      w_(spec, item_eps) {}
+
+Result<ItemCounts> ItemCounts::Create(const WindowSpec& spec, double item_eps) {
+  MOMENTA_RETURN_IF_ERROR(ValidateWindowSpec(spec));
+  MOMENTA_RETURN_IF_ERROR(CheckEps(item_eps, "item counts"));
+  return ItemCounts(spec, item_eps);
+}
+
+void ItemCounts::Cut(const std::vector<ItemDecrement>& cut) {
+  for (const ItemDecrement& d : cut) {
+    if (d.amount == 0) continue;
+    total_.Subtract(d.item, d.amount);
+    Touch(d.item);
+  }
+}
+
+void ItemCounts::Hooks::Seal(Bucket& b) {
+  Payload& p = b.payload;
+  p.entries = EntriesOf(*p.raw);
+  p.raw.reset();
+  self->scratch_.clear();
+  const uint32_t v = ReduceEntries(&p.entries, self->m_, &self->scratch_);
+  self->Cut(self->scratch_);
+  b.err += v;
+  p.entries.shrink_to_fit();
+}
+
+void ItemCounts::Hooks::Detach(Bucket& b) {
+  for (const ItemEntry& e : b.payload.entries) {
+    self->total_.Subtract(e.item, e.count);
+    self->Touch(e.item);
+  }
+}
+
+void ItemCounts::Hooks::MergeGroup(Bucket* const* members, size_t count, Bucket& out) {
+  size_t total = 0;
+  double err = 0;
+  for (size_t i = 0; i < count; ++i) {
+    total += members[i]->payload.entries.size();
+    err += members[i]->err;
+  }
+  std::vector<ItemEntry>& e = out.payload.entries;
+  e.reserve(total);
+  for (size_t i = 0; i < count; ++i) {
+    e.insert(e.end(), members[i]->payload.entries.begin(), members[i]->payload.entries.end());
+    std::vector<ItemEntry>().swap(members[i]->payload.entries);
+  }
+  NormalizeEntries(&e);
+  self->scratch_.clear();
+  const uint32_t v = ReduceEntries(&e, self->m_, &self->scratch_);
+  self->Cut(self->scratch_);
+  e.shrink_to_fit();
+  out.err = err + v;
+}
+
+void ItemCounts::AdvanceTo(int64_t t) {
+  Hooks h{this};
+  w_.AdvanceTo(t, h);
+}
+
+bool ItemCounts::Update(int64_t ts, int64_t item, uint64_t count) {
+  assert(count >= 1 && count <= kMaxBucketItems);
+  if (ts > w_.now()) AdvanceTo(ts);
+  if (!AcceptsArrival(w_.spec(), w_.now(), ts)) {
+    dropped_ += count;
+    return false;
+  }
+  Bucket& b = w_.Insert(ts, count);
+  if (!b.payload.raw) b.payload.raw = std::make_unique<FlatCountMap>();
+  FlatCountMap& raw = *b.payload.raw;
+  raw.Add(item, count);
+  total_.Add(item, count);
+  Touch(item);
+  if (raw.size() > kRawFactor * m_) {
+    std::vector<ItemEntry> e = EntriesOf(raw);
+    scratch_.clear();
+    const uint32_t v = ReduceEntries(&e, m_, &scratch_);
+    Cut(scratch_);
+    raw.Clear();
+    for (const ItemEntry& x : e) raw.Add(x.item, x.count);
+    w_.AddErr(b, v);
+  }
+  return true;
+}
+
+double ItemCounts::Estimate(int64_t item) const {
+  const ItemBounds b = Bounds(item);
+  return 0.5 * (b.low + b.high);
+}
+
+ItemBounds ItemCounts::Bounds(int64_t item) const {
+  ItemBounds b;
+  b.low = static_cast<double>(total_.Get(item));
+  b.high = b.low + w_.full_err();
+  if (const Bucket* s = w_.straddler()) b.high += LookupEntry(s->payload.entries, item) + s->err;
+  return b;
+}
+
+double ItemCounts::ErrorBound() const {
+  double e = w_.full_err();
+  if (const Bucket* s = w_.straddler()) e += static_cast<double>(s->n);
+  return 0.5 * e;
+}
+
+std::vector<ItemEstimate> ItemCounts::Top(size_t k) const {
+  std::vector<ItemEstimate> all;
+  ForEachCandidate([&](int64_t item) { all.push_back({item, 0}); });
+  std::sort(all.begin(), all.end(), [](const ItemEstimate& a, const ItemEstimate& b) { return a.item < b.item; });
+  all.erase(std::unique(all.begin(), all.end(),
+                        [](const ItemEstimate& a, const ItemEstimate& b) { return a.item == b.item; }),
+            all.end());
+  for (ItemEstimate& e : all) e.count = Estimate(e.item);
+  auto better = [](const ItemEstimate& a, const ItemEstimate& b) {
+    return a.count != b.count ? a.count > b.count : a.item < b.item;
+  };
+  if (all.size() > k) {
+    std::partial_sort(all.begin(), all.begin() + static_cast<ptrdiff_t>(k), all.end(), better);
+    all.resize(k);
+  } else {
+    std::sort(all.begin(), all.end(), better);
+  }
+  return all;
+}
+
+std::vector<ItemEstimate> ItemCounts::Frequent(double phi) const {
+  assert(phi > 0 && phi <= 1);
+  const double threshold = (phi - 1.5 * item_eps_) * Count();
+  std::vector<ItemEstimate> top = Top(SIZE_MAX);
+  std::vector<ItemEstimate> out;
+  for (const ItemEstimate& e : top) {
+    if (e.count < threshold || e.count <= 0) break;
+    out.push_back(e);
+  }
+  return out;
+}
+
+void ItemCounts::DrainTouched(std::vector<int64_t>* out) {
+  std::sort(touched_.begin(), touched_.end());
+  touched_.erase(std::unique(touched_.begin(), touched_.end()), touched_.end());
+  out->swap(touched_);
+  touched_.clear();
+}
+
+size_t ItemCounts::MemoryBytes() const {
+  size_t bytes = sizeof(*this) + w_.ShellBytes() + total_.MemoryBytes() +
+                 touched_.capacity() * sizeof(int64_t) + scratch_.capacity() * sizeof(ItemDecrement);
+  auto add = [&](const Bucket& b) {
+    bytes += b.payload.entries.capacity() * sizeof(ItemEntry);
+    if (b.payload.raw) bytes += sizeof(FlatCountMap) + b.payload.raw->MemoryBytes();
+  };
+  for (const Bucket& b : w_.settled()) add(b);
+  for (const Bucket& b : w_.unsettled()) add(b);
+  return bytes;
+}
+
+std::string ItemCounts::Encode() const {
+  ByteWriter out;
+  out.Bytes(kMagic);
+  out.Signed(spec().window);
+  out.Signed(spec().tardiness);
+  out.F64(item_eps_);
+  out.Varint(dropped_);
+  EncodeBuckets(w_, out, [](const Payload& p, ByteWriter& o) {
+    const std::vector<ItemEntry> e = p.raw ? EntriesOf(*p.raw) : p.entries;
+    o.Varint(e.size());
+    int64_t prev = 0;
+    for (size_t i = 0; i < e.size(); ++i) {
+      // Items ascend: the first as is, then gaps (wrapping arithmetic).
+      o.Varint(i == 0 ? ZigZag(e[i].item)
+                      : static_cast<uint64_t>(e[i].item) - static_cast<uint64_t>(prev));
+      o.Varint(e[i].count);
+      prev = e[i].item;
+    }
+  });
+  return out.Take();
+}
+
+Result<ItemCounts> ItemCounts::Decode(std::string_view bytes) {
+  ByteReader in(bytes, "item counts");
+  MOMENTA_RETURN_IF_ERROR(in.Expect(kMagic));
+  WindowSpec spec;
+  double eps = 0;
+  uint64_t dropped = 0;
+  MOMENTA_RETURN_IF_ERROR(in.Signed(&spec.window));
+  MOMENTA_RETURN_IF_ERROR(in.Signed(&spec.tardiness));
+  MOMENTA_RETURN_IF_ERROR(in.F64(&eps));
+  MOMENTA_RETURN_IF_ERROR(in.Varint(&dropped));
+  if (!ValidateWindowSpec(spec).ok() || !CheckEps(eps, "").ok()) return in.Bad("bad parameters");
+  ItemCounts c(spec, eps);
+  c.dropped_ = dropped;
+  const size_t m = c.m_;
+  MOMENTA_RETURN_IF_ERROR(DecodeBuckets(c.w_, in, [m](Bucket& b, ByteReader& r) -> Status {
+    uint64_t size = 0;
+    MOMENTA_RETURN_IF_ERROR(r.Count(&size, 2));
+    const bool unsettled = b.min_ts == b.max_ts && size > m;  // only unsettled may exceed m
+    if (size > kRawFactor * m) return r.Bad("too many counters in a bucket");
+    std::vector<ItemEntry> e(size);
+    uint64_t sum = 0;
+    int64_t prev = 0;
+    for (uint64_t i = 0; i < size; ++i) {
+      uint64_t key = 0, count = 0;
+      MOMENTA_RETURN_IF_ERROR(r.Varint(&key));
+      MOMENTA_RETURN_IF_ERROR(r.Varint(&count));
+      if (i > 0 && key == 0) return r.Bad("items out of order");
+      const int64_t item = i == 0 ? UnZigZag(key) : static_cast<int64_t>(static_cast<uint64_t>(prev) + key);
+      if (i > 0 && item <= prev) return r.Bad("items out of order");
+      if (count == 0 || count > kMaxBucketItems) return r.Bad("bad count");
+      sum += count;
+      e[i] = {item, static_cast<uint32_t>(count)};
+      prev = item;
+    }
+    if (sum > b.n) return r.Bad("counts exceed the bucket's size");
+    if (b.err > static_cast<double>(b.n - sum) + 1e-9) return r.Bad("error bound too large");
+    (void)unsettled;
+    b.payload.entries = std::move(e);
+    return Status::OK();
+  }));
+  MOMENTA_RETURN_IF_ERROR(in.Finish());
+  // Unsettled buckets take their counts back into maps; the aggregate is rebuilt.
+  c.w_.ForEachFullMutable([&](Bucket& b) {
+    if (b.min_ts == b.max_ts && b.max_ts >= c.now() - spec.tardiness) {
+      b.payload.raw = std::make_unique<FlatCountMap>();
+      for (const ItemEntry& x : b.payload.entries) b.payload.raw->Add(x.item, x.count);
+      b.payload.entries.clear();
+    }
+    const std::vector<ItemEntry> e = b.payload.raw ? EntriesOf(*b.payload.raw) : b.payload.entries;
+    for (const ItemEntry& x : e) c.total_.Add(x.item, x.count);
+  });
+  bool settled_ok = true;
+  for (const Bucket& b : c.w_.settled())
+    if (b.payload.entries.size() > m) settled_ok = false;
+  if (!settled_ok) return in.Bad("a settled bucket holds more than m counters");
+  return c;
+}
+
+}  // namespace momenta

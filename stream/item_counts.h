@@ -1,0 +1,136 @@
+// ItemCounts: the count of any item in the sliding window, and the frequent
+// items, in memory that does not grow with the number of items in the window
+// (an exponential histogram of Misra-Gries summaries; bucket_window.h,
+// misra_gries.h).
+//
+// Guarantees at every clock value, for a window of c items, with
+// e = item_eps (Create's argument):
+//   - |Estimate(j) - c_j| <= ErrorBound() <= e*c for every item j, and
+//     Bounds(j) contains c_j (an item never seen has estimate <= e*c);
+//   - |Count() - c| <= (e/2)*c;
+//   - Frequent(phi), for phi > 1.5e, returns every j with c_j >= phi*c and
+//     none with c_j < (phi - 3e)*c: frequent items at eps = 3e.
+// How: buckets are merged while n_b <= e*(items newer than b), each holds a
+// Misra-Gries summary of m = ceil(1/e) - 1 counters, so the summaries
+// undercount by at most c/(m+1) in total and the bucket straddling the
+// window's edge holds at most e*c items; the estimate is the midpoint of what
+// both allow. An aggregate map keeps every item's total over the full
+// buckets, so Estimate is O(1) plus one binary search in the straddler.
+//
+// Memory: O((1/e)^2 log(e N)) counters of 12 bytes for N items in the window
+// (most buckets hold far fewer than m distinct items), plus the aggregate map,
+// plus the timestamps of the last tau+1 time units; measured in
+// bench/stream_bench.cc.
+// Merging two windows is not offered (see window_count.h). Not thread-safe.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "stream/bucket_window.h"
+#include "stream/flat_count_map.h"
+#include "stream/misra_gries.h"
+#include "stream/window_spec.h"
+
+namespace momenta {
+
+struct ItemEstimate {
+  int64_t item = 0;
+  double count = 0;  // the estimate
+  bool operator==(const ItemEstimate&) const = default;
+};
+
+struct ItemBounds {
+  double low = 0, high = 0;  // low <= c_j <= high
+};
+
+class ItemCounts {
+ public:
+  // InvalidArgument for a bad spec or item_eps outside (0, 1).
+  static Result<ItemCounts> Create(const WindowSpec& spec, double item_eps);
+  // The synopsis whose Frequent() is correct at eps (item_eps = eps / 3).
+  static Result<ItemCounts> ForFrequentItems(const WindowSpec& spec, double eps) {
+    return Create(spec, eps / 3);
+  }
+
+  ItemCounts(ItemCounts&&) noexcept = default;
+  ItemCounts& operator=(ItemCounts&&) noexcept = default;
+
+  // Moves the clock to t. REQUIRES: t >= now(), |t| <= kMaxTime
+  void AdvanceTo(int64_t t);
+  // Counts `count` copies of item stamped ts (a later timestamp moves the
+  // clock there first). False, and counted as dropped, when too late.
+  // REQUIRES: |ts| <= kMaxTime, 1 <= count <= kMaxBucketItems
+  bool Update(int64_t ts, int64_t item, uint64_t count = 1);
+
+  double Count() const { return w_.CountEstimate(); }
+  uint64_t CountLow() const { return w_.CountLow(); }
+  uint64_t CountHigh() const { return w_.CountHigh(); }
+  double Estimate(int64_t item) const;
+  ItemBounds Bounds(int64_t item) const;
+  // The current bound on |Estimate(j) - c_j| over all j (<= item_eps * c).
+  double ErrorBound() const;
+  // Items whose estimate reaches (phi - 1.5 item_eps) * Count(), largest
+  // first. REQUIRES: 0 < phi <= 1
+  std::vector<ItemEstimate> Frequent(double phi) const;
+  // The k items with the largest estimates, largest first (ties by item).
+  std::vector<ItemEstimate> Top(size_t k) const;
+  // f(item) for every item that may have a nonzero count in the summaries
+  // (the aggregate's keys, then the straddler's; an item may repeat).
+  template <class F>
+  void ForEachCandidate(F&& f) const {
+    total_.ForEach([&](int64_t item, uint64_t) { f(item); });
+    if (const auto* s = w_.straddler())
+      for (const ItemEntry& e : s->payload.entries) f(e.item);
+  }
+
+  // Protocols check only what changed: when tracking is on, every item whose
+  // aggregate changed is recorded; DrainTouched hands them over (sorted,
+  // unique) and forgets them. Items whose estimate moved only through the
+  // shared terms (ErrorBound's parts) are not recorded.
+  void TrackTouched(bool on) { track_ = on; }
+  void DrainTouched(std::vector<int64_t>* out);
+
+  int64_t now() const { return w_.now(); }
+  double item_eps() const { return item_eps_; }
+  size_t counters_per_bucket() const { return m_; }
+  const WindowSpec& spec() const { return w_.spec(); }
+  uint64_t dropped() const { return dropped_; }
+  size_t bucket_count() const { return w_.bucket_count(); }
+  size_t MemoryBytes() const;
+
+  std::string Encode() const;
+  static Result<ItemCounts> Decode(std::string_view bytes);
+
+ private:
+  struct Payload {
+    std::vector<ItemEntry> entries;     // settled: normalized, <= m entries
+    std::unique_ptr<FlatCountMap> raw;  // unsettled: counts, MG-reduced past 4m keys
+  };
+  using Bucket = WindowBucket<Payload>;
+  struct Hooks {
+    ItemCounts* self;
+    void Seal(Bucket& b);
+    void Detach(Bucket& b);
+    void MergeGroup(Bucket* const* members, size_t count, Bucket& out);
+  };
+  ItemCounts(const WindowSpec& spec, double item_eps);
+  void Cut(const std::vector<ItemDecrement>& cut);
+  void Touch(int64_t item) {
+    if (track_) touched_.push_back(item);
+  }
+
+  double item_eps_;
+  size_t m_;                  // counters per settled bucket
+  BucketWindow<Payload> w_;   // lambda = item_eps
+  FlatCountMap total_;        // item -> sum of its counts over the full buckets
+  uint64_t dropped_ = 0;
+  bool track_ = false;
+  std::vector<int64_t> touched_;
+  std::vector<ItemDecrement> scratch_;
+};
+
+}  // namespace momenta

@@ -1,0 +1,65 @@
+#include "stream/window_count.h"
+
+#include "stream/bucket_codec.h"
+#include "stream/byte_codec.h"
+
+namespace momenta {
+
+namespace {
+constexpr char kMagic[] = "MWCNT1";  // window count, encoding v1
+}
+
+Result<WindowCount> WindowCount::Create(const WindowSpec& spec, double eps) {
+  MOMENTA_RETURN_IF_ERROR(ValidateWindowSpec(spec));
+  MOMENTA_RETURN_IF_ERROR(CheckEps(eps, "window count"));
+  return WindowCount(spec, eps);
+}
+
+void WindowCount::AdvanceTo(int64_t t) {
+  Hooks h;
+  w_.AdvanceTo(t, h);
+}
+
+bool WindowCount::Update(int64_t ts, uint64_t count) {
+  if (ts > w_.now()) AdvanceTo(ts);
+  if (!AcceptsArrival(w_.spec(), w_.now(), ts)) {
+    dropped_ += count;
+    return false;
+  }
+  w_.Insert(ts, count);
+  return true;
+}
+
+std::string WindowCount::Encode() const {
+  ByteWriter out;
+  out.Bytes(kMagic);
+  out.Signed(spec().window);
+  out.Signed(spec().tardiness);
+  out.F64(eps_);
+  out.Varint(dropped_);
+  EncodeBuckets(w_, out, [](const NoPayload&, ByteWriter&) {});
+  return out.Take();
+}
+
+Result<WindowCount> WindowCount::Decode(std::string_view bytes) {
+  ByteReader in(bytes, "window count");
+  MOMENTA_RETURN_IF_ERROR(in.Expect(kMagic));
+  WindowSpec spec;
+  double eps = 0;
+  uint64_t dropped = 0;
+  MOMENTA_RETURN_IF_ERROR(in.Signed(&spec.window));
+  MOMENTA_RETURN_IF_ERROR(in.Signed(&spec.tardiness));
+  MOMENTA_RETURN_IF_ERROR(in.F64(&eps));
+  MOMENTA_RETURN_IF_ERROR(in.Varint(&dropped));
+  if (!ValidateWindowSpec(spec).ok() || !CheckEps(eps, "").ok()) return in.Bad("bad parameters");
+  WindowCount c(spec, eps);
+  c.dropped_ = dropped;
+  MOMENTA_RETURN_IF_ERROR(DecodeBuckets(c.w_, in, [](WindowBucket<NoPayload>& b, ByteReader& r) -> Status {
+    if (b.err != 0) return r.Bad("count buckets carry no error");
+    return Status::OK();
+  }));
+  MOMENTA_RETURN_IF_ERROR(in.Finish());
+  return c;
+}
+
+}  // namespace momenta
