@@ -1,85 +1,13 @@
 #include "storage/log_reader.h"
 
-#include <fcntl.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <cerrno>
+#include <cassert>
 #include <thread>
 
 #include "storage/log_codec.h"
 #include "storage/log_scan.h"
-#include "storage/posix_file.h"
 
 namespace momenta {
-
-namespace {
-
-// "Corruption: <path>: <problem>" -> "<problem>"
-std::string ProblemOf(const Status& s, const std::string& path) {
-  std::string text = s.ToString();
-  const std::string marker = path + ": ";
-  const size_t at = text.find(marker);
-  return at == std::string::npos ? text : text.substr(at + marker.size());
-}
-
-std::string Plural(uint64_t n, const char* word) {
-  return std::to_string(n) + " " + word + (n == 1 ? "" : "s");
-}
-
-// The sequence a valid frame of this segment must come after.
-uint64_t AfterForSegment(uint64_t first_sequence, const std::optional<uint64_t>& last) {
-  const uint64_t before_first = first_sequence > 0 ? first_sequence - 1 : 0;
-  return std::max(before_first, last.value_or(0));
-}
-
-LogDamage DamageFromStep(const SegmentScanner& s, const SegmentScanner::Step& step) {
-  LogDamage d;
-  d.kind = step.end == s.size() ? LogDamage::Kind::kTornTail : LogDamage::Kind::kCorruptFrames;
-  d.segment = s.path();
-  d.offset = step.begin;
-  d.bytes = step.end - step.begin;
-  d.problem = step.problem;
-  if (step.claimed > 0) d.records_lost = step.claimed;
-  return d;
-}
-
-}  // namespace
-
-std::string LogDamage::ToString() const {
-  std::string out = segment + ": ";
-  switch (kind) {
-    case Kind::kTornTail:
-      out += "torn tail of " + Plural(bytes, "byte") + " at offset " + std::to_string(offset) +
-             (cut ? " cut" : "") + " (" + problem + ")";
-      break;
-    case Kind::kCorruptFrames:
-      out += Plural(bytes, "corrupt byte") + " at offset " + std::to_string(offset) +
-             " skipped (" + problem + ")";
-      break;
-    case Kind::kBadSegment:
-      out += std::string(cut ? "segment removed" : "segment skipped") + " (" + problem + ")";
-      break;
-    case Kind::kMissingRecords:
-      out += "records missing before offset " + std::to_string(offset);
-      break;
-  }
-  if (!records_lost) {
-    if (kind != Kind::kBadSegment) out += "; records lost: unknown";
-  } else if (*records_lost == 0) {
-    out += "; no record lost";
-  } else {
-    out += "; " + Plural(*records_lost, "record") + " lost";
-    if (first_lost > 0) {
-      out += *records_lost == 1 ? " (sequence " + std::to_string(first_lost) + ")"
-                                : " (sequences " + std::to_string(first_lost) + ".." +
-                                      std::to_string(first_lost + *records_lost - 1) + ")";
-    }
-  }
-  return out;
-}
-
-// ---------------------------------------------------------------- LogReader
 
 LogReader::LogReader(std::string dir, LogReaderOptions options)
     : dir_(std::move(dir)), options_(options) {}
@@ -125,12 +53,7 @@ Result<bool> LogReader::OpenNextSegment() {
     if (!expected_) expected_ = seg.first_sequence;
     if (!header.ok()) {
       if (header.code() == Status::Code::kNotSupported) return header;
-      LogDamage d;
-      d.kind = LogDamage::Kind::kBadSegment;
-      d.segment = seg.path;
-      d.bytes = (*s)->size();
-      d.problem = ProblemOf(header, seg.path);
-      AddDamage(std::move(d));
+      AddDamage((*s)->HeaderDamage());
       continue;
     }
     current_ = std::move(*s);
@@ -212,8 +135,7 @@ Result<bool> LogReader::Next(LogRecord* record) {
       if (!*opened) return false;
       continue;
     }
-    const uint64_t after = AfterForSegment(current_->header().first_sequence, last_sequence_);
-    auto step = current_->Next(after, &frame_);
+    auto step = current_->Next(current_->After(last_sequence_), &frame_);
     if (!step.ok()) return step.status();
     switch (step->kind) {
       case SegmentScanner::Step::kFrame:
@@ -236,7 +158,7 @@ Result<bool> LogReader::Next(LogRecord* record) {
           if (!*more) return false;
           break;
         }
-        AddDamage(DamageFromStep(*current_, *step));
+        AddDamage(current_->DamageOf(*step));
         break;
     }
   }
@@ -257,99 +179,5 @@ Result<bool> LogReader::NextWithin(LogRecord* record, std::chrono::milliseconds 
 
 DType LogReader::dtype() const { return dtype_; }
 uint64_t LogReader::array_tag() const { return array_tag_; }
-
-// ---------------------------------------------------------------- RecoverLog
-
-namespace {
-
-// Truncates `path` to `size` and makes the cut durable.
-Status CutSegment(const std::string& path, uint64_t size) {
-  auto fd = OpenFile(path, O_WRONLY);
-  if (!fd.ok()) return fd.status();
-  if (::ftruncate(fd->get(), static_cast<off_t>(size)) != 0) return Status::FromErrno(path, errno);
-  return SyncData(fd->get(), path);
-}
-
-}  // namespace
-
-Result<LogRecovery> RecoverLog(const std::string& log_dir) {
-  auto segments = ListLogSegments(log_dir);
-  if (!segments.ok()) return segments.status();
-  LogRecovery r;
-  std::vector<LogRecord> records;
-  for (size_t i = segments->size(); i-- > 0;) {
-    const LogSegmentFile& seg = (*segments)[i];
-    auto opened = SegmentScanner::Open(seg.path, seg.first_sequence);
-    if (!opened.ok()) {
-      if (opened.status().code() == Status::Code::kNotFound) continue;
-      return opened.status();
-    }
-    SegmentScanner& s = **opened;
-    const Status& header = s.header_status();
-    if (header.code() == Status::Code::kNotSupported) return header;
-
-    // Every frame, remembering the last valid one and settling each damage's
-    // loss against the next valid frame.
-    std::optional<uint64_t> last;
-    uint64_t last_end = s.offset();
-    std::vector<LogDamage> found;
-    std::optional<size_t> unsettled;
-    for (;;) {
-      auto step = s.Next(AfterForSegment(seg.first_sequence, last), &records);
-      if (!step.ok()) return step.status();
-      if (step->kind == SegmentScanner::Step::kEnd) break;
-      if (step->kind == SegmentScanner::Step::kDamage) {
-        found.push_back(DamageFromStep(s, *step));
-        if (!unsettled) unsettled = found.size() - 1;
-        continue;
-      }
-      const uint64_t expected = last ? *last + 1 : seg.first_sequence;
-      if (unsettled) {
-        found[*unsettled].records_lost = records.front().sequence - expected;
-        found[*unsettled].first_lost = expected;
-        unsettled.reset();
-      }
-      last = records.back().sequence;
-      last_end = step->end;
-    }
-
-    if (!header.ok()) {
-      LogDamage d;
-      d.kind = LogDamage::Kind::kBadSegment;
-      d.segment = seg.path;
-      d.bytes = s.size();
-      d.problem = ProblemOf(header, seg.path);
-      if (!last) {
-        // Nothing valid in the newest segment: a crash while it was created.
-        if (::unlink(seg.path.c_str()) != 0) return Status::FromErrno(seg.path, errno);
-        MOMENTA_RETURN_IF_ERROR(SyncDirectory(log_dir));
-        d.cut = true;
-        r.bytes_cut += d.bytes;
-        r.damage.push_back(std::move(d));
-        continue;
-      }
-      // Valid frames behind a bad header: keep them for readers' sake, and
-      // append to a new segment.
-      r.damage.push_back(std::move(d));
-      r.damage.insert(r.damage.end(), found.begin(), found.end());
-      r.next_sequence = std::max(last ? *last + 1 : 0, seg.first_sequence);
-      return r;
-    }
-
-    if (!found.empty() && found.back().kind == LogDamage::Kind::kTornTail) {
-      MOMENTA_RETURN_IF_ERROR(CutSegment(seg.path, last_end));
-      found.back().cut = true;
-      r.bytes_cut += found.back().bytes;
-    }
-    r.damage.insert(r.damage.end(), found.begin(), found.end());
-    r.next_sequence = last ? *last + 1 : seg.first_sequence;
-    r.active_segment = seg.path;
-    r.active_end = last_end;
-    r.dtype = LogSegmentDType(s.header());
-    r.array_tag = s.header().array_tag;
-    return r;
-  }
-  return r;
-}
 
 }  // namespace momenta

@@ -1,5 +1,6 @@
 // Reading the update log: records in sequence order across segments, filtered
-// by sequence and time; following a live log; and the writer's recovery scan.
+// by sequence and time, and following a live log. (The writer's recovery scan
+// is in log_recovery.h.)
 //
 // Damage is reported, never fatal. Each frame is checked as a unit (crc of
 // header and payload, consecutive sequences); a bad frame is skipped whole and
@@ -23,6 +24,7 @@
 #include <vector>
 
 #include "storage/dtype.h"
+#include "storage/log_damage.h"
 #include "storage/log_format.h"
 #include "storage/log_segments.h"
 #include "storage/status.h"
@@ -30,30 +32,6 @@
 namespace momenta {
 
 class SegmentScanner;
-
-// Bytes of the log that hold no valid frame, and what they cost.
-struct LogDamage {
-  enum class Kind {
-    kTornTail,        // invalid bytes up to the end of a segment (a crash mid-append)
-    kCorruptFrames,   // invalid bytes followed by a valid frame of the same segment
-    kBadSegment,      // a segment whose header is unusable: all of it skipped
-    kMissingRecords,  // a sequence gap with no damaged bytes (a segment removed)
-  };
-  Kind kind = Kind::kTornTail;
-  std::string segment;   // the file's path
-  uint64_t offset = 0;   // first damaged byte
-  uint64_t bytes = 0;    // damaged bytes skipped (or cut)
-  bool cut = false;      // RecoverLog truncated them away
-  std::string problem;   // why the first bad frame (or the header) was refused
-  // Records lost, when known: from the sequence gap up to the next valid
-  // frame (filled in when a reader reaches it), else from the damaged frame's
-  // own header. first_lost is meaningful when records_lost is set and > 0.
-  std::optional<uint64_t> records_lost;
-  uint64_t first_lost = 0;
-  // One line, e.g. "<segment>: torn tail of 37 bytes at offset 1104 cut (frame
-  // of 56 bytes runs past the end of the file); 1 record lost (sequence 27)".
-  std::string ToString() const;
-};
 
 struct LogReaderOptions {
   uint64_t from_sequence = 0;                               // records below are skipped
@@ -119,25 +97,5 @@ class LogReader {
   DType dtype_ = DType::kF8;
   uint64_t array_tag_ = 0;
 };
-
-// What RecoverLog found and did.
-struct LogRecovery {
-  uint64_t next_sequence = 0;      // the sequence after the last valid record; 0: no segment
-  std::string active_segment;      // the newest segment, to append to; empty: start a new one
-  uint64_t active_end = 0;         // its size after the cut
-  std::optional<DType> dtype;      // from the newest readable segment header
-  uint64_t array_tag = 0;
-  std::vector<LogDamage> damage;   // damage found in the segments scanned
-  uint64_t bytes_cut = 0;
-};
-
-// The writer's recovery scan. Scans the newest segment and cuts (truncates,
-// then syncs) a torn or corrupt tail after its last valid frame; damage in
-// the middle stays and is reported (readers skip it). A newest segment with
-// no valid frame and an unusable header (empty, or cut short by a machine
-// crash) is removed, and the one before it scanned instead. Older segments are not scanned:
-// they were complete when the writer moved on, and readers report any damage
-// there. REQUIRES: the caller holds the log's writer lock (no writer runs).
-Result<LogRecovery> RecoverLog(const std::string& log_dir);
 
 }  // namespace momenta

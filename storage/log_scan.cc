@@ -24,7 +24,7 @@ Result<std::unique_ptr<SegmentScanner>> SegmentScanner::Open(const std::string& 
     if (fd.status().sys_errno() == ENOENT) return Status::NotFound(path, "segment removed");
     return fd.status();
   }
-  std::unique_ptr<SegmentScanner> s(new SegmentScanner(path, std::move(*fd)));
+  std::unique_ptr<SegmentScanner> s(new SegmentScanner(path, name_sequence, std::move(*fd)));
   MOMENTA_RETURN_IF_ERROR(s->Refresh());
   auto bytes = s->View(0, sizeof(LogSegmentHeader));
   if (!bytes.ok()) return bytes.status();
@@ -165,6 +165,36 @@ Result<SegmentScanner::Step> SegmentScanner::Next(uint64_t after, std::vector<Lo
   }
   step.end = offset_ = size_;
   return step;
+}
+
+uint64_t SegmentScanner::After(const std::optional<uint64_t>& last_sequence) const {
+  const uint64_t before_first = name_sequence_ > 0 ? name_sequence_ - 1 : 0;
+  return std::max(before_first, last_sequence.value_or(0));
+}
+
+LogDamage SegmentScanner::DamageOf(const Step& step) const {
+  LogDamage d;
+  d.kind = step.end == size_ ? LogDamage::Kind::kTornTail : LogDamage::Kind::kCorruptFrames;
+  d.segment = path_;
+  d.offset = step.begin;
+  d.bytes = step.end - step.begin;
+  d.problem = step.problem;
+  if (step.claimed > 0) d.records_lost = step.claimed;
+  return d;
+}
+
+LogDamage SegmentScanner::HeaderDamage() const {
+  assert(!header_status_.ok());
+  LogDamage d;
+  d.kind = LogDamage::Kind::kBadSegment;
+  d.segment = path_;
+  d.bytes = size_;
+  // "Corruption: <path>: <problem>" -> "<problem>"
+  const std::string text = header_status_.ToString();
+  const std::string marker = path_ + ": ";
+  const size_t at = text.find(marker);
+  d.problem = at == std::string::npos ? text : text.substr(at + marker.size());
+  return d;
 }
 
 }  // namespace momenta

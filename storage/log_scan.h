@@ -10,9 +10,11 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "storage/log_damage.h"
 #include "storage/log_format.h"
 #include "storage/posix_file.h"
 #include "storage/status.h"
@@ -58,8 +60,19 @@ class SegmentScanner {
   // `after`: a valid frame's first sequence must be greater than this.
   [[nodiscard]] Result<Step> Next(uint64_t after, std::vector<LogRecord>* records);
 
+  // The `after` for Next: the last valid sequence read so far (if any), but
+  // never below the segment's first sequence - 1 (from its name).
+  uint64_t After(const std::optional<uint64_t>& last_sequence) const;
+  // A kDamage step as a report: a torn tail when it reaches size(), else
+  // corrupt frames; records_lost from the damaged header, when it checked.
+  LogDamage DamageOf(const Step& step) const;
+  // The unusable header as a report (kBadSegment over the whole file).
+  // REQUIRES: !header_status().ok()
+  LogDamage HeaderDamage() const;
+
  private:
-  SegmentScanner(std::string path, FileDescriptor fd) : path_(std::move(path)), fd_(std::move(fd)) {}
+  SegmentScanner(std::string path, uint64_t name_sequence, FileDescriptor fd)
+      : path_(std::move(path)), name_sequence_(name_sequence), fd_(std::move(fd)) {}
   // Up to `length` bytes at `offset`, fewer at end of file; valid until the next call.
   [[nodiscard]] Result<std::string_view> View(uint64_t offset, size_t length);
   // Checks the frame at `at`; "" and *records filled when valid, else the problem.
@@ -68,6 +81,7 @@ class SegmentScanner {
                                              uint64_t* end);
 
   const std::string path_;
+  const uint64_t name_sequence_;  // the first sequence the file name gives
   FileDescriptor fd_;
   Status header_status_;
   LogSegmentHeader header_{};

@@ -46,7 +46,7 @@
 
 #include "storage/dtype.h"
 #include "storage/log_format.h"
-#include "storage/log_reader.h"
+#include "storage/log_recovery.h"
 #include "storage/posix_file.h"
 #include "storage/status.h"
 #include "storage/writer_lock.h"
@@ -62,7 +62,8 @@ enum class LogFileOp { kCreate, kReserve, kWrite, kSync };
 
 struct LogWriterOptions {
   DType dtype = DType::kF8;      // of the array; must match an existing log's
-  uint64_t array_tag = 0;        // the caller's identity of the array, stored in segment headers
+  uint64_t array_tag = 0;        // the caller's identity of the array: stored in new segment
+                                 // headers for readers, not checked against old ones
   LogSync sync = LogSync::kBatch;
   uint64_t segment_bytes = uint64_t{64} << 20;  // rotate past this size
   uint64_t first_sequence = 1;   // the first sequence of an empty log (>= 1)

@@ -1,0 +1,46 @@
+#include "storage/log_damage.h"
+
+namespace momenta {
+
+namespace {
+
+std::string Plural(uint64_t n, const char* word) {
+  return std::to_string(n) + " " + word + (n == 1 ? "" : "s");
+}
+
+}  // namespace
+
+std::string LogDamage::ToString() const {
+  std::string out = segment + ": ";
+  switch (kind) {
+    case Kind::kTornTail:
+      out += "torn tail of " + Plural(bytes, "byte") + " at offset " + std::to_string(offset) +
+             (cut ? " cut" : "") + " (" + problem + ")";
+      break;
+    case Kind::kCorruptFrames:
+      out += Plural(bytes, "corrupt byte") + " at offset " + std::to_string(offset) +
+             " skipped (" + problem + ")";
+      break;
+    case Kind::kBadSegment:
+      out += std::string(cut ? "segment removed" : "segment skipped") + " (" + problem + ")";
+      break;
+    case Kind::kMissingRecords:
+      out += "records missing before offset " + std::to_string(offset);
+      break;
+  }
+  if (!records_lost) {
+    if (kind != Kind::kBadSegment) out += "; records lost: unknown";
+  } else if (*records_lost == 0) {
+    out += "; no record lost";
+  } else {
+    out += "; " + Plural(*records_lost, "record") + " lost";
+    if (first_lost > 0) {
+      out += *records_lost == 1 ? " (sequence " + std::to_string(first_lost) + ")"
+                                : " (sequences " + std::to_string(first_lost) + ".." +
+                                      std::to_string(first_lost + *records_lost - 1) + ")";
+    }
+  }
+  return out;
+}
+
+}  // namespace momenta
