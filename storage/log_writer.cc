@@ -117,7 +117,10 @@ Result<std::unique_ptr<LogWriter>> LogWriter::Open(const std::string& log_dir,
     w->fd_ = std::move(*fd);
     w->segment_ = w->recovery_.active_segment;
     w->end_ = w->reserved_end_ = w->recovery_.active_end;
-    w->synced_end_ = 0;  // an earlier writer may not have synced: the next Commit does
+    // An earlier writer may not have synced the segment or its folder entry
+    // (kNone, or a crash before Commit): the next sync covers both.
+    w->synced_end_ = 0;
+    w->dir_unsynced_ = true;
   }
   return w;
 }

@@ -195,6 +195,27 @@ TEST(LogWriterTest, EachSyncPolicySyncsWhenItPromises) {
   }
 }
 
+TEST(LogWriterTest, FirstCommitAfterReopenSyncsWhatAnEarlierWriterLeft) {
+  // An earlier writer under kNone (or one that died before Commit) may have
+  // left the segment and its folder entry unsynced.
+  ScratchDir dir;
+  {
+    auto w = MustOpen(dir.File("log"), Options(LogSync::kNone));
+    ASSERT_TRUE(w->Append(Records(0, 3)).ok());
+  }
+  int syncs = 0;
+  LogWriterOptions o = Options(LogSync::kBatch);
+  o.fault = [&](LogFileOp op, const std::string&) {
+    if (op == LogFileOp::kSync) ++syncs;
+    return Status::OK();
+  };
+  auto w = MustOpen(dir.File("log"), o);
+  ASSERT_TRUE(w->Commit().ok());
+  EXPECT_EQ(syncs, 1);
+  ASSERT_TRUE(w->Commit().ok());
+  EXPECT_EQ(syncs, 1);
+}
+
 TEST(LogWriterTest, ParseSyncPolicy) {
   EXPECT_EQ(Get(ParseLogSync("always")), LogSync::kAlways);
   EXPECT_EQ(Get(ParseLogSync("batch")), LogSync::kBatch);
