@@ -1,131 +1,270 @@
+// BufferedArray: queries, updates, commits, rebuilds. Opening and recovery
+// are in buffer_open.cc.
 #include "buffers/buffered_array.h"
 
-#include <sys/stat.h>
 #include <sys/statvfs.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstring>
-#include <filesystem>
+#include <thread>
+#include <unordered_set>
 
+#include "buffers/buffer_internal.h"
 #include "storage/fault_guard.h"
+#include "storage/log_codec.h"
 
 namespace momenta {
 namespace {
 
-// Why the buffer at tree_path cannot be used for `array`, or "" when it can.
-std::string StaleReason(MomentTree& tree, ArrayFile& array, const ArrayIdentity& identity) {
-  const TreeFileHeader& h = tree.header();
-  if (h.state == kTreeBuilding) return "its last build did not finish";
-  if (h.state == kTreeUpdating) return "an update was interrupted";
-  if (h.state != kTreeClean) return "its state is unknown";
-  if (h.length != array.length() || h.dtype != static_cast<uint32_t>(array.dtype()))
-    return "it was built for another array shape or dtype";
-  if (!(h.array == identity)) return "the array changed since the buffer was last updated";
-  return "";
+// Updates applied between two points where readers may get in.
+constexpr size_t kChunk = 4096;
+// How long a starved reader asks writers to stand still.
+constexpr int64_t kReaderWaitNs = 20'000'000;
+
+int64_t MonotonicNs() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
 }
 
-// The tree options recorded in a header (to rebuild with the same ones).
-TreeOptions OptionsOf(const TreeFileHeader& h) {
-  TreeOptions o;
-  o.order = static_cast<int>(h.order);
-  o.ram_budget = h.ram_budget;
-  o.disk_tier = h.disk_tier != 0;
-  o.fanout = h.fanout;
-  o.leaf_span = h.leaf_span;
-  return o;
-}
-
-Result<std::unique_ptr<MomentTree>> BuildInto(const std::string& tree_path, ArrayFile& array,
-                                              const TreeOptions& options, const IoOptions& io,
-                                              const BuildProgress& progress, BuildStats* stats) {
-  auto tree = MomentTree::Create(tree_path, array, options, io);
-  if (!tree.ok()) return tree.status();
-  auto built = BuildTree(array, **tree, progress);
-  if (!built.ok()) return built.status();
-  if (stats) *stats = *built;
-  auto identity = IdentityOf(array.path());
-  if (!identity.ok()) return identity.status();
-  (*tree)->header().array = *identity;
-  (*tree)->header().updates_since_build = 0;
-  MOMENTA_RETURN_IF_ERROR((*tree)->Flush());
-  (*tree)->header().state = kTreeClean;
-  MOMENTA_RETURN_IF_ERROR((*tree)->Flush());
-  return tree;
+std::atomic_ref<uint64_t> Epoch(TreeFileHeader& h) { return std::atomic_ref<uint64_t>(h.write_epoch); }
+std::atomic_ref<int64_t> ReaderWait(TreeFileHeader& h) {
+  return std::atomic_ref<int64_t>(h.reader_wait_until_ns);
 }
 
 }  // namespace
 
-BufferedArray::BufferedArray(std::unique_ptr<ArrayFile> array, std::string tree_path, IoOptions io)
-    : array_(std::move(array)), tree_path_(std::move(tree_path)), io_(io) {}
+BufferedArray::BufferedArray(std::unique_ptr<ArrayFile> array, std::string tree_path,
+                             const BufferedArrayOptions& options)
+    : array_(std::move(array)), tree_path_(std::move(tree_path)), options_(options) {}
 
-BufferedArray::~BufferedArray() = default;
-
-Result<std::unique_ptr<BufferedArray>> BufferedArray::Open(const std::string& path,
-                                                           const BufferedArrayOptions& options,
-                                                           std::vector<std::string>* notices) {
-  std::string notice;
-  auto array = ArrayFile::Open(path, options.io, &notice);
-  if (!array.ok()) return array.status();
-  if (notices && !notice.empty()) notices->push_back(notice);
-  const std::string sidecar = SidecarPath(path);
-  std::error_code ec;
-  std::filesystem::create_directory(sidecar, ec);
-  if (ec) return Status::IOError(sidecar, ec.message());
-  std::unique_ptr<BufferedArray> self(
-      new BufferedArray(std::move(array).value(), sidecar + "/tree", options.io));
-  ArrayFile& a = *self->array_;
-  auto identity = IdentityOf(path);
-  if (!identity.ok()) return identity.status();
-
-  std::string reason;
-  TreeOptions build_options = options.tree;
-  if (::access(self->tree_path_.c_str(), F_OK) != 0) {
-    reason = "";  // first use: build quietly unless there is data to read
-  } else {
-    auto tree = MomentTree::Open(self->tree_path_, /*writable=*/true, options.io);
-    if (!tree.ok()) {
-      reason = tree.status().ToString();
-    } else {
-      reason = StaleReason(**tree, a, *identity);
-      if (reason.empty()) {
-        self->tree_ = std::move(tree).value();
-        return self;
-      }
-      build_options = OptionsOf((*tree)->header());
-    }
-    if (notices) notices->push_back("rebuilding the moment buffer of " + path + ": " + reason);
-  }
-  BuildStats stats;
-  auto tree = BuildInto(self->tree_path_, a, build_options, options.io, options.progress, &stats);
-  if (!tree.ok()) return tree.status();
-  self->tree_ = std::move(tree).value();
-  return self;
+BufferedArray::~BufferedArray() {
+  if (log_ && tree_) (void)Commit();
 }
 
+// ---- queries ------------------------------------------------------------------
+
 Result<RangeSummary> BufferedArray::Summarize(uint64_t p, uint64_t q, bool need_extremes,
-                                              QueryCost* cost) {
+                                              QueryCost* cost, uint64_t* as_of) {
   if (p > q || q > array_->length())
     return Status::OutOfRange(array_->path(), "range " + std::to_string(p) + ":" + std::to_string(q) +
                                                   " is outside the array (length " +
                                                   std::to_string(array_->length()) + ")");
-  return SummarizeRange(*tree_, *array_, p, q, need_extremes, cost);
+  if (log_) {  // the writer itself: nothing runs beside it in this object
+    if (as_of) *as_of = tree_->header().log_sequence;
+    return SummarizeRange(*tree_, *array_, p, q, need_extremes, cost);
+  }
+  // A reader: retry until no writer changed anything while we read.
+  for (int attempt = 0;; ++attempt) {
+    MOMENTA_RETURN_IF_ERROR(ReopenTreeIfRetired());
+    TreeFileHeader& h = tree_->header();
+    const uint64_t before = Epoch(h).load(std::memory_order_acquire);
+    if (before % 2 == 0) {
+      const uint64_t sequence = std::atomic_ref<uint64_t>(h.log_sequence).load(std::memory_order_acquire);
+      auto summary = SummarizeRange(*tree_, *array_, p, q, need_extremes, cost);
+      std::atomic_thread_fence(std::memory_order_acquire);
+      if (Epoch(h).load(std::memory_order_acquire) == before) {
+        if (as_of) *as_of = sequence;
+        return summary;
+      }
+    }
+    if (attempt >= 2) ReaderWait(h).store(MonotonicNs() + kReaderWaitNs, std::memory_order_release);
+    std::this_thread::sleep_for(std::chrono::microseconds(attempt < 2 ? 50 : 500));
+  }
 }
 
-void BufferedArray::BeginBatch() {
-  tree_->header().state = kTreeUpdating;
+// ---- updates ------------------------------------------------------------------
+
+Status BufferedArray::CheckWritable() const {
+  if (log_) return Status::OK();
+  return Status::InvalidArgument(array_->path(), "opened read-only; updates need a writable open");
+}
+
+Status BufferedArray::MapArrayForUpdates() {
+  if (array_map_) return Status::OK();
+  InstallFaultGuard();
+  auto map = MappedFile::Open(array_->path(), /*writable=*/true);
+  if (!map.ok()) return map.status();
+  if ((*map)->size() < array_->ByteOffset(array_->length()))
+    return Status::IOError(array_->path(), "file is shorter than its header says (it shrank?)");
+  array_map_ = std::move(map).value();
+  return Status::OK();
+}
+
+Status BufferedArray::MappedAccessFailed(uint64_t index, bool writing) const {
+  struct statvfs fs;
+  const bool full = ::statvfs(array_->path().c_str(), &fs) == 0 && fs.f_bavail == 0;
+  if (full) return Status::FromErrno(array_->path(), ENOSPC);
+  return Status::IOError(array_->path(), std::string("cannot ") + (writing ? "write" : "read") +
+                                             " element " + std::to_string(index) +
+                                             " (the file shrank, or the disk is full)");
+}
+
+Status BufferedArray::Write(uint64_t first, std::span<const Value> values, int64_t time) {
+  MOMENTA_RETURN_IF_ERROR(CheckWritable());
+  MOMENTA_RETURN_IF_ERROR(array_->CheckRange(first, values.size()));
+  const DType t = array_->dtype();
+  for (const Value& v : values)
+    if (!ValueFits(t, v))
+      return Status::InvalidArgument(array_->path(), "value '" + FormatValue(v) +
+                                                         "' does not fit dtype " + std::string(DTypeName(t)));
+  // A consecutive range reserves its blocks in one call; the file system
+  // undoes a reservation that does not fit, so a full disk changes nothing.
+  MOMENTA_RETURN_IF_ERROR(array_->io().Allocate(array_->ByteOffset(first), values.size() * array_->itemsize()));
+  std::vector<IndexedValue> updates(values.size());
+  for (size_t k = 0; k < values.size(); ++k) updates[k] = {first + k, values[k], time};
+  return ApplyUpdates(updates, /*prefault=*/false);
+}
+
+Status BufferedArray::Apply(std::span<const IndexedValue> updates) {
+  return ApplyUpdates(updates, /*prefault=*/true);
+}
+
+Status BufferedArray::ApplyUpdates(std::span<const IndexedValue> updates, bool prefault) {
+  MOMENTA_RETURN_IF_ERROR(CheckWritable());
+  const DType t = array_->dtype();
+  for (const IndexedValue& u : updates) {
+    MOMENTA_RETURN_IF_ERROR(array_->CheckRange(u.index, 1));
+    if (!ValueFits(t, u.value))
+      return Status::InvalidArgument(array_->path(), "value '" + FormatValue(u.value) +
+                                                         "' does not fit dtype " + std::string(DTypeName(t)));
+  }
+  MOMENTA_RETURN_IF_ERROR(MapArrayForUpdates());
+  // Every element's page made writable first, by storing its own bytes back:
+  // a hole on a full disk (or a file truncated under us) fails here, before
+  // anything is logged or changed (holes filled before the one that failed
+  // stay allocated, as zeros).
+  const size_t item = array_->itemsize();
+  char* const base = array_map_->data();
+  for (const IndexedValue& u : prefault ? updates : std::span<const IndexedValue>()) {
+    char bytes[8];
+    char* element = base + array_->ByteOffset(u.index);
+    if (!GuardedCopy(bytes, element, item)) return MappedAccessFailed(u.index, /*writing=*/false);
+    if (!GuardedCopy(element, bytes, item)) return MappedAccessFailed(u.index, /*writing=*/true);
+  }
+  // Chunks of distinct indices (an index repeated within a chunk would read
+  // its old value before the earlier update of the same chunk landed).
+  std::unordered_set<uint64_t> seen;
+  size_t begin = 0;
+  while (begin < updates.size()) {
+    seen.clear();
+    size_t end = begin;
+    while (end < updates.size() && end - begin < kChunk && seen.insert(updates[end].index).second) ++end;
+    size_t done = 0;
+    MOMENTA_RETURN_IF_ERROR(ApplyChunk(updates.subspan(begin, end - begin), &done));
+    begin = end;
+  }
+  return Status::OK();
+}
+
+Status BufferedArray::ApplyChunk(std::span<const IndexedValue> chunk, size_t* done) {
+  const DType t = array_->dtype();
+  const size_t item = array_->itemsize();
+  char* const base = array_map_->data();
+  // 1. Old values (pages were made writable by Apply; a store may still
+  //    fault if the file was truncated since).
+  records_.clear();
+  Status stop;
+  for (const IndexedValue& u : chunk) {
+    char* element = base + array_->ByteOffset(u.index);
+    char old_bytes[8] = {}, new_bytes[8] = {};
+    if (!GuardedCopy(old_bytes, element, item)) {
+      stop = MappedAccessFailed(u.index, /*writing=*/false);
+      break;
+    }
+    EncodeValue(t, u.value, new_bytes);
+    if (std::memcmp(old_bytes, new_bytes, item) == 0) continue;  // no change, no record
+    if (!GuardedCopy(element, old_bytes, item)) {
+      stop = MappedAccessFailed(u.index, /*writing=*/true);
+      break;
+    }
+    LogRecord r;
+    r.time = u.time;
+    r.index = u.index;
+    std::memcpy(&r.old_raw, old_bytes, item);
+    std::memcpy(&r.new_raw, new_bytes, item);
+    records_.push_back(r);
+  }
+  if (records_.empty()) return stop;
+  // 2. The log first: once Append returns, the updates survive a crash (per policy).
+  auto first = log_->Append(records_);
+  if (!first.ok()) return first.status();
+  // 3. The array and the buffer.
+  MOMENTA_RETURN_IF_ERROR(BeginChunk());
+  TreeFileHeader& h = tree_->header();
+  for (size_t k = 0; k < records_.size(); ++k) {
+    const LogRecord& r = records_[k];
+    char* element = base + array_->ByteOffset(r.index);
+    if (!GuardedCopy(element, reinterpret_cast<const char*>(&r.new_raw), item)) {
+      // Logged but not applied: recovery will apply it from the log.
+      (void)EndChunk();
+      return MappedAccessFailed(r.index, /*writing=*/true);
+    }
+    MOMENTA_RETURN_IF_ERROR(ApplyToTree(r.index, reinterpret_cast<const char*>(&r.old_raw),
+                                        reinterpret_cast<const char*>(&r.new_raw)));
+    std::atomic_ref<uint64_t>(h.log_sequence).store(*first + k, std::memory_order_release);
+    h.updates_since_build++;
+  }
+  *done = records_.size();
+  MOMENTA_RETURN_IF_ERROR(EndChunk());
+  return stop;
+}
+
+Status BufferedArray::BeginChunk() {
+  TreeFileHeader& h = tree_->header();
+  // A reader that kept losing the race asked for a pause: give it one.
+  const int64_t wait_until = ReaderWait(h).load(std::memory_order_acquire);
+  const int64_t now = MonotonicNs();
+  if (wait_until > now && wait_until - now <= kReaderWaitNs)
+    std::this_thread::sleep_for(std::chrono::nanoseconds(wait_until - now));
+  if (!dirty_) {
+    // The first change since the last checkpoint: the header must say so on
+    // disk before any node changes, or a machine crash could leave changed
+    // nodes under a header that claims the checkpoint.
+    h.state = kTreeUpdating;
+    if (options_.sync != LogSync::kNone) MOMENTA_RETURN_IF_ERROR(tree_->FlushHeader());
+    dirty_ = true;
+  }
   refresh_.assign(tree_->layout().levels() + 1, {});
+  Epoch(h).fetch_add(1, std::memory_order_acq_rel);  // odd: changing
+  return Status::OK();
 }
 
-Status BufferedArray::EndBatch(uint64_t updates) {
-  MOMENTA_RETURN_IF_ERROR(FlushRefreshes());
+Status BufferedArray::EndChunk() {
+  Status s = FlushRefreshes();
+  TreeFileHeader& h = tree_->header();
+  auto identity = IdentityOf(array_->path());
+  if (identity.ok()) h.array = *identity;
+  Epoch(h).fetch_add(1, std::memory_order_acq_rel);  // even: consistent
+  if (!s.ok()) return s;
+  return identity.status();
+}
+
+Status BufferedArray::Commit() {
+  if (!log_) return Status::OK();
+  MOMENTA_RETURN_IF_ERROR(log_->Commit());
+  return Checkpoint();
+}
+
+Status BufferedArray::Checkpoint() {
+  if (!dirty_) return Status::OK();
+  TreeFileHeader& h = tree_->header();
+  if (options_.sync != LogSync::kNone) {
+    // Checkpoint: array and nodes on disk, then a header that says so.
+    MOMENTA_RETURN_IF_ERROR(array_->Sync());
+    MOMENTA_RETURN_IF_ERROR(tree_->Flush());
+  }
   auto identity = IdentityOf(array_->path());
   if (!identity.ok()) return identity.status();
-  TreeFileHeader& h = tree_->header();
   h.array = *identity;
-  h.updates_since_build += updates;
+  h.checkpoint_sequence = h.log_sequence;
   h.state = kTreeClean;
+  if (options_.sync != LogSync::kNone) MOMENTA_RETURN_IF_ERROR(tree_->FlushHeader());
+  dirty_ = false;
   return Status::OK();
 }
 
@@ -164,8 +303,8 @@ Status BufferedArray::ApplyToTree(uint64_t index, const char* old_bytes, const c
     const NodeCodec::UpdateOutcome outcome =
         codec.ApplyUpdate(tree_->Node(level, j), count, index - first, old_value, new_value, exact_delta);
     // Drift past the limit, or an extreme that may have shrunk: recompute the
-    // node from data when the batch ends (the array may already hold later
-    // values of this batch that the tree has not seen yet).
+    // node from data when the chunk ends (the array may already hold later
+    // values of this chunk that the tree has not seen yet).
     if (outcome.drifted || outcome.extremes_may_shrink) refresh_[level].push_back(j);
   }
   return Status::OK();
@@ -173,7 +312,7 @@ Status BufferedArray::ApplyToTree(uint64_t index, const char* old_bytes, const c
 
 Status BufferedArray::FlushRefreshes() {
   const TreeLayout& layout = tree_->layout();
-  for (int level = 1; level <= layout.levels(); ++level) {
+  for (int level = 1; level < static_cast<int>(refresh_.size()); ++level) {
     std::vector<uint64_t>& nodes = refresh_[level];
     std::sort(nodes.begin(), nodes.end());
     nodes.erase(std::unique(nodes.begin(), nodes.end()), nodes.end());
@@ -186,104 +325,25 @@ Status BufferedArray::FlushRefreshes() {
   return Status::OK();
 }
 
-Status BufferedArray::CheckWritable() const {
-  if (io_.writable) return Status::OK();
-  return Status::InvalidArgument(array_->path(), "opened read-only; updates need a writable open");
-}
-
-Status BufferedArray::Write(uint64_t first, std::span<const Value> values) {
-  MOMENTA_RETURN_IF_ERROR(CheckWritable());
-  MOMENTA_RETURN_IF_ERROR(array_->CheckRange(first, values.size()));
-  const DType t = array_->dtype();
-  const size_t item = array_->itemsize();
-  for (const Value& v : values)
-    if (!ValueFits(t, v))
-      return Status::InvalidArgument(array_->path(), "value '" + FormatValue(v) +
-                                                         "' does not fit dtype " + std::string(DTypeName(t)));
-  std::vector<char> old_bytes(values.size() * item), new_bytes(values.size() * item);
-  MOMENTA_RETURN_IF_ERROR(array_->ReadRaw(first, values.size(), old_bytes.data()));
-  for (size_t k = 0; k < values.size(); ++k) EncodeValue(t, values[k], new_bytes.data() + k * item);
-  BeginBatch();
-  if (Status s = array_->WriteRaw(first, values.size(), new_bytes.data()); !s.ok()) {
-    tree_->header().state = kTreeClean;  // nothing changed (blocks are reserved before writing)
-    return s;
-  }
-  for (size_t k = 0; k < values.size(); ++k) {
-    if (std::memcmp(old_bytes.data() + k * item, new_bytes.data() + k * item, item) == 0) continue;
-    MOMENTA_RETURN_IF_ERROR(ApplyToTree(first + k, old_bytes.data() + k * item, new_bytes.data() + k * item));
-  }
-  return EndBatch(values.size());
-}
-
-Status BufferedArray::MapArrayForUpdates() {
-  if (array_map_) return Status::OK();
-  InstallFaultGuard();
-  auto map = MappedFile::Open(array_->path(), /*writable=*/true);
-  if (!map.ok()) return map.status();
-  if ((*map)->size() < array_->ByteOffset(array_->length()))
-    return Status::IOError(array_->path(), "file is shorter than its header says (it shrank?)");
-  array_map_ = std::move(map).value();
-  return Status::OK();
-}
-
-Status BufferedArray::MappedAccessFailed(uint64_t index, bool writing) const {
-  struct statvfs fs;
-  const bool full = ::statvfs(array_->path().c_str(), &fs) == 0 && fs.f_bavail == 0;
-  if (full) return Status::FromErrno(array_->path(), ENOSPC);
-  return Status::IOError(array_->path(), std::string("cannot ") + (writing ? "write" : "read") +
-                                             " element " + std::to_string(index) +
-                                             " (the file shrank, or the disk is full)");
-}
-
-Status BufferedArray::Apply(std::span<const IndexedValue> updates) {
-  MOMENTA_RETURN_IF_ERROR(CheckWritable());
-  const DType t = array_->dtype();
-  const size_t item = array_->itemsize();
-  for (const IndexedValue& u : updates) {
-    MOMENTA_RETURN_IF_ERROR(array_->CheckRange(u.index, 1));
-    if (!ValueFits(t, u.value))
-      return Status::InvalidArgument(array_->path(), "value '" + FormatValue(u.value) +
-                                                         "' does not fit dtype " + std::string(DTypeName(t)));
-  }
-  // Scattered single elements go through a shared writable mapping: no system
-  // call per update. A fault (file truncated under us, or a store into a hole
-  // on a full disk) is caught and reported; updates before it stay applied to
-  // both the array and the buffer.
-  MOMENTA_RETURN_IF_ERROR(MapArrayForUpdates());
-  char* const base = array_map_->data();
-  BeginBatch();
-  char old_bytes[8], new_bytes[8];
-  uint64_t applied = 0;
-  for (const IndexedValue& u : updates) {
-    char* element = base + array_->ByteOffset(u.index);
-    if (!GuardedCopy(old_bytes, element, item)) {
-      MOMENTA_RETURN_IF_ERROR(EndBatch(applied));
-      return MappedAccessFailed(u.index, /*writing=*/false);
-    }
-    EncodeValue(t, u.value, new_bytes);
-    if (std::memcmp(old_bytes, new_bytes, item) == 0) continue;
-    if (!GuardedCopy(element, new_bytes, item)) {
-      MOMENTA_RETURN_IF_ERROR(EndBatch(applied));
-      return MappedAccessFailed(u.index, /*writing=*/true);
-    }
-    MOMENTA_RETURN_IF_ERROR(ApplyToTree(u.index, old_bytes, new_bytes));
-    ++applied;
-  }
-  return EndBatch(applied);
-}
+// ---- rebuild and verify ---------------------------------------------------------
 
 Result<BuildStats> BufferedArray::Rebuild(const TreeOptions& options, const BuildProgress& progress) {
-  tree_.reset();
+  if (!log_ && !lock_) {
+    auto lock = LockArrayForWriting(array_->path());
+    if (!lock.ok()) return lock.status();
+    lock_ = std::move(lock).value();
+  }
   BuildStats stats;
-  auto tree = BuildInto(tree_path_, *array_, options, io_, progress, &stats);
-  if (!tree.ok()) return tree.status();
-  tree_ = std::move(tree).value();
+  Status s = RebuildInPlace(options, progress, &stats);
+  if (!log_) lock_.reset();
+  if (!s.ok()) return s;
   return stats;
 }
 
 Result<VerifyReport> BufferedArray::Verify(const BuildProgress& progress) {
-  const std::string scratch = tree_path_ + ".verify";
-  auto fresh = BuildInto(scratch, *array_, OptionsOf(tree_->header()), io_, progress, nullptr);
+  const std::string scratch = tree_path_ + ".verify-" + std::to_string(::getpid());
+  auto fresh = internal::BuildTreeFile(scratch, *array_, OptionsOfHeader(tree_->header()), options_.io,
+                                       progress, nullptr);
   struct Remove {
     std::string path;
     ~Remove() { ::unlink(path.c_str()); }
@@ -297,8 +357,8 @@ Result<VerifyReport> BufferedArray::Verify(const BuildProgress& progress) {
       ++report.nodes_checked;
       const RangeSummary stored = tree_->Summary(level, j);
       const RangeSummary exact = (*fresh)->Summary(level, j);
-      // Tolerances: the moments' own scale (a few ulps of long double would
-      // do after a build; updates drift by ~N·2^-64, see moments.h).
+      // Tolerances: the moments' own scale (a few ulps of long double after a
+      // build; updates drift by ~N·2^-64, see moments.h).
       std::string what;
       for (int m = 0; m <= order && what.empty(); ++m) {
         const long double a = stored.index.moment(m), b = exact.index.moment(m);

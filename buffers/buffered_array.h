@@ -1,15 +1,32 @@
-// BufferedArray: the facade a program (and the CLI) uses — an array file and
-// its moment buffer, kept consistent. It delegates: ArrayFile holds the
-// elements, MomentTree the buffer, BuildTree fills it, SummarizeRange answers.
+// BufferedArray: the facade a program (and the CLI) uses — an array file, its
+// moment buffer and its update log, kept consistent. It delegates: ArrayFile
+// holds the elements, MomentTree the buffer, BuildTree fills it,
+// SummarizeRange answers, LogWriter records every change.
 //
-// Consistency: the buffer's header records the array's identity (device,
-// inode, size, mtime, ctime) after every build and update batch, and a state
-// flag that is "updating" while a batch is in progress. Open() rebuilds the
-// buffer — with a notice — when it is missing, damaged, left mid-update, made
-// for other parameters, or the array changed behind momenta's back; it never
-// answers from a stale buffer.
+// Writers (IoOptions::writable) hold the array's writer lock; a second writer
+// gets "locked by another writer (pid N)". Every update goes: log append
+// (durable per LogSync) -> array store -> one node per level, and the buffer
+// header's log_sequence says which records both reflect. Commit() makes the
+// changes durable per the sync policy and checkpoints the buffer.
 //
-// Not thread-safe. One writer per array (locking arrives with the update log).
+// Recovery (Open of a writer, or of a reader that finds no live writer):
+//  - the log's torn tail is cut and reported;
+//  - after a crash of the process (same kernel boot), the mapped buffer and
+//    array pages survived: the records after log_sequence are replayed into
+//    both, exactly (records carry old and new values);
+//  - after a crash of the machine, a buffer whose durable header says clean
+//    is exact as of its checkpoint and the records after it are replayed; any
+//    other buffer is rebuilt after the records are replayed into the array;
+//  - a buffer missing, damaged, made for other parameters, or describing an
+//    array changed behind momenta's back is rebuilt; each event is a notice.
+//
+// Readers in other processes may query while a writer runs. Guarantee: a
+// query's answer equals the exact answer for the array after some log
+// sequence s with s_start <= s <= s_end, the log sequences applied when the
+// query began and ended (a seqlock on the buffer header; a reader that keeps
+// losing the race asks writers to pause briefly at their next chunk).
+//
+// Not thread-safe within a process: one BufferedArray per thread.
 #pragma once
 
 #include <cstdint>
@@ -23,20 +40,26 @@
 #include "buffers/range_summary.h"
 #include "buffers/tree_build.h"
 #include "storage/array_file.h"
+#include "storage/log_writer.h"
 #include "storage/mapped_file.h"
+#include "storage/writer_lock.h"
 
 namespace momenta {
 
 struct BufferedArrayOptions {
-  IoOptions io;               // io.writable: updates allowed
+  IoOptions io;               // io.writable: a writer (lock, log, updates)
   TreeOptions tree;           // used whenever the buffer is (re)built
   BuildProgress progress;     // called during builds
+  LogSync sync = LogSync::kBatch;                 // the update log's sync policy (writers)
+  uint64_t log_segment_bytes = uint64_t{64} << 20;  // log rotation size
 };
 
-// One scattered update: a[index] = value (value checked to fit the dtype).
+// One update: a[index] = value (checked to fit the dtype) at `time` (ms;
+// kLogTimeNow: the wall clock).
 struct IndexedValue {
   uint64_t index = 0;
   Value value;
+  int64_t time = kLogTimeNow;
 };
 
 // What Verify found.
@@ -50,10 +73,12 @@ class BufferedArray {
  public:
   BufferedArray(const BufferedArray&) = delete;
   BufferedArray& operator=(const BufferedArray&) = delete;
+  // A writer commits (best effort; call Commit() to see errors) and unlocks.
   ~BufferedArray();
 
-  // Opens `path` and its buffer "<path>.momenta/tree", building or rebuilding
-  // the buffer when needed; each such event appends a one-line notice.
+  // Opens `path` with its buffer "<path>.momenta/tree" and, for writers, its
+  // log "<path>.momenta/log/", recovering as described above; each recovery
+  // or rebuild appends a one-line notice.
   static Result<std::unique_ptr<BufferedArray>> Open(const std::string& path,
                                                      const BufferedArrayOptions& options,
                                                      std::vector<std::string>* notices = nullptr);
@@ -62,49 +87,73 @@ class BufferedArray {
   MomentTree& tree() { return *tree_; }
   const std::string& tree_path() const { return tree_path_; }
   uint64_t length() const { return array_->length(); }
+  // The last log sequence applied to the array and the buffer.
+  uint64_t applied_sequence() const { return tree_->header().log_sequence; }
 
-  // The summary of [p, q). REQUIRES: p <= q <= length() (else OutOfRange)
+  // The summary of [p, q), consistent with one log sequence (see above);
+  // *as_of (optional) receives it. REQUIRES: p <= q <= length() (else OutOfRange)
   Result<RangeSummary> Summarize(uint64_t p, uint64_t q, bool need_extremes,
-                                 QueryCost* cost = nullptr);
+                                 QueryCost* cost = nullptr, uint64_t* as_of = nullptr);
 
-  // a[first + k] = values[k]: the array, then one node per level each.
-  // Range and values are checked before anything changes.
-  [[nodiscard]] Status Write(uint64_t first, std::span<const Value> values);
+  // a[first + k] = values[k], all at `time`. Range and values are checked
+  // before anything changes.
+  [[nodiscard]] Status Write(uint64_t first, std::span<const Value> values, int64_t time = kLogTimeNow);
   // Scattered updates, applied in order (a later one to the same index wins).
+  // Bad input and a full disk are found before anything changes; an I/O
+  // error mid-way leaves the updates before it applied and logged.
   [[nodiscard]] Status Apply(std::span<const IndexedValue> updates);
+  // Durable per the sync policy: the log is synced (kBatch), then the array
+  // and the buffer are checkpointed (not with kNone).
+  [[nodiscard]] Status Commit();
 
   // Rebuilds the buffer from the array with `options` (e.g. another order).
+  // The new file replaces the old one atomically; readers reopen it.
   Result<BuildStats> Rebuild(const TreeOptions& options, const BuildProgress& progress = {});
   // Recomputes every node from the array into a scratch tree and compares.
   Result<VerifyReport> Verify(const BuildProgress& progress = {});
 
  private:
-  BufferedArray(std::unique_ptr<ArrayFile> array, std::string tree_path, IoOptions io);
+  BufferedArray(std::unique_ptr<ArrayFile> array, std::string tree_path, const BufferedArrayOptions& options);
 
-  Status CheckWritable() const;
-  // Batch bracket: marks the buffer updating / records identity and clean.
-  void BeginBatch();
-  [[nodiscard]] Status EndBatch(uint64_t updates);
+  // Open's steps (buffer_open.cc).
+  [[nodiscard]] Status OpenAsWriter(std::vector<std::string>* notices);
+  [[nodiscard]] Status OpenAsReader(std::vector<std::string>* notices);
+  [[nodiscard]] Status Recover(std::vector<std::string>* notices);
+  [[nodiscard]] Status ReplayIntoArrayAndTree(uint64_t after, bool tree_too, uint64_t* replayed);
+  [[nodiscard]] Status RebuildInPlace(const TreeOptions& options, const BuildProgress& progress,
+                                      BuildStats* stats);
+  [[nodiscard]] Status ReopenTreeIfRetired();
+
+  // Update steps (buffered_array.cc).
+  [[nodiscard]] Status CheckWritable() const;
+  [[nodiscard]] Status MapArrayForUpdates();
+  Status MappedAccessFailed(uint64_t index, bool writing) const;
+  // Apply, with the pages made writable first (prefault) or already reserved.
+  [[nodiscard]] Status ApplyUpdates(std::span<const IndexedValue> updates, bool prefault);
+  // One chunk of at most kChunk updates with distinct indices: log, store, apply.
+  [[nodiscard]] Status ApplyChunk(std::span<const IndexedValue> chunk, size_t* done);
+  // Array and nodes to disk (unless kNone), then a clean header naming the
+  // log sequence they reflect. No-op when nothing changed since the last one.
+  [[nodiscard]] Status Checkpoint();
+  [[nodiscard]] Status BeginChunk();
+  [[nodiscard]] Status EndChunk();
   // Applies a[index]: old -> new (raw element bytes) to every level.
   [[nodiscard]] Status ApplyToTree(uint64_t index, const char* old_bytes, const char* new_bytes);
-  // Recomputes a leaf's summary from the array (after drift, or when an
-  // extreme may have shrunk).
   [[nodiscard]] Status RefreshLeaf(uint64_t leaf);
+  [[nodiscard]] Status FlushRefreshes();
 
   std::unique_ptr<ArrayFile> array_;
   std::unique_ptr<MomentTree> tree_;
   const std::string tree_path_;
-  const IoOptions io_;
-  // Maps the array writable for Apply (once).
-  [[nodiscard]] Status MapArrayForUpdates();
-  Status MappedAccessFailed(uint64_t index, bool writing) const;
-  // Recomputes, bottom-up, the nodes queued in refresh_ and their ancestors.
-  [[nodiscard]] Status FlushRefreshes();
-
-  std::unique_ptr<MappedFile> array_map_;       // the array, writable, for Apply; null until used
-  std::vector<std::vector<uint64_t>> refresh_;  // per level: nodes to recompute at batch end
-  std::vector<char> leaf_scratch_;       // raw bytes of one leaf (extremes refresh)
+  const BufferedArrayOptions options_;
+  std::unique_ptr<WriterLock> lock_;     // writers: the array's writer lock
+  std::unique_ptr<LogWriter> log_;       // writers: the update log
+  std::unique_ptr<MappedFile> array_map_;  // writers: the array, writable, for stores
+  bool dirty_ = false;                   // changes since the last Commit
+  std::vector<std::vector<uint64_t>> refresh_;  // per level: nodes to recompute at chunk end
+  std::vector<char> leaf_scratch_;
   std::vector<double> leaf_doubles_;
+  std::vector<LogRecord> records_;       // the chunk being applied
 };
 
 }  // namespace momenta

@@ -88,6 +88,8 @@ class MomentTree {
 
   // Writes every dirty page of the mapping to disk.
   [[nodiscard]] Status Flush() { return file_->FlushAll(); }
+  // Writes the header page to disk.
+  [[nodiscard]] Status FlushHeader() { return file_->Flush(0, kTreeHeaderBytes); }
 
  private:
   MomentTree(std::unique_ptr<MappedFile> file, std::unique_ptr<IoBackend> io, TreeLayout layout,

@@ -2,6 +2,10 @@
 
 #include <sys/stat.h>
 
+#include <fstream>
+#include <functional>
+#include <string>
+
 namespace momenta {
 
 Result<ArrayIdentity> IdentityOf(const std::string& array_path) {
@@ -13,6 +17,17 @@ Result<ArrayIdentity> IdentityOf(const std::string& array_path) {
   id.size = static_cast<uint64_t>(st.st_size);
   id.mtime_ns = static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
   id.ctime_ns = static_cast<int64_t>(st.st_ctim.tv_sec) * 1000000000 + st.st_ctim.tv_nsec;
+  return id;
+}
+
+uint64_t CurrentBootId() {
+  static const uint64_t id = [] {
+    std::ifstream in("/proc/sys/kernel/random/boot_id");
+    std::string text;
+    std::getline(in, text);
+    const uint64_t h = std::hash<std::string>{}(text);
+    return h == 0 ? 1 : h;  // 0 means "no writer yet"
+  }();
   return id;
 }
 

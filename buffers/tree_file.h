@@ -51,16 +51,31 @@ struct TreeFileHeader {
   uint32_t dtype;           // DType
   uint32_t reserved0;
   ArrayIdentity array;      // identity of the array when the buffer was last made consistent
-  uint64_t log_sequence;    // last update-log record the buffer reflects (0: none)
+  uint64_t log_sequence;    // every update-log record <= this is applied to array and nodes
   uint64_t updates_since_build;
+  // Fields below were added within format 1 (files from before read them as 0).
+  uint64_t checkpoint_sequence;  // nodes and this header were last made durable at this log sequence
+  uint64_t boot_id;              // hash of the kernel boot id of the last writer (0: none)
+  uint64_t write_epoch;          // seqlock: odd while a writer changes the array or nodes
+  int64_t reader_wait_until_ns;  // a starved reader asks writers to pause until then (CLOCK_MONOTONIC)
+  uint32_t durable_marks;        // 1: the last writer kept state changes durable (sync != none)
+  uint32_t reserved1;
 };
 static_assert(sizeof(ArrayIdentity) == 40);
-static_assert(sizeof(TreeFileHeader) == 8 + 4 + 4 + 4 + 4 + 8 + 8 + 4 + 4 + 8 + 4 + 4 + 40 + 8 + 8);
+static_assert(sizeof(TreeFileHeader) ==
+              8 + 4 + 4 + 4 + 4 + 8 + 8 + 4 + 4 + 8 + 4 + 4 + 40 + 8 + 8 + 8 + 8 + 8 + 8 + 4 + 4);
+static_assert(sizeof(TreeFileHeader) <= 4096);
+
+// A hash of this boot of the kernel (/proc/sys/kernel/random/boot_id): a
+// writer's mapped stores survive its own crash but not the machine's, so
+// recovery trusts the page cache only when the boot id is the same.
+uint64_t CurrentBootId();
 
 enum TreeState : uint32_t {
   kTreeBuilding = 0,  // a build never finished
   kTreeClean = 1,     // nodes describe the array with identity `array`
   kTreeUpdating = 2,  // an update batch began and did not end
+  kTreeRetired = 3,   // replaced by a rebuilt file: readers reopen the path
 };
 
 }  // namespace momenta

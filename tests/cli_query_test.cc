@@ -127,10 +127,11 @@ TEST_F(CliQueryTest, BuildVerifyInfoAndStaleness) {
   }
   auto stale = RunCli({"info", a_});
   EXPECT_NE(stale.out.find("stale"), std::string::npos) << stale.out;
-  auto q = RunCli({"query", a_, "--range", "400:600", "--stat", "sum"});
+  // (the whole array: the answer must come from the rebuilt buffer, not raw reads)
+  auto q = RunCli({"query", a_, "--range", ":", "--stat", "sum"});
   ASSERT_EQ(q.exit_code, 0);
   EXPECT_NE(q.err.find("rebuilding"), std::string::npos) << q.err;
-  EXPECT_EQ(q.out, "sum 1000\n");
+  EXPECT_EQ(q.out, "sum 15950\n");
   auto bad = RunCli({"build", a_, "--ram-budget", "lots"});
   EXPECT_EQ(bad.exit_code, 2);
 }
