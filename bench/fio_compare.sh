@@ -9,6 +9,7 @@
 #   MOMENTA_BENCH_DIR   folder for the data file (default: the current one)
 #   MOMENTA_BENCH_GIB   data file size in GiB (default 4)
 #   MOMENTA_BENCH_KEEP  1: keep the data file afterwards
+#   MOMENTA_BENCH_HUGEPAGES  0: io_bench reads into plain 4 KiB pages, like fio
 #   RUNTIME             seconds per measurement, both tools (default 5)
 #   REPEAT              measurements per case and tool (default 1); with more
 #                       than one the table shows medians and the ratio range
@@ -60,9 +61,13 @@ for case in "read 128 1" "read 128 32" "read 1024 1" "read 1024 32" "randread 4 
   if [ "$1" = read ]; then bm=BM_SequentialRead; else bm=BM_RandomRead; fi
   i=0
   while [ "$i" -lt "$repeat" ]; do
-    echo "fio_compare: $1 bs=${2}KiB qd=$3 run $((i + 1))/$repeat" >&2
-    echo "$1 $2 $3 fio $(run_fio "$1" "$2" "$3")" >>"$results"
-    echo "$1 $2 $3 momenta $(run_momenta "$bm" "$2" "$3")" >>"$results"
+    fio_run=$(run_fio "$1" "$2" "$3")
+    momenta_run=$(run_momenta "$bm" "$2" "$3")
+    echo "$1 $2 $3 fio $fio_run" >>"$results"
+    echo "$1 $2 $3 momenta $momenta_run" >>"$results"
+    # Every measurement on stderr (bytes/s, IOPS), so outliers can be seen.
+    echo "fio_compare: $1 bs=${2}KiB qd=$3 run $((i + 1))/$repeat:" \
+         "fio $(echo "$fio_run" | cut -d' ' -f1-2)  momenta $(echo "$momenta_run" | cut -d' ' -f1-2)" >&2
     i=$((i + 1))
   done
 done

@@ -4,6 +4,7 @@
 //   MOMENTA_BENCH_GIB   data file size in GiB (default 4)
 //   MOMENTA_BENCH_KEEP  1: keep the data file at exit (and reuse a kept one)
 //   MOMENTA_BENCH_MIN_TIME  seconds each case runs at least (default 2)
+//   MOMENTA_BENCH_HUGEPAGES 0: plain 4 KiB pages for the read buffers
 //
 // The data file (momenta_io_bench.dat) is fully written, not sparse: a hole
 // reads as zeros without touching the disk. It is made before any timing,
@@ -154,7 +155,8 @@ struct Buffers {
   explicit Buffers(size_t bytes)
       : size((bytes + kHuge - 1) / kHuge * kHuge),
         data(static_cast<char*>(std::aligned_alloc(kHuge, size))) {
-    ::madvise(data.get(), size, MADV_HUGEPAGE);  // advice: fine if refused
+    if (Env("MOMENTA_BENCH_HUGEPAGES", "1") != "0")
+      ::madvise(data.get(), size, MADV_HUGEPAGE);  // advice: fine if refused
     std::memset(data.get(), 1, size);
   }
   struct Free {
