@@ -24,9 +24,12 @@
 // "Full" buckets are the unexpired ones other than the straddler: their
 // items are all in the window. full_n() and full_err() sum over them.
 //
-// The owner passes Hooks to AdvanceTo/Compact; they keep its payloads (and
-// anything it aggregates over them) in step:
-//   void Seal(Bucket& b);        // b settles; may compact b.payload and raise b.err
+// The owner passes Hooks to Insert/AdvanceTo/Compact; they keep its payloads
+// (and anything it aggregates over them) in step:
+//   void Retire(Bucket& b);      // b is no longer the newest unsettled bucket
+//   void Seal(Bucket& b, bool newest);
+//                                // b settles (newest: it was the newest unsettled
+//                                // bucket); may compact b.payload and raise b.err
 //   void Detach(Bucket& b);      // b leaves the full set (becomes the straddler or expires)
 //   void MergeGroup(Bucket* const* members, size_t count, Bucket& out);
 //                                // members oldest first; out gets the merged payload and
@@ -86,9 +89,10 @@ class BucketWindow {
   // Adds `count` items stamped ts to its unsettled bucket and returns that
   // bucket, whose payload the caller then updates.
   // REQUIRES: AcceptsArrival(spec(), now(), ts) && ts <= now() && count >= 1
-  Bucket& Insert(int64_t ts, uint64_t count) {
+  template <class Hooks>
+  Bucket& Insert(int64_t ts, uint64_t count, Hooks& hooks) {
     assert(ts <= now_ && ts >= now_ - spec_.tardiness && count >= 1);
-    Bucket& b = OpenBucket(ts, count);
+    Bucket& b = OpenBucket(ts, count, hooks);
     b.n += count;
     full_n_ += count;
     return b;
@@ -108,7 +112,7 @@ class BucketWindow {
     while (!unsettled_.empty() && unsettled_.front().max_ts < now_ - spec_.tardiness) {
       Bucket& b = unsettled_.front();
       const double before = b.err;
-      hooks.Seal(b);
+      hooks.Seal(b, unsettled_.size() == 1);
       full_err_ += b.err - before;
       unsettled_n_ -= b.n;
       settled_.push_back(std::move(b));
@@ -182,6 +186,9 @@ class BucketWindow {
   // Items in full buckets, and the sum of their payload errors.
   uint64_t full_n() const { return full_n_; }
   double full_err() const { return full_err_; }
+  // The newest unsettled bucket, or null.
+  const Bucket* newest() const { return unsettled_.empty() ? nullptr : &unsettled_.back(); }
+  Bucket* newest() { return unsettled_.empty() ? nullptr : &unsettled_.back(); }
   // The bucket straddling the window's edge, or null.
   const Bucket* straddler() const { return straddle_ ? &settled_.front() : nullptr; }
   // f(bucket) for every full bucket, oldest first (settled, then unsettled).
@@ -233,6 +240,8 @@ class BucketWindow {
       if (b.min_ts != b.max_ts || b.n == 0 || b.n > kMaxBucketItems) return false;
       if (b.max_ts < now - spec_.tardiness || b.max_ts > now) return false;
       if (i > 0 && unsettled[i - 1].max_ts > b.min_ts) return false;
+      if (i > 0 && unsettled[i - 1].max_ts == b.min_ts && unsettled[i - 1].n + b.n <= kMaxBucketItems)
+        return false;  // a timestamp splits only when full
       if (!settled.empty() && settled.back().max_ts > b.min_ts) return false;
       if (!(b.err >= 0) || b.err > static_cast<double>(b.n)) return false;
     }
@@ -255,11 +264,13 @@ class BucketWindow {
   }
 
  private:
-  Bucket& OpenBucket(int64_t ts, uint64_t count) {
+  template <class Hooks>
+  Bucket& OpenBucket(int64_t ts, uint64_t count, Hooks& hooks) {
     if (!unsettled_.empty()) {
       Bucket& back = unsettled_.back();
       if (back.max_ts == ts && back.n + count <= kMaxBucketItems) return Track(back, count);
       if (back.max_ts > ts) return OpenLate(ts, count);
+      hooks.Retire(back);
     }
     unsettled_.emplace_back();
     unsettled_.back().min_ts = unsettled_.back().max_ts = ts;

@@ -58,6 +58,11 @@ class FlatCountMap {
     slots_.reset();
     capacity_ = mask_ = size_ = 0;
   }
+  // Empties the map but keeps its table (for reuse at the same scale).
+  void Reset() {
+    for (size_t i = 0; i < capacity_; ++i) slots_[i].count = 0;
+    size_ = 0;
+  }
 
   // f(key, count) for every entry.
   template <class F>

@@ -13,11 +13,20 @@ namespace {
 constexpr char kMagic[] = "MWITM1";  // window item counts, encoding v1
 constexpr size_t kRawFactor = 4;     // an unsettled bucket keeps up to 4m keys exactly
 
-std::vector<ItemEntry> EntriesOf(const FlatCountMap& map) {
+std::vector<ItemEntry> UnsortedEntriesOf(const FlatCountMap& map) {
   std::vector<ItemEntry> e;
   e.reserve(map.size());
   map.ForEach([&](int64_t item, uint64_t count) { e.push_back({item, static_cast<uint32_t>(count)}); });
-  std::sort(e.begin(), e.end(), [](const ItemEntry& a, const ItemEntry& b) { return a.item < b.item; });
+  return e;
+}
+
+void SortByItem(std::vector<ItemEntry>* e) {
+  std::sort(e->begin(), e->end(), [](const ItemEntry& a, const ItemEntry& b) { return a.item < b.item; });
+}
+
+std::vector<ItemEntry> EntriesOf(const FlatCountMap& map) {
+  std::vector<ItemEntry> e = UnsortedEntriesOf(map);
+  SortByItem(&e);
   return e;
 }
 }  // namespace
@@ -41,15 +50,34 @@ void ItemCounts::Cut(const std::vector<ItemDecrement>& cut) {
   }
 }
 
-void ItemCounts::Hooks::Seal(Bucket& b) {
+uint32_t ItemCounts::ReduceRaw(Bucket& b, size_t keep, bool in_total, std::vector<ItemEntry>* out) {
+  *out = UnsortedEntriesOf(*b.payload.raw);
+  scratch_.clear();
+  const uint32_t v = ReduceEntries(out, keep, &scratch_);
+  if (in_total) {
+    Cut(scratch_);
+  } else if (track_) {
+    for (const ItemDecrement& d : scratch_)
+      if (d.amount) Touch(d.item);
+  }
+  return v;
+}
+
+void ItemCounts::Hooks::Retire(Bucket& b) {
+  // b's counts join the aggregate now that a newer bucket takes arrivals.
+  b.payload.raw->ForEach([&](int64_t item, uint64_t count) { self->total_.Add(item, count); });
+}
+
+void ItemCounts::Hooks::Seal(Bucket& b, bool newest) {
   Payload& p = b.payload;
-  p.entries = EntriesOf(*p.raw);
-  p.raw.reset();
-  self->scratch_.clear();
-  const uint32_t v = ReduceEntries(&p.entries, self->m_, &self->scratch_);
-  self->Cut(self->scratch_);
-  b.err += v;
+  const uint32_t v = self->ReduceRaw(b, self->m_, /*in_total=*/!newest, &p.entries);
+  if (newest)
+    for (const ItemEntry& e : p.entries) self->total_.Add(e.item, e.count);
+  SortByItem(&p.entries);
   p.entries.shrink_to_fit();
+  p.raw->Reset();
+  self->spare_ = std::move(p.raw);
+  b.err += v;
 }
 
 void ItemCounts::Hooks::Detach(Bucket& b) {
@@ -66,13 +94,11 @@ void ItemCounts::Hooks::MergeGroup(Bucket* const* members, size_t count, Bucket&
     total += members[i]->payload.entries.size();
     err += members[i]->err;
   }
+  std::vector<std::vector<ItemEntry>*> runs(count);
+  for (size_t i = 0; i < count; ++i) runs[i] = &members[i]->payload.entries;
   std::vector<ItemEntry>& e = out.payload.entries;
-  e.reserve(total);
-  for (size_t i = 0; i < count; ++i) {
-    e.insert(e.end(), members[i]->payload.entries.begin(), members[i]->payload.entries.end());
-    std::vector<ItemEntry>().swap(members[i]->payload.entries);
-  }
-  NormalizeEntries(&e);
+  e = MergeEntries(std::move(runs));
+  (void)total;
   self->scratch_.clear();
   const uint32_t v = ReduceEntries(&e, self->m_, &self->scratch_);
   self->Cut(self->scratch_);
@@ -92,18 +118,18 @@ bool ItemCounts::Update(int64_t ts, int64_t item, uint64_t count) {
     dropped_ += count;
     return false;
   }
-  Bucket& b = w_.Insert(ts, count);
-  if (!b.payload.raw) b.payload.raw = std::make_unique<FlatCountMap>();
+  Hooks h{this};
+  Bucket& b = w_.Insert(ts, count, h);
+  if (!b.payload.raw) b.payload.raw = spare_ ? std::move(spare_) : std::make_unique<FlatCountMap>();
   FlatCountMap& raw = *b.payload.raw;
   raw.Add(item, count);
-  total_.Add(item, count);
+  const bool newest = &b == w_.newest();
+  if (!newest) total_.Add(item, count);  // a late item into an older bucket
   Touch(item);
   if (raw.size() > kRawFactor * m_) {
-    std::vector<ItemEntry> e = EntriesOf(raw);
-    scratch_.clear();
-    const uint32_t v = ReduceEntries(&e, m_, &scratch_);
-    Cut(scratch_);
-    raw.Clear();
+    std::vector<ItemEntry> e;
+    const uint32_t v = ReduceRaw(b, m_, !newest, &e);
+    raw.Reset();
     for (const ItemEntry& x : e) raw.Add(x.item, x.count);
     w_.AddErr(b, v);
   }
@@ -118,6 +144,7 @@ double ItemCounts::Estimate(int64_t item) const {
 ItemBounds ItemCounts::Bounds(int64_t item) const {
   ItemBounds b;
   b.low = static_cast<double>(total_.Get(item));
+  if (const Bucket* h = w_.newest()) b.low += static_cast<double>(h->payload.raw->Get(item));
   b.high = b.low + w_.full_err();
   if (const Bucket* s = w_.straddler()) b.high += LookupEntry(s->payload.entries, item) + s->err;
   return b;
@@ -170,6 +197,7 @@ void ItemCounts::DrainTouched(std::vector<int64_t>* out) {
 
 size_t ItemCounts::MemoryBytes() const {
   size_t bytes = sizeof(*this) + w_.ShellBytes() + total_.MemoryBytes() +
+                 (spare_ ? spare_->MemoryBytes() : 0) +
                  touched_.capacity() * sizeof(int64_t) + scratch_.capacity() * sizeof(ItemDecrement);
   auto add = [&](const Bucket& b) {
     bytes += b.payload.entries.capacity() * sizeof(ItemEntry);
@@ -250,6 +278,7 @@ Result<ItemCounts> ItemCounts::Decode(std::string_view bytes) {
       for (const ItemEntry& x : b.payload.entries) b.payload.raw->Add(x.item, x.count);
       b.payload.entries.clear();
     }
+    if (&b == c.w_.newest()) return;  // the newest bucket stays out of the aggregate
     const std::vector<ItemEntry> e = b.payload.raw ? EntriesOf(*b.payload.raw) : b.payload.entries;
     for (const ItemEntry& x : e) c.total_.Add(x.item, x.count);
   });

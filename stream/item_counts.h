@@ -14,8 +14,10 @@
 // Misra-Gries summary of m = ceil(1/e) - 1 counters, so the summaries
 // undercount by at most c/(m+1) in total and the bucket straddling the
 // window's edge holds at most e*c items; the estimate is the midpoint of what
-// both allow. An aggregate map keeps every item's total over the full
-// buckets, so Estimate is O(1) plus one binary search in the straddler.
+// both allow. An aggregate map keeps every item's total over the full buckets
+// but the newest (whose exact counts join it, reduced, when it settles), so
+// an arrival costs one hash update and Estimate is two look-ups plus one
+// binary search in the straddler.
 //
 // Memory: O((1/e)^2 log(e N)) counters of 12 bytes for N items in the window
 // (most buckets hold far fewer than m distinct items), plus the aggregate map,
@@ -83,6 +85,7 @@ class ItemCounts {
   template <class F>
   void ForEachCandidate(F&& f) const {
     total_.ForEach([&](int64_t item, uint64_t) { f(item); });
+    if (const auto* h = w_.newest()) h->payload.raw->ForEach([&](int64_t item, uint64_t) { f(item); });
     if (const auto* s = w_.straddler())
       for (const ItemEntry& e : s->payload.entries) f(e.item);
   }
@@ -113,12 +116,16 @@ class ItemCounts {
   using Bucket = WindowBucket<Payload>;
   struct Hooks {
     ItemCounts* self;
-    void Seal(Bucket& b);
+    void Retire(Bucket& b);
+    void Seal(Bucket& b, bool newest);
     void Detach(Bucket& b);
     void MergeGroup(Bucket* const* members, size_t count, Bucket& out);
   };
   ItemCounts(const WindowSpec& spec, double item_eps);
   void Cut(const std::vector<ItemDecrement>& cut);
+  // Reduces a bucket's exact counts to at most `keep` entries; applies the
+  // cuts to the aggregate unless the bucket is the newest; returns v.
+  uint32_t ReduceRaw(Bucket& b, size_t keep, bool in_total, std::vector<ItemEntry>* out);
   void Touch(int64_t item) {
     if (track_) touched_.push_back(item);
   }
@@ -126,7 +133,8 @@ class ItemCounts {
   double item_eps_;
   size_t m_;                  // counters per settled bucket
   BucketWindow<Payload> w_;   // lambda = item_eps
-  FlatCountMap total_;        // item -> sum of its counts over the full buckets
+  FlatCountMap total_;        // item -> its counts summed over the full buckets but the newest
+  std::unique_ptr<FlatCountMap> spare_;  // a settled bucket's map, kept for the next one
   uint64_t dropped_ = 0;
   bool track_ = false;
   std::vector<int64_t> touched_;

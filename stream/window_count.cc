@@ -26,7 +26,8 @@ bool WindowCount::Update(int64_t ts, uint64_t count) {
     dropped_ += count;
     return false;
   }
-  w_.Insert(ts, count);
+  Hooks h;
+  w_.Insert(ts, count, h);
   return true;
 }
 

@@ -53,7 +53,8 @@ class WindowCount {
  private:
   struct NoPayload {};
   struct Hooks {
-    void Seal(WindowBucket<NoPayload>&) {}
+    void Retire(WindowBucket<NoPayload>&) {}
+    void Seal(WindowBucket<NoPayload>&, bool) {}
     void Detach(WindowBucket<NoPayload>&) {}
     void MergeGroup(WindowBucket<NoPayload>* const*, size_t, WindowBucket<NoPayload>&) {}
   };

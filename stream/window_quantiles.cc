@@ -63,7 +63,7 @@ double WindowQuantiles::Tidy(Bucket& b) {
   return added;
 }
 
-void WindowQuantiles::Hooks::Seal(Bucket& b) { b.err += self->Tidy(b); }
+void WindowQuantiles::Hooks::Seal(Bucket& b, bool) { b.err += self->Tidy(b); }
 
 void WindowQuantiles::Hooks::MergeGroup(Bucket* const* members, size_t count, Bucket& out) {
   size_t total = 0;
@@ -95,7 +95,8 @@ bool WindowQuantiles::Update(int64_t ts, int64_t value, uint64_t count) {
     dropped_ += count;
     return false;
   }
-  Bucket& b = w_.Insert(ts, count);
+  Hooks h{this};
+  Bucket& b = w_.Insert(ts, count, h);
   b.payload.raw.push_back({value, static_cast<uint32_t>(count)});
   if (b.payload.raw.size() > kRawFactor * m_) w_.AddErr(b, Tidy(b));
   return true;

@@ -97,7 +97,8 @@ class WindowQuantiles {
   using Bucket = WindowBucket<Payload>;
   struct Hooks {
     WindowQuantiles* self;
-    void Seal(Bucket& b);
+    void Retire(Bucket&) {}
+    void Seal(Bucket& b, bool newest);
     void Detach(Bucket&) {}
     void MergeGroup(Bucket* const* members, size_t count, Bucket& out);
   };
