@@ -12,7 +12,8 @@
 // see every frame whose write completed before they reached it. A partial last
 // frame of the newest segment is what a reader sees while a writer is
 // mid-append; a plain reader reports it as a torn tail, a following reader
-// waits for it.
+// waits for it. Segments the writer drops before a reader reaches them show up
+// as one kMissingRecords gap. A LogReader is used by one thread at a time.
 #pragma once
 
 #include <chrono>
