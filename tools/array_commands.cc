@@ -236,13 +236,18 @@ int RunGet(const GetArgs& a) {
 
 struct SetArgs {
   CommonOptions common;
+  WriteFlags write;
   std::string path;
   std::string index;
   std::vector<std::string> values;
 };
 
 int RunSet(const SetArgs& a) {
-  auto buffered = OpenBuffered(a.path, a.common, /*writable=*/true);
+  auto sync = ParseLogSync(a.write.sync);
+  auto time = ParseTimeFlag(a.write.time);
+  if (!sync.ok()) return UsageFail(sync.status().ToString());
+  if (!time.ok()) return UsageFail(time.status().ToString());
+  auto buffered = OpenBuffered(a.path, a.common, /*writable=*/true, {}, *sync);
   if (!buffered.ok()) return Fail(buffered.status());
   BufferedArray& ba = **buffered;
   ArrayFile& f = ba.array();
@@ -258,8 +263,8 @@ int RunSet(const SetArgs& a) {
     parsed.push_back(*v);
   }
   Stopwatch timer;
-  if (Status s = ba.Write(range->begin, parsed); !s.ok()) return Fail(s);
-  if (Status s = f.Sync(); !s.ok()) return Fail(s);
+  if (Status s = ba.Write(range->begin, parsed, *time); !s.ok()) return Fail(s);
+  if (Status s = ba.Commit(); !s.ok()) return Fail(s);
   if (a.common.json) {
     JsonWriter j;
     j.BeginObject().Key("path").String(a.path).Key("index").UInt(range->begin);
@@ -308,6 +313,7 @@ void RegisterArrayCommands(CLI::App& app, Command* run) {
     sub->add_option("PATH", a->path, "array file (.npy)")->required();
     sub->add_option("INDEX", a->index, "flat element index of the first value")->required();
     sub->add_option("VALUE", a->values, "values; each must fit the dtype exactly")->required();
+    AddWriteFlags(sub, &a->write);
     AddCommonOptions(sub, &a->common);
     sub->footer("Example: momenta set big.npy 1000 3.5 -2 7e3\n"
                 "(put -- before negative first values if they look like options: set a.npy 0 -- -1)");

@@ -1,6 +1,7 @@
 #include "tools/buffer_options.h"
 
 #include <CLI/CLI.hpp>
+#include <charconv>
 #include <cstdio>
 
 namespace momenta::cli {
@@ -55,13 +56,32 @@ Result<TreeOptions> MakeTreeOptions(const BufferFlags& flags) {
   return t;
 }
 
+void AddWriteFlags(CLI::App* sub, WriteFlags* flags) {
+  sub->add_option("--sync", flags->sync,
+                  "update log durability: always (fdatasync per update batch before it applies), "
+                  "batch (one fdatasync when the command ends), none (the OS decides)")
+      ->check(CLI::IsMember({"always", "batch", "none"}))
+      ->capture_default_str();
+  sub->add_option("--time", flags->time, "timestamp of the updates in the log, ms since the epoch (default: now)");
+}
+
+Result<int64_t> ParseTimeFlag(const std::string& text) {
+  if (text.empty()) return kLogTimeNow;
+  int64_t t = 0;
+  auto r = std::from_chars(text.data(), text.data() + text.size(), t);
+  if (r.ec != std::errc() || r.ptr != text.data() + text.size() || t == kLogTimeNow)
+    return Status::InvalidArgument("--time", "'" + text + "' is not a time in ms");
+  return t;
+}
+
 Result<std::unique_ptr<BufferedArray>> OpenBuffered(const std::string& path, const CommonOptions& common,
-                                                   bool writable, const TreeOptions& tree) {
+                                                   bool writable, const TreeOptions& tree, LogSync sync) {
   auto io = MakeIoOptions(common, writable);
   if (!io.ok()) return io.status();
   BufferedArrayOptions options;
   options.io = *io;
   options.tree = tree;
+  options.sync = sync;
   // A progress bar on a TTY, created at the first report of a build.
   auto bar = std::make_shared<std::unique_ptr<Progress>>();
   options.progress = [bar, path](uint64_t done, uint64_t total) {

@@ -19,11 +19,21 @@ struct BufferFlags {
 };
 
 void AddBufferFlags(CLI::App* sub, BufferFlags* flags);
+
+// The flags of commands that change an array: --sync and --time.
+struct WriteFlags {
+  std::string sync = "batch";  // --sync always|batch|none (the update log's policy)
+  std::string time;            // --time T: ms since the epoch for every update (default: now)
+};
+void AddWriteFlags(CLI::App* sub, WriteFlags* flags);
+// The time to stamp updates with: --time, or kLogTimeNow.
+Result<int64_t> ParseTimeFlag(const std::string& text);
 Result<TreeOptions> MakeTreeOptions(const BufferFlags& flags);
 
 // Opens PATH with its moment buffer, printing notices (fallback backend,
 // rebuilds) on stderr and showing build progress on a TTY.
 Result<std::unique_ptr<BufferedArray>> OpenBuffered(const std::string& path, const CommonOptions& common,
-                                                   bool writable, const TreeOptions& tree = {});
+                                                   bool writable, const TreeOptions& tree = {},
+                                                   LogSync sync = LogSync::kBatch);
 
 }  // namespace momenta::cli

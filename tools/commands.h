@@ -9,5 +9,6 @@ namespace momenta::cli {
 void RegisterArrayCommands(CLI::App& app, Command* run);     // create info get set
 void RegisterTransferCommands(CLI::App& app, Command* run);  // import export
 void RegisterQueryCommands(CLI::App& app, Command* run);     // query build verify update
+void RegisterLogCommand(CLI::App& app, Command* run);        // log
 
 }  // namespace momenta::cli

@@ -14,6 +14,7 @@ int main(int argc, char** argv) {
   RegisterArrayCommands(app, &run);
   RegisterTransferCommands(app, &run);
   RegisterQueryCommands(app, &run);
+  RegisterLogCommand(app, &run);
   app.footer("Run 'momenta COMMAND --help' for a command's options and an example.");
   try {
     app.parse(argc, argv);

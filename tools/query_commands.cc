@@ -173,6 +173,7 @@ int RunVerify(const VerifyArgs& a) {
 
 struct UpdateArgs {
   CommonOptions common;
+  WriteFlags write;
   std::string path;
   std::string input = "-";
   bool binary = false;
@@ -192,7 +193,7 @@ Result<std::string> ReadInput(const std::string& input) {
 
 // Parses every update before any is applied: a bad line changes nothing.
 Result<std::vector<IndexedValue>> ParseUpdates(const std::string& text, bool binary, const std::string& name,
-                                               DType dtype, uint64_t length) {
+                                               DType dtype, uint64_t length, int64_t time) {
   std::vector<IndexedValue> out;
   auto check_index = [&](uint64_t index, const std::string& where) -> Status {
     if (index >= length)
@@ -213,7 +214,7 @@ Result<std::vector<IndexedValue>> ParseUpdates(const std::string& text, bool bin
       MOMENTA_RETURN_IF_ERROR(check_index(index, where));
       auto v = ValueFromDouble(dtype, value);
       if (!v.ok()) return Status::InvalidArgument(name, where + v.status().ToString());
-      out.push_back({index, *v});
+      out.push_back({index, *v, time});
     }
     return out;
   }
@@ -226,11 +227,17 @@ Result<std::vector<IndexedValue>> ParseUpdates(const std::string& text, bool bin
     const size_t hash = line.find('#');
     if (hash != std::string::npos) line.resize(hash);
     std::istringstream fields(line);
-    std::string index_text, value_text, extra;
+    std::string index_text, value_text, time_text, extra;
     if (!(fields >> index_text)) continue;  // blank
     const std::string where = "line " + std::to_string(line_no) + ": ";
-    if (!(fields >> value_text) || (fields >> extra))
-      return Status::InvalidArgument(name, where + "expected 'INDEX VALUE'");
+    if (!(fields >> value_text) || ((fields >> time_text) && (fields >> extra)))
+      return Status::InvalidArgument(name, where + "expected 'INDEX VALUE [TIME]'");
+    int64_t line_time = time;
+    if (!time_text.empty()) {
+      auto t = std::from_chars(time_text.data(), time_text.data() + time_text.size(), line_time);
+      if (t.ec != std::errc() || t.ptr != time_text.data() + time_text.size())
+        return Status::InvalidArgument(name, where + "'" + time_text + "' is not a time in ms");
+    }
     uint64_t index = 0;
     auto r = std::from_chars(index_text.data(), index_text.data() + index_text.size(), index);
     if (r.ec != std::errc() || r.ptr != index_text.data() + index_text.size())
@@ -238,18 +245,22 @@ Result<std::vector<IndexedValue>> ParseUpdates(const std::string& text, bool bin
     MOMENTA_RETURN_IF_ERROR(check_index(index, where));
     auto v = ParseValue(dtype, value_text);
     if (!v.ok()) return Status::InvalidArgument(name, where + v.status().ToString());
-    out.push_back({index, *v});
+    out.push_back({index, *v, line_time});
   }
   return out;
 }
 
 int RunUpdate(const UpdateArgs& a) {
-  auto ba = OpenBuffered(a.path, a.common, /*writable=*/true);
+  auto sync = ParseLogSync(a.write.sync);
+  auto time = ParseTimeFlag(a.write.time);
+  if (!sync.ok()) return UsageFail(sync.status().ToString());
+  if (!time.ok()) return UsageFail(time.status().ToString());
+  auto ba = OpenBuffered(a.path, a.common, /*writable=*/true, {}, *sync);
   if (!ba.ok()) return Fail(ba.status());
   auto text = ReadInput(a.input);
   if (!text.ok()) return Fail(text.status());
   const std::string name = a.input == "-" ? "stdin" : a.input;
-  auto updates = ParseUpdates(*text, a.binary, name, (*ba)->array().dtype(), (*ba)->length());
+  auto updates = ParseUpdates(*text, a.binary, name, (*ba)->array().dtype(), (*ba)->length(), *time);
   if (!updates.ok()) return Fail(updates.status());
   Stopwatch timer;
   constexpr size_t kBatch = 1 << 16;
@@ -257,7 +268,7 @@ int RunUpdate(const UpdateArgs& a) {
     const size_t n = std::min(kBatch, updates->size() - at);
     if (Status s = (*ba)->Apply(std::span(updates->data() + at, n)); !s.ok()) return Fail(s);
   }
-  if (Status s = (*ba)->array().Sync(); !s.ok()) return Fail(s);
+  if (Status s = (*ba)->Commit(); !s.ok()) return Fail(s);
   const double micros = timer.ElapsedMicros();
   if (a.common.json) {
     JsonWriter j;
@@ -309,10 +320,11 @@ void RegisterQueryCommands(CLI::App& app, Command* run) {
   }
   {
     auto a = std::make_shared<UpdateArgs>();
-    CLI::App* sub = app.add_subcommand("update", "apply 'INDEX VALUE' lines (or binary records) to an array and its buffer");
+    CLI::App* sub = app.add_subcommand("update", "apply 'INDEX VALUE [TIME]' lines (or binary records) to an array, its log and its buffer");
     sub->add_option("PATH", a->path, "array file (.npy)")->required();
     sub->add_option("--input,-i", a->input, "file of updates; - is stdin")->capture_default_str();
     sub->add_flag("--binary", a->binary, "input is 16-byte records: u64 index, f8 value (little-endian)");
+    AddWriteFlags(sub, &a->write);
     AddCommonOptions(sub, &a->common);
     sub->footer("Example: printf '10 3.5\\n11 -2\\n' | momenta update big.npy");
     sub->callback([a, run] { *run = [a] { return RunUpdate(*a); }; });

@@ -1,0 +1,101 @@
+// momenta log: print an array's update log, or follow it (--tail).
+#include <CLI/CLI.hpp>
+#include <charconv>
+#include <csignal>
+#include <cstdio>
+
+#include "storage/array_file.h"
+#include "storage/log_codec.h"
+#include "storage/log_reader.h"
+#include "storage/log_segments.h"
+#include "tools/commands.h"
+#include "tools/json.h"
+
+namespace momenta::cli {
+namespace {
+
+struct LogArgs {
+  CommonOptions common;
+  std::string path;
+  std::string since, until;
+  uint64_t from = 0;
+  bool tail = false;
+};
+
+Result<int64_t> ParseMs(const std::string& text, int64_t dflt, const char* flag) {
+  if (text.empty()) return dflt;
+  int64_t v = 0;
+  auto r = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (r.ec != std::errc() || r.ptr != text.data() + text.size())
+    return Status::InvalidArgument(flag, "'" + text + "' is not a time in ms");
+  return v;
+}
+
+volatile std::sig_atomic_t g_stop = 0;
+
+int RunLog(const LogArgs& a) {
+  auto since = ParseMs(a.since, std::numeric_limits<int64_t>::min(), "--since");
+  auto until = ParseMs(a.until, std::numeric_limits<int64_t>::max(), "--until");
+  if (!since.ok()) return UsageFail(since.status().ToString());
+  if (!until.ok()) return UsageFail(until.status().ToString());
+  // The array tells the dtype of the values (and that PATH is an array).
+  auto array = OpenArray(a.path, a.common, /*writable=*/false);
+  if (!array.ok()) return Fail(array.status());
+  const DType dtype = (*array)->dtype();
+  LogReaderOptions options;
+  options.from_sequence = a.from;
+  options.since = *since;
+  options.until = *until;
+  options.follow = a.tail;
+  auto reader = LogReader::Open(LogDirPath(a.path), options);
+  if (!reader.ok()) {
+    if (reader.status().code() == Status::Code::kNotFound && !a.tail) return kExitOk;  // no updates yet
+    return Fail(reader.status());
+  }
+  std::signal(SIGINT, [](int) { g_stop = 1; });
+  std::signal(SIGTERM, [](int) { g_stop = 1; });
+  size_t damage_seen = 0;
+  LogRecord r;
+  while (!g_stop) {
+    auto more = a.tail ? (*reader)->NextWithin(&r, std::chrono::milliseconds(200)) : (*reader)->Next(&r);
+    if (!more.ok()) return Fail(more.status());
+    for (; damage_seen < (*reader)->damage().size(); ++damage_seen)
+      PrintNotice("update log: " + (*reader)->damage()[damage_seen].ToString());
+    if (!*more) {
+      if (a.tail) continue;
+      break;
+    }
+    const std::string old_text = FormatValue(dtype, LogValueFromRaw(dtype, r.old_raw));
+    const std::string new_text = FormatValue(dtype, LogValueFromRaw(dtype, r.new_raw));
+    if (a.common.json) {
+      JsonWriter j;
+      j.BeginObject().Key("seq").UInt(r.sequence).Key("time").Int(r.time).Key("index").UInt(r.index);
+      j.Key("old").ElementValue(LogValueFromRaw(dtype, r.old_raw));
+      j.Key("new").ElementValue(LogValueFromRaw(dtype, r.new_raw)).EndObject();
+      std::printf("%s\n", j.str().c_str());
+    } else {
+      std::printf("%llu %lld %llu %s %s\n", static_cast<unsigned long long>(r.sequence),
+                  static_cast<long long>(r.time), static_cast<unsigned long long>(r.index), old_text.c_str(),
+                  new_text.c_str());
+    }
+    if (a.tail) std::fflush(stdout);
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+void RegisterLogCommand(CLI::App& app, Command* run) {
+  auto a = std::make_shared<LogArgs>();
+  CLI::App* sub = app.add_subcommand("log", "print an array's update log: SEQ TIME INDEX OLD NEW per line");
+  sub->add_option("PATH", a->path, "array file (.npy)")->required();
+  sub->add_option("--since", a->since, "only records with time >= T (ms)");
+  sub->add_option("--until", a->until, "only records with time < T (ms)");
+  sub->add_option("--from", a->from, "only records with sequence >= N");
+  sub->add_flag("--tail", a->tail, "follow: keep printing new records as they are appended (Ctrl-C stops)");
+  AddCommonOptions(sub, &a->common);
+  sub->footer("Example: momenta log big.npy --since 1764460800000 --json");
+  sub->callback([a, run] { *run = [a] { return RunLog(*a); }; });
+}
+
+}  // namespace momenta::cli
