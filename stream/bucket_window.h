@@ -31,6 +31,7 @@
 //                                // b settles (newest: it was the newest unsettled
 //                                // bucket); may compact b.payload and raise b.err
 //   void Detach(Bucket& b);      // b leaves the full set (becomes the straddler or expires)
+//   void Drop(Bucket& b);        // b expires (after Detach if it was full)
 //   void MergeGroup(Bucket* const* members, size_t count, Bucket& out);
 //                                // members oldest first; out gets the merged payload and
 //                                // err >= sum of members' err; out's times and n are set
@@ -128,6 +129,7 @@ class BucketWindow {
         full_n_ -= b.n;
         full_err_ -= b.err;
       }
+      hooks.Drop(b);
       settled_.pop_front();
     }
     if (!settled_.empty() && !straddle_ && settled_.front().min_ts <= e) {

@@ -87,6 +87,12 @@ void ItemCounts::Hooks::Detach(Bucket& b) {
   }
 }
 
+void ItemCounts::Hooks::Drop(Bucket& b) {
+  // The straddler's items lose its share of their estimates.
+  if (self->track_)
+    for (const ItemEntry& e : b.payload.entries) self->Touch(e.item);
+}
+
 void ItemCounts::Hooks::MergeGroup(Bucket* const* members, size_t count, Bucket& out) {
   size_t total = 0;
   double err = 0;
@@ -148,6 +154,12 @@ ItemBounds ItemCounts::Bounds(int64_t item) const {
   b.high = b.low + w_.full_err();
   if (const Bucket* s = w_.straddler()) b.high += LookupEntry(s->payload.entries, item) + s->err;
   return b;
+}
+
+double ItemCounts::SharedTerm() const {
+  double e = w_.full_err();
+  if (const Bucket* s = w_.straddler()) e += s->err;
+  return 0.5 * e;
 }
 
 double ItemCounts::ErrorBound() const {

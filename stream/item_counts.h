@@ -75,6 +75,10 @@ class ItemCounts {
   ItemBounds Bounds(int64_t item) const;
   // The current bound on |Estimate(j) - c_j| over all j (<= item_eps * c).
   double ErrorBound() const;
+  // The part of every item's estimate that does not depend on the item (half
+  // the summaries' undercount bounds). An item absent from DrainTouched's
+  // list has an estimate that moved by exactly this term's change.
+  double SharedTerm() const;
   // Items whose estimate reaches (phi - 1.5 item_eps) * Count(), largest
   // first. REQUIRES: 0 < phi <= 1
   std::vector<ItemEstimate> Frequent(double phi) const;
@@ -119,6 +123,7 @@ class ItemCounts {
     void Retire(Bucket& b);
     void Seal(Bucket& b, bool newest);
     void Detach(Bucket& b);
+    void Drop(Bucket& b);
     void MergeGroup(Bucket* const* members, size_t count, Bucket& out);
   };
   ItemCounts(const WindowSpec& spec, double item_eps);

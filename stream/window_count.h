@@ -56,6 +56,7 @@ class WindowCount {
     void Retire(WindowBucket<NoPayload>&) {}
     void Seal(WindowBucket<NoPayload>&, bool) {}
     void Detach(WindowBucket<NoPayload>&) {}
+    void Drop(WindowBucket<NoPayload>&) {}
     void MergeGroup(WindowBucket<NoPayload>* const*, size_t, WindowBucket<NoPayload>&) {}
   };
   WindowCount(const WindowSpec& spec, double eps) : eps_(eps), w_(spec, 2 * eps) {}

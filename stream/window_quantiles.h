@@ -100,6 +100,7 @@ class WindowQuantiles {
     void Retire(Bucket&) {}
     void Seal(Bucket& b, bool newest);
     void Detach(Bucket&) {}
+    void Drop(Bucket&) {}
     void MergeGroup(Bucket* const* members, size_t count, Bucket& out);
   };
   WindowQuantiles(const WindowSpec& spec, double eps);

@@ -1,0 +1,61 @@
+#include "stream/approx_count_rule.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace momenta {
+
+void ApproxCountSite::CheckItem(const ItemCounts& items, int64_t item, double S, uint32_t site,
+                                int64_t tick, std::vector<Message>* out) {
+  const double e = items.Estimate(item);
+  const uint64_t half = static_cast<uint64_t>(std::llround(2 * e));
+  auto it = on_.find(item);
+  if (it != on_.end()) {
+    if (e <= kOff * alpha_ * S) {
+      Message m;
+      m.type = MessageType::kAcOff;
+      m.site = site;
+      m.tick = tick;
+      m.item = item;
+      out->push_back(std::move(m));
+      on_.erase(it);
+    } else if (std::abs(e - 0.5 * static_cast<double>(it->second)) > kDrift * alpha_ * S) {
+      Message m;
+      m.type = MessageType::kAcSet;
+      m.site = site;
+      m.tick = tick;
+      m.item = item;
+      m.count = half;
+      out->push_back(std::move(m));
+      it->second = half;
+    }
+  } else if (e > kOn * alpha_ * S) {
+    Message m;
+    m.type = MessageType::kAcSet;
+    m.site = site;
+    m.tick = tick;
+    m.item = item;
+    m.count = half;
+    out->push_back(std::move(m));
+    on_[item] = half;
+  }
+}
+
+void ApproxCountSite::Check(ItemCounts& items, uint32_t site, int64_t tick, std::vector<Message>* out) {
+  const double S = items.Count(), shift = items.SharedTerm();
+  items.DrainTouched(&look_);
+  const bool scan = scan_count_ < 0 || S > (1 + kScanRatio) * scan_count_ ||
+                    S < scan_count_ / (1 + kScanRatio) ||
+                    std::abs(shift - scan_shift_) > kScanShift * alpha_ * S;
+  if (scan) {
+    items.ForEachCandidate([&](int64_t j) { look_.push_back(j); });
+    for (const auto& [j, r] : on_) look_.push_back(j);
+    std::sort(look_.begin(), look_.end());
+    look_.erase(std::unique(look_.begin(), look_.end()), look_.end());
+    scan_count_ = S;
+    scan_shift_ = shift;
+  }
+  for (int64_t j : look_) CheckItem(items, j, S, site, tick, out);
+}
+
+}  // namespace momenta
