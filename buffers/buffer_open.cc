@@ -1,6 +1,7 @@
 // BufferedArray: opening, recovery after a crash, and rebuilds.
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -174,8 +175,14 @@ Status BufferedArray::Recover(std::vector<std::string>* notices) {
   // Records the array or the nodes have not seen yet.
   uint64_t replayed = 0;
   if (replay_after != UINT64_MAX && std::filesystem::exists(LogDirPath(path))) {
-    MOMENTA_RETURN_IF_ERROR(ReplayIntoArrayAndTree(replay_after, replay_tree && rebuild_reason.empty() && !first_build,
-                                                   &replayed));
+    if (tree_) refresh_.assign(tree_->layout().levels() + 1, {});
+    const bool tree_too = replay_tree && rebuild_reason.empty() && !first_build;
+    const TreeFileHeader* h = tree_ ? &tree_->header() : nullptr;
+    const uint64_t refresh_from = tree_too && h->state == kTreeUpdating && h->chunk_first_sequence > 0 &&
+                                          h->chunk_first_sequence <= replay_after
+                                      ? h->chunk_first_sequence
+                                      : replay_after + 1;
+    MOMENTA_RETURN_IF_ERROR(ReplayIntoArrayAndTree(replay_after, tree_too, refresh_from, &replayed));
     if (replayed > 0)
       say("replayed " + std::to_string(replayed) + " update(s) from the log of " + path);
   }
@@ -187,16 +194,18 @@ Status BufferedArray::Recover(std::vector<std::string>* notices) {
     return Status::OK();
   }
   if (replayed > 0 || tree_->header().state != kTreeClean) {
+    MOMENTA_RETURN_IF_ERROR(FlushRefreshes());
     dirty_ = true;
     MOMENTA_RETURN_IF_ERROR(Checkpoint());
   }
   return Status::OK();
 }
 
-Status BufferedArray::ReplayIntoArrayAndTree(uint64_t after, bool tree_too, uint64_t* replayed) {
+Status BufferedArray::ReplayIntoArrayAndTree(uint64_t after, bool tree_too, uint64_t refresh_from,
+                                             uint64_t* replayed) {
   *replayed = 0;
   LogReaderOptions ro;
-  ro.from_sequence = after + 1;
+  ro.from_sequence = std::min(after + 1, refresh_from);
   auto reader = LogReader::Open(LogDirPath(array_->path()), ro);
   if (!reader.ok()) {
     if (reader.status().code() == Status::Code::kNotFound) return Status::OK();
@@ -205,12 +214,15 @@ Status BufferedArray::ReplayIntoArrayAndTree(uint64_t after, bool tree_too, uint
   MOMENTA_RETURN_IF_ERROR(MapArrayForUpdates());
   const size_t item = array_->itemsize();
   char* const base = array_map_->data();
-  if (tree_too) refresh_.assign(tree_->layout().levels() + 1, {});
   LogRecord r;
   while (true) {
     auto more = (*reader)->Next(&r);
     if (!more.ok()) return more.status();
     if (!*more) break;
+    if (r.sequence <= after) {  // applied before the crash; its chunk's refreshes may be owed
+      if (tree_too && r.index < array_->length()) QueueRefresh(r.index);
+      continue;
+    }
     if (tree_too && *replayed == 0) tree_->header().state = kTreeUpdating;
     if (r.index >= array_->length())
       return Status::Corruption(array_->path(), "update log record " + std::to_string(r.sequence) +

@@ -114,6 +114,7 @@ Status BufferedArray::Write(uint64_t first, std::span<const Value> values, int64
                                                          "' does not fit dtype " + std::string(DTypeName(t)));
   // A consecutive range reserves its blocks in one call; the file system
   // undoes a reservation that does not fit, so a full disk changes nothing.
+  MOMENTA_RETURN_IF_ERROR(MarkDirty());  // fallocate may move the array's mtime
   MOMENTA_RETURN_IF_ERROR(array_->io().Allocate(array_->ByteOffset(first), values.size() * array_->itemsize()));
   std::vector<IndexedValue> updates(values.size());
   for (size_t k = 0; k < values.size(); ++k) updates[k] = {first + k, values[k], time};
@@ -134,6 +135,7 @@ Status BufferedArray::ApplyUpdates(std::span<const IndexedValue> updates, bool p
                                                          "' does not fit dtype " + std::string(DTypeName(t)));
   }
   MOMENTA_RETURN_IF_ERROR(MapArrayForUpdates());
+  MOMENTA_RETURN_IF_ERROR(MarkDirty());
   // Every element's page made writable first, by storing its own bytes back:
   // a hole on a full disk (or a file truncated under us) fails here, before
   // anything is logged or changed (holes filled before the one that failed
@@ -196,6 +198,7 @@ Status BufferedArray::ApplyChunk(std::span<const IndexedValue> chunk, size_t* do
   // 3. The array and the buffer.
   MOMENTA_RETURN_IF_ERROR(BeginChunk());
   TreeFileHeader& h = tree_->header();
+  h.chunk_first_sequence = *first;
   for (size_t k = 0; k < records_.size(); ++k) {
     const LogRecord& r = records_[k];
     char* element = base + array_->ByteOffset(r.index);
@@ -221,16 +224,22 @@ Status BufferedArray::BeginChunk() {
   const int64_t now = MonotonicNs();
   if (wait_until > now && wait_until - now <= kReaderWaitNs)
     std::this_thread::sleep_for(std::chrono::nanoseconds(wait_until - now));
-  if (!dirty_) {
-    // The first change since the last checkpoint: the header must say so on
-    // disk before any node changes, or a machine crash could leave changed
-    // nodes under a header that claims the checkpoint.
-    h.state = kTreeUpdating;
-    if (options_.sync != LogSync::kNone) MOMENTA_RETURN_IF_ERROR(tree_->FlushHeader());
-    dirty_ = true;
-  }
+  MOMENTA_RETURN_IF_ERROR(MarkDirty());
   refresh_.assign(tree_->layout().levels() + 1, {});
   Epoch(h).fetch_add(1, std::memory_order_acq_rel);  // odd: changing
+  return Status::OK();
+}
+
+Status BufferedArray::MarkDirty() {
+  if (dirty_) return Status::OK();
+  // The first change since the last checkpoint: the header must say so (on
+  // disk, unless kNone) before the log grows or any page of the array or the
+  // nodes changes — even a store of unchanged bytes moves the array's mtime —
+  // or recovery would take the buffer for clean and the array for changed
+  // behind its back.
+  tree_->header().state = kTreeUpdating;
+  if (options_.sync != LogSync::kNone) MOMENTA_RETURN_IF_ERROR(tree_->FlushHeader());
+  dirty_ = true;
   return Status::OK();
 }
 
@@ -308,6 +317,11 @@ Status BufferedArray::ApplyToTree(uint64_t index, const char* old_bytes, const c
     if (outcome.drifted || outcome.extremes_may_shrink) refresh_[level].push_back(j);
   }
   return Status::OK();
+}
+
+void BufferedArray::QueueRefresh(uint64_t index) {
+  const TreeLayout& layout = tree_->layout();
+  for (int level = 1; level <= layout.levels(); ++level) refresh_[level].push_back(layout.NodeOf(level, index));
 }
 
 Status BufferedArray::FlushRefreshes() {

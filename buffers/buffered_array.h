@@ -119,7 +119,11 @@ class BufferedArray {
   [[nodiscard]] Status OpenAsWriter(std::vector<std::string>* notices);
   [[nodiscard]] Status OpenAsReader(std::vector<std::string>* notices);
   [[nodiscard]] Status Recover(std::vector<std::string>* notices);
-  [[nodiscard]] Status ReplayIntoArrayAndTree(uint64_t after, bool tree_too, uint64_t* replayed);
+  // Replays log records after `after` into the array (and the nodes when
+  // tree_too); records from `refresh_from` up to `after` were applied to the
+  // nodes already but their chunk's recomputations may be owed: redone.
+  [[nodiscard]] Status ReplayIntoArrayAndTree(uint64_t after, bool tree_too, uint64_t refresh_from,
+                                              uint64_t* replayed);
   [[nodiscard]] Status RebuildInPlace(const TreeOptions& options, const BuildProgress& progress,
                                       BuildStats* stats);
   [[nodiscard]] Status ReopenTreeIfRetired();
@@ -135,12 +139,15 @@ class BufferedArray {
   // Array and nodes to disk (unless kNone), then a clean header naming the
   // log sequence they reflect. No-op when nothing changed since the last one.
   [[nodiscard]] Status Checkpoint();
+  [[nodiscard]] Status MarkDirty();
   [[nodiscard]] Status BeginChunk();
   [[nodiscard]] Status EndChunk();
   // Applies a[index]: old -> new (raw element bytes) to every level.
   [[nodiscard]] Status ApplyToTree(uint64_t index, const char* old_bytes, const char* new_bytes);
   [[nodiscard]] Status RefreshLeaf(uint64_t leaf);
   [[nodiscard]] Status FlushRefreshes();
+  // Queues every level's node over `index` for recomputation.
+  void QueueRefresh(uint64_t index);
 
   std::unique_ptr<ArrayFile> array_;
   std::unique_ptr<MomentTree> tree_;

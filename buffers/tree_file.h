@@ -60,10 +60,14 @@ struct TreeFileHeader {
   int64_t reader_wait_until_ns;  // a starved reader asks writers to pause until then (CLOCK_MONOTONIC)
   uint32_t durable_marks;        // 1: the last writer kept state changes durable (sync != none)
   uint32_t reserved1;
+  // First log sequence of the chunk being applied: nodes that records
+  // [chunk_first_sequence, log_sequence] touched may owe a recomputation
+  // (an extreme that shrank, drift) that a crash interrupted.
+  uint64_t chunk_first_sequence;
 };
 static_assert(sizeof(ArrayIdentity) == 40);
 static_assert(sizeof(TreeFileHeader) ==
-              8 + 4 + 4 + 4 + 4 + 8 + 8 + 4 + 4 + 8 + 4 + 4 + 40 + 8 + 8 + 8 + 8 + 8 + 8 + 4 + 4);
+              8 + 4 + 4 + 4 + 4 + 8 + 8 + 4 + 4 + 8 + 4 + 4 + 40 + 8 + 8 + 8 + 8 + 8 + 8 + 4 + 4 + 8);
 static_assert(sizeof(TreeFileHeader) <= 4096);
 
 // A hash of this boot of the kernel (/proc/sys/kernel/random/boot_id): a
