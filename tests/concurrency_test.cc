@@ -1,0 +1,105 @@
+// A reader in one process queries while a writer in another applies updates.
+// Guarantee (buffers/buffered_array.h): every answer equals the exact answer
+// for the array after some log sequence s, with s_start <= s <= s_end — the
+// sequences applied when the query began and ended. Summarize reports s.
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <random>
+#include <thread>
+
+#include "buffers/buffered_array.h"
+#include "tests/test_util.h"
+
+namespace momenta {
+namespace {
+
+constexpr uint64_t kLength = 1 << 14;
+
+// Update number u (1, 2, ...) is log record u: a[(u * 40503) % kLength] = u.
+uint64_t IndexOf(uint64_t u) { return (u * 40503) % kLength; }
+
+// The exact sum of a[p, q) after the first s updates.
+long double SumAfter(uint64_t s, uint64_t p, uint64_t q) {
+  // The last update u <= s of each index: walk backwards over at most kLength
+  // distinct indices.
+  std::vector<uint64_t> last(kLength, 0);
+  for (uint64_t u = s; u >= 1 && u + kLength > s; --u)
+    if (last[IndexOf(u)] == 0) last[IndexOf(u)] = u;
+  long double sum = 0;
+  for (uint64_t i = p; i < q; ++i) sum += last[i];
+  return sum;
+}
+
+TEST(ConcurrencyTest, ReaderAnswersMatchSomeSequenceDuringTheQuery) {
+  const uint64_t seed = testing::TestSeed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937_64 rng(seed);
+  testing::ScratchDir dir;
+  const std::string path = dir.File("a.npy");
+  {
+    IoOptions io;
+    io.writable = true;
+    const uint64_t shape[] = {kLength};
+    ASSERT_TRUE(ArrayFile::Create(path, DType::kF8, shape, io).ok());
+  }
+  BufferedArrayOptions writer_options;
+  writer_options.io.writable = true;
+  writer_options.sync = LogSync::kNone;
+  writer_options.tree.leaf_span = 128;
+  writer_options.tree.fanout = 8;
+  {  // build the buffer before the race starts
+    auto ba = BufferedArray::Open(path, writer_options);
+    ASSERT_TRUE(ba.ok()) << ba.status().ToString();
+  }
+  int ready[2];
+  ASSERT_EQ(pipe(ready), 0);
+  const pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {  // the writer: updates in batches until killed
+    auto ba = BufferedArray::Open(path, writer_options);
+    if (!ba.ok()) _exit(3);
+    char c = 1;
+    if (write(ready[1], &c, 1) != 1) _exit(4);
+    std::vector<IndexedValue> batch;
+    for (uint64_t u = 1;; u += batch.size()) {
+      batch.clear();
+      for (uint64_t k = 0; k < 2000; ++k)
+        batch.push_back({IndexOf(u + k), Value::Float(static_cast<double>(u + k))});
+      if (!(*ba)->Apply(batch).ok()) _exit(5);
+    }
+  }
+  char c;
+  ASSERT_EQ(read(ready[0], &c, 1), 1);
+  BufferedArrayOptions reader_options;  // not writable: a reader beside a live writer
+  auto reader = BufferedArray::Open(path, reader_options);
+  ASSERT_TRUE(reader.ok()) << reader.status().ToString();
+  int checked = 0, moved = 0;
+  const auto stop = std::chrono::steady_clock::now() + std::chrono::seconds(3);
+  while (std::chrono::steady_clock::now() < stop) {
+    uint64_t p = rng() % kLength, q = rng() % (kLength + 1);
+    if (p > q) std::swap(p, q);
+    const uint64_t start = (*reader)->applied_sequence();
+    uint64_t as_of = 0;
+    auto s = (*reader)->Summarize(p, q, /*need_extremes=*/false, nullptr, &as_of);
+    const uint64_t end = (*reader)->applied_sequence();
+    ASSERT_TRUE(s.ok()) << s.status().ToString();
+    EXPECT_LE(start, as_of);
+    EXPECT_LE(as_of, end);
+    EXPECT_EQ(Sum(s->index), SumAfter(as_of, p, q)) << "range " << p << ":" << q << " as of " << as_of;
+    ++checked;
+    moved += end > start;
+    if (::testing::Test::HasFailure()) break;
+  }
+  ::kill(pid, SIGKILL);
+  waitpid(pid, nullptr, 0);
+  std::printf("concurrency: %d answers checked, %d while the writer moved\n", checked, moved);
+  EXPECT_GT(checked, 10);
+}
+
+}  // namespace
+}  // namespace momenta
