@@ -22,6 +22,8 @@ namespace {
 
 // Updates applied between two points where readers may get in.
 constexpr size_t kChunk = 4096;
+// Log records between two checkpoints of the buffer (besides Close).
+constexpr uint64_t kCheckpointEveryRecords = uint64_t{1} << 22;
 // How long a starved reader asks writers to stand still.
 constexpr int64_t kReaderWaitNs = 20'000'000;
 
@@ -42,8 +44,12 @@ BufferedArray::BufferedArray(std::unique_ptr<ArrayFile> array, std::string tree_
                              const BufferedArrayOptions& options)
     : array_(std::move(array)), tree_path_(std::move(tree_path)), options_(options) {}
 
-BufferedArray::~BufferedArray() {
-  if (log_ && tree_) (void)Commit();
+BufferedArray::~BufferedArray() { (void)Close(); }
+
+Status BufferedArray::Close() {
+  if (!log_ || !tree_) return Status::OK();
+  MOMENTA_RETURN_IF_ERROR(log_->Commit());
+  return Checkpoint();
 }
 
 // ---- queries ------------------------------------------------------------------
@@ -256,7 +262,11 @@ Status BufferedArray::EndChunk() {
 Status BufferedArray::Commit() {
   if (!log_) return Status::OK();
   MOMENTA_RETURN_IF_ERROR(log_->Commit());
-  return Checkpoint();
+  // The log alone makes updates durable; checkpoints only bound how much of
+  // it recovery after a machine crash must replay.
+  const TreeFileHeader& h = tree_->header();
+  if (h.log_sequence - h.checkpoint_sequence >= kCheckpointEveryRecords) return Checkpoint();
+  return Status::OK();
 }
 
 Status BufferedArray::Checkpoint() {

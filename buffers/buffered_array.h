@@ -73,7 +73,7 @@ class BufferedArray {
  public:
   BufferedArray(const BufferedArray&) = delete;
   BufferedArray& operator=(const BufferedArray&) = delete;
-  // A writer commits (best effort; call Commit() to see errors) and unlocks.
+  // A writer closes (best effort; call Close() to see errors) and unlocks.
   ~BufferedArray();
 
   // Opens `path` with its buffer "<path>.momenta/tree" and, for writers, its
@@ -102,9 +102,12 @@ class BufferedArray {
   // Bad input and a full disk are found before anything changes; an I/O
   // error mid-way leaves the updates before it applied and logged.
   [[nodiscard]] Status Apply(std::span<const IndexedValue> updates);
-  // Durable per the sync policy: the log is synced (kBatch), then the array
-  // and the buffer are checkpointed (not with kNone).
+  // Durable per the sync policy: the log is synced (kBatch); every few
+  // million records the array and the buffer are also checkpointed.
   [[nodiscard]] Status Commit();
+  // Commit, then checkpoint the array and the buffer (synced unless kNone), so
+  // that reopening replays nothing. The destructor does it too, ignoring errors.
+  [[nodiscard]] Status Close();
 
   // Rebuilds the buffer from the array with `options` (e.g. another order).
   // The new file replaces the old one atomically; readers reopen it.

@@ -264,7 +264,7 @@ int RunSet(const SetArgs& a) {
   }
   Stopwatch timer;
   if (Status s = ba.Write(range->begin, parsed, *time); !s.ok()) return Fail(s);
-  if (Status s = ba.Commit(); !s.ok()) return Fail(s);
+  if (Status s = ba.Close(); !s.ok()) return Fail(s);
   if (a.common.json) {
     JsonWriter j;
     j.BeginObject().Key("path").String(a.path).Key("index").UInt(range->begin);

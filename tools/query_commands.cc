@@ -268,7 +268,7 @@ int RunUpdate(const UpdateArgs& a) {
     const size_t n = std::min(kBatch, updates->size() - at);
     if (Status s = (*ba)->Apply(std::span(updates->data() + at, n)); !s.ok()) return Fail(s);
   }
-  if (Status s = (*ba)->Commit(); !s.ok()) return Fail(s);
+  if (Status s = (*ba)->Close(); !s.ok()) return Fail(s);
   const double micros = timer.ElapsedMicros();
   if (a.common.json) {
     JsonWriter j;
