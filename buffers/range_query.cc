@@ -131,11 +131,21 @@ Result<RangeSummary> SummarizeRange(MomentTree& tree, ArrayFile& array, uint64_t
                              : tier_buffer.data() + s.buffer_at + k * tree.codec().doubles();
     return tree.codec().Decode(node, count);
   };
-  // Raw pieces are at most one leaf, or two when the range has no whole leaf.
-  std::vector<double> scratch(2 * layout.leaf_span());
+  // Raw pieces are summarised a slice at a time, so the scratch stays small
+  // even for the paper's huge in-RAM bins (--disk-tier off).
+  constexpr uint64_t kSlice = 1 << 16;
+  std::vector<double> scratch(std::min<uint64_t>(kSlice, 2 * layout.leaf_span()));
   auto raw_summary = [&](const RawPiece& r) {
     const char* bytes = array_buffer.get() + r.buffer_at + (array.ByteOffset(r.begin) - r.byte_begin);
-    return RangeSummary::OfElements(order, array.dtype(), bytes, r.end - r.begin, scratch.data());
+    const uint64_t n = r.end - r.begin;
+    if (n <= scratch.size()) return RangeSummary::OfElements(order, array.dtype(), bytes, n, scratch.data());
+    RangeSummary acc(order);
+    for (uint64_t at = 0; at < n; at += scratch.size()) {
+      const uint64_t m = std::min<uint64_t>(scratch.size(), n - at);
+      acc = Merge(acc, RangeSummary::OfElements(order, array.dtype(), bytes + at * array.itemsize(), m,
+                                                scratch.data()));
+    }
+    return acc;
   };
   // The summary of the wanted piece for raw read k; `leaf_source` indexes the
   // complement leaf's node source.

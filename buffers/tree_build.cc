@@ -15,7 +15,11 @@
 namespace momenta {
 namespace {
 
-constexpr uint64_t kChunkBytes = 16 << 20;    // array bytes summarised per step
+// Array bytes summarised per step. Each step's reads must all land before
+// the next step's are submitted, so the step is large enough that the short
+// drain at its end costs little next to streaming it (16 MiB steps reached
+// ~1 GB/s where 256 MiB reached 1.6 GB/s on a 1.4 GB/s virtio disk).
+constexpr uint64_t kChunkBytes = 64 << 20;
 constexpr uint64_t kRequestBytes = 1 << 20;   // one read request (many in flight)
 
 struct LeafRun {

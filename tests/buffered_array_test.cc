@@ -357,3 +357,55 @@ TEST(BufferedArrayAccuracyTest, LargeMeanVarianceAndMillionUpdates) {
 
 }  // namespace
 }  // namespace momenta
+
+namespace momenta {
+namespace {
+
+// The paper's all-in-RAM bins are large: raw end pieces longer than the
+// query's summarising slice are summarised a slice at a time.
+TEST(BufferedArrayLargeBinsTest, LongRawPiecesMatchAScan) {
+  const uint64_t seed = testing::TestSeed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937_64 rng(seed);
+  testing::ScratchDir dir;
+  const std::string path = dir.File("a.npy");
+  const uint64_t n = 600000;
+  std::vector<double> a(n);
+  {
+    IoOptions io;
+    io.writable = true;
+    const uint64_t shape[] = {n};
+    auto f = ArrayFile::Create(path, DType::kF8, shape, io);
+    ASSERT_TRUE(f.ok());
+    std::vector<Value> v(n);
+    for (uint64_t i = 0; i < n; ++i) v[i] = Value::Float(a[i] = std::normal_distribution<double>(5, 3)(rng));
+    ASSERT_TRUE((*f)->WriteValues(0, v).ok());
+  }
+  BufferedArrayOptions options;
+  options.tree.disk_tier = false;
+  options.tree.ram_budget = 1024;
+  auto ba = BufferedArray::Open(path, options);
+  ASSERT_TRUE(ba.ok()) << ba.status().ToString();
+  ASSERT_GT((*ba)->tree().layout().leaf_span(), uint64_t{1} << 16);
+  for (int k = 0; k < 20; ++k) {
+    uint64_t p = rng() % n, q = rng() % n;
+    if (p > q) std::swap(p, q);
+    const bool extremes = k % 2;
+    auto s = (*ba)->Summarize(p, q, extremes);
+    ASSERT_TRUE(s.ok());
+    long double sum = 0, lo = INFINITY, hi = -INFINITY;
+    for (uint64_t i = p; i < q; ++i) {
+      sum += a[i];
+      lo = std::min<long double>(lo, a[i]);
+      hi = std::max<long double>(hi, a[i]);
+    }
+    EXPECT_NEAR(static_cast<double>(Sum(s->index)), static_cast<double>(sum), 1e-9 * 8 * (q - p) + 1e-9);
+    if (extremes && q > p) {
+      EXPECT_EQ(s->extremes.min, static_cast<double>(lo));
+      EXPECT_EQ(s->extremes.max, static_cast<double>(hi));
+    }
+  }
+}
+
+}  // namespace
+}  // namespace momenta
