@@ -1,0 +1,175 @@
+// Encodings of stream/: messages and the three window synopses round-trip
+// exactly; every truncation is refused as Corruption; flipped bytes never
+// crash a decoder (they are refused, or decode to a state that keeps working).
+#include <gtest/gtest.h>
+
+#include <random>
+#include <string>
+
+#include "stream/item_counts.h"
+#include "stream/messages.h"
+#include "stream/window_count.h"
+#include "stream/window_quantiles.h"
+#include "stream/workloads.h"
+#include "tests/test_util.h"
+
+namespace momenta {
+namespace {
+
+std::vector<Message> SampleMessages() {
+  std::vector<Message> out;
+  Message m;
+  m.site = 3;
+  m.tick = -17;
+  m.type = MessageType::kBcDelta;
+  m.delta = -5;
+  out.push_back(m);
+  m = {};
+  m.type = MessageType::kAcSet;
+  m.site = 70000;
+  m.tick = int64_t{1} << 45;
+  m.item = INT64_MIN;
+  m.count = 12345;
+  out.push_back(m);
+  m = {};
+  m.type = MessageType::kAcOff;
+  m.item = INT64_MAX;
+  out.push_back(m);
+  m = {};
+  m.type = MessageType::kQSummary;
+  m.count = 1000;
+  m.pairs = {{INT64_MIN, 1}, {-3, 400}, {9, 400}, {INT64_MAX, 1000}};
+  out.push_back(m);
+  m = {};
+  m.type = MessageType::kQCount;
+  m.count = 99;
+  out.push_back(m);
+  m = {};
+  m.type = MessageType::kQLevel;
+  m.item = 42;
+  m.count = uint64_t{1} << 32;
+  out.push_back(m);
+  m = {};
+  m.type = MessageType::kQDrop;
+  m.item = -42;
+  out.push_back(m);
+  return out;
+}
+
+TEST(StreamMessageTest, RoundTripAndWords) {
+  for (const Message& m : SampleMessages()) {
+    const std::string bytes = EncodeMessage(m);
+    auto back = DecodeMessage(bytes);
+    ASSERT_TRUE(back.ok()) << back.status().ToString();
+    EXPECT_EQ(*back, m);
+    for (size_t cut = 0; cut < bytes.size(); ++cut) {
+      auto r = DecodeMessage(bytes.substr(0, cut));
+      ASSERT_FALSE(r.ok()) << "prefix of " << cut << " bytes decoded";
+      EXPECT_EQ(r.status().code(), Status::Code::kCorruption);
+    }
+    EXPECT_FALSE(DecodeMessage(bytes + "x").ok());
+  }
+  EXPECT_EQ(MessageWords(SampleMessages()[3]), 2u + 2 * 4);
+  EXPECT_EQ(MessageBits(SampleMessages()[0]), 7u);  // zigzag(-5) = 9: Elias-gamma 7 bits
+}
+
+TEST(StreamMessageTest, RefusesMalformed) {
+  EXPECT_FALSE(DecodeMessage(std::string("\x09\x00\x00", 3)).ok());  // unknown type
+  Message m;
+  m.type = MessageType::kBcDelta;
+  m.delta = 0;
+  EXPECT_FALSE(DecodeMessage(EncodeMessage(m)).ok());  // a zero delta is never sent
+  m = {};
+  m.type = MessageType::kQSummary;
+  m.count = 5;
+  m.pairs = {{1, 3}, {2, 2}};  // ranks going down
+  EXPECT_FALSE(DecodeMessage(EncodeMessage(m)).ok());
+  m.pairs = {{1, 3}, {2, 9}};  // rank above n
+  EXPECT_FALSE(DecodeMessage(EncodeMessage(m)).ok());
+  // A count claiming more pairs than the bytes can hold allocates nothing big.
+  std::string huge("\x04\x00\x00\x05\xff\xff\xff\xff\x0f", 9);
+  auto r = DecodeMessage(huge);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().ToString().find("Corruption: message:"), std::string::npos) << r.status().ToString();
+}
+
+// Feeds the same arrivals to a synopsis and to its decoded copy.
+template <class Synopsis, class Feed>
+void CheckSynopsisCodec(Synopsis a, Feed feed) {
+  const uint64_t seed = testing::TestSeed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  WorkloadParams wp;
+  wp.spec = a.spec();
+  wp.rate = 15;
+  wp.seed = seed;
+  auto w = MakeWorkload("late_uniform", wp);
+  std::vector<Arrival> arr;
+  for (int64_t t = 0; t < 250; ++t) {
+    arr.clear();
+    w->Arrivals(t, 0, &arr);
+    a.AdvanceTo(t);
+    for (const Arrival& x : arr) feed(a, x);
+  }
+  const std::string bytes = a.Encode();
+  auto b = Synopsis::Decode(bytes);
+  ASSERT_TRUE(b.ok()) << b.status().ToString();
+  EXPECT_EQ(b->Encode(), bytes);
+  // Both go on identically.
+  for (int64_t t = 250; t < 400; ++t) {
+    arr.clear();
+    w->Arrivals(t, 0, &arr);
+    a.AdvanceTo(t);
+    b->AdvanceTo(t);
+    for (const Arrival& x : arr) {
+      feed(a, x);
+      feed(*b, x);
+    }
+    ASSERT_EQ(a.Encode(), b->Encode()) << "tick " << t;
+  }
+  // Every truncation is refused; flipped bytes never crash.
+  for (size_t cut = 0; cut < bytes.size(); cut += 1 + cut / 64) {
+    auto r = Synopsis::Decode(std::string_view(bytes).substr(0, cut));
+    ASSERT_FALSE(r.ok()) << "prefix of " << cut << " bytes decoded";
+    EXPECT_EQ(r.status().code(), Status::Code::kCorruption);
+  }
+  std::mt19937_64 rng(seed);
+  for (int i = 0; i < 300; ++i) {
+    std::string bad = bytes;
+    bad[rng() % bad.size()] ^= static_cast<char>(1 + rng() % 255);
+    auto r = Synopsis::Decode(bad);
+    if (r.ok()) {
+      r->AdvanceTo(r->now() + 1);  // a state that decodes must keep working
+      (void)r->Encode();
+    }
+  }
+}
+
+TEST(StreamSynopsisCodecTest, WindowCount) {
+  auto c = WindowCount::Create({40, 6}, 0.05);
+  ASSERT_TRUE(c.ok());
+  CheckSynopsisCodec(std::move(*c), [](WindowCount& s, const Arrival& a) { s.Update(a.ts); });
+}
+
+TEST(StreamSynopsisCodecTest, ItemCounts) {
+  auto c = ItemCounts::Create({40, 6}, 0.02);
+  ASSERT_TRUE(c.ok());
+  CheckSynopsisCodec(std::move(*c), [](ItemCounts& s, const Arrival& a) { s.Update(a.ts, a.item); });
+}
+
+TEST(StreamSynopsisCodecTest, WindowQuantiles) {
+  auto c = WindowQuantiles::Create({40, 6}, 0.05);
+  ASSERT_TRUE(c.ok());
+  CheckSynopsisCodec(std::move(*c), [](WindowQuantiles& s, const Arrival& a) { s.Update(a.ts, a.item); });
+}
+
+TEST(StreamSynopsisCodecTest, RefusesForeignBytes) {
+  auto r = WindowCount::Decode("not a synopsis");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().ToString(), "Corruption: window count: bad magic at byte 0");
+  auto q = WindowQuantiles::Create({10, 0}, 0.1);
+  ASSERT_TRUE(q.ok());
+  EXPECT_FALSE(ItemCounts::Decode(q->Encode()).ok());  // a quantile synopsis is not item counts
+}
+
+}  // namespace
+}  // namespace momenta
