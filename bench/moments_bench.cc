@@ -175,6 +175,40 @@ void BM_WarmApply(benchmark::State& state) {
 }
 BENCHMARK(BM_WarmApply)->ArgName("batch")->Arg(1)->Arg(4096);
 
+// The array side of one update, as Apply does it per element: the old value
+// (ArrayFile::ReadRaw of one element: through io_uring, one submission), then
+// the new one (WriteRaw: fallocate, then pwrite), and each system call alone.
+void BM_ElementIo(benchmark::State& state) {
+  SmallArray& small = SmallArray::Get();
+  if (!small.error().empty()) {
+    state.SkipWithError(small.error().c_str());
+    return;
+  }
+  ArrayFile& array = small.array().array();
+  const int what = static_cast<int>(state.range(0));
+  std::mt19937_64 rng(7);
+  char bytes[8];
+  for (auto _ : state) {
+    const uint64_t i = rng() % kSmallLength;
+    Status s;
+    switch (what) {
+      case 0: s = array.ReadRaw(i, 1, bytes); break;
+      case 1: s = array.WriteRaw(i, 1, bytes); break;
+      case 2: s = array.io().Allocate(array.ByteOffset(i), 8); break;
+      default: s = array.io().Write(array.ByteOffset(i), std::span<const char>(bytes, 8)); break;
+    }
+    if (!s.ok()) {
+      state.SkipWithError(s.ToString().c_str());
+      break;
+    }
+  }
+  // The array changed behind the buffer's back: make it consistent again.
+  std::vector<IndexedValue> touch = {{0, Value::Float(1)}};
+  (void)small.array().Apply(touch);
+  state.SetLabel(what == 0 ? "ReadRaw" : what == 1 ? "WriteRaw" : what == 2 ? "fallocate" : "pwrite");
+}
+BENCHMARK(BM_ElementIo)->ArgName("op")->DenseRange(0, 3);
+
 }  // namespace
 }  // namespace momenta
 
