@@ -10,5 +10,6 @@ void RegisterArrayCommands(CLI::App& app, Command* run);     // create info get 
 void RegisterTransferCommands(CLI::App& app, Command* run);  // import export
 void RegisterQueryCommands(CLI::App& app, Command* run);     // query build verify update
 void RegisterLogCommand(CLI::App& app, Command* run);        // log
+void RegisterWindowCommand(CLI::App& app, Command* run);     // window
 
 }  // namespace momenta::cli

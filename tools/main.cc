@@ -15,6 +15,7 @@ int main(int argc, char** argv) {
   RegisterTransferCommands(app, &run);
   RegisterQueryCommands(app, &run);
   RegisterLogCommand(app, &run);
+  RegisterWindowCommand(app, &run);
   app.footer("Run 'momenta COMMAND --help' for a command's options and an example.");
   try {
     app.parse(argc, argv);
