@@ -43,17 +43,21 @@ void ApproxCountSite::CheckItem(const ItemCounts& items, int64_t item, double S,
 
 void ApproxCountSite::Check(ItemCounts& items, uint32_t site, int64_t tick, std::vector<Message>* out) {
   const double S = items.Count(), shift = items.SharedTerm();
-  items.DrainTouched(&look_);
+  items.DrainTouched(&look_, &fell_);
+  for (int64_t j : fell_)
+    if (on_.count(j)) look_.push_back(j);
   const bool scan = scan_count_ < 0 || S > (1 + kScanRatio) * scan_count_ ||
                     S < scan_count_ / (1 + kScanRatio) ||
                     std::abs(shift - scan_shift_) > kScanShift * alpha_ * S;
   if (scan) {
     items.ForEachCandidate([&](int64_t j) { look_.push_back(j); });
     for (const auto& [j, r] : on_) look_.push_back(j);
-    std::sort(look_.begin(), look_.end());
-    look_.erase(std::unique(look_.begin(), look_.end()), look_.end());
     scan_count_ = S;
     scan_shift_ = shift;
+  }
+  if (look_.size() > 1) {
+    std::sort(look_.begin(), look_.end());
+    look_.erase(std::unique(look_.begin(), look_.end()), look_.end());
   }
   for (int64_t j : look_) CheckItem(items, j, S, site, tick, out);
 }

@@ -10,11 +10,15 @@
 //   ON item:   e_j <= alpha/4 * S           -> OFF(j)
 //              |e_j - r_j| > alpha/2 * S    -> SET(j, e_j)
 //   other:     e_j >  alpha/2 * S           -> SET(j, e_j), now ON
-// Only items whose estimate changed are looked at each tick, plus every
-// candidate when S has moved by 5% or the estimates' shared term by
-// 0.02 alpha S since the last such scan. For an item not looked at this
-// widens the thresholds above by at most (1.05 + 0.02/0.5): errors stay below
-// (0.55 + 0.35) alpha c < alpha c. ON holds O(1/alpha) items; each message
+// Each tick looks at the items that arrived and at the ON items whose
+// estimate fell (ItemCounts::DrainTouched); a fall cannot turn an item on.
+// Every candidate is looked at again when S has moved by 3% or the shared
+// term of the estimates (ItemCounts::SharedTerm) by 0.04 alpha S since the
+// last such scan. An item last looked at after the scan has seen S and the
+// shared term move at most twice that since: its thresholds widen from
+// 0.5 alpha S to at most (0.5 * 1.03^2 + 0.08 * 1.03) alpha S = 0.613 alpha S,
+// so errors stay below (0.613 + 0.35) alpha c (plus S's own error, 0.18 alpha
+// of it) < alpha c. ON holds O(1/alpha) items; each message
 // needs an alpha/4 share of the window to change, so the cost does not
 // depend on how many distinct items there are.
 // SET carries the estimate in half units (estimates are multiples of 1/2).
@@ -49,7 +53,7 @@ class ApproxCountSite {
   }
 
   static constexpr double kBeta = 0.35, kOn = 0.5, kOff = 0.25, kDrift = 0.5;
-  static constexpr double kScanRatio = 0.05, kScanShift = 0.02;
+  static constexpr double kScanRatio = 0.03, kScanShift = 0.04;
 
  private:
   void CheckItem(const ItemCounts& items, int64_t item, double S, uint32_t site, int64_t tick,
@@ -59,7 +63,7 @@ class ApproxCountSite {
   std::unordered_map<int64_t, uint64_t> on_;  // ON items -> reported half units (> 0)
   double scan_count_ = -1;  // S at the last full scan (-1: none yet)
   double scan_shift_ = 0;   // items.SharedTerm() then
-  std::vector<int64_t> look_;
+  std::vector<int64_t> look_, fell_;
 };
 
 }  // namespace momenta

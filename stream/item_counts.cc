@@ -46,7 +46,7 @@ void ItemCounts::Cut(const std::vector<ItemDecrement>& cut) {
   for (const ItemDecrement& d : cut) {
     if (d.amount == 0) continue;
     total_.Subtract(d.item, d.amount);
-    Touch(d.item);
+    Fell(d.item);
   }
 }
 
@@ -58,7 +58,7 @@ uint32_t ItemCounts::ReduceRaw(Bucket& b, size_t keep, bool in_total, std::vecto
     Cut(scratch_);
   } else if (track_) {
     for (const ItemDecrement& d : scratch_)
-      if (d.amount) Touch(d.item);
+      if (d.amount) Fell(d.item);
   }
   return v;
 }
@@ -83,14 +83,14 @@ void ItemCounts::Hooks::Seal(Bucket& b, bool newest) {
 void ItemCounts::Hooks::Detach(Bucket& b) {
   for (const ItemEntry& e : b.payload.entries) {
     self->total_.Subtract(e.item, e.count);
-    self->Touch(e.item);
+    self->Fell(e.item);
   }
 }
 
 void ItemCounts::Hooks::Drop(Bucket& b) {
   // The straddler's items lose its share of their estimates.
   if (self->track_)
-    for (const ItemEntry& e : b.payload.entries) self->Touch(e.item);
+    for (const ItemEntry& e : b.payload.entries) self->Fell(e.item);
 }
 
 void ItemCounts::Hooks::MergeGroup(Bucket* const* members, size_t count, Bucket& out) {
@@ -131,7 +131,7 @@ bool ItemCounts::Update(int64_t ts, int64_t item, uint64_t count) {
   raw.Add(item, count);
   const bool newest = &b == w_.newest();
   if (!newest) total_.Add(item, count);  // a late item into an older bucket
-  Touch(item);
+  Grew(item);
   if (raw.size() > kRawFactor * m_) {
     std::vector<ItemEntry> e;
     const uint32_t v = ReduceRaw(b, m_, !newest, &e);
@@ -200,17 +200,19 @@ std::vector<ItemEstimate> ItemCounts::Frequent(double phi) const {
   return out;
 }
 
-void ItemCounts::DrainTouched(std::vector<int64_t>* out) {
-  std::sort(touched_.begin(), touched_.end());
-  touched_.erase(std::unique(touched_.begin(), touched_.end()), touched_.end());
-  out->swap(touched_);
-  touched_.clear();
+void ItemCounts::DrainTouched(std::vector<int64_t>* grew, std::vector<int64_t>* fell) {
+  std::sort(grew_.begin(), grew_.end());
+  grew_.erase(std::unique(grew_.begin(), grew_.end()), grew_.end());
+  grew->swap(grew_);
+  grew_.clear();
+  fell->swap(fell_);
+  fell_.clear();
 }
 
 size_t ItemCounts::MemoryBytes() const {
   size_t bytes = sizeof(*this) + w_.ShellBytes() + total_.MemoryBytes() +
                  (spare_ ? spare_->MemoryBytes() : 0) +
-                 touched_.capacity() * sizeof(int64_t) + scratch_.capacity() * sizeof(ItemDecrement);
+                 (grew_.capacity() + fell_.capacity()) * sizeof(int64_t) + scratch_.capacity() * sizeof(ItemDecrement);
   auto add = [&](const Bucket& b) {
     bytes += b.payload.entries.capacity() * sizeof(ItemEntry);
     if (b.payload.raw) bytes += sizeof(FlatCountMap) + b.payload.raw->MemoryBytes();

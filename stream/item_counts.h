@@ -94,12 +94,15 @@ class ItemCounts {
       for (const ItemEntry& e : s->payload.entries) f(e.item);
   }
 
-  // Protocols check only what changed: when tracking is on, every item whose
-  // aggregate changed is recorded; DrainTouched hands them over (sorted,
-  // unique) and forgets them. Items whose estimate moved only through the
-  // shared terms (ErrorBound's parts) are not recorded.
+  // Protocols check only what changed. When tracking is on, DrainTouched
+  // hands over (and forgets) the items whose estimate may have changed since
+  // the last call: `grew` the items that arrived (sorted, unique); `fell` the
+  // items whose summary counts went down (reductions, a bucket straddling or
+  // expiring; unsorted, may repeat). Relative to SharedTerm()'s change, a
+  // `fell` item's estimate only went down; any other item's estimate moved
+  // by exactly SharedTerm()'s change.
   void TrackTouched(bool on) { track_ = on; }
-  void DrainTouched(std::vector<int64_t>* out);
+  void DrainTouched(std::vector<int64_t>* grew, std::vector<int64_t>* fell);
 
   int64_t now() const { return w_.now(); }
   double item_eps() const { return item_eps_; }
@@ -131,8 +134,11 @@ class ItemCounts {
   // Reduces a bucket's exact counts to at most `keep` entries; applies the
   // cuts to the aggregate unless the bucket is the newest; returns v.
   uint32_t ReduceRaw(Bucket& b, size_t keep, bool in_total, std::vector<ItemEntry>* out);
-  void Touch(int64_t item) {
-    if (track_) touched_.push_back(item);
+  void Grew(int64_t item) {
+    if (track_) grew_.push_back(item);
+  }
+  void Fell(int64_t item) {
+    if (track_) fell_.push_back(item);
   }
 
   double item_eps_;
@@ -142,7 +148,7 @@ class ItemCounts {
   std::unique_ptr<FlatCountMap> spare_;  // a settled bucket's map, kept for the next one
   uint64_t dropped_ = 0;
   bool track_ = false;
-  std::vector<int64_t> touched_;
+  std::vector<int64_t> grew_, fell_;
   std::vector<ItemDecrement> scratch_;
 };
 

@@ -24,8 +24,9 @@ TEST(CountGridTest, IncreasingWithBoundedSteps) {
     for (uint64_t i = 0; i < g.L() + 200000; i += (i < g.L() + 1000 ? 1 : 97)) {
       if (g.Value(i + 1) > (uint64_t{1} << 60)) break;  // counts beyond any window
       ASSERT_LT(g.Value(i), g.Value(i + 1)) << "h=" << h << " i=" << i;
-      if (i >= g.L())
+      if (i >= g.L()) {
         ASSERT_LE(static_cast<double>(g.Value(i + 1)), (1 + h / 2) * static_cast<double>(g.Value(i)));
+      }
     }
     std::mt19937_64 rng(testing::TestSeed());
     for (int k = 0; k < 2000; ++k) {
@@ -34,7 +35,9 @@ TEST(CountGridTest, IncreasingWithBoundedSteps) {
       ASSERT_LE(static_cast<double>(g.Value(below)), x);
       ASSERT_GT(static_cast<double>(g.Value(below + 1)), x);
       ASSERT_GE(static_cast<double>(g.Value(above)), x);
-      if (above > 0) ASSERT_LT(static_cast<double>(g.Value(above - 1)), x);
+      if (above > 0) {
+        ASSERT_LT(static_cast<double>(g.Value(above - 1)), x);
+      }
     }
   }
 }
