@@ -16,6 +16,8 @@
 #include "buffers/buffer_internal.h"
 #include "storage/fault_guard.h"
 #include "storage/log_codec.h"
+#include "storage/log_reader.h"
+#include "storage/log_segments.h"
 
 namespace momenta {
 namespace {
@@ -284,7 +286,33 @@ Status BufferedArray::Checkpoint() {
   h.state = kTreeClean;
   if (options_.sync != LogSync::kNone) MOMENTA_RETURN_IF_ERROR(tree_->FlushHeader());
   dirty_ = false;
-  return Status::OK();
+  return PruneLog();
+}
+
+Status BufferedArray::PruneLog() {
+  if (!log_ || options_.retain_ms < 0) return Status::OK();
+  auto segments = ListLogSegments(log_->dir());
+  if (!segments.ok()) return segments.status();
+  const int64_t cutoff =
+      std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+          .count() - options_.retain_ms;
+  uint64_t keep_from = 0;
+  for (size_t i = 0; i + 1 < segments->size(); ++i) {
+    const uint64_t next_first = (*segments)[i + 1].first_sequence;
+    if (next_first - 1 > tree_->header().checkpoint_sequence) break;  // recovery may still need it
+    LogReaderOptions ro;
+    ro.from_sequence = next_first;
+    auto reader = LogReader::Open(log_->dir(), ro);
+    if (!reader.ok()) return reader.status();
+    LogRecord first;
+    auto more = (*reader)->Next(&first);
+    if (!more.ok()) return more.status();
+    if (!*more || first.time >= cutoff) break;  // this segment may hold records inside the window
+    keep_from = next_first;
+  }
+  if (keep_from == 0) return Status::OK();
+  auto dropped = log_->DropSegmentsBefore(keep_from);
+  return dropped.status();
 }
 
 Status BufferedArray::RefreshLeaf(uint64_t leaf) {

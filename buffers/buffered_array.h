@@ -52,6 +52,10 @@ struct BufferedArrayOptions {
   BuildProgress progress;     // called during builds
   LogSync sync = LogSync::kBatch;                 // the update log's sync policy (writers)
   uint64_t log_segment_bytes = uint64_t{64} << 20;  // log rotation size
+  // Log retention, ms: at each checkpoint, whole segments older than this
+  // (their records all before now − retain_ms, judged by the next segment's
+  // first record) and already checkpointed are deleted. < 0: keep everything.
+  int64_t retain_ms = -1;
 };
 
 // One update: a[index] = value (checked to fit the dtype) at `time` (ms;
@@ -143,6 +147,9 @@ class BufferedArray {
   // log sequence they reflect. No-op when nothing changed since the last one.
   [[nodiscard]] Status Checkpoint();
   [[nodiscard]] Status MarkDirty();
+  // Deletes log segments past retention (options_.retain_ms) that the
+  // checkpoint no longer needs.
+  [[nodiscard]] Status PruneLog();
   [[nodiscard]] Status BeginChunk();
   [[nodiscard]] Status EndChunk();
   // Applies a[index]: old -> new (raw element bytes) to every level.

@@ -247,7 +247,7 @@ int RunSet(const SetArgs& a) {
   auto time = ParseTimeFlag(a.write.time);
   if (!sync.ok()) return UsageFail(sync.status().ToString());
   if (!time.ok()) return UsageFail(time.status().ToString());
-  auto buffered = OpenBuffered(a.path, a.common, /*writable=*/true, {}, *sync);
+  auto buffered = OpenBuffered(a.path, a.common, /*writable=*/true, {}, *sync, a.write.retain_ms);
   if (!buffered.ok()) return Fail(buffered.status());
   BufferedArray& ba = **buffered;
   ArrayFile& f = ba.array();

@@ -63,6 +63,8 @@ void AddWriteFlags(CLI::App* sub, WriteFlags* flags) {
       ->check(CLI::IsMember({"always", "batch", "none"}))
       ->capture_default_str();
   sub->add_option("--time", flags->time, "timestamp of the updates in the log, ms since the epoch (default: now)");
+  sub->add_option("--retain", flags->retain_ms,
+                  "delete whole log segments older than MS ms once checkpointed (default: keep the whole log)");
 }
 
 Result<int64_t> ParseTimeFlag(const std::string& text) {
@@ -75,13 +77,15 @@ Result<int64_t> ParseTimeFlag(const std::string& text) {
 }
 
 Result<std::unique_ptr<BufferedArray>> OpenBuffered(const std::string& path, const CommonOptions& common,
-                                                   bool writable, const TreeOptions& tree, LogSync sync) {
+                                                   bool writable, const TreeOptions& tree, LogSync sync,
+                                                   int64_t retain_ms) {
   auto io = MakeIoOptions(common, writable);
   if (!io.ok()) return io.status();
   BufferedArrayOptions options;
   options.io = *io;
   options.tree = tree;
   options.sync = sync;
+  options.retain_ms = retain_ms;
   // A progress bar on a TTY, created at the first report of a build.
   auto bar = std::make_shared<std::unique_ptr<Progress>>();
   options.progress = [bar, path](uint64_t done, uint64_t total) {

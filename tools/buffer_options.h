@@ -24,6 +24,7 @@ void AddBufferFlags(CLI::App* sub, BufferFlags* flags);
 struct WriteFlags {
   std::string sync = "batch";  // --sync always|batch|none (the update log's policy)
   std::string time;            // --time T: ms since the epoch for every update (default: now)
+  int64_t retain_ms = -1;      // --retain MS: delete log segments older than this (default: keep all)
 };
 void AddWriteFlags(CLI::App* sub, WriteFlags* flags);
 // The time to stamp updates with: --time, or kLogTimeNow.
@@ -34,6 +35,6 @@ Result<TreeOptions> MakeTreeOptions(const BufferFlags& flags);
 // rebuilds) on stderr and showing build progress on a TTY.
 Result<std::unique_ptr<BufferedArray>> OpenBuffered(const std::string& path, const CommonOptions& common,
                                                    bool writable, const TreeOptions& tree = {},
-                                                   LogSync sync = LogSync::kBatch);
+                                                   LogSync sync = LogSync::kBatch, int64_t retain_ms = -1);
 
 }  // namespace momenta::cli

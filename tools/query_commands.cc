@@ -255,7 +255,7 @@ int RunUpdate(const UpdateArgs& a) {
   auto time = ParseTimeFlag(a.write.time);
   if (!sync.ok()) return UsageFail(sync.status().ToString());
   if (!time.ok()) return UsageFail(time.status().ToString());
-  auto ba = OpenBuffered(a.path, a.common, /*writable=*/true, {}, *sync);
+  auto ba = OpenBuffered(a.path, a.common, /*writable=*/true, {}, *sync, a.write.retain_ms);
   if (!ba.ok()) return Fail(ba.status());
   auto text = ReadInput(a.input);
   if (!text.ok()) return Fail(text.status());
