@@ -183,8 +183,8 @@ Result<SimulationReport> RunSimulation(const SimulationOptions& o) {
           wc.events_at_max = static_cast<uint64_t>(N);
         }
       }
-      if (t >= o.ticks - o.site.spec.window && words > 0) {
-        naive_sum[p] += N / static_cast<double>(words);
+      if (t >= o.ticks - o.site.spec.window) {
+        naive_sum[p] += N / static_cast<double>(std::max<uint64_t>(words, 1));
         ++naive_n[p];
       }
     }

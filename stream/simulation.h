@@ -42,7 +42,7 @@ struct WindowCost {
   double max_ratio = 0;          // max over ticks (after the first window) of
                                  // words / ((k/eps) log2(max(2, N/k)))
   uint64_t events_at_max = 0;    // N(t) where the ratio peaked
-  double steady_naive_ratio = 0; // mean over the last window's ticks of N(t) / words(t)
+  double steady_naive_ratio = 0; // mean over the last window's ticks of N(t) / max(1, words(t))
 };
 
 struct SimulationReport {

@@ -15,6 +15,7 @@ constexpr double kLambda = 0.8;      // straddler share, times eps
 constexpr double kGamma = 0.5;       // per-bucket sample error, times eps
 constexpr double kEntriesPerGamma = 3;
 constexpr size_t kRawFactor = 8;     // raw arrivals absorbed past 8m
+constexpr size_t kCapFactor = 32;    // entries per bucket never exceed 32m
 }  // namespace
 
 double RankSnapshot::Rank(int64_t x) const {
@@ -56,7 +57,11 @@ double WindowQuantiles::Tidy(Bucket& b) {
   if (p.entries.size() <= 2 * m_) return 0;
   const double n = static_cast<double>(b.n);
   const double budget = gamma_ * n - b.err;
-  const double T = std::min(2 * n / static_cast<double>(m_), 2 * budget);
+  double T = std::min(2 * n / static_cast<double>(m_), 2 * budget);
+  if (p.entries.size() > kCapFactor * m_ && T < n / static_cast<double>(m_)) {
+    T = n / static_cast<double>(m_);  // the cap: at most 2m + 1 entries remain
+    ++over_budget_;
+  }
   if (T < 2) return 0;
   const double added = CollapseSample(&p.entries, T);
   p.entries.shrink_to_fit();
@@ -207,8 +212,7 @@ Result<WindowQuantiles> WindowQuantiles::Decode(std::string_view bytes) {
   if (!ValidateWindowSpec(spec).ok() || !CheckEps(eps, "").ok()) return in.Bad("bad parameters");
   WindowQuantiles q(spec, eps);
   q.dropped_ = dropped;
-  const double gamma = q.gamma_;
-  MOMENTA_RETURN_IF_ERROR(DecodeBuckets(q.w_, in, [gamma](Bucket& b, ByteReader& r) -> Status {
+  MOMENTA_RETURN_IF_ERROR(DecodeBuckets(q.w_, in, [](Bucket& b, ByteReader& r) -> Status {
     uint64_t size = 0;
     MOMENTA_RETURN_IF_ERROR(r.Count(&size, 2));
     if (size > b.n) return r.Bad("more entries than items");
@@ -228,7 +232,7 @@ Result<WindowQuantiles> WindowQuantiles::Decode(std::string_view bytes) {
       prev = value;
     }
     if (sum != b.n) return r.Bad("weights do not add up to the bucket's size");
-    if (b.err > gamma * static_cast<double>(b.n) * (1 + 1e-9)) return r.Bad("error bound over budget");
+    if (b.err > static_cast<double>(b.n)) return r.Bad("error bound above the bucket's size");
     b.payload.entries = std::move(e);
     return Status::OK();
   }));

@@ -15,8 +15,13 @@
 // at most gamma*n_b, gamma = eps/2, a budget it spends when it collapses its
 // sample (value_sample.h) to about m = ceil(3/gamma) entries. The budget is
 // enforced per bucket, so the bound holds whatever the merge history; the
-// number of entries kept is what adapts, and is measured in
-// bench/stream_bench.cc.
+// number of entries kept is what adapts (measured in bench/stream_bench.cc).
+// A bucket whose budget is spent keeps its entries, up to a hard cap of 32m:
+// past it the sample is collapsed to 2m entries anyway, so memory is
+// O((1/eps)^2 log(eps N)) entries whatever happens. Such a collapse is
+// counted (over_budget_collapses) and its error still enters
+// RankErrorBound(), which may then exceed eps*c; no test or benchmark has
+// produced one.
 // Merging two windows is not offered (see window_count.h). Not thread-safe.
 #pragma once
 
@@ -84,6 +89,8 @@ class WindowQuantiles {
   uint64_t dropped() const { return dropped_; }
   size_t bucket_count() const { return w_.bucket_count(); }
   size_t entry_count() const;
+  // Collapses past the error budget forced by the entry cap (see above).
+  uint64_t over_budget_collapses() const { return over_budget_; }
   size_t MemoryBytes() const;
 
   std::string Encode() const;
@@ -113,6 +120,7 @@ class WindowQuantiles {
   size_t m_;      // entries a collapse aims for
   BucketWindow<Payload> w_;
   uint64_t dropped_ = 0;
+  uint64_t over_budget_ = 0;
 };
 
 }  // namespace momenta

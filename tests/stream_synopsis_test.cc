@@ -128,6 +128,7 @@ void RunSynopses(const Config& cfg, uint64_t seed) {
     }
   }
   EXPECT_EQ(violations, 0);
+  EXPECT_EQ(quant->over_budget_collapses(), 0u);
   EXPECT_EQ(count->dropped(), exact.dropped());
 }
 
