@@ -12,7 +12,11 @@
 #   MOMENTA_BENCH_HUGEPAGES  0: io_bench reads into plain 4 KiB pages, like fio
 #   RUNTIME             seconds per measurement, both tools (default 5)
 #   REPEAT              measurements per case and tool (default 1); with more
-#                       than one the table shows medians and the ratio range
+#                       than one the table shows medians, and the ratio is the
+#                       median of each run's own momenta / fio, with its range
+#   WAIT_IDLE           1: before each measurement wait (up to a minute) until
+#                       the disk holding the file moves < 5 MB/s (reads and
+#                       writes) for 3 s, for machines where other jobs share it
 #
 # fio runs --ioengine=io_uring --direct=1, like momenta's io_uring backend
 # on aligned requests. Needs fio and /usr/bin/python3 (JSON parsing).
@@ -41,6 +45,19 @@ trap 'rm -f "$results"; [ "$keep" = 1 ] || rm -f "$file"' EXIT
 trap 'exit 130' INT TERM
 size=$(stat -c %s "$file")
 
+wait_idle() {
+  [ "${WAIT_IDLE:-0}" = 1 ] || return 0
+  st=/sys/dev/block/$(stat -c '%Hd:%Ld' "$file")/stat
+  [ -r "$st" ] || return 0  # no block device behind the file system
+  tries=0
+  while [ "$tries" -lt 20 ]; do
+    a=$(awk '{printf "%.0f", $3 + $7}' "$st"); sleep 3; b=$(awk '{printf "%.0f", $3 + $7}' "$st")  # sectors read + written
+    [ $(( (b - a) * 512 / 3 )) -lt 5000000 ] && return 0
+    tries=$((tries + 1))
+  done
+  echo "fio_compare: the disk stayed busy; measuring anyway" >&2
+}
+
 run_fio() {  # rw bs_kib qd -> "bytes_per_s iops"
   fio --name=momenta --filename="$file" --ioengine=io_uring --direct=1 --rw="$1" \
       --bs="$2"k --iodepth="$3" --size="$size" --runtime="$runtime" --time_based \
@@ -61,7 +78,9 @@ for case in "read 128 1" "read 128 32" "read 1024 1" "read 1024 32" "randread 4 
   if [ "$1" = read ]; then bm=BM_SequentialRead; else bm=BM_RandomRead; fi
   i=0
   while [ "$i" -lt "$repeat" ]; do
+    wait_idle
     fio_run=$(run_fio "$1" "$2" "$3")
+    wait_idle
     momenta_run=$(run_momenta "$bm" "$2" "$3")
     echo "$1 $2 $3 fio $fio_run" >>"$results"
     echo "$1 $2 $3 momenta $momenta_run" >>"$results"
@@ -90,9 +109,9 @@ print("|---|---:|---:|---:|---:|---:|---:|---:|")
 for (rw, kib, qd), r in runs.items():
     fb, fi = med(x[0] for x in r["fio"]), med(x[1] for x in r["fio"])
     mb, mi = med(x[0] for x in r["momenta"]), med(x[1] for x in r["momenta"])
-    ratio = f"{mb / fb:.0%}"
+    per_run = [m[0] / f[0] for f, m in zip(r["fio"], r["momenta"])]
+    ratio = f"{med(per_run):.0%}"
     if repeat > 1:
-        per_run = [m[0] / f[0] for f, m in zip(r["fio"], r["momenta"])]
         ratio += f" ({min(per_run):.0%}–{max(per_run):.0%})"
     pattern = "sequential" if rw == "read" else "random"
     print(f"| {pattern} | {kib} KiB | {qd} | {fb / 1e6:.0f} | {fi:.0f} | {mb / 1e6:.0f} | {mi:.0f} | {ratio} |")
