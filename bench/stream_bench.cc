@@ -147,6 +147,30 @@ void BM_MemorySummarizer(benchmark::State& state) {
 }
 BENCHMARK(BM_MemorySummarizer)->ArgName("window_items")->Arg(100000000)->Iterations(1)->Unit(benchmark::kSecond);
 
+// The synopses a protocol site keeps for eps = 0.01 at the root, which are
+// finer than the summarizer's: ItemCounts at 0.35 * 11 eps / 24 (approximate
+// counting) and WindowQuantiles at 0.3 eps (the drift rule), 10^8 items.
+void BM_MemoryProtocolSynopses(benchmark::State& state) {
+  const int64_t per_tick = 1000, window = 100000000 / per_tick;
+  const auto& items = Items();
+  for (auto _ : state) {
+    const long before = ResidentBytes();
+    auto ic = ItemCounts::Create({window, 0}, ApproxCountSite::kBeta * ApproxCountAlpha(kEps));
+    auto q = WindowQuantiles::Create({window, 0}, QuantileDriftSite::kSynopsis * kEps);
+    size_t k = 0;
+    for (int64_t t = 0; t < window * 13 / 10; ++t)
+      for (int64_t j = 0; j < per_tick; ++j) {
+        const int64_t item = items[k++ & (items.size() - 1)];
+        ic->Update(t, item);
+        q->Update(t, item);
+      }
+    state.counters["ac_items_MiB"] = static_cast<double>(ic->MemoryBytes()) / (1 << 20);
+    state.counters["drift_quantiles_MiB"] = static_cast<double>(q->MemoryBytes()) / (1 << 20);
+    state.counters["rss_growth_MiB"] = static_cast<double>(ResidentBytes() - before) / (1 << 20);
+  }
+}
+BENCHMARK(BM_MemoryProtocolSynopses)->Iterations(1)->Unit(benchmark::kSecond);
+
 // Basic counting and frequent items on the wire: max over ticks of words in
 // the window over (k/eps) log2(N/k) (C), and the steady windows' naive words
 // (N = arrivals + expiries) over the protocol's.
@@ -239,6 +263,8 @@ BENCHMARK(BM_QuantileTraffic)
     ->ArgNames({"workload", "eps_milli", "window_items", "ticks"})
     ->ArgsProduct({{0}, {100}, {2000, 8000, 32000, 128000}, {2000}})
     ->ArgsProduct({{0}, {50}, {8000, 32000, 128000}, {2000}})
+    ->ArgsProduct({{4}, {100}, {8000, 32000}, {2000}})
+    ->ArgsProduct({{4}, {50}, {32000, 128000}, {2000}})
     ->Iterations(1)
     ->Unit(benchmark::kMillisecond);
 
