@@ -74,20 +74,22 @@ TEST(WindowCliTest, ItemMappingsOnText) {
   EXPECT_EQ(r.out.rfind("t=1 count=3 dropped=0 top=1:2,-1:1 ", 0), 0u) << r.out;
 }
 
+// Commands refused before they read stdin get no input: writing to a child
+// that has exited would raise SIGPIPE in the test binary.
 TEST(WindowCliTest, ClearErrors) {
   auto r = RunCli({"window", "--window", "5", "--eps", "0.1"});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("give exactly one of --log PATH or --input FILE|-"), std::string::npos) << r.err;
-  r = RunCli({"window", "--input", "-", "--window", "5", "--eps", "1.5"}, "1 1\n");
+  r = RunCli({"window", "--input", "-", "--window", "5", "--eps", "1.5"});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("--eps: eps must lie in (0, 1)"), std::string::npos) << r.err;
-  r = RunCli({"window", "--input", "-", "--window", "5", "--tardiness", "5", "--eps", "0.1"}, "1 1\n");
+  r = RunCli({"window", "--input", "-", "--window", "5", "--tardiness", "5", "--eps", "0.1"});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("tardiness must lie in [0, W-1]"), std::string::npos) << r.err;
-  r = RunCli({"window", "--input", "-", "--window", "5x", "--eps", "0.1"}, "1 1\n");
+  r = RunCli({"window", "--input", "-", "--window", "5x", "--eps", "0.1"});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("--window: '5x' is not a duration"), std::string::npos) << r.err;
-  r = RunCli({"window", "--input", "-", "--window", "5", "--eps", "0.1", "--item", "cell"}, "1 1\n");
+  r = RunCli({"window", "--input", "-", "--window", "5", "--eps", "0.1", "--item", "cell"});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("--item: 'cell' is not index, index/G or value/G"), std::string::npos) << r.err;
   r = RunCli({"window", "--input", "-", "--window", "5", "--eps", "0.1"}, "1 1\n2 x\n");
@@ -146,8 +148,9 @@ TEST(WindowCliTest, RandomStreamWithinEps) {
                   input);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   auto lines = Lines(r.out);
-  ASSERT_EQ(lines.size(), 1u) << r.out;  // only the end (no multiple of 10^6 reached)
-  const std::string& j = lines[0];
+  ASSERT_GE(lines.size(), 1u) << r.out;  // t = 0 if the stream starts there, then the end
+  ASSERT_LE(lines.size(), 2u) << r.out;
+  const std::string& j = lines.back();
   auto field = [&](const std::string& key, size_t from = 0) {
     const size_t at = j.find("\"" + key + "\":", from);
     EXPECT_NE(at, std::string::npos) << key;
