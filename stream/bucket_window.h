@@ -11,7 +11,9 @@
 //    items may still reach (ts >= now - tau). Arrivals go there. They never
 //    straddle the window's edge, because tau < W.
 //  - When the clock passes ts + tau a bucket settles: it joins the settled
-//    list, ordered by time, ranges disjoint, newest last.
+//    list, ordered by time, newest last, ranges disjoint (buckets of one
+//    timestamp may share it: a timestamp with more than kMaxBucketItems
+//    items fills several).
 //  - Settled buckets are merged in runs (Compact). A merged bucket g always
 //    satisfies  n_g <= lambda * newer(g),  where newer(g) counts the items of
 //    every bucket newer than g. A bucket of one timestamp needs no rule.

@@ -15,7 +15,8 @@
 // undercount by at most c/(m+1) in total and the bucket straddling the
 // window's edge holds at most e*c items; the estimate is the midpoint of what
 // both allow. An aggregate map keeps every item's total over the full buckets
-// but the newest (whose exact counts join it, reduced, when it settles), so
+// but the newest (whose counts join it when a newer bucket opens, or, reduced
+// to m counters, when it settles), so
 // an arrival costs one hash update and Estimate is two look-ups plus one
 // binary search in the straddler.
 //
