@@ -50,14 +50,6 @@ Result<std::unique_ptr<MomentTree>> BuildTreeFile(const std::string& path, Array
 
 }  // namespace internal
 
-namespace {
-
-bool LockedByAnotherWriter(const Status& s) {
-  return s.ToString().find("locked by another writer") != std::string::npos;
-}
-
-}  // namespace
-
 Result<std::unique_ptr<BufferedArray>> BufferedArray::Open(const std::string& path,
                                                            const BufferedArrayOptions& options,
                                                            std::vector<std::string>* notices) {
@@ -114,7 +106,7 @@ Status BufferedArray::OpenAsReader(std::vector<std::string>* notices) {
     lock_.reset();
     return s;
   }
-  if (!LockedByAnotherWriter(lock.status())) return lock.status();
+  if (!IsLockedByAnotherWriter(lock.status())) return lock.status();
   // A live writer keeps the buffer consistent; queries synchronise with it.
   auto tree = MomentTree::Open(tree_path_, /*writable=*/true, options_.io);
   if (!tree.ok())

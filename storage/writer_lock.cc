@@ -11,6 +11,14 @@
 #include "storage/array_file.h"
 
 namespace momenta {
+namespace {
+constexpr std::string_view kLockedByAnotherWriter = "locked by another writer";
+}  // namespace
+
+bool IsLockedByAnotherWriter(const Status& s) {
+  return s.code() == Status::Code::kIOError &&
+         s.ToString().find(kLockedByAnotherWriter) != std::string::npos;
+}
 
 namespace {
 
@@ -44,7 +52,7 @@ Result<std::unique_ptr<WriterLock>> WriterLock::Acquire(const std::string& lock_
   if (rc != 0) {
     if (errno != EWOULDBLOCK) return Status::FromErrno(lock_path, errno);
     const long pid = HolderPid(fd->get());
-    return Status::IOError(subject, "locked by another writer (pid " +
+    return Status::IOError(subject, std::string(kLockedByAnotherWriter) + " (pid " +
                                         (pid > 0 ? std::to_string(pid) : "unknown") + ")");
   }
   const std::string text = std::to_string(::getpid()) + "\n";

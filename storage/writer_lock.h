@@ -40,6 +40,10 @@ class WriterLock {
   FileDescriptor fd_;  // holds the flock
 };
 
+// True when `s` is Acquire's "locked by another writer" refusal (a live
+// writer holds the lock), as opposed to any other failure.
+bool IsLockedByAnotherWriter(const Status& s);
+
 // The array's writer lock, "<array>.momenta/writer.lock" (the sidecar folder
 // is created if missing); errors name the array path.
 Result<std::unique_ptr<WriterLock>> LockArrayForWriting(const std::string& array_path);

@@ -24,6 +24,7 @@ namespace {
 
 using ::momenta::testing::ReadFileBytes;
 using ::momenta::testing::ScratchDir;
+using ::momenta::testing::TmpfsMount;
 using ::momenta::testing::TestSeed;
 using ::momenta::testing::WriteFileBytes;
 
@@ -439,27 +440,6 @@ TEST(ArrayFileTest, InjectedDiskFullFailsBeforeAnyByteChanges) {
   ASSERT_TRUE(f->ReadValues(0, 100, &got).ok());
   for (int k = 0; k < 100; ++k) EXPECT_EQ(got[k].f, k + 0.25);
 }
-
-// A real full file system: a 1 MiB tmpfs. mount(2) needs CAP_SYS_ADMIN.
-class TmpfsMount {
- public:
-  explicit TmpfsMount(const std::string& dir) : dir_(dir) {
-    if (::mount("momenta-test", dir.c_str(), "tmpfs", MS_NOSUID | MS_NODEV, "size=1m") == 0)
-      mounted_ = true;
-    else
-      error_ = std::strerror(errno);
-  }
-  ~TmpfsMount() {
-    if (mounted_) ::umount2(dir_.c_str(), MNT_DETACH);
-  }
-  bool mounted() const { return mounted_; }
-  const std::string& error() const { return error_; }
-
- private:
-  std::string dir_;
-  bool mounted_ = false;
-  std::string error_;
-};
 
 TEST(ArrayFileTest, RealDiskFullOnATinyTmpfs) {
   ScratchDir dir;

@@ -217,12 +217,8 @@ TEST(CliTest, DiskFull) {
   ScratchDir dir;
   const std::string mnt = dir.File("small");
   std::filesystem::create_directory(mnt);
-  if (::mount("tmpfs", mnt.c_str(), "tmpfs", 0, "size=256k") != 0)
-    GTEST_SKIP() << "cannot mount a small tmpfs here (" << strerror(errno) << ")";
-  struct Unmount {
-    std::string path;
-    ~Unmount() { ::umount2(path.c_str(), MNT_DETACH); }
-  } unmount{mnt};
+  testing::TmpfsMount tmpfs(mnt, "256k");
+  if (!tmpfs.mounted()) GTEST_SKIP() << "cannot mount a small tmpfs here (" << tmpfs.error() << ")";
   const std::string a = mnt + "/a.npy";
   ASSERT_EQ(RunCli({"create", a, "--length", "2^20", "--dtype", "f8"}).exit_code, 0);
   ASSERT_EQ(RunCli({"set", a, "0", "1", "2"}).exit_code, 0);

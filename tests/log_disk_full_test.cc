@@ -26,6 +26,7 @@ namespace {
 
 using testing::ReadFileBytes;
 using testing::ScratchDir;
+using testing::TmpfsMount;
 
 std::vector<LogRecord> Records(uint64_t first_index, size_t n) {
   std::vector<LogRecord> out(n);
@@ -59,26 +60,6 @@ uint64_t FileSizeOf(const std::string& path) {
   struct stat st;
   return ::stat(path.c_str(), &st) == 0 ? static_cast<uint64_t>(st.st_size) : 0;
 }
-
-class TmpfsMount {
- public:
-  explicit TmpfsMount(const std::string& dir) : dir_(dir) {
-    if (::mount("momenta-test", dir.c_str(), "tmpfs", MS_NOSUID | MS_NODEV, "size=1m") == 0)
-      mounted_ = true;
-    else
-      error_ = std::strerror(errno);
-  }
-  ~TmpfsMount() {
-    if (mounted_) ::umount2(dir_.c_str(), MNT_DETACH);
-  }
-  bool mounted() const { return mounted_; }
-  const std::string& error() const { return error_; }
-
- private:
-  std::string dir_;
-  bool mounted_ = false;
-  std::string error_;
-};
 
 TEST(LogDiskFullTest, RealDiskFullOnATinyTmpfs) {
   ScratchDir dir;

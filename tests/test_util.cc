@@ -1,6 +1,7 @@
 #include "tests/test_util.h"
 
 #include <fcntl.h>
+#include <sys/mount.h>
 #include <poll.h>
 #include <spawn.h>
 #include <sys/wait.h>
@@ -31,6 +32,18 @@ ScratchDir::ScratchDir() {
 ScratchDir::~ScratchDir() {
   std::error_code ec;
   std::filesystem::remove_all(path_, ec);
+}
+
+TmpfsMount::TmpfsMount(const std::string& dir, const std::string& size) : dir_(dir) {
+  const std::string options = "size=" + size;
+  if (::mount("momenta-test", dir.c_str(), "tmpfs", MS_NOSUID | MS_NODEV, options.c_str()) == 0)
+    mounted_ = true;
+  else
+    error_ = std::strerror(errno);
+}
+
+TmpfsMount::~TmpfsMount() {
+  if (mounted_) ::umount2(dir_.c_str(), MNT_DETACH);
 }
 
 CommandResult RunCommand(const std::vector<std::string>& argv, const std::string& input) {

@@ -22,6 +22,24 @@ class ScratchDir {
   std::string path_;
 };
 
+// A small tmpfs mounted on `dir` for disk-full tests (mount(2) needs
+// CAP_SYS_ADMIN: check mounted() and GTEST_SKIP with error() when it failed).
+// Unmounted (lazily) on destruction.
+class TmpfsMount {
+ public:
+  explicit TmpfsMount(const std::string& dir, const std::string& size = "1m");
+  ~TmpfsMount();
+  TmpfsMount(const TmpfsMount&) = delete;
+  TmpfsMount& operator=(const TmpfsMount&) = delete;
+  bool mounted() const { return mounted_; }
+  const std::string& error() const { return error_; }
+
+ private:
+  const std::string dir_;
+  bool mounted_ = false;
+  std::string error_;
+};
+
 struct CommandResult {
   int exit_code = -1;  // -1 when killed by a signal
   int signal = 0;      // the signal that killed it, else 0
