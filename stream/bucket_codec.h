@@ -40,7 +40,8 @@ Status DecodeBuckets(BucketWindow<Payload>& w, ByteReader& in, DecodePayload&& d
   MOMENTA_RETURN_IF_ERROR(in.Signed(&now));
   auto get = [&](std::deque<WindowBucket<Payload>>* list) -> Status {
     uint64_t count = 0;
-    MOMENTA_RETURN_IF_ERROR(in.Count(&count, 12));
+    // A bucket takes at least 11 bytes: three one-byte varints and the f64.
+    MOMENTA_RETURN_IF_ERROR(in.Count(&count, 11));
     for (uint64_t i = 0; i < count; ++i) {
       WindowBucket<Payload> b;
       uint64_t span = 0;
