@@ -220,6 +220,7 @@ Status BufferedArray::ReplayIntoArrayAndTree(uint64_t after, bool tree_too, uint
       return Status::Corruption(array_->path(), "update log record " + std::to_string(r.sequence) +
                                                     " names index " + std::to_string(r.index) +
                                                     " outside the array");
+    scattered_->Prepare(array_->ByteOffset(r.index));
     char* element = base + array_->ByteOffset(r.index);
     if (!GuardedCopy(element, reinterpret_cast<const char*>(&r.new_raw), item))
       return MappedAccessFailed(r.index, /*writing=*/true);

@@ -100,6 +100,7 @@ Status BufferedArray::MapArrayForUpdates() {
   if ((*map)->size() < array_->ByteOffset(array_->length()))
     return Status::IOError(array_->path(), "file is shorter than its header says (it shrank?)");
   array_map_ = std::move(map).value();
+  scattered_ = std::make_unique<ScatteredStores>(array_map_.get());
   return Status::OK();
 }
 
@@ -150,6 +151,7 @@ Status BufferedArray::ApplyUpdates(std::span<const IndexedValue> updates, bool p
   // stay allocated, as zeros).
   const size_t item = array_->itemsize();
   char* const base = array_map_->data();
+  for (const IndexedValue& u : updates) scattered_->Prepare(array_->ByteOffset(u.index));
   for (const IndexedValue& u : prefault ? updates : std::span<const IndexedValue>()) {
     char bytes[8];
     char* element = base + array_->ByteOffset(u.index);
@@ -321,7 +323,15 @@ Status BufferedArray::RefreshLeaf(uint64_t leaf) {
   const uint64_t n = layout.node_end(1, leaf) - first;
   leaf_scratch_.resize(n * array_->itemsize());
   leaf_doubles_.resize(n);
-  MOMENTA_RETURN_IF_ERROR(array_->ReadRaw(first, n, leaf_scratch_.data()));
+  // A writer reads through its mapping: the page cache as it is. (The I/O
+  // backend may read with O_DIRECT, which first writes the leaf's dirty pages
+  // back and waits, and leaves them clean for the next store to fault on.)
+  if (array_map_) {
+    if (!GuardedCopy(leaf_scratch_.data(), array_map_->data() + array_->ByteOffset(first), n * array_->itemsize()))
+      return MappedAccessFailed(first, /*writing=*/false);
+  } else {
+    MOMENTA_RETURN_IF_ERROR(array_->ReadRaw(first, n, leaf_scratch_.data()));
+  }
   const RangeSummary fresh =
       RangeSummary::OfElements(tree_->order(), array_->dtype(), leaf_scratch_.data(), n, leaf_doubles_.data());
   tree_->codec().Encode(fresh, tree_->Node(1, leaf));

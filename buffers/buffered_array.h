@@ -42,6 +42,7 @@
 #include "storage/array_file.h"
 #include "storage/log_writer.h"
 #include "storage/mapped_file.h"
+#include "storage/scattered_stores.h"
 #include "storage/writer_lock.h"
 
 namespace momenta {
@@ -166,6 +167,7 @@ class BufferedArray {
   std::unique_ptr<WriterLock> lock_;     // writers: the array's writer lock
   std::unique_ptr<LogWriter> log_;       // writers: the update log
   std::unique_ptr<MappedFile> array_map_;  // writers: the array, writable, for stores
+  std::unique_ptr<ScatteredStores> scattered_;  // keeps array_map_'s cache in base pages
   bool dirty_ = false;                   // changes since the last Commit
   std::vector<std::vector<uint64_t>> refresh_;  // per level: nodes to recompute at chunk end
   std::vector<char> leaf_scratch_;

@@ -4,6 +4,9 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <vector>
+
 #include <boost/interprocess/file_mapping.hpp>
 #include <boost/interprocess/mapped_region.hpp>
 
@@ -73,6 +76,23 @@ Status MappedFile::Flush(uint64_t offset, uint64_t length) {
   const uint64_t end = std::min(size_, offset + length);
   if (::msync(data_ + begin, end - begin, MS_SYNC) != 0) return Status::FromErrno(path_, errno);
   return Status::OK();
+}
+
+void MappedFile::AdviseRandomAccess() { (void)::madvise(data_, size_, MADV_RANDOM); }
+
+bool MappedFile::AnyPageCached(uint64_t offset, uint64_t length) const {
+  const uint64_t page = static_cast<uint64_t>(::sysconf(_SC_PAGESIZE));
+  const uint64_t begin = offset / page * page;
+  const uint64_t end = std::min(size_, offset + length);
+  if (end <= begin) return false;
+  std::vector<unsigned char> resident((end - begin + page - 1) / page);
+  if (::mincore(data_ + begin, end - begin, resident.data()) != 0) return true;  // assume so
+  return std::any_of(resident.begin(), resident.end(), [](unsigned char r) { return r & 1; });
+}
+
+void MappedFile::Recache(uint64_t offset, uint64_t length) {
+  (void)::posix_fadvise(fd_, static_cast<off_t>(offset), static_cast<off_t>(length), POSIX_FADV_DONTNEED);
+  (void)::posix_fadvise(fd_, static_cast<off_t>(offset), static_cast<off_t>(length), POSIX_FADV_WILLNEED);
 }
 
 }  // namespace momenta

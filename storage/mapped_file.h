@@ -48,6 +48,15 @@ class MappedFile {
   [[nodiscard]] Status Flush(uint64_t offset, uint64_t length);
   [[nodiscard]] Status FlushAll() { return Flush(0, size_); }
 
+  // Page-cache hints (best effort, errors ignored; see storage/scattered_stores.h).
+  // The mapping will be accessed at random: faults read single pages.
+  void AdviseRandomAccess();
+  // Whether any page of [offset, offset + length) is in the page cache.
+  bool AnyPageCached(uint64_t offset, uint64_t length) const;
+  // Drops the clean cached pages of [offset, offset + length) and starts
+  // reading them back in base pages.
+  void Recache(uint64_t offset, uint64_t length);
+
  private:
   struct Impl;
   MappedFile(std::string path, std::unique_ptr<Impl> impl, bool writable, int fd);

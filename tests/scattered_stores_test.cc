@@ -1,0 +1,112 @@
+// ScatteredStores: a block is re-cached only when some of it was cached, at
+// most once per object, and re-caching never loses bytes: neither stores
+// still dirty in the mapping nor what another writer put on disk.
+#include "storage/scattered_stores.h"
+
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <vector>
+
+#include "storage/mapped_file.h"
+#include "tests/test_util.h"
+
+namespace momenta {
+namespace {
+
+constexpr uint64_t kBlock = ScatteredStores::kBlockBytes;
+
+// A file of `blocks` blocks, block b filled with the byte 'a' + b, written
+// with pwrite (so cached, possibly in large folios), then synced.
+std::string WriteBlocks(const testing::ScratchDir& dir, int blocks) {
+  const std::string path = dir.File("f");
+  const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_TRUNC, 0644);
+  EXPECT_GE(fd, 0);
+  std::vector<char> bytes(kBlock);
+  for (int b = 0; b < blocks; ++b) {
+    std::memset(bytes.data(), 'a' + b, bytes.size());
+    EXPECT_EQ(::pwrite(fd, bytes.data(), bytes.size(), static_cast<off_t>(b * kBlock)),
+              static_cast<ssize_t>(bytes.size()));
+  }
+  EXPECT_EQ(::fdatasync(fd), 0);
+  ::close(fd);
+  return path;
+}
+
+TEST(ScatteredStoresTest, RecachesOnlyCachedBlocksAndOnlyOnce) {
+  testing::ScratchDir dir;
+  const std::string path = WriteBlocks(dir, 3);
+  auto map = MappedFile::Open(path, /*writable=*/true);
+  ASSERT_TRUE(map.ok()) << map.status().ToString();
+  // Block 2 leaves the cache entirely; blocks 0 and 1 stay (just written).
+  const int fd = ::open(path.c_str(), O_RDONLY);
+  ASSERT_GE(fd, 0);
+  ASSERT_EQ(::posix_fadvise(fd, 2 * kBlock, kBlock, POSIX_FADV_DONTNEED), 0);
+  ::close(fd);
+  if ((*map)->AnyPageCached(2 * kBlock, kBlock)) GTEST_SKIP() << "the kernel kept block 2 cached";
+  ASSERT_TRUE((*map)->AnyPageCached(0, kBlock));
+
+  ScatteredStores stores(map->get());
+  stores.Prepare(10);
+  stores.Prepare(kBlock - 1);  // same block: nothing more
+  EXPECT_EQ(stores.blocks_recached(), 1u);
+  stores.Prepare(2 * kBlock + 5);  // not cached: faults will bring base pages
+  EXPECT_EQ(stores.blocks_recached(), 1u);
+  stores.Prepare(kBlock);
+  EXPECT_EQ(stores.blocks_recached(), 2u);
+  for (int b = 0; b < 3; ++b)
+    for (uint64_t at : {uint64_t{0}, kBlock / 2, kBlock - 1})
+      ASSERT_EQ((*map)->data()[b * kBlock + at], 'a' + b) << "block " << b << " byte " << at;
+}
+
+TEST(ScatteredStoresTest, DirtyStoresSurviveRecaching) {
+  testing::ScratchDir dir;
+  const std::string path = WriteBlocks(dir, 2);
+  auto map = MappedFile::Open(path, /*writable=*/true);
+  ASSERT_TRUE(map.ok()) << map.status().ToString();
+  char* data = (*map)->data();
+  // Stores not yet written back, every 4 KiB page of block 0 and one of block 1.
+  for (uint64_t at = 0; at < kBlock; at += 4096) data[at + 7] = 'X';
+  data[kBlock + 12345] = 'Y';
+  for (int round = 0; round < 2; ++round) {  // a fresh object re-caches again
+    ScatteredStores stores(map->get());
+    stores.Prepare(0);
+    stores.Prepare(kBlock);
+  }
+  for (uint64_t at = 0; at < kBlock; at += 4096) {
+    ASSERT_EQ(data[at + 7], 'X') << at;
+    ASSERT_EQ(data[at + 8], 'a') << at;
+  }
+  EXPECT_EQ(data[kBlock + 12345], 'Y');
+  EXPECT_EQ(data[kBlock + 12346], 'b');
+  ASSERT_TRUE((*map)->FlushAll().ok());
+  // And on disk, read past the cache.
+  const int fd = ::open(path.c_str(), O_RDONLY);
+  ASSERT_GE(fd, 0);
+  char c = 0;
+  ASSERT_EQ(::pread(fd, &c, 1, kBlock + 12345), 1);
+  EXPECT_EQ(c, 'Y');
+  ::close(fd);
+}
+
+TEST(ScatteredStoresTest, ALastBlockShorterThanTwoMebibytes) {
+  testing::ScratchDir dir;
+  const std::string path = dir.File("short");
+  const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_TRUNC, 0644);
+  ASSERT_GE(fd, 0);
+  const std::vector<char> bytes(kBlock + 5000, 'z');
+  ASSERT_EQ(::pwrite(fd, bytes.data(), bytes.size(), 0), static_cast<ssize_t>(bytes.size()));
+  ::close(fd);
+  auto map = MappedFile::Open(path, /*writable=*/true);
+  ASSERT_TRUE(map.ok()) << map.status().ToString();
+  ScatteredStores stores(map->get());
+  stores.Prepare(kBlock + 4999);
+  (*map)->data()[kBlock + 4999] = 'w';
+  EXPECT_EQ((*map)->data()[kBlock + 4998], 'z');
+  EXPECT_EQ((*map)->data()[kBlock + 4999], 'w');
+}
+
+}  // namespace
+}  // namespace momenta
