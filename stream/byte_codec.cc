@@ -70,6 +70,13 @@ Status ByteReader::Count(uint64_t* n, size_t min_element_bytes) {
   return Status::OK();
 }
 
+Status ByteReader::Bytes(size_t n, std::string_view* out) {
+  if (remaining() < n) return Bad("truncated");
+  *out = in_.substr(pos_, n);
+  pos_ += n;
+  return Status::OK();
+}
+
 Status ByteReader::Finish() const {
   if (!done()) return Bad(std::to_string(remaining()) + " trailing bytes");
   return Status::OK();

@@ -63,6 +63,8 @@ class ByteReader {
   // Corruption when the rest of the input cannot hold them (so a corrupt
   // count cannot make the caller allocate gigabytes).
   Status Count(uint64_t* n, size_t min_element_bytes);
+  // The next n bytes, viewed in place (valid while the input is).
+  Status Bytes(size_t n, std::string_view* out);
 
   size_t offset() const { return pos_; }
   size_t remaining() const { return in_.size() - pos_; }

@@ -14,8 +14,27 @@ VirtualRoot::VirtualRoot(uint32_t sites, double eps)
       bc_level_(sites, 0),
       ac_site_(sites),
       drift_(sites),
-      summary_(sites) {
-  assert(sites >= 1);
+      summary_(sites) {}
+
+uint32_t VirtualRoot::AddSite() {
+  bc_level_.push_back(0);
+  ac_site_.emplace_back();
+  drift_.emplace_back();
+  summary_.emplace_back();
+  return sites() - 1;
+}
+
+void VirtualRoot::ResetSite(uint32_t site) {
+  assert(site < sites());
+  bc_level_[site] = 0;
+  for (const auto& [item, half] : ac_site_[site]) {
+    auto it = ac_total_.find(item);
+    it->second -= half;
+    if (it->second == 0) ac_total_.erase(it);
+  }
+  ac_site_[site].clear();
+  drift_[site] = DriftSteps();
+  summary_[site] = RankSteps();
 }
 
 void VirtualRoot::Apply(const Message& m) {
@@ -74,6 +93,16 @@ std::vector<ItemEstimate> VirtualRoot::Frequent(double phi) const {
     const double c = 0.5 * static_cast<double>(half);
     if (c >= threshold) out.push_back({item, c});
   }
+  std::sort(out.begin(), out.end(), [](const ItemEstimate& a, const ItemEstimate& b) {
+    return a.count != b.count ? a.count > b.count : a.item < b.item;
+  });
+  return out;
+}
+
+std::vector<ItemEstimate> VirtualRoot::Items() const {
+  std::vector<ItemEstimate> out;
+  out.reserve(ac_total_.size());
+  for (const auto& [item, half] : ac_total_) out.push_back({item, 0.5 * static_cast<double>(half)});
   std::sort(out.begin(), out.end(), [](const ItemEstimate& a, const ItemEstimate& b) {
     return a.count != b.count ? a.count > b.count : a.item < b.item;
   });

@@ -24,16 +24,25 @@ namespace momenta {
 
 class VirtualRoot {
  public:
-  // REQUIRES: sites >= 1, 0 < eps < 1
+  // REQUIRES: 0 < eps < 1 (sites may be 0 when they are added later)
   VirtualRoot(uint32_t sites, double eps);
 
   // Corruption-free by construction: messages come from Sites. REQUIRES: m.site < sites
   void Apply(const Message& m);
+  // A new, empty site slot; returns its index. (A network root grows as
+  // sites connect.)
+  uint32_t AddSite();
+  // Forgets everything site `site` reported, as if it never had: its count,
+  // items and quantile steps leave the answers (a site that disconnected, or
+  // one about to resend its whole state). REQUIRES: site < sites
+  void ResetSite(uint32_t site);
 
   double Count() const;
   double ItemCount(int64_t item) const;
   // REQUIRES: eps/2 < phi <= 1
   std::vector<ItemEstimate> Frequent(double phi) const;
+  // Every item some site reports (non-zero), by descending count.
+  std::vector<ItemEstimate> Items() const;
   std::optional<int64_t> QuantileByDrift(double phi);
   std::optional<int64_t> QuantileBySummary(double phi);
 

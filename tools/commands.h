@@ -11,5 +11,6 @@ void RegisterTransferCommands(CLI::App& app, Command* run);  // import export
 void RegisterQueryCommands(CLI::App& app, Command* run);     // query build verify update
 void RegisterLogCommand(CLI::App& app, Command* run);        // log
 void RegisterWindowCommand(CLI::App& app, Command* run);     // window
+void RegisterNetCommands(CLI::App& app, Command* run);       // root site ask
 
 }  // namespace momenta::cli

@@ -16,6 +16,7 @@ int main(int argc, char** argv) {
   RegisterQueryCommands(app, &run);
   RegisterLogCommand(app, &run);
   RegisterWindowCommand(app, &run);
+  RegisterNetCommands(app, &run);
   app.footer("Run 'momenta COMMAND --help' for a command's options and an example.");
   try {
     app.parse(argc, argv);

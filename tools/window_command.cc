@@ -24,6 +24,7 @@
 #include "stream/summarizer.h"
 #include "tools/commands.h"
 #include "tools/json.h"
+#include "tools/stream_input.h"
 
 namespace momenta::cli {
 namespace {
@@ -38,22 +39,6 @@ struct WindowArgs {
 
 volatile std::sig_atomic_t g_stop = 0;
 
-// "5000", or with a unit for millisecond clocks: "250ms", "10s", "5m", "2h", "1d".
-Result<int64_t> ParseDuration(const std::string& text, const char* flag) {
-  int64_t v = 0;
-  auto r = std::from_chars(text.data(), text.data() + text.size(), v);
-  const std::string_view unit(r.ptr, static_cast<size_t>(text.data() + text.size() - r.ptr));
-  int64_t scale = 0;
-  if (unit.empty() || unit == "ms") scale = 1;
-  else if (unit == "s") scale = 1000;
-  else if (unit == "m") scale = 60 * 1000;
-  else if (unit == "h") scale = 3600 * 1000;
-  else if (unit == "d") scale = 24 * 3600 * 1000;
-  if (text.empty() || r.ec != std::errc() || scale == 0 || v < 0 || v > kMaxTime / scale)
-    return Status::InvalidArgument(flag, "'" + text + "' is not a duration (N, or N with ms, s, m, h, d)");
-  return v * scale;
-}
-
 Result<std::vector<double>> ParsePhis(const std::string& text) {
   std::vector<double> phis;
   std::stringstream ss(text);
@@ -66,12 +51,6 @@ Result<std::vector<double>> ParsePhis(const std::string& text) {
     phis.push_back(phi);
   }
   return phis;
-}
-
-int64_t WallMillis() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
 }
 
 void PrintReport(const WindowReport& r, bool json) {
@@ -101,14 +80,6 @@ void PrintReport(const WindowReport& r, bool json) {
   }
   std::printf("\n");
 }
-
-// Where items come from: Next gives the next (timestamp, item) or false at
-// the end (for a live source: none within `wait`).
-class Source {
- public:
-  virtual ~Source() = default;
-  virtual Result<bool> Next(int64_t* ts, int64_t* item, std::chrono::milliseconds wait) = 0;
-};
 
 // "TIMESTAMP ITEM" lines from a file or stdin; in live mode a line may be a
 // bare ITEM, stamped with the wall clock.
@@ -173,43 +144,6 @@ class LineSource : public Source {
   size_t pos_ = 0;
   uint64_t line_ = 0;
   bool eof_ = false;
-};
-
-// An array's update log: the item is the updated index (or its region), or
-// the new value on a grid; values with no cell (NaN) are skipped.
-class LogSource : public Source {
- public:
-  LogSource(std::unique_ptr<LogReader> reader, ItemMapping mapping, bool follow)
-      : reader_(std::move(reader)), mapping_(mapping), follow_(follow) {}
-  Result<bool> Next(int64_t* ts, int64_t* item, std::chrono::milliseconds wait) override {
-    LogRecord r;
-    while (true) {
-      auto more = follow_ ? reader_->NextWithin(&r, wait) : reader_->Next(&r);
-      if (!more.ok()) return more.status();
-      for (; damage_seen_ < reader_->damage().size(); ++damage_seen_)
-        PrintNotice("update log: " + reader_->damage()[damage_seen_].ToString());
-      if (!*more) return false;
-      *ts = std::clamp<int64_t>(r.time, -kMaxTime, kMaxTime);
-      if (mapping_.kind() == ItemMapping::Kind::kIndex) {
-        *item = mapping_.FromIndex(r.index);
-        return true;
-      }
-      const Value v = LogValueFromRaw(reader_->dtype(), r.new_raw);
-      const double d = v.kind == Value::Kind::kFloat ? v.f
-                       : v.kind == Value::Kind::kInt ? static_cast<double>(v.i)
-                                                      : static_cast<double>(v.u);
-      if (mapping_.FromValue(d, item)) return true;
-      ++skipped_;
-    }
-  }
-  uint64_t skipped() const { return skipped_; }
-
- private:
-  std::unique_ptr<LogReader> reader_;
-  ItemMapping mapping_;
-  bool follow_;
-  size_t damage_seen_ = 0;
-  uint64_t skipped_ = 0;
 };
 
 // The data's own clock: time is the largest timestamp seen. A tick is

@@ -1,0 +1,136 @@
+#include "stream/handshake.h"
+
+#include <cmath>
+#include <cstdio>
+
+#include "stream/byte_codec.h"
+
+namespace momenta {
+
+namespace {
+
+void PutString(ByteWriter* out, std::string_view s) {
+  out->Varint(s.size());
+  out->Bytes(s);
+}
+
+Status GetString(ByteReader* in, std::string* s) {
+  uint64_t n = 0;
+  MOMENTA_RETURN_IF_ERROR(in->Count(&n, 1));
+  if (n > kMaxHandshakeString) return in->Bad("string of " + std::to_string(n) + " bytes");
+  std::string_view v;
+  MOMENTA_RETURN_IF_ERROR(in->Bytes(n, &v));
+  s->assign(v);
+  return Status::OK();
+}
+
+void PutParams(ByteWriter* out, const MonitorParams& p) {
+  out->F64(p.eps);
+  out->Signed(p.spec.window);
+  out->Signed(p.spec.tardiness);
+}
+
+Status GetParams(ByteReader* in, MonitorParams* p) {
+  MOMENTA_RETURN_IF_ERROR(in->F64(&p->eps));
+  MOMENTA_RETURN_IF_ERROR(in->Signed(&p->spec.window));
+  MOMENTA_RETURN_IF_ERROR(in->Signed(&p->spec.tardiness));
+  if (!(p->eps > 0 && p->eps < 1) || !ValidateWindowSpec(p->spec).ok()) return in->Bad("parameters out of range");
+  return Status::OK();
+}
+
+}  // namespace
+
+std::string MonitorParams::ToString() const {
+  char buf[128];
+  std::snprintf(buf, sizeof buf, "eps=%g W=%lld tau=%lld", eps, static_cast<long long>(spec.window),
+                static_cast<long long>(spec.tardiness));
+  return buf;
+}
+
+std::string EncodeHello(const Hello& h) {
+  ByteWriter out;
+  out.Varint(h.version);
+  PutString(&out, h.name);
+  PutString(&out, h.token);
+  out.U8(h.params ? 1 : 0);
+  if (h.params) PutParams(&out, *h.params);
+  return out.Take();
+}
+
+Result<Hello> DecodeHello(std::string_view payload) {
+  ByteReader in(payload, "hello");
+  Hello h;
+  uint64_t version = 0;
+  uint8_t has = 0;
+  MOMENTA_RETURN_IF_ERROR(in.Varint(&version));
+  if (version != kProtocolVersion)
+    return in.Bad("unsupported protocol version " + std::to_string(version) + " (this root speaks " +
+                  std::to_string(kProtocolVersion) + ")");
+  h.version = static_cast<uint32_t>(version);
+  MOMENTA_RETURN_IF_ERROR(GetString(&in, &h.name));
+  MOMENTA_RETURN_IF_ERROR(GetString(&in, &h.token));
+  MOMENTA_RETURN_IF_ERROR(in.U8(&has));
+  if (has > 1) return in.Bad("bad parameter flag");
+  if (has) {
+    MonitorParams p;
+    MOMENTA_RETURN_IF_ERROR(GetParams(&in, &p));
+    h.params = p;
+  }
+  MOMENTA_RETURN_IF_ERROR(in.Finish());
+  return h;
+}
+
+std::string EncodeWelcome(const Welcome& w) {
+  ByteWriter out;
+  PutParams(&out, w.params);
+  out.Varint(w.slot);
+  out.U64(w.root_id);
+  return out.Take();
+}
+
+Result<Welcome> DecodeWelcome(std::string_view payload) {
+  ByteReader in(payload, "welcome");
+  Welcome w;
+  uint64_t slot = 0;
+  MOMENTA_RETURN_IF_ERROR(GetParams(&in, &w.params));
+  MOMENTA_RETURN_IF_ERROR(in.Varint(&slot));
+  if (slot > UINT32_MAX) return in.Bad("slot out of range");
+  w.slot = static_cast<uint32_t>(slot);
+  MOMENTA_RETURN_IF_ERROR(in.U64(&w.root_id));
+  MOMENTA_RETURN_IF_ERROR(in.Finish());
+  return w;
+}
+
+std::string EncodeReject(std::string_view reason) {
+  ByteWriter out;
+  PutString(&out, reason.substr(0, kMaxHandshakeString));
+  return out.Take();
+}
+
+Result<std::string> DecodeReject(std::string_view payload) {
+  ByteReader in(payload, "reject");
+  std::string reason;
+  MOMENTA_RETURN_IF_ERROR(GetString(&in, &reason));
+  MOMENTA_RETURN_IF_ERROR(in.Finish());
+  return reason;
+}
+
+Status CheckSiteName(std::string_view name) {
+  if (name.empty() || name.size() > 64)
+    return Status::InvalidArgument("site name", "must be 1-64 characters");
+  for (char c : name)
+    if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '_' ||
+          c == '-'))
+      return Status::InvalidArgument("site name", "'" + std::string(name) + "': use letters, digits, '.', '_', '-'");
+  return Status::OK();
+}
+
+bool TokenMatches(std::string_view presented, std::string_view expected) {
+  unsigned diff = presented.size() != expected.size();
+  for (size_t i = 0; i < presented.size(); ++i)
+    diff |= static_cast<unsigned char>(presented[i]) ^
+            static_cast<unsigned char>(expected.empty() ? 0 : expected[i % expected.size()]);
+  return diff == 0;
+}
+
+}  // namespace momenta

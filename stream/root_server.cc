@@ -1,0 +1,369 @@
+#include "stream/root_server.h"
+
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstdio>
+#include <fcntl.h>
+#include <optional>
+#include <random>
+#include <vector>
+
+#include "stream/root_query.h"
+#include "stream/root_state.h"
+#include "stream/wire_batch.h"
+
+namespace momenta {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+struct Conn {
+  enum class Kind { kUnknown, kSite, kQuery };
+  Socket sock;
+  std::string peer;
+  Kind kind = Kind::kUnknown;
+  std::unique_ptr<FrameReader> frames;
+  std::string in;            // query bytes not yet consumed
+  std::string out;           // bytes queued for the peer
+  size_t out_pos = 0;
+  int64_t slot = -1;         // the site's slot once welcomed
+  bool synced = false;       // a SNAPSHOT arrived
+  bool eof = false;          // the peer closed its side
+  bool dead = false;
+  Clock::time_point opened, last_input;
+  std::optional<Query> parked;
+  Clock::time_point park_deadline;
+
+  std::string Describe(const RootState& st) const {
+    if (kind == Kind::kSite && slot >= 0) return peer + " (site " + st.slots()[static_cast<size_t>(slot)].name + ")";
+    if (kind == Kind::kSite) return peer + " (site, before its handshake)";
+    if (kind == Kind::kQuery) return peer + " (query)";
+    return peer;
+  }
+};
+
+}  // namespace
+
+struct RootServer::Impl {
+  explicit Impl(const RootServerOptions& o) : options(o), state(o.params, o.max_sites) {}
+
+  RootServerOptions options;
+  Socket listener;
+  uint16_t port = 0;
+  int wake[2] = {-1, -1};
+  std::atomic<bool> stop{false};
+  RootState state;
+  std::vector<std::unique_ptr<Conn>> conns;
+  std::vector<Conn*> owner;  // slot -> the connection feeding it (or null)
+  uint64_t root_id = 0;
+  bool changed = false;
+
+  void Log(const std::string& line) {
+    if (options.log) {
+      options.log(line);
+    } else {
+      std::fprintf(stderr, "momenta root: %s\n", line.c_str());
+    }
+  }
+
+  // Closes c; logs why unless it is a query peer leaving normally.
+  void Close(Conn& c, const std::string& reason, bool quiet = false) {
+    if (c.dead) return;
+    if (!quiet) Log("closed " + c.Describe(state) + ": " + reason);
+    if (c.slot >= 0) {
+      const auto slot = static_cast<uint32_t>(c.slot);
+      if (owner[slot] == &c) {
+        state.Detach(slot, reason);
+        owner[slot] = nullptr;
+        changed = true;
+      }
+      c.slot = -1;
+    }
+    c.dead = true;
+    c.sock.Close();
+  }
+
+  // Best effort: tells a site why before closing (the socket is fresh, so
+  // the frame fits its buffer).
+  void Reject(Conn& c, const std::string& reason) {
+    const std::string f = EncodeFrame(FrameType::kReject, EncodeReject(reason));
+    [[maybe_unused]] ssize_t n = send(c.sock.fd(), f.data(), f.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
+    Close(c, reason);
+  }
+
+  void Queue(Conn& c, std::string_view bytes) {
+    c.out.append(bytes);
+    Flush(c);
+    if (!c.dead && c.out.size() - c.out_pos > options.max_output)
+      Close(c, "not reading its answers (" + std::to_string(c.out.size() - c.out_pos) + " bytes queued)");
+  }
+
+  void Flush(Conn& c) {
+    while (!c.dead && c.out_pos < c.out.size()) {
+      const ssize_t n =
+          send(c.sock.fd(), c.out.data() + c.out_pos, c.out.size() - c.out_pos, MSG_NOSIGNAL | MSG_DONTWAIT);
+      if (n > 0) {
+        c.out_pos += static_cast<size_t>(n);
+      } else if (n < 0 && errno == EINTR) {
+        continue;
+      } else if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+        return;
+      } else {
+        Close(c, Status::FromErrno("send", errno).ToString());
+        return;
+      }
+    }
+    if (c.out_pos == c.out.size()) {
+      c.out.clear();
+      c.out_pos = 0;
+      if (c.eof && !c.parked && c.kind == Conn::Kind::kQuery) Close(c, "query peer done", true);
+    }
+  }
+
+  void Accept() {
+    while (true) {
+      const int fd = accept4(listener.fd(), nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
+      if (fd < 0) {
+        if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR && errno != ECONNABORTED)
+          Log(Status::FromErrno("accept", errno).ToString());
+        return;
+      }
+      auto c = std::make_unique<Conn>();
+      c->sock = Socket(fd);
+      c->peer = PeerName(fd);
+      c->opened = c->last_input = Clock::now();
+      if (conns.size() >= options.max_connections) {
+        Log("refused " + c->peer + ": " + std::to_string(conns.size()) + " connections open already");
+        continue;  // the Socket closes it
+      }
+      conns.push_back(std::move(c));
+    }
+  }
+
+  void HandleFrame(Conn& c, const Frame& f) {
+    const uint64_t bytes = kFrameHeaderBytes + f.payload.size();
+    if (c.slot < 0) {
+      if (f.type != FrameType::kHello) return Reject(c, "expected HELLO, got frame type " + std::to_string(static_cast<int>(f.type)));
+      auto hello = DecodeHello(f.payload);
+      if (!hello.ok()) return Reject(c, hello.status().ToString());
+      if (!options.token.empty() && !TokenMatches(hello->token, options.token)) return Reject(c, "wrong token");
+      if (Status st = CheckSiteName(hello->name); !st.ok()) return Reject(c, st.ToString());
+      if (hello->params && !(*hello->params == options.params))
+        return Reject(c, "site '" + hello->name + "' runs " + hello->params->ToString() + ", this root " +
+                             options.params.ToString() + " (restart the site to take the root's)");
+      // A site reconnecting before the root noticed its old connection drop:
+      // the new connection wins.
+      for (auto& other : conns)
+        if (other.get() != &c && other->slot >= 0 && !other->dead &&
+            state.slots()[static_cast<size_t>(other->slot)].name == hello->name)
+          Close(*other, "replaced by a new connection from " + c.peer);
+      auto slot = state.Attach(hello->name, c.peer);
+      if (!slot.ok()) return Reject(c, slot.status().ToString());
+      if (owner.size() <= *slot) owner.resize(*slot + 1, nullptr);
+      owner[*slot] = &c;
+      c.slot = *slot;
+      changed = true;
+      Welcome w;
+      w.params = options.params;
+      w.slot = *slot;
+      w.root_id = root_id;
+      const std::string reply = EncodeFrame(FrameType::kWelcome, EncodeWelcome(w));
+      state.CountFrame(*slot, bytes + reply.size());
+      Log("site " + hello->name + " connected from " + c.peer);
+      Queue(c, reply);
+      return;
+    }
+    const auto slot = static_cast<uint32_t>(c.slot);
+    if (f.type != FrameType::kSnapshot && f.type != FrameType::kBatch)
+      return Reject(c, "unexpected frame type " + std::to_string(static_cast<int>(f.type)) + " after the handshake");
+    if (f.type == FrameType::kBatch && !c.synced) return Reject(c, "BATCH before SNAPSHOT");
+    auto batch = DecodeBatch(f.payload);
+    if (!batch.ok()) return Reject(c, batch.status().ToString());
+    const Status st = f.type == FrameType::kSnapshot ? state.ApplySnapshot(slot, *batch, bytes)
+                                                     : state.ApplyBatch(slot, *batch, bytes);
+    if (!st.ok()) return Reject(c, st.ToString());
+    c.synced = true;
+    changed = true;
+  }
+
+  void ProcessLines(Conn& c) {
+    while (!c.dead && !c.parked) {
+      const size_t nl = c.in.find('\n');
+      if (nl == std::string::npos) {
+        if (c.in.size() > kMaxQueryLine)
+          Close(c, "query line longer than " + std::to_string(kMaxQueryLine) + " bytes");
+        return;
+      }
+      std::string line = c.in.substr(0, nl);
+      c.in.erase(0, nl + 1);
+      if (!line.empty() && line.back() == '\r') line.pop_back();
+      if (line.find_first_not_of(" \t") == std::string::npos) continue;
+      auto q = ParseQuery(line, options.params.eps);
+      if (!q.ok()) {
+        Queue(c, ErrorAnswer(q.status().ToString(), line.find(" json") != std::string::npos));
+        continue;
+      }
+      if (q->at && !state.Reached(*q->at)) {
+        c.parked = *q;
+        c.park_deadline = Clock::now() + std::chrono::milliseconds(q->wait_ms);
+        return;
+      }
+      Queue(c, AnswerQuery(state, *q));
+    }
+  }
+
+  void Read(Conn& c) {
+    char buf[1 << 16];
+    for (int round = 0; round < 4 && !c.dead; ++round) {
+      const ssize_t n = recv(c.sock.fd(), buf, sizeof buf, MSG_DONTWAIT);
+      if (n < 0) {
+        if (errno == EINTR) continue;
+        if (errno != EAGAIN && errno != EWOULDBLOCK) Close(c, Status::FromErrno("recv", errno).ToString());
+        return;
+      }
+      if (n == 0) {
+        if (c.kind == Conn::Kind::kQuery && (c.parked || c.out_pos < c.out.size())) {
+          c.eof = true;  // answer what was asked, then close
+          return;
+        }
+        Close(c, c.kind == Conn::Kind::kSite && c.slot >= 0 ? "site disconnected" : "peer closed the connection",
+              c.kind == Conn::Kind::kQuery);
+        return;
+      }
+      c.last_input = Clock::now();
+      if (c.kind == Conn::Kind::kUnknown) {
+        if (static_cast<uint8_t>(buf[0]) == kWireMagic0) {
+          c.kind = Conn::Kind::kSite;
+          c.frames = std::make_unique<FrameReader>(c.peer, options.max_payload);
+        } else {
+          c.kind = Conn::Kind::kQuery;
+        }
+      }
+      if (c.kind == Conn::Kind::kSite) {
+        c.frames->Append(buf, static_cast<size_t>(n));
+        Frame f;
+        while (!c.dead) {
+          auto more = c.frames->Next(&f);
+          if (!more.ok()) return Reject(c, more.status().ToString());
+          if (!*more) break;
+          HandleFrame(c, f);
+        }
+      } else {
+        c.in.append(buf, static_cast<size_t>(n));
+        ProcessLines(c);
+        if (c.parked) return;  // read no more until it is answered
+      }
+    }
+  }
+
+  void Timers() {
+    const auto now = Clock::now();
+    for (auto& cp : conns) {
+      Conn& c = *cp;
+      if (c.dead) continue;
+      if (c.parked && now >= c.park_deadline) {
+        const Query q = *c.parked;
+        c.parked.reset();
+        Queue(c, AtTimeoutAnswer(state, q));
+        ProcessLines(c);
+        if (!c.dead && c.eof) Flush(c);
+        continue;
+      }
+      const bool handshaking = c.kind == Conn::Kind::kUnknown || (c.kind == Conn::Kind::kSite && !c.synced);
+      if (handshaking && now - c.opened > options.handshake_timeout) {
+        Close(c, "silent through the handshake for " + std::to_string(options.handshake_timeout.count()) + " ms");
+      } else if (c.kind == Conn::Kind::kSite && c.synced && now - c.last_input > options.site_idle_timeout) {
+        Close(c, "site silent for " + std::to_string(options.site_idle_timeout.count()) + " ms");
+      } else if (c.kind == Conn::Kind::kQuery && !c.parked && now - c.last_input > options.query_idle_timeout) {
+        Close(c, "query connection idle for " + std::to_string(options.query_idle_timeout.count()) + " ms");
+      }
+    }
+  }
+
+  void ServeParked() {
+    for (auto& cp : conns) {
+      Conn& c = *cp;
+      if (c.dead || !c.parked || !state.Reached(*c.parked->at)) continue;
+      const Query q = *c.parked;
+      c.parked.reset();
+      Queue(c, AnswerQuery(state, q));
+      ProcessLines(c);
+      if (!c.dead && c.eof && !c.parked) Flush(c);
+    }
+  }
+};
+
+RootServer::RootServer(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+
+RootServer::~RootServer() {
+  if (impl_->wake[0] >= 0) close(impl_->wake[0]);
+  if (impl_->wake[1] >= 0) close(impl_->wake[1]);
+}
+
+Result<std::unique_ptr<RootServer>> RootServer::Start(const RootServerOptions& options) {
+  MOMENTA_RETURN_IF_ERROR(CheckEps(options.params.eps, "root"));
+  MOMENTA_RETURN_IF_ERROR(ValidateWindowSpec(options.params.spec));
+  auto impl = std::make_unique<Impl>(options);
+  auto listener = ListenTcp(options.listen, &impl->port);
+  if (!listener.ok()) return listener.status();
+  impl->listener = std::move(*listener);
+  if (pipe2(impl->wake, O_NONBLOCK | O_CLOEXEC) != 0) return Status::FromErrno("pipe", errno);
+  impl->root_id = std::random_device{}() | (static_cast<uint64_t>(std::random_device{}()) << 32);
+  return std::unique_ptr<RootServer>(new RootServer(std::move(impl)));
+}
+
+uint16_t RootServer::port() const { return impl_->port; }
+
+void RootServer::Stop() {
+  impl_->stop = true;
+  const char b = 1;
+  [[maybe_unused]] ssize_t n = write(impl_->wake[1], &b, 1);
+}
+
+Status RootServer::Run() {
+  Impl& s = *impl_;
+  std::vector<pollfd> fds;
+  while (!s.stop) {
+    fds.clear();
+    fds.push_back({s.wake[0], POLLIN, 0});
+    fds.push_back({s.listener.fd(), POLLIN, 0});
+    for (auto& c : s.conns) {
+      short events = 0;
+      if (!c->parked && !c->eof) events |= POLLIN;
+      if (c->out_pos < c->out.size()) events |= POLLOUT;
+      fds.push_back({c->sock.fd(), events, 0});
+    }
+    const int ready = poll(fds.data(), fds.size(), 100);
+    if (ready < 0 && errno != EINTR) return Status::FromErrno("poll", errno);
+    if (fds[0].revents) {
+      char drain[64];
+      while (read(s.wake[0], drain, sizeof drain) > 0) {
+      }
+    }
+    const size_t before = s.conns.size();
+    for (size_t i = 0; i < before; ++i) {
+      Conn& c = *s.conns[i];
+      const short re = fds[i + 2].revents;
+      if (c.dead || re == 0) continue;
+      if (re & POLLOUT) s.Flush(c);
+      if (!c.dead && (re & (POLLIN | POLLHUP | POLLERR))) s.Read(c);
+    }
+    if (fds[1].revents & POLLIN) s.Accept();
+    s.Timers();
+    if (s.changed) {
+      s.changed = false;
+      s.ServeParked();
+    }
+    std::erase_if(s.conns, [](const std::unique_ptr<Conn>& c) { return c->dead; });
+  }
+  for (auto& c : s.conns) s.Close(*c, "root shutting down");
+  s.conns.clear();
+  return Status::OK();
+}
+
+}  // namespace momenta

@@ -1,0 +1,64 @@
+// RootServer: the root process's network loop. One port takes both kinds of
+// peer, told apart by their first byte: sites speak frames (wire_frame.h,
+// first byte 0xB5), queries are text lines (root_query.h), so `nc` works.
+//
+// One thread, poll(2), non-blocking sockets. Every way a peer can misbehave
+// closes that peer's connection with a logged reason and leaves the others
+// alone: a malformed or oversized frame (payloads are capped), a wrong
+// version, token or parameters, a peer silent through the handshake, a site
+// silent for idle_timeout, a query line past 4 KiB, a peer that does not read
+// its answers (output capped). Memory is bounded by max_connections times
+// (cap + 64 KiB) plus O(1/eps) per site. The root keeps nothing on disk: when
+// it restarts, sites reconnect and resend their state.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "storage/status.h"
+#include "stream/handshake.h"
+#include "stream/net_socket.h"
+#include "stream/wire_frame.h"
+
+namespace momenta {
+
+struct RootServerOptions {
+  HostPort listen;               // port 0: any free port (see port())
+  MonitorParams params;
+  std::string token;             // empty: no token asked for
+  uint32_t max_payload = kDefaultMaxPayload;
+  size_t max_connections = 512;
+  size_t max_sites = 4096;
+  size_t max_output = 8u << 20;  // bytes queued for one peer before it counts as not reading
+  std::chrono::milliseconds handshake_timeout{5000};
+  std::chrono::milliseconds site_idle_timeout{30000};
+  std::chrono::milliseconds query_idle_timeout{60000};
+  // One line per event (connections opened and closed, with reasons);
+  // stderr when empty. Called on the loop's thread.
+  std::function<void(const std::string&)> log;
+};
+
+class RootServer {
+ public:
+  ~RootServer();
+  RootServer(const RootServer&) = delete;
+  RootServer& operator=(const RootServer&) = delete;
+
+  // Binds and listens (IOError naming the address when it cannot).
+  static Result<std::unique_ptr<RootServer>> Start(const RootServerOptions& options);
+  uint16_t port() const;
+  // Serves until Stop(); then closes every connection. Call from one thread.
+  Status Run();
+  // Any thread, also a signal handler: makes Run() return soon.
+  void Stop();
+
+ private:
+  struct Impl;
+  explicit RootServer(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace momenta

@@ -1,0 +1,423 @@
+// momenta root / site / ask: the distributed monitor over TCP.
+//   root  listens for sites and queries, owns the parameters (stream/root_server.h)
+//   site  runs the protocol over an update log or a 'TIMESTAMP ITEM' stream
+//         and reports to the root (stream/site_client.h)
+//   ask   one query over the root's line protocol (stream/root_query.h)
+#include <fcntl.h>
+#include <poll.h>
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <atomic>
+#include <cerrno>
+#include <charconv>
+#include <csignal>
+#include <cstdio>
+#include <memory>
+#include <optional>
+#include <thread>
+
+#include "storage/log_segments.h"
+#include "stream/item_mapping.h"
+#include "stream/query_client.h"
+#include "stream/root_server.h"
+#include "stream/site_client.h"
+#include "tools/commands.h"
+#include "tools/stream_input.h"
+
+namespace momenta::cli {
+namespace {
+
+volatile std::sig_atomic_t g_stop = 0;
+RootServer* g_root = nullptr;
+
+void InstallStopHandlers(void (*handler)(int)) {
+  struct sigaction sa {};
+  sa.sa_handler = handler;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, nullptr);
+  sigaction(SIGTERM, &sa, nullptr);
+}
+
+// The token is the file's first line (trailing blanks dropped); empty files are refused.
+Result<std::string> ReadToken(const std::string& path) {
+  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return Status::FromErrno(path, errno);
+  std::string text;
+  char buf[512];
+  ssize_t n = 0;
+  while ((n = read(fd, buf, sizeof buf)) > 0 && text.size() < 4096) text.append(buf, static_cast<size_t>(n));
+  close(fd);
+  if (n < 0) return Status::FromErrno(path, errno);
+  text = text.substr(0, text.find('\n'));
+  while (!text.empty() && (text.back() == '\r' || text.back() == ' ' || text.back() == '\t')) text.pop_back();
+  if (text.empty()) return Status::InvalidArgument(path, "the token file is empty");
+  if (text.size() > kMaxHandshakeString) return Status::InvalidArgument(path, "the token is longer than 256 bytes");
+  return text;
+}
+
+Status WritePortFile(const std::string& path, uint16_t port) {
+  const std::string tmp = path + ".tmp";
+  const int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) return Status::FromErrno(tmp, errno);
+  const std::string text = std::to_string(port) + "\n";
+  const bool ok = write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
+  close(fd);
+  if (!ok || rename(tmp.c_str(), path.c_str()) != 0) return Status::FromErrno(path, errno);
+  return Status::OK();
+}
+
+// ---------------------------------------------------------------- root
+
+struct RootArgs {
+  std::string listen = "127.0.0.1:7070", window, tardiness = "0", token_file, port_file;
+  double eps = 0;
+  uint32_t max_frame = kDefaultMaxPayload;
+  int64_t handshake_ms = 5000, idle_ms = 30000;
+};
+
+int RunRoot(const RootArgs& a) {
+  auto listen = ParseHostPort(a.listen, "--listen");
+  if (!listen.ok()) return UsageFail(listen.status().ToString());
+  auto window = ParseDuration(a.window, "--window");
+  if (!window.ok()) return UsageFail(window.status().ToString());
+  auto tardiness = ParseDuration(a.tardiness, "--tardiness");
+  if (!tardiness.ok()) return UsageFail(tardiness.status().ToString());
+  if (Status st = CheckEps(a.eps, "--eps"); !st.ok()) return UsageFail(st.ToString());
+  RootServerOptions o;
+  o.listen = *listen;
+  o.params.eps = a.eps;
+  o.params.spec = {*window, *tardiness};
+  if (Status st = ValidateWindowSpec(o.params.spec); !st.ok()) return UsageFail(st.ToString());
+  if (!a.token_file.empty()) {
+    auto token = ReadToken(a.token_file);
+    if (!token.ok()) return Fail(token.status());
+    o.token = *token;
+  }
+  o.max_payload = a.max_frame;
+  o.handshake_timeout = std::chrono::milliseconds(a.handshake_ms);
+  o.site_idle_timeout = std::chrono::milliseconds(a.idle_ms);
+  auto server = RootServer::Start(o);
+  if (!server.ok()) return Fail(server.status());
+  const uint16_t port = (*server)->port();
+  std::fprintf(stderr, "momenta root: listening on %s, %s%s\n", HostPort{listen->host, port}.ToString().c_str(),
+               o.params.ToString().c_str(), o.token.empty() ? "" : ", token required");
+  if (!a.port_file.empty()) {
+    if (Status st = WritePortFile(a.port_file, port); !st.ok()) return Fail(st);
+  }
+  g_root = server->get();
+  InstallStopHandlers([](int) {
+    if (g_root) g_root->Stop();
+  });
+  Status st = (*server)->Run();
+  g_root = nullptr;
+  if (!st.ok()) return Fail(st);
+  std::fprintf(stderr, "momenta root: stopped\n");
+  return kExitOk;
+}
+
+// ---------------------------------------------------------------- site
+
+struct SiteArgs {
+  std::string root, id, log, input, item = "index", token_file, clock = "data";
+  std::string heartbeat = "1s", tick = "100ms", connect_timeout = "30s";
+  bool once = false;
+};
+
+// "TIMESTAMP ITEM" lines, or a bare "TIMESTAMP" (data clock: the clock moves
+// on with no item). Waits with poll so the site keeps its heartbeat.
+class LineReader {
+ public:
+  LineReader(int fd, std::string name, ItemMapping mapping, bool wall)
+      : fd_(fd), name_(std::move(name)), mapping_(mapping), wall_(wall) {}
+  ~LineReader() {
+    if (fd_ > 0) close(fd_);
+  }
+  // 1: an item (*has_item) or a tick; 0: nothing within `wait`; -1: end of input.
+  Result<int> Next(int64_t* ts, int64_t* item, bool* has_item, std::chrono::milliseconds wait) {
+    while (true) {
+      const size_t nl = buf_.find('\n', pos_);
+      if (nl != std::string::npos || (eof_ && pos_ < buf_.size())) {
+        const size_t end = nl == std::string::npos ? buf_.size() : nl;
+        std::string line = buf_.substr(pos_, end - pos_);
+        pos_ = nl == std::string::npos ? buf_.size() : nl + 1;
+        ++line_;
+        const size_t first = line.find_first_not_of(" \t\r");
+        if (first == std::string::npos) continue;
+        const size_t gap = line.find_first_of(" \t", first);
+        const bool one = gap == std::string::npos || line.find_first_not_of(" \t\r", gap) == std::string::npos;
+        const std::string where = name_ + ":" + std::to_string(line_);
+        if (one) {
+          std::string word = line.substr(first, gap == std::string::npos ? std::string::npos : gap - first);
+          while (!word.empty() && word.back() == '\r') word.pop_back();
+          if (wall_) {  // a bare ITEM, stamped now
+            auto it = mapping_.FromText(word);
+            if (!it.ok()) return Status::InvalidArgument(where, it.status().ToString());
+            *ts = WallMillis();
+            *item = *it;
+            *has_item = true;
+            return 1;
+          }
+          auto r = std::from_chars(word.data(), word.data() + word.size(), *ts);
+          if (r.ec != std::errc() || r.ptr != word.data() + word.size() || *ts < -kMaxTime || *ts > kMaxTime)
+            return Status::InvalidArgument(where, "'" + word + "' is not a timestamp");
+          *has_item = false;
+          return 1;
+        }
+        MOMENTA_RETURN_IF_ERROR(ParseTimedItem(line, mapping_, name_, line_, ts, item));
+        *has_item = true;
+        return 1;
+      }
+      if (eof_) return -1;
+      if (pos_ > 0) {
+        buf_.erase(0, pos_);
+        pos_ = 0;
+      }
+      pollfd p{fd_, POLLIN, 0};
+      const int ready = poll(&p, 1, static_cast<int>(wait.count()));
+      if (ready < 0 && errno != EINTR) return Status::FromErrno(name_, errno);
+      if (ready <= 0) return 0;
+      char chunk[1 << 16];
+      const ssize_t n = read(fd_, chunk, sizeof chunk);
+      if (n < 0) {
+        if (errno == EINTR) return 0;
+        return Status::FromErrno(name_, errno);
+      }
+      if (n == 0) eof_ = true;
+      buf_.append(chunk, static_cast<size_t>(n));
+    }
+  }
+
+ private:
+  int fd_;
+  std::string name_;
+  ItemMapping mapping_;
+  bool wall_;
+  std::string buf_;
+  size_t pos_ = 0;
+  uint64_t line_ = 0;
+  bool eof_ = false;
+};
+
+int RunSite(const SiteArgs& a) {
+  if (a.log.empty() == a.input.empty()) return UsageFail("give exactly one of --log PATH or --input FILE|-");
+  auto root = ParseHostPort(a.root, "--root");
+  if (!root.ok()) return UsageFail(root.status().ToString());
+  if (Status st = CheckSiteName(a.id); !st.ok()) return UsageFail("--id: " + st.ToString());
+  auto mapping = ItemMapping::Parse(a.item);
+  if (!mapping.ok()) return UsageFail(mapping.status().ToString());
+  auto heartbeat = ParseDuration(a.heartbeat, "--heartbeat");
+  if (!heartbeat.ok()) return UsageFail(heartbeat.status().ToString());
+  auto tick = ParseDuration(a.tick, "--tick");
+  if (!tick.ok() || *tick < 1) return UsageFail("--tick: must be a duration of at least 1 ms");
+  auto connect_timeout = ParseDuration(a.connect_timeout, "--connect-timeout");
+  if (!connect_timeout.ok()) return UsageFail(connect_timeout.status().ToString());
+  if (*heartbeat < 1) return UsageFail("--heartbeat: must be at least 1 ms");
+  const bool wall = a.clock == "wall";
+
+  SiteClientOptions o;
+  o.root = *root;
+  o.name = a.id;
+  if (!a.token_file.empty()) {
+    auto token = ReadToken(a.token_file);
+    if (!token.ok()) return Fail(token.status());
+    o.token = *token;
+  }
+  // Open the input before connecting, so a missing file fails fast.
+  std::unique_ptr<LineReader> lines;
+  std::unique_ptr<LogSource> log;
+  if (!a.input.empty()) {
+    int fd = 0;
+    if (a.input != "-") {
+      fd = open(a.input.c_str(), O_RDONLY | O_CLOEXEC);
+      if (fd < 0) return Fail(Status::FromErrno(a.input, errno));
+    }
+    lines = std::make_unique<LineReader>(fd, a.input == "-" ? "stdin" : a.input, *mapping, wall);
+  } else {
+    LogReaderOptions lo;
+    lo.follow = !a.once;
+    auto reader = LogReader::Open(LogDirPath(a.log), lo);
+    if (!reader.ok()) return Fail(reader.status());
+    log = std::make_unique<LogSource>(std::move(*reader), *mapping, !a.once);
+  }
+  auto client = SiteClient::Create(o);
+  if (!client.ok()) return UsageFail(client.status().ToString());
+  SiteClient& c = **client;
+  InstallStopHandlers([](int) { g_stop = 1; });
+  if (Status st = c.ConnectWithin(std::chrono::milliseconds(*connect_timeout)); !st.ok()) return Fail(st);
+
+  using Clock = std::chrono::steady_clock;
+  const auto beat = std::chrono::milliseconds(*heartbeat);
+  auto last_sent = Clock::now();
+  uint64_t frames_seen = c.sent().frames;
+  auto note_sends = [&] {
+    if (c.sent().frames != frames_seen) {
+      frames_seen = c.sent().frames;
+      last_sent = Clock::now();
+    }
+  };
+  std::vector<Arrival> batch;
+  std::optional<int64_t> cur;  // the data clock
+  bool ended = false;
+  int64_t next_tick = WallMillis();
+  while (!g_stop) {
+    int64_t ts = 0, item = 0;
+    bool has_item = true;
+    int got = 0;
+    const auto wait = wall ? std::chrono::milliseconds(std::max<int64_t>(0, next_tick - WallMillis()))
+                           : std::chrono::milliseconds(ended ? beat.count() : 50);
+    if (!ended) {
+      if (lines) {
+        auto r = lines->Next(&ts, &item, &has_item, wait);
+        if (!r.ok()) return Fail(r.status());
+        got = *r;
+      } else {
+        auto r = log->Next(&ts, &item, wait);
+        if (!r.ok()) return Fail(r.status());
+        got = *r ? 1 : (a.once ? -1 : 0);
+      }
+      if (got < 0) ended = true;
+    } else {
+      std::this_thread::sleep_for(wait);
+    }
+    if (wall) {
+      if (got == 1 && has_item) batch.push_back({std::min(ts, WallMillis()), item});
+      const int64_t now = WallMillis();
+      if (now >= next_tick || ended) {
+        c.Tick(std::max(now, c.clock().value_or(now)), batch);
+        batch.clear();
+        next_tick = now + *tick;
+      }
+    } else if (got == 1) {
+      if (!cur) cur = ts;
+      if (ts > *cur) {
+        c.Tick(*cur, batch);
+        batch.clear();
+        cur = ts;
+      }
+      if (has_item) batch.push_back({ts, item});
+      note_sends();
+      if (Clock::now() - last_sent < beat) continue;  // busy: flush only now and then
+    }
+    // Idle (or due): the tick in hand goes out, then the clock.
+    if (!wall && cur && (!batch.empty() || c.clock() != cur)) {
+      c.Tick(*cur, batch);
+      batch.clear();
+    }
+    c.Flush();
+    note_sends();
+    if (ended && a.once) break;
+    if (Clock::now() - last_sent >= beat) {
+      c.Heartbeat();
+      note_sends();
+    }
+  }
+  if (log && log->skipped() > 0)
+    PrintNotice(std::to_string(log->skipped()) + " update(s) with a value off the grid (NaN) skipped");
+  return kExitOk;
+}
+
+// ---------------------------------------------------------------- ask
+
+struct AskArgs {
+  std::string root;
+  std::vector<std::string> words;
+  std::optional<int64_t> at;
+  int64_t wait_ms = 10000;
+  bool json = false;
+};
+
+int RunAsk(const AskArgs& a) {
+  auto root = ParseHostPort(a.root, "HOST:PORT");
+  if (!root.ok()) return UsageFail(root.status().ToString());
+  if (a.words.empty()) return UsageFail("no query: count | item J | frequent PHI | quantile PHI | items | sites | stats");
+  std::string line;
+  if (a.at) line = "at " + std::to_string(*a.at) + " wait " + std::to_string(a.wait_ms) + " ";
+  for (size_t i = 0; i < a.words.size(); ++i) line += (i ? " " : "") + a.words[i];
+  if (a.json) line += " json";
+  const auto timeout = std::chrono::milliseconds(a.wait_ms + 10000);
+  auto client = QueryClient::Connect(*root, std::chrono::milliseconds(5000));
+  if (!client.ok()) return Fail(client.status());
+  auto answer = (*client)->Ask(line, timeout);
+  if (!answer.ok()) return Fail(answer.status());
+  if (answer->rfind("error: ", 0) == 0) {
+    std::fprintf(stderr, "momenta: root %s: %s\n", root->ToString().c_str(), answer->c_str() + 7);
+    return answer->find("Invalid argument: query") != std::string::npos ? kExitUsage : kExitRuntime;
+  }
+  if (answer->rfind("{\"error\":", 0) == 0) {
+    std::printf("%s\n", answer->c_str());
+    return kExitRuntime;
+  }
+  std::printf("%s\n", answer->c_str());
+  return kExitOk;
+}
+
+}  // namespace
+
+void RegisterNetCommands(CLI::App& app, Command* run) {
+  {
+    auto a = std::make_shared<RootArgs>();
+    CLI::App* sub = app.add_subcommand("root", "the monitor's root: sites report to it, `momenta ask` queries it");
+    sub->add_option("--listen", a->listen, "HOST:PORT to listen on (port 0: any free port)")->capture_default_str();
+    sub->add_option("--eps", a->eps, "error bound the root answers within (handed to every site)")->required();
+    sub->add_option("--window", a->window, "window length W in time units (or 250ms, 10s, 5m, 2h, 1d)")->required();
+    sub->add_option("--tardiness", a->tardiness, "items may arrive up to T late (T < W)")->capture_default_str();
+    sub->add_option("--token-file", a->token_file, "sites must present the token in this file's first line");
+    sub->add_option("--port-file", a->port_file, "write the port bound to this file once listening");
+    sub->add_option("--max-frame", a->max_frame, "largest frame payload accepted, bytes")->capture_default_str();
+    sub->add_option("--handshake-timeout", a->handshake_ms, "close peers silent this long after connecting, ms")
+        ->capture_default_str();
+    sub->add_option("--idle-timeout", a->idle_ms, "close sites silent this long, ms")->capture_default_str();
+    sub->footer(
+        "Example:\n"
+        "  momenta root --listen 127.0.0.1:7070 --eps 0.01 --window 1m\n"
+        "Stops on Ctrl-C or SIGTERM. Keeps nothing on disk: restarted, it gets every site's state back\n"
+        "as the sites reconnect.");
+    sub->callback([a, run] { *run = [a] { return RunRoot(*a); }; });
+  }
+  {
+    auto a = std::make_shared<SiteArgs>();
+    CLI::App* sub = app.add_subcommand(
+        "site", "a monitored site: runs the protocol over an update log or a 'TIMESTAMP ITEM' stream, reports to a root");
+    sub->add_option("--root", a->root, "the root's HOST:PORT")->required();
+    sub->add_option("--id", a->id, "this site's name (letters, digits, '.', '_', '-')")->required();
+    sub->add_option("--log", a->log, "array file (.npy): tail its update log (times in ms)");
+    sub->add_option("--input", a->input,
+                    "text file of 'TIMESTAMP ITEM' lines ('TIMESTAMP' alone: the clock moves on), '-' for stdin");
+    sub->add_option("--item", a->item, "the item: index, index/G (regions of G elements) or value/G")
+        ->capture_default_str();
+    sub->add_option("--token-file", a->token_file, "present the token in this file's first line");
+    sub->add_option("--clock", a->clock, "data: the input's own timestamps; wall: live, the wall clock in ms")
+        ->check(CLI::IsMember({"data", "wall"}))
+        ->capture_default_str();
+    sub->add_option("--heartbeat", a->heartbeat, "tell the root the clock at least this often")->capture_default_str();
+    sub->add_option("--tick", a->tick, "wall clock: run the protocol this often")->capture_default_str();
+    sub->add_option("--connect-timeout", a->connect_timeout, "give up if the root cannot be reached this long at start")
+        ->capture_default_str();
+    sub->add_flag("--once", a->once, "exit at the end of the input (default: keep the state at the root, tail the log)");
+    sub->footer(
+        "Examples:\n"
+        "  momenta site --root 127.0.0.1:7070 --id east --log east.npy --item index/1000\n"
+        "  tail -f events.txt | momenta site --root 10.0.0.5:7070 --id web1 --input - --clock wall\n"
+        "Reconnects with backoff when the root goes away, and then resends its whole state.");
+    sub->callback([a, run] { *run = [a] { return RunSite(*a); }; });
+  }
+  {
+    auto a = std::make_shared<AskArgs>();
+    CLI::App* sub = app.add_subcommand("ask", "ask a root: count, item J, frequent PHI, quantile PHI, items, sites, stats");
+    sub->add_option("address", a->root, "the root's HOST:PORT")->required();
+    sub->add_option("query", a->words, "count | item J | frequent PHI | quantile PHI | items | sites | stats")
+        ->required();
+    sub->add_option("--at", a->at, "wait until every site has reported time T, then answer");
+    sub->add_option("--wait", a->wait_ms, "with --at: give up after this many ms")->capture_default_str();
+    sub->add_flag("--json", a->json, "answer as one JSON object");
+    sub->footer(
+        "Examples:\n"
+        "  momenta ask 127.0.0.1:7070 frequent 0.05\n"
+        "  momenta ask 127.0.0.1:7070 count --at 120000 --json\n"
+        "The root speaks lines, so 'echo \"frequent 0.05\" | nc -q1 127.0.0.1 7070' works too.");
+    sub->callback([a, run] { *run = [a] { return RunAsk(*a); }; });
+  }
+}
+
+}  // namespace momenta::cli
