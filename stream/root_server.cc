@@ -1,5 +1,7 @@
 #include "stream/root_server.h"
 
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -133,6 +135,8 @@ struct RootServer::Impl {
           Log(Status::FromErrno("accept", errno).ToString());
         return;
       }
+      const int one = 1;  // answers and WELCOME go out at once, not after a delayed ACK
+      setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
       auto c = std::make_unique<Conn>();
       c->sock = Socket(fd);
       c->peer = PeerName(fd);

@@ -1,0 +1,142 @@
+// momenta root / site / ask as processes on loopback: answers with as_of and
+// coverage, the root killed (SIGKILL) and restarted on its port while sites
+// reconnect and resend their state, a killed site shown stale, the token,
+// and clear errors for bad input.
+#include <gtest/gtest.h>
+
+#include <csignal>
+#include <string>
+#include <thread>
+
+#include "tests/net_test_util.h"
+
+namespace momenta {
+namespace {
+
+using testing::Background;
+using testing::RunCli;
+using testing::ScratchDir;
+using testing::WaitPortFile;
+using testing::WriteFileBytes;
+
+// Two sites' inputs, times 1..50: site a sends item 7 at every tick plus
+// t % 5, site b item 9 at every tick; a bare "50" line is a tick.
+void WriteInputs(const ScratchDir& dir) {
+  std::string a, b;
+  for (int t = 1; t <= 50; ++t) {
+    a += std::to_string(t) + " 7\n" + std::to_string(t) + " " + std::to_string(t % 5) + "\n";
+    b += std::to_string(t) + " 9\n";
+  }
+  WriteFileBytes(dir.File("a.txt"), a);
+  WriteFileBytes(dir.File("b.txt"), b + "50\n");
+}
+
+// Asks until the answer contains `want` (the state converges after a restart).
+bool AskUntil(const std::string& addr, const std::vector<std::string>& query, const std::string& want, int wait_ms) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(wait_ms);
+  while (std::chrono::steady_clock::now() < deadline) {
+    std::vector<std::string> args = {"ask", addr};
+    args.insert(args.end(), query.begin(), query.end());
+    auto r = RunCli(args);
+    if (r.exit_code == 0 && r.out.find(want) != std::string::npos) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  return false;
+}
+
+TEST(NetCliTest, RootSitesAskAndRestarts) {
+  ScratchDir dir;
+  WriteInputs(dir);
+  auto root = std::make_unique<Background>(std::vector<std::string>{"root", "--listen", "127.0.0.1:0", "--port-file",
+                                                                    dir.File("port"), "--eps", "0.1", "--window", "100"},
+                                           dir.path(), "root");
+  const uint16_t port = WaitPortFile(dir.File("port"), 5000);
+  ASSERT_NE(port, 0) << root->Err();
+  const std::string addr = "127.0.0.1:" + std::to_string(port);
+  Background a({"site", "--root", addr, "--id", "a", "--input", dir.File("a.txt")}, dir.path(), "a");
+  Background b({"site", "--root", addr, "--id", "b", "--input", dir.File("b.txt"), "--heartbeat", "200ms"}, dir.path(),
+               "b");
+  // 150 items in the window: a count this small is exact; item counts are
+  // within (11/24) eps c = 6.9 (both sites must have connected first).
+  ASSERT_TRUE(AskUntil(addr, {"sites"}, "sites=2/2", 5000)) << root->Err();
+  auto r = RunCli({"ask", addr, "count", "--at", "50"});
+  ASSERT_EQ(r.exit_code, 0) << r.err << root->Err();
+  EXPECT_EQ(r.out, "as_of=50 sites=2/2 count=150\n");
+  r = RunCli({"ask", addr, "frequent", "0.3", "--at", "50", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out.rfind("{\"as_of\":50,\"sites\":[", 0), 0u) << r.out;
+  EXPECT_NE(r.out.find("\"uncovered\":[],\"count\":150,\"phi\":0.3,\"items\":[{\"item\":"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("{\"item\":7,"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("{\"item\":9,"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("{\"item\":3,"), std::string::npos) << r.out;
+  r = RunCli({"ask", addr, "item", "3"});
+  ASSERT_EQ(r.out.rfind("as_of=50 sites=2/2 item=3 count=", 0), 0u) << r.out;
+  EXPECT_NEAR(std::stod(r.out.substr(r.out.rfind('=') + 1)), 10, 6.9);
+  r = RunCli({"ask", addr, "stats"});
+  EXPECT_NE(r.out.find("total window_frames="), std::string::npos) << r.out;
+
+  // The root dies and comes back on its port with nothing: the sites
+  // reconnect with backoff and resend their state.
+  root->Kill(SIGKILL);
+  root->Wait(5000);
+  root = std::make_unique<Background>(
+      std::vector<std::string>{"root", "--listen", addr, "--eps", "0.1", "--window", "100"}, dir.path(), "root2");
+  EXPECT_TRUE(AskUntil(addr, {"count", "--at", "50"}, "as_of=50 sites=2/2 count=150\n", 15000))
+      << root->Err() << a.Err();
+  EXPECT_NE(a.Err().find("state resent"), std::string::npos) << a.Err();
+
+  // A site dies: stale, out of the answers.
+  a.Kill(SIGKILL);
+  EXPECT_TRUE(AskUntil(addr, {"sites"}, "a stale", 5000));
+  r = RunCli({"ask", addr, "count"});
+  EXPECT_EQ(r.out, "as_of=50 sites=1/2 not_covered=a count=50\n");
+  root->Kill(SIGTERM);
+  EXPECT_EQ(root->Wait(5000), 0) << root->Err();
+}
+
+TEST(NetCliTest, TokenAndErrors) {
+  ScratchDir dir;
+  WriteInputs(dir);
+  WriteFileBytes(dir.File("token"), "right\n");
+  WriteFileBytes(dir.File("wrong"), "wrong\n");
+  Background root({"root", "--listen", "127.0.0.1:0", "--port-file", dir.File("port"), "--eps", "0.05", "--window",
+                   "1m", "--token-file", dir.File("token")},
+                  dir.path(), "root");
+  const uint16_t port = WaitPortFile(dir.File("port"), 5000);
+  ASSERT_NE(port, 0) << root.Err();
+  const std::string addr = "127.0.0.1:" + std::to_string(port);
+  auto r = RunCli({"site", "--root", addr, "--id", "a", "--input", dir.File("a.txt"), "--token-file", dir.File("wrong")});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("refused this site: wrong token"), std::string::npos) << r.err;
+  r = RunCli({"site", "--root", addr, "--id", "a", "--input", dir.File("a.txt"), "--token-file", dir.File("token"),
+              "--once"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("eps=0.05 W=60000 tau=0"), std::string::npos) << r.err;
+
+  r = RunCli({"ask", addr, "frequent", "0.01"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("PHI must lie in (eps/2, 1]"), std::string::npos) << r.err;
+  r = RunCli({"ask", addr, "bogus"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("unknown query 'bogus'"), std::string::npos) << r.err;
+  r = RunCli({"ask", "127.0.0.1:notaport", "count"});
+  EXPECT_EQ(r.exit_code, 2);
+  r = RunCli({"site", "--root", addr, "--id", "a", "--input", dir.File("missing.txt")});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("missing.txt"), std::string::npos) << r.err;
+  r = RunCli({"site", "--root", addr, "--id", "bad name!", "--input", dir.File("a.txt")});
+  EXPECT_EQ(r.exit_code, 2);
+  WriteFileBytes(dir.File("bad.txt"), "1 5\nnot a line\n");
+  r = RunCli({"site", "--root", addr, "--id", "c", "--input", dir.File("bad.txt"), "--token-file", dir.File("token")});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("bad.txt:2"), std::string::npos) << r.err;
+  r = RunCli({"root", "--eps", "2", "--window", "10"});
+  EXPECT_EQ(r.exit_code, 2);
+  // Nobody listening: the site gives up after its connect timeout.
+  r = RunCli({"site", "--root", "127.0.0.1:1", "--id", "a", "--input", dir.File("a.txt"), "--connect-timeout", "200ms"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("connect 127.0.0.1:1"), std::string::npos) << r.err;
+}
+
+}  // namespace
+}  // namespace momenta
