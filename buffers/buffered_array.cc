@@ -151,7 +151,14 @@ Status BufferedArray::ApplyUpdates(std::span<const IndexedValue> updates, bool p
   // stay allocated, as zeros).
   const size_t item = array_->itemsize();
   char* const base = array_map_->data();
-  for (const IndexedValue& u : updates) scattered_->Prepare(array_->ByteOffset(u.index));
+  // Scattered stores need base pages under them; a consecutive range (Write)
+  // overwrites the blocks inside it whole, only its end blocks may be partial.
+  if (prefault) {
+    for (const IndexedValue& u : updates) scattered_->Prepare(array_->ByteOffset(u.index));
+  } else if (!updates.empty()) {
+    scattered_->Prepare(array_->ByteOffset(updates.front().index));
+    scattered_->Prepare(array_->ByteOffset(updates.back().index));
+  }
   for (const IndexedValue& u : prefault ? updates : std::span<const IndexedValue>()) {
     char bytes[8];
     char* element = base + array_->ByteOffset(u.index);
