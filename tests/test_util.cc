@@ -3,6 +3,8 @@
 #include <fcntl.h>
 #include <sys/mount.h>
 #include <poll.h>
+#include <pthread.h>
+#include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -46,6 +48,29 @@ TmpfsMount::~TmpfsMount() {
   if (mounted_) ::umount2(dir_.c_str(), MNT_DETACH);
 }
 
+namespace {
+
+// write(2) with SIGPIPE blocked in this thread: a child that exits before
+// reading all its input gives EPIPE (the test sees its exit status) instead
+// of killing the test binary. A SIGPIPE raised meanwhile is consumed.
+ssize_t WriteWithoutSigpipe(int fd, const char* data, size_t size) {
+  sigset_t pipe_only, old;
+  sigemptyset(&pipe_only);
+  sigaddset(&pipe_only, SIGPIPE);
+  pthread_sigmask(SIG_BLOCK, &pipe_only, &old);
+  const ssize_t w = write(fd, data, size);
+  const int saved = errno;
+  // Even a write that returns a partial count may have raised it.
+  const timespec now{};
+  while (sigtimedwait(&pipe_only, nullptr, &now) > 0) {
+  }
+  pthread_sigmask(SIG_SETMASK, &old, nullptr);
+  errno = saved;
+  return w;
+}
+
+}  // namespace
+
 CommandResult RunCommand(const std::vector<std::string>& argv, const std::string& input) {
   int in_pipe[2], out_pipe[2], err_pipe[2];
   if (pipe2(in_pipe, O_CLOEXEC) || pipe2(out_pipe, O_CLOEXEC) || pipe2(err_pipe, O_CLOEXEC))
@@ -84,7 +109,7 @@ CommandResult RunCommand(const std::vector<std::string>& argv, const std::string
     for (int k = 0; k < n; ++k) {
       if (!fds[k].revents) continue;
       if (fds[k].fd == in_fd) {
-        ssize_t w = write(in_fd, input.data() + written, input.size() - written);
+        ssize_t w = WriteWithoutSigpipe(in_fd, input.data() + written, input.size() - written);
         if (w > 0) written += w;
         if (w < 0 || written == input.size()) { close(in_fd); in_fd = -1; }
         continue;
