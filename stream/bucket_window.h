@@ -40,7 +40,8 @@
 //
 // Space: O((1/lambda) * log(lambda * N)) settled buckets for N items in the
 // window (measured in bench/stream_bench.cc), plus one bucket per timestamp
-// of the last tau+1 time units, plus up to twice that between compactions.
+// of the last tau+1 time units, plus up to four times that between compactions (compacting when the
+// settled list has grown fourfold halves the merges per item at one item per tick).
 // Not thread-safe.
 #pragma once
 
@@ -107,7 +108,7 @@ class BucketWindow {
   }
 
   // Moves the clock to t: settles, expires, and compacts when the settled
-  // list has doubled since the last compaction. REQUIRES: t >= now(), |t| <= kMaxTime
+  // list has grown fourfold since the last compaction. REQUIRES: t >= now(), |t| <= kMaxTime
   template <class Hooks>
   void AdvanceTo(int64_t t, Hooks& hooks) {
     assert(t >= now_ && t <= kMaxTime);
@@ -140,50 +141,58 @@ class BucketWindow {
       full_n_ -= settled_.front().n;
       full_err_ -= settled_.front().err;
     }
-    if (settled_.size() > 2 * settled_after_compact_ + 16) Compact(hooks);
+    if (settled_.size() > 4 * settled_after_compact_ + 64) Compact(hooks);
   }
 
-  // One pass from newest to oldest over the full settled buckets, merging
-  // each maximal run whose total n stays <= lambda * (items newer than the run).
+  // One pass from oldest to newest over the full settled buckets, merging
+  // each maximal run whose total n stays <= lambda * (items newer than the
+  // run), in place. Oldest first keeps the runs stable: a bucket that could
+  // not take its newer neighbour last time is not merged again until the
+  // items arrived since make room, so each item is merged O(log) times.
   template <class Hooks>
   void Compact(Hooks& hooks) {
     const size_t lo = straddle_ ? 1 : 0;
-    std::vector<Bucket> out;  // newest first
-    std::vector<Bucket*> members;
-    double newer = static_cast<double>(unsettled_n_);
-    size_t end = settled_.size();
-    while (end > lo) {
-      size_t begin = end - 1;
+    runs_.clear();  // oldest first
+    uint64_t after = unsettled_n_;  // items newer than settled_[i], as i goes up
+    for (size_t i = lo; i < settled_.size(); ++i) after += settled_[i].n;
+    size_t begin = lo;
+    while (begin < settled_.size()) {
+      size_t end = begin + 1;
       uint64_t g = settled_[begin].n;
-      while (begin > lo) {
-        const uint64_t next = g + settled_[begin - 1].n;
-        if (static_cast<double>(next) > lambda_ * newer || next > kMaxBucketItems) break;
-        --begin;
+      after -= g;
+      while (end < settled_.size()) {
+        const uint64_t next = g + settled_[end].n, newer = after - settled_[end].n;
+        if (static_cast<double>(next) > lambda_ * static_cast<double>(newer) || next > kMaxBucketItems) break;
         g = next;
+        after = newer;
+        ++end;
       }
-      if (end - begin == 1) {
-        out.push_back(std::move(settled_[begin]));
-      } else {
-        Bucket merged;
-        merged.min_ts = settled_[begin].min_ts;
-        merged.max_ts = settled_[end - 1].max_ts;
-        merged.n = g;
-        double before = 0;
-        members.clear();
-        for (size_t i = begin; i < end; ++i) {
-          before += settled_[i].err;
-          members.push_back(&settled_[i]);
-        }
-        hooks.MergeGroup(members.data(), members.size(), merged);
-        assert(merged.err >= before - 1e-9 * (1 + before));
-        full_err_ += merged.err - before;
-        out.push_back(std::move(merged));
-      }
-      newer += static_cast<double>(g);
-      end = begin;
+      runs_.push_back({begin, end, g});
+      begin = end;
     }
-    settled_.erase(settled_.begin() + static_cast<ptrdiff_t>(lo), settled_.end());
-    for (auto it = out.rbegin(); it != out.rend(); ++it) settled_.push_back(std::move(*it));
+    // Bucket `to` <= the run's begin: writing it never touches an unread run.
+    size_t to = lo;
+    for (auto run = runs_.begin(); run != runs_.end(); ++run, ++to) {
+      if (run->end - run->begin == 1) {
+        if (to != run->begin) settled_[to] = std::move(settled_[run->begin]);
+        continue;
+      }
+      Bucket merged;
+      merged.min_ts = settled_[run->begin].min_ts;
+      merged.max_ts = settled_[run->end - 1].max_ts;
+      merged.n = run->n;
+      double before = 0;
+      members_.clear();
+      for (size_t i = run->begin; i < run->end; ++i) {
+        before += settled_[i].err;
+        members_.push_back(&settled_[i]);
+      }
+      hooks.MergeGroup(members_.data(), members_.size(), merged);
+      assert(merged.err >= before - 1e-9 * (1 + before));
+      full_err_ += merged.err - before;
+      settled_[to] = std::move(merged);
+    }
+    settled_.erase(settled_.begin() + static_cast<ptrdiff_t>(to), settled_.end());
     settled_after_compact_ = settled_.size();
   }
 
@@ -306,6 +315,12 @@ class BucketWindow {
   double full_err_ = 0;           // sum of err over the same
   uint64_t unsettled_n_ = 0;      // sum of n over unsettled_
   size_t settled_after_compact_ = 0;
+  struct Run {
+    size_t begin, end;  // settled_[begin, end)
+    uint64_t n;
+  };
+  std::vector<Run> runs_;            // Compact's scratch
+  std::vector<Bucket*> members_;     // Compact's scratch
 };
 
 }  // namespace momenta

@@ -13,11 +13,8 @@ namespace {
 constexpr char kMagic[] = "MWITM1";  // window item counts, encoding v1
 constexpr size_t kRawFactor = 4;     // an unsettled bucket keeps up to 4m keys exactly
 
-std::vector<ItemEntry> UnsortedEntriesOf(const FlatCountMap& map) {
-  std::vector<ItemEntry> e;
-  e.reserve(map.size());
-  map.ForEach([&](int64_t item, uint64_t count) { e.push_back({item, static_cast<uint32_t>(count)}); });
-  return e;
+void AppendEntries(const FlatCountMap& map, std::vector<ItemEntry>* e) {
+  map.ForEach([&](int64_t item, uint64_t count) { e->push_back({item, static_cast<uint32_t>(count)}); });
 }
 
 void SortByItem(std::vector<ItemEntry>* e) {
@@ -25,9 +22,22 @@ void SortByItem(std::vector<ItemEntry>* e) {
 }
 
 std::vector<ItemEntry> EntriesOf(const FlatCountMap& map) {
-  std::vector<ItemEntry> e = UnsortedEntriesOf(map);
+  std::vector<ItemEntry> e;
+  e.reserve(map.size());
+  AppendEntries(map, &e);
   SortByItem(&e);
   return e;
+}
+
+std::vector<ItemEntry> EntriesOf(const PackedPairs& p) {
+  std::vector<ItemEntry> e;
+  e.reserve(p.size());
+  p.ForEach([&](int64_t item, uint32_t count) { e.push_back({item, count}); });
+  return e;
+}
+
+PackedPairs Pack(const std::vector<ItemEntry>& e) {
+  return PackedPairs::Pack(e.size(), [&](size_t i) { return e[i].item; }, [&](size_t i) { return e[i].count; });
 }
 }  // namespace
 
@@ -42,7 +52,23 @@ Result<ItemCounts> ItemCounts::Create(const WindowSpec& spec, double item_eps) {
   return ItemCounts(spec, item_eps);
 }
 
+void ItemCounts::AddToTotal(int64_t item, uint64_t count) {
+  pending_.Add(item, count);
+  if (pending_.size() >= kPendingKeys) FlushPending();
+}
+
+void ItemCounts::FlushPending() {
+  if (pending_.empty()) return;
+  // total_ outgrows the caches; issuing every look-up first lets them overlap.
+  pending_.ForEach([&](int64_t item, uint64_t) { total_.Prefetch(item); });
+  pending_.ForEach([&](int64_t item, uint64_t count) { total_.Add(item, count); });
+  pending_.Reset();
+}
+
 void ItemCounts::Cut(const std::vector<ItemDecrement>& cut) {
+  if (cut.empty()) return;
+  FlushPending();
+  for (const ItemDecrement& d : cut) total_.Prefetch(d.item);
   for (const ItemDecrement& d : cut) {
     if (d.amount == 0) continue;
     total_.Subtract(d.item, d.amount);
@@ -51,9 +77,10 @@ void ItemCounts::Cut(const std::vector<ItemDecrement>& cut) {
 }
 
 uint32_t ItemCounts::ReduceRaw(Bucket& b, size_t keep, bool in_total, std::vector<ItemEntry>* out) {
-  *out = UnsortedEntriesOf(*b.payload.raw);
+  out->clear();
+  AppendEntries(*b.payload.raw, out);
   scratch_.clear();
-  const uint32_t v = ReduceEntries(out, keep, &scratch_);
+  const uint32_t v = ReduceEntries(out, keep, &scratch_, &counts_);
   if (in_total) {
     Cut(scratch_);
   } else if (track_) {
@@ -65,50 +92,57 @@ uint32_t ItemCounts::ReduceRaw(Bucket& b, size_t keep, bool in_total, std::vecto
 
 void ItemCounts::Hooks::Retire(Bucket& b) {
   // b's counts join the aggregate now that a newer bucket takes arrivals.
-  b.payload.raw->ForEach([&](int64_t item, uint64_t count) { self->total_.Add(item, count); });
+  b.payload.raw->ForEach([&](int64_t item, uint64_t count) { self->AddToTotal(item, count); });
 }
 
 void ItemCounts::Hooks::Seal(Bucket& b, bool newest) {
   Payload& p = b.payload;
-  const uint32_t v = self->ReduceRaw(b, self->m_, /*in_total=*/!newest, &p.entries);
+  std::vector<ItemEntry>& e = self->work_;
+  const uint32_t v = self->ReduceRaw(b, self->m_, /*in_total=*/!newest, &e);
   if (newest)
-    for (const ItemEntry& e : p.entries) self->total_.Add(e.item, e.count);
-  SortByItem(&p.entries);
-  p.entries.shrink_to_fit();
+    for (const ItemEntry& x : e) self->AddToTotal(x.item, x.count);
+  SortByItem(&e);
+  p.packed = Pack(e);
   p.raw->Reset();
   self->spare_ = std::move(p.raw);
   b.err += v;
 }
 
 void ItemCounts::Hooks::Detach(Bucket& b) {
-  for (const ItemEntry& e : b.payload.entries) {
-    self->total_.Subtract(e.item, e.count);
-    self->Fell(e.item);
-  }
+  self->FlushPending();
+  b.payload.packed.ForEach([&](int64_t item, uint32_t) { self->total_.Prefetch(item); });
+  b.payload.packed.ForEach([&](int64_t item, uint32_t count) {
+    self->total_.Subtract(item, count);
+    self->Fell(item);
+  });
 }
 
 void ItemCounts::Hooks::Drop(Bucket& b) {
   // The straddler's items lose its share of their estimates.
-  if (self->track_)
-    for (const ItemEntry& e : b.payload.entries) self->Fell(e.item);
+  if (self->track_) b.payload.packed.ForEach([&](int64_t item, uint32_t) { self->Fell(item); });
 }
 
 void ItemCounts::Hooks::MergeGroup(Bucket* const* members, size_t count, Bucket& out) {
-  size_t total = 0;
+  std::vector<ItemEntry>& e = self->work_;
+  std::vector<size_t>& runs = self->runs_;
+  e.clear();
+  runs.assign(1, 0);
   double err = 0;
   for (size_t i = 0; i < count; ++i) {
-    total += members[i]->payload.entries.size();
     err += members[i]->err;
+    members[i]->payload.packed.ForEach([&](int64_t item, uint32_t c) { e.push_back({item, c}); });
+    runs.push_back(e.size());
   }
-  std::vector<std::vector<ItemEntry>*> runs(count);
-  for (size_t i = 0; i < count; ++i) runs[i] = &members[i]->payload.entries;
-  std::vector<ItemEntry>& e = out.payload.entries;
-  e = MergeEntries(std::move(runs));
-  (void)total;
+  if (e.size() <= 64) {  // few entries (young buckets): sorting beats merge passes
+    SortByItem(&e);
+    NormalizeEntries(&e);
+  } else {
+    MergeSortedRuns(&e, &runs, &self->work2_);
+  }
   self->scratch_.clear();
-  const uint32_t v = ReduceEntries(&e, self->m_, &self->scratch_);
+  const uint32_t v = ReduceEntries(&e, self->m_, &self->scratch_, &self->counts_);
   self->Cut(self->scratch_);
-  e.shrink_to_fit();
+  out.payload.packed = Pack(e);
   out.err = err + v;
 }
 
@@ -130,7 +164,7 @@ bool ItemCounts::Update(int64_t ts, int64_t item, uint64_t count) {
   FlatCountMap& raw = *b.payload.raw;
   raw.Add(item, count);
   const bool newest = &b == w_.newest();
-  if (!newest) total_.Add(item, count);  // a late item into an older bucket
+  if (!newest) AddToTotal(item, count);  // a late item into an older bucket
   Grew(item);
   if (raw.size() > kRawFactor * m_) {
     std::vector<ItemEntry> e;
@@ -149,10 +183,10 @@ double ItemCounts::Estimate(int64_t item) const {
 
 ItemBounds ItemCounts::Bounds(int64_t item) const {
   ItemBounds b;
-  b.low = static_cast<double>(total_.Get(item));
+  b.low = static_cast<double>(total_.Get(item) + pending_.Get(item));
   if (const Bucket* h = w_.newest()) b.low += static_cast<double>(h->payload.raw->Get(item));
   b.high = b.low + w_.full_err();
-  if (const Bucket* s = w_.straddler()) b.high += LookupEntry(s->payload.entries, item) + s->err;
+  if (const Bucket* s = w_.straddler()) b.high += s->payload.packed.Find(item) + s->err;
   return b;
 }
 
@@ -210,11 +244,13 @@ void ItemCounts::DrainTouched(std::vector<int64_t>* grew, std::vector<int64_t>* 
 }
 
 size_t ItemCounts::MemoryBytes() const {
-  size_t bytes = sizeof(*this) + w_.ShellBytes() + total_.MemoryBytes() +
+  size_t bytes = sizeof(*this) + w_.ShellBytes() + total_.MemoryBytes() + pending_.MemoryBytes() +
                  (spare_ ? spare_->MemoryBytes() : 0) +
-                 (grew_.capacity() + fell_.capacity()) * sizeof(int64_t) + scratch_.capacity() * sizeof(ItemDecrement);
+                 (grew_.capacity() + fell_.capacity()) * sizeof(int64_t) + scratch_.capacity() * sizeof(ItemDecrement) +
+                 (work_.capacity() + work2_.capacity()) * sizeof(ItemEntry) + runs_.capacity() * sizeof(size_t) +
+                 counts_.capacity() * sizeof(uint32_t);
   auto add = [&](const Bucket& b) {
-    bytes += b.payload.entries.capacity() * sizeof(ItemEntry);
+    bytes += b.payload.packed.HeapBytes();
     if (b.payload.raw) bytes += sizeof(FlatCountMap) + b.payload.raw->MemoryBytes();
   };
   for (const Bucket& b : w_.settled()) add(b);
@@ -230,7 +266,7 @@ std::string ItemCounts::Encode() const {
   out.F64(item_eps_);
   out.Varint(dropped_);
   EncodeBuckets(w_, out, [](const Payload& p, ByteWriter& o) {
-    const std::vector<ItemEntry> e = p.raw ? EntriesOf(*p.raw) : p.entries;
+    const std::vector<ItemEntry> e = p.raw ? EntriesOf(*p.raw) : EntriesOf(p.packed);
     o.Varint(e.size());
     int64_t prev = 0;
     for (size_t i = 0; i < e.size(); ++i) {
@@ -281,7 +317,7 @@ Result<ItemCounts> ItemCounts::Decode(std::string_view bytes) {
     if (sum > b.n) return r.Bad("counts exceed the bucket's size");
     if (b.err > static_cast<double>(b.n - sum) + 1e-9) return r.Bad("error bound too large");
     (void)unsettled;
-    b.payload.entries = std::move(e);
+    b.payload.packed = Pack(e);
     return Status::OK();
   }));
   MOMENTA_RETURN_IF_ERROR(in.Finish());
@@ -289,16 +325,19 @@ Result<ItemCounts> ItemCounts::Decode(std::string_view bytes) {
   c.w_.ForEachFullMutable([&](Bucket& b) {
     if (b.min_ts == b.max_ts && b.max_ts >= c.now() - spec.tardiness) {
       b.payload.raw = std::make_unique<FlatCountMap>();
-      for (const ItemEntry& x : b.payload.entries) b.payload.raw->Add(x.item, x.count);
-      b.payload.entries.clear();
+      b.payload.packed.ForEach([&](int64_t item, uint32_t count) { b.payload.raw->Add(item, count); });
+      b.payload.packed = PackedPairs();
     }
     if (&b == c.w_.newest()) return;  // the newest bucket stays out of the aggregate
-    const std::vector<ItemEntry> e = b.payload.raw ? EntriesOf(*b.payload.raw) : b.payload.entries;
-    for (const ItemEntry& x : e) c.total_.Add(x.item, x.count);
+    if (b.payload.raw) {
+      b.payload.raw->ForEach([&](int64_t item, uint64_t count) { c.total_.Add(item, count); });
+    } else {
+      b.payload.packed.ForEach([&](int64_t item, uint32_t count) { c.total_.Add(item, count); });
+    }
   });
   bool settled_ok = true;
   for (const Bucket& b : c.w_.settled())
-    if (b.payload.entries.size() > m) settled_ok = false;
+    if (b.payload.packed.size() > m) settled_ok = false;
   if (!settled_ok) return in.Bad("a settled bucket holds more than m counters");
   return c;
 }

@@ -36,6 +36,7 @@
 #include "stream/bucket_window.h"
 #include "stream/flat_count_map.h"
 #include "stream/misra_gries.h"
+#include "stream/packed_pairs.h"
 #include "stream/window_spec.h"
 
 namespace momenta {
@@ -90,9 +91,10 @@ class ItemCounts {
   template <class F>
   void ForEachCandidate(F&& f) const {
     total_.ForEach([&](int64_t item, uint64_t) { f(item); });
+    pending_.ForEach([&](int64_t item, uint64_t) { f(item); });
     if (const auto* h = w_.newest()) h->payload.raw->ForEach([&](int64_t item, uint64_t) { f(item); });
     if (const auto* s = w_.straddler())
-      for (const ItemEntry& e : s->payload.entries) f(e.item);
+      s->payload.packed.ForEach([&](int64_t item, uint32_t) { f(item); });
   }
 
   // Protocols check only what changed. When tracking is on, DrainTouched
@@ -118,7 +120,7 @@ class ItemCounts {
 
  private:
   struct Payload {
-    std::vector<ItemEntry> entries;     // settled: normalized, <= m entries
+    PackedPairs packed;                 // settled: item -> count, <= m pairs
     std::unique_ptr<FlatCountMap> raw;  // unsettled: counts, MG-reduced past 4m keys
   };
   using Bucket = WindowBucket<Payload>;
@@ -132,6 +134,8 @@ class ItemCounts {
   };
   ItemCounts(const WindowSpec& spec, double item_eps);
   void Cut(const std::vector<ItemDecrement>& cut);
+  void AddToTotal(int64_t item, uint64_t count);
+  void FlushPending();
   // Reduces a bucket's exact counts to at most `keep` entries; applies the
   // cuts to the aggregate unless the bucket is the newest; returns v.
   uint32_t ReduceRaw(Bucket& b, size_t keep, bool in_total, std::vector<ItemEntry>* out);
@@ -145,12 +149,22 @@ class ItemCounts {
   double item_eps_;
   size_t m_;                  // counters per settled bucket
   BucketWindow<Payload> w_;   // lambda = item_eps
-  FlatCountMap total_;        // item -> its counts summed over the full buckets but the newest
+  // item -> its counts summed over the full buckets but the newest: total_
+  // plus pending_, a few recent counts on their way into total_ (added in
+  // batches of kPendingKeys keys so that total_'s cache misses overlap;
+  // flushed before anything is subtracted).
+  FlatCountMap total_;
+  FlatCountMap pending_;
+  static constexpr size_t kPendingKeys = 128;
   std::unique_ptr<FlatCountMap> spare_;  // a settled bucket's map, kept for the next one
   uint64_t dropped_ = 0;
   bool track_ = false;
   std::vector<int64_t> grew_, fell_;
   std::vector<ItemDecrement> scratch_;
+  // Reused buffers of Seal and MergeGroup (their capacity counts as memory).
+  std::vector<ItemEntry> work_, work2_;
+  std::vector<size_t> runs_;
+  std::vector<uint32_t> counts_;
 };
 
 }  // namespace momenta

@@ -21,11 +21,14 @@ void NormalizeEntries(std::vector<ItemEntry>* entries) {
   e.resize(out);
 }
 
-uint32_t ReduceEntries(std::vector<ItemEntry>* entries, size_t m, std::vector<ItemDecrement>* cut) {
+uint32_t ReduceEntries(std::vector<ItemEntry>* entries, size_t m, std::vector<ItemDecrement>* cut,
+                       std::vector<uint32_t>* scratch) {
   assert(m >= 1);
   auto& e = *entries;
   if (e.size() <= m) return 0;
-  std::vector<uint32_t> counts(e.size());
+  std::vector<uint32_t> own;
+  std::vector<uint32_t>& counts = scratch ? *scratch : own;
+  counts.resize(e.size());
   for (size_t i = 0; i < e.size(); ++i) counts[i] = e[i].count;
   // v = the (m+1)-th largest count.
   std::nth_element(counts.begin(), counts.begin() + static_cast<ptrdiff_t>(m), counts.end(),
@@ -46,42 +49,36 @@ uint32_t ReduceEntries(std::vector<ItemEntry>* entries, size_t m, std::vector<It
   return v;
 }
 
-namespace {
-std::vector<ItemEntry> MergeTwo(const std::vector<ItemEntry>& a, const std::vector<ItemEntry>& b) {
-  std::vector<ItemEntry> out;
-  out.reserve(a.size() + b.size());
-  size_t i = 0, j = 0;
-  while (i < a.size() && j < b.size()) {
-    if (a[i].item < b[j].item) {
-      out.push_back(a[i++]);
-    } else if (b[j].item < a[i].item) {
-      out.push_back(b[j++]);
+void MergeSortedRuns(std::vector<ItemEntry>* entries, std::vector<size_t>* bounds, std::vector<ItemEntry>* scratch) {
+  auto& e = *entries;
+  auto& r = *bounds;
+  assert(!r.empty() && r.front() == 0 && r.back() == e.size());
+  auto less = [](const ItemEntry& a, const ItemEntry& b) { return a.item < b.item; };
+  // Bottom-up: merge runs pairwise into scratch, then swap, until one remains.
+  while (r.size() > 2) {
+    scratch->resize(e.size());
+    size_t k = 0;  // new bounds overwrite old ones already read (k <= i / 2)
+    for (size_t i = 0; i + 1 < r.size(); i += 2) {
+      const size_t lo = r[i], mid = r[i + 1], hi = i + 2 < r.size() ? r[i + 2] : mid;
+      std::merge(e.begin() + static_cast<ptrdiff_t>(lo), e.begin() + static_cast<ptrdiff_t>(mid),
+                 e.begin() + static_cast<ptrdiff_t>(mid), e.begin() + static_cast<ptrdiff_t>(hi),
+                 scratch->begin() + static_cast<ptrdiff_t>(lo), less);
+      r[k++] = lo;
+    }
+    r[k++] = e.size();
+    r.resize(k);
+    e.swap(*scratch);
+  }
+  // Equal items are now adjacent.
+  size_t out = 0;
+  for (size_t i = 0; i < e.size(); ++i) {
+    if (out > 0 && e[out - 1].item == e[i].item) {
+      e[out - 1].count += e[i].count;
     } else {
-      out.push_back({a[i].item, a[i].count + b[j].count});
-      ++i;
-      ++j;
+      e[out++] = e[i];
     }
   }
-  out.insert(out.end(), a.begin() + static_cast<ptrdiff_t>(i), a.end());
-  out.insert(out.end(), b.begin() + static_cast<ptrdiff_t>(j), b.end());
-  return out;
-}
-}  // namespace
-
-std::vector<ItemEntry> MergeEntries(std::vector<std::vector<ItemEntry>*> runs) {
-  if (runs.empty()) return {};
-  // Bottom-up pairwise merging: O(total * log(runs)).
-  std::vector<std::vector<ItemEntry>> level;
-  level.reserve(runs.size());
-  for (auto* r : runs) level.push_back(std::move(*r));
-  while (level.size() > 1) {
-    std::vector<std::vector<ItemEntry>> next;
-    next.reserve((level.size() + 1) / 2);
-    for (size_t i = 0; i + 1 < level.size(); i += 2) next.push_back(MergeTwo(level[i], level[i + 1]));
-    if (level.size() % 2) next.push_back(std::move(level.back()));
-    level.swap(next);
-  }
-  return std::move(level[0]);
+  e.resize(out);
 }
 
 uint32_t LookupEntry(const std::vector<ItemEntry>& entries, int64_t item) {

@@ -36,12 +36,15 @@ void NormalizeEntries(std::vector<ItemEntry>* entries);
 
 // Keeps at most m entries (MG reduction); returns v, the amount by which the
 // undercount bound grows (0 when nothing was cut). Appends every decrement to
-// *cut when cut is not null. Keeps the entries' order. REQUIRES: items
-// distinct, m >= 1
-uint32_t ReduceEntries(std::vector<ItemEntry>* entries, size_t m, std::vector<ItemDecrement>* cut);
-// Merges sorted runs of normalized entries into one normalized list (equal
-// items added up); consumes the runs.
-std::vector<ItemEntry> MergeEntries(std::vector<std::vector<ItemEntry>*> runs);
+// *cut when cut is not null. Keeps the entries' order; uses *scratch when
+// given (else allocates). REQUIRES: items distinct, m >= 1
+uint32_t ReduceEntries(std::vector<ItemEntry>* entries, size_t m, std::vector<ItemDecrement>* cut,
+                       std::vector<uint32_t>* scratch = nullptr);
+// *entries holds sorted runs of normalized entries back to back, run i in
+// [(*bounds)[i], (*bounds)[i+1]) (bounds: 0, ..., entries->size()). Merges
+// them into one normalized list (equal items added up) in
+// O(total * log(runs)), using *scratch; leaves *bounds unspecified.
+void MergeSortedRuns(std::vector<ItemEntry>* entries, std::vector<size_t>* bounds, std::vector<ItemEntry>* scratch);
 
 // The count stored for item (0 when absent). REQUIRES: entries normalized
 uint32_t LookupEntry(const std::vector<ItemEntry>& entries, int64_t item);
