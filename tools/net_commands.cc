@@ -281,10 +281,15 @@ int RunSite(const SiteArgs& a) {
       std::this_thread::sleep_for(wait);
     }
     if (wall) {
-      if (got == 1 && has_item) batch.push_back({std::min(ts, WallMillis()), item});
+      // An item arrives when it is read: later than its stamp allows, it is
+      // dropped; otherwise it counts from the next tick, at most --tick later
+      // (its stamp clamped into [t - tau, t]).
+      if (got == 1 && has_item && ts >= WallMillis() - c.params().spec.tardiness) batch.push_back({ts, item});
       const int64_t now = WallMillis();
       if (now >= next_tick || ended) {
-        c.Tick(std::max(now, c.clock().value_or(now)), batch);
+        const int64_t t = std::max(now, c.clock().value_or(now));
+        for (Arrival& x : batch) x.ts = std::max(std::min(x.ts, t), t - c.params().spec.tardiness);
+        c.Tick(t, batch);
         batch.clear();
         next_tick = now + *tick;
       }
@@ -304,7 +309,7 @@ int RunSite(const SiteArgs& a) {
       c.Tick(*cur, batch);
       batch.clear();
     }
-    c.Flush();
+    if (!wall || ended) c.Flush();  // live, the heartbeat tells the clock
     note_sends();
     if (ended && a.once) break;
     if (Clock::now() - last_sent >= beat) {
