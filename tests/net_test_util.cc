@@ -133,7 +133,8 @@ LockstepRun::~LockstepRun() = default;
 std::unique_ptr<SiteClient> LockstepRun::NewClient(uint32_t s) {
   SiteClientOptions o;
   o.root = root_.address();
-  o.name = "s" + std::to_string(s);
+  o.name = "s";
+  o.name += std::to_string(s);
   o.token = token_;
   o.backoff_min = std::chrono::milliseconds(10);
   o.backoff_max = std::chrono::milliseconds(100);

@@ -338,7 +338,10 @@ int RunAsk(const AskArgs& a) {
   if (a.words.empty()) return UsageFail("no query: count | item J | frequent PHI | quantile PHI | items | sites | stats");
   std::string line;
   if (a.at) line = "at " + std::to_string(*a.at) + " wait " + std::to_string(a.wait_ms) + " ";
-  for (size_t i = 0; i < a.words.size(); ++i) line += (i ? " " : "") + a.words[i];
+  for (size_t i = 0; i < a.words.size(); ++i) {
+    if (i) line += ' ';
+    line += a.words[i];
+  }
   if (a.json) line += " json";
   const auto timeout = std::chrono::milliseconds(a.wait_ms + 10000);
   auto client = QueryClient::Connect(*root, std::chrono::milliseconds(5000));
