@@ -40,8 +40,8 @@
 //
 // Space: O((1/lambda) * log(lambda * N)) settled buckets for N items in the
 // window (measured in bench/stream_bench.cc), plus one bucket per timestamp
-// of the last tau+1 time units, plus up to four times that between compactions (compacting when the
-// settled list has grown fourfold halves the merges per item at one item per tick).
+// of the last tau+1 time units, plus up to twice that between compactions
+// (four times for buckets of a few items, which cost little; see AdvanceTo).
 // Not thread-safe.
 #pragma once
 
@@ -108,7 +108,8 @@ class BucketWindow {
   }
 
   // Moves the clock to t: settles, expires, and compacts when the settled
-  // list has grown fourfold since the last compaction. REQUIRES: t >= now(), |t| <= kMaxTime
+  // list has grown twofold (fourfold) since the last compaction.
+  // REQUIRES: t >= now(), |t| <= kMaxTime
   template <class Hooks>
   void AdvanceTo(int64_t t, Hooks& hooks) {
     assert(t >= now_ && t <= kMaxTime);
@@ -119,6 +120,7 @@ class BucketWindow {
       hooks.Seal(b, unsettled_.size() == 1);
       full_err_ += b.err - before;
       unsettled_n_ -= b.n;
+      settled_n_since_compact_ += b.n;
       settled_.push_back(std::move(b));
       unsettled_.pop_front();
     }
@@ -141,7 +143,12 @@ class BucketWindow {
       full_n_ -= settled_.front().n;
       full_err_ -= settled_.front().err;
     }
-    if (settled_.size() > 4 * settled_after_compact_ + 64) Compact(hooks);
+    // Buckets of a few items (one item per tick, say) carry almost no
+    // payload: compacting them at fourfold rather than twofold halves the
+    // merges per item. Buckets of many items compact at twofold (memory).
+    const size_t fresh = settled_.size() - std::min(settled_.size(), settled_after_compact_);
+    const bool light = settled_n_since_compact_ < kLightItems * fresh;
+    if (settled_.size() > (light ? 4 : 2) * settled_after_compact_ + 16) Compact(hooks);
   }
 
   // One pass from oldest to newest over the full settled buckets, merging
@@ -194,6 +201,7 @@ class BucketWindow {
     }
     settled_.erase(settled_.begin() + static_cast<ptrdiff_t>(to), settled_.end());
     settled_after_compact_ = settled_.size();
+    settled_n_since_compact_ = 0;
   }
 
   // Items in full buckets, and the sum of their payload errors.
@@ -273,6 +281,7 @@ class BucketWindow {
       full_err_ += b.err;
     }
     settled_after_compact_ = settled_.size();
+    settled_n_since_compact_ = 0;
     return true;
   }
 
@@ -315,6 +324,8 @@ class BucketWindow {
   double full_err_ = 0;           // sum of err over the same
   uint64_t unsettled_n_ = 0;      // sum of n over unsettled_
   size_t settled_after_compact_ = 0;
+  uint64_t settled_n_since_compact_ = 0;  // items in buckets settled since then
+  static constexpr uint64_t kLightItems = 4;  // "a few items" a bucket, on average
   struct Run {
     size_t begin, end;  // settled_[begin, end)
     uint64_t n;

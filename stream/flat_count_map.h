@@ -29,7 +29,7 @@ class FlatCountMap {
   // count[key] += delta; returns the new count. REQUIRES: delta > 0
   uint64_t Add(int64_t key, uint64_t delta) {
     assert(delta > 0);
-    if ((size_ + 1) * 2 > capacity_) Grow();
+    if ((size_ + 1) * 4 > capacity_ * 3) Grow();  // load <= 3/4: short probe runs
     size_t i = Home(key);
     while (slots_[i].used()) {
       if (slots_[i].key == key) return slots_[i].count += delta;

@@ -16,6 +16,21 @@ constexpr double kGamma = 0.5;       // per-bucket sample error, times eps
 constexpr double kEntriesPerGamma = 3;
 constexpr size_t kRawFactor = 8;     // raw arrivals absorbed past 8m
 constexpr size_t kCapFactor = 32;    // entries per bucket never exceed 32m
+
+PackedPairs Pack(const std::vector<ValueEntry>& e) {
+  return PackedPairs::Pack(e.size(), [&](size_t i) { return e[i].value; }, [&](size_t i) { return e[i].weight; });
+}
+
+void AppendPacked(const PackedPairs& p, std::vector<ValueEntry>* e) {
+  p.ForEach([&](int64_t value, uint32_t weight) { e->push_back({value, weight}); });
+}
+
+// Sum of weights of values <= x.
+uint64_t PackedRank(const PackedPairs& p, int64_t x) {
+  uint64_t r = 0;
+  for (size_t i = 0; i < p.size() && p.key(i) <= x; ++i) r += p.count(i);
+  return r;
+}
 }  // namespace
 
 double RankSnapshot::Rank(int64_t x) const {
@@ -54,38 +69,40 @@ double WindowQuantiles::Tidy(Bucket& b) {
     std::vector<ValueEntry>().swap(p.raw);
     NormalizeSample(&p.entries);
   }
-  if (p.entries.size() <= 2 * m_) return 0;
-  const double n = static_cast<double>(b.n);
-  const double budget = gamma_ * n - b.err;
+  return Collapse(&p.entries, b.n, b.err);
+}
+
+double WindowQuantiles::Collapse(std::vector<ValueEntry>* e, uint64_t items, double err) {
+  if (e->size() <= 2 * m_) return 0;
+  const double n = static_cast<double>(items);
+  const double budget = gamma_ * n - err;
   double T = std::min(2 * n / static_cast<double>(m_), 2 * budget);
-  if (p.entries.size() > kCapFactor * m_ && T < n / static_cast<double>(m_)) {
+  if (e->size() > kCapFactor * m_ && T < n / static_cast<double>(m_)) {
     T = n / static_cast<double>(m_);  // the cap: at most 2m + 1 entries remain
     ++over_budget_;
   }
   if (T < 2) return 0;
-  const double added = CollapseSample(&p.entries, T);
-  p.entries.shrink_to_fit();
-  return added;
+  return CollapseSample(e, T);
 }
 
-void WindowQuantiles::Hooks::Seal(Bucket& b, bool) { b.err += self->Tidy(b); }
+void WindowQuantiles::Hooks::Seal(Bucket& b, bool) {
+  b.err += self->Tidy(b);
+  Payload& p = b.payload;
+  p.packed = Pack(p.entries);
+  std::vector<ValueEntry>().swap(p.entries);
+}
 
 void WindowQuantiles::Hooks::MergeGroup(Bucket* const* members, size_t count, Bucket& out) {
-  size_t total = 0;
+  std::vector<ValueEntry>& e = self->work_;
+  e.clear();
   double err = 0;
   for (size_t i = 0; i < count; ++i) {
-    total += members[i]->payload.entries.size();
+    AppendPacked(members[i]->payload.packed, &e);
     err += members[i]->err;
   }
-  std::vector<ValueEntry>& e = out.payload.entries;
-  e.reserve(total);
-  for (size_t i = 0; i < count; ++i) {
-    e.insert(e.end(), members[i]->payload.entries.begin(), members[i]->payload.entries.end());
-    std::vector<ValueEntry>().swap(members[i]->payload.entries);
-  }
   NormalizeSample(&e);
-  out.err = err;
-  out.err += self->Tidy(out);
+  out.err = err + self->Collapse(&e, out.n, err);
+  out.payload.packed = Pack(e);
 }
 
 void WindowQuantiles::AdvanceTo(int64_t t) {
@@ -110,7 +127,7 @@ bool WindowQuantiles::Update(int64_t ts, int64_t value, uint64_t count) {
 double WindowQuantiles::Rank(int64_t x) const {
   double r = 0;
   auto rank_of = [x](const Payload& p) {
-    uint64_t s = SampleRank(p.entries, x);
+    uint64_t s = PackedRank(p.packed, x) + SampleRank(p.entries, x);
     for (const ValueEntry& v : p.raw)
       if (v.value <= x) s += v.weight;
     return static_cast<double>(s);
@@ -127,26 +144,67 @@ double WindowQuantiles::RankErrorBound() const {
 }
 
 RankSnapshot WindowQuantiles::Snapshot() const {
-  struct Weighted {
-    int64_t value;
-    double weight;
+  // A k-way merge of the buckets' samples (each sorted by value), so the
+  // only memory it takes beyond the result is one cursor per bucket.
+  struct Source {
+    const PackedPairs* p;
+    double scale;
+    size_t i;
   };
-  std::vector<Weighted> all;
-  all.reserve(entry_count());
+  std::vector<PackedPairs> loose;  // unsettled buckets' samples, packed for the merge
+  loose.reserve(w_.unsettled().size());
+  std::vector<Source> src;
+  src.reserve(w_.bucket_count());
   auto add = [&](const Payload& p, double scale) {
-    for (const ValueEntry& v : p.entries) all.push_back({v.value, scale * v.weight});
-    for (const ValueEntry& v : p.raw) all.push_back({v.value, scale * v.weight});
+    if (!p.entries.empty() || !p.raw.empty()) {
+      std::vector<ValueEntry> e = p.entries;
+      e.insert(e.end(), p.raw.begin(), p.raw.end());
+      NormalizeSample(&e);
+      loose.push_back(Pack(e));
+      src.push_back({&loose.back(), scale, 0});
+    }
+    if (!p.packed.empty()) src.push_back({&p.packed, scale, 0});
   };
   w_.ForEachFull([&](const Bucket& b) { add(b.payload, 1.0); });
   if (const Bucket* s = w_.straddler()) add(s->payload, 0.5);
-  std::sort(all.begin(), all.end(), [](const Weighted& a, const Weighted& b) { return a.value < b.value; });
+  // A binary min-heap of (next value, source).
+  using Head = std::pair<int64_t, size_t>;
+  std::vector<Head> heap;
+  heap.reserve(src.size());
+  for (size_t k = 0; k < src.size(); ++k) heap.push_back({src[k].p->key(0), k});
+  auto greater = [](const Head& a, const Head& b) { return a > b; };
+  std::make_heap(heap.begin(), heap.end(), greater);
+  auto sift_down = [&] {
+    const size_t n = heap.size();
+    size_t i = 0;
+    const Head top = heap[0];
+    while (true) {
+      size_t c = 2 * i + 1;
+      if (c >= n) break;
+      if (c + 1 < n && heap[c + 1] < heap[c]) ++c;
+      if (!(heap[c] < top)) break;
+      heap[i] = heap[c];
+      i = c;
+    }
+    heap[i] = top;
+  };
   RankSnapshot snap;
-  double cum = 0;
-  for (size_t i = 0; i < all.size(); ++i) {
-    cum += all[i].weight;
-    if (i + 1 < all.size() && all[i + 1].value == all[i].value) continue;
-    snap.values_.push_back(all[i].value);
-    snap.cum_.push_back(cum);
+  double cum = 0;  // sums of integers and halves: exact in any order
+  while (!heap.empty()) {
+    const auto [value, k] = heap[0];
+    Source& x = src[k];
+    cum += x.scale * x.p->count(x.i);
+    if (++x.i < x.p->size()) {
+      heap[0] = {x.p->key(x.i), k};
+    } else {
+      heap[0] = heap.back();
+      heap.pop_back();
+    }
+    if (!heap.empty()) sift_down();
+    if (heap.empty() || heap[0].first != value) {
+      snap.values_.push_back(value);
+      snap.cum_.push_back(cum);
+    }
   }
   return snap;
 }
@@ -159,15 +217,16 @@ std::optional<int64_t> WindowQuantiles::Quantile(double phi) const {
 
 size_t WindowQuantiles::entry_count() const {
   size_t n = 0;
-  for (const Bucket& b : w_.settled()) n += b.payload.entries.size() + b.payload.raw.size();
+  for (const Bucket& b : w_.settled()) n += b.payload.packed.size();
   for (const Bucket& b : w_.unsettled()) n += b.payload.entries.size() + b.payload.raw.size();
   return n;
 }
 
 size_t WindowQuantiles::MemoryBytes() const {
-  size_t bytes = sizeof(*this) + w_.ShellBytes();
+  size_t bytes = sizeof(*this) + w_.ShellBytes() + work_.capacity() * sizeof(ValueEntry);
   auto add = [&](const Bucket& b) {
-    bytes += (b.payload.entries.capacity() + b.payload.raw.capacity()) * sizeof(ValueEntry);
+    bytes += b.payload.packed.HeapBytes() +
+             (b.payload.entries.capacity() + b.payload.raw.capacity()) * sizeof(ValueEntry);
   };
   for (const Bucket& b : w_.settled()) add(b);
   for (const Bucket& b : w_.unsettled()) add(b);
@@ -183,6 +242,7 @@ std::string WindowQuantiles::Encode() const {
   out.Varint(dropped_);
   EncodeBuckets(w_, out, [](const Payload& p, ByteWriter& o) {
     std::vector<ValueEntry> e = p.entries;
+    AppendPacked(p.packed, &e);  // a bucket has one form or the other
     if (!p.raw.empty()) {
       e.insert(e.end(), p.raw.begin(), p.raw.end());
       NormalizeSample(&e);
@@ -233,10 +293,17 @@ Result<WindowQuantiles> WindowQuantiles::Decode(std::string_view bytes) {
     }
     if (sum != b.n) return r.Bad("weights do not add up to the bucket's size");
     if (b.err > static_cast<double>(b.n)) return r.Bad("error bound above the bucket's size");
-    b.payload.entries = std::move(e);
+    b.payload.packed = Pack(e);
     return Status::OK();
   }));
   MOMENTA_RETURN_IF_ERROR(in.Finish());
+  // Unsettled buckets take their samples back into vectors.
+  q.w_.ForEachFullMutable([&](Bucket& b) {
+    if (b.min_ts == b.max_ts && b.max_ts >= q.now() - spec.tardiness) {
+      AppendPacked(b.payload.packed, &b.payload.entries);
+      b.payload.packed = PackedPairs();
+    }
+  });
   return q;
 }
 

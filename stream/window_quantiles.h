@@ -32,6 +32,7 @@
 #include <vector>
 
 #include "stream/bucket_window.h"
+#include "stream/packed_pairs.h"
 #include "stream/value_sample.h"
 #include "stream/window_spec.h"
 
@@ -98,7 +99,8 @@ class WindowQuantiles {
 
  private:
   struct Payload {
-    std::vector<ValueEntry> entries;  // normalized sample
+    PackedPairs packed;               // settled: the sample, value -> weight
+    std::vector<ValueEntry> entries;  // unsettled: normalized sample
     std::vector<ValueEntry> raw;      // unsettled: arrivals not yet absorbed (unsorted)
   };
   using Bucket = WindowBucket<Payload>;
@@ -114,6 +116,8 @@ class WindowQuantiles {
   // Absorbs b's raw arrivals and collapses its sample when it holds more
   // than 2m entries and its error budget allows; returns the error added.
   double Tidy(Bucket& b);
+  // Collapses a normalized sample of n items whose error is err, as Tidy.
+  double Collapse(std::vector<ValueEntry>* e, uint64_t n, double err);
 
   double eps_;
   double gamma_;  // per-bucket sample error budget, fraction of n_b
@@ -121,6 +125,7 @@ class WindowQuantiles {
   BucketWindow<Payload> w_;
   uint64_t dropped_ = 0;
   uint64_t over_budget_ = 0;
+  std::vector<ValueEntry> work_;  // MergeGroup's buffer (its capacity counts as memory)
 };
 
 }  // namespace momenta
