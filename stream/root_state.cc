@@ -59,13 +59,17 @@ Result<uint32_t> RootState::Attach(const std::string& name, const std::string& p
 
 void RootState::Record(SiteSlot& s, int64_t clock, const WireCounts& c) {
   s.total += c;
-  if (s.ticks.empty() || s.ticks.back().first != clock) {
-    s.ticks.emplace_back(clock, c);
+  // Frames are kept per slice of W/1024 time units, so a site sending a
+  // frame every time unit costs at most ~1024 entries.
+  const int64_t width = std::max<int64_t>(1, params_.spec.window / 1024);
+  const int64_t slice = clock >= 0 ? clock / width * width : -((-clock + width - 1) / width * width);
+  if (s.ticks.empty() || s.ticks.back().first != slice) {
+    s.ticks.emplace_back(slice, c);
   } else {
     s.ticks.back().second += c;
   }
   s.window += c;
-  while (!s.ticks.empty() && s.ticks.front().first <= clock - params_.spec.window) {
+  while (!s.ticks.empty() && s.ticks.front().first + width - 1 <= clock - params_.spec.window) {
     s.window -= s.ticks.front().second;
     s.ticks.pop_front();
   }

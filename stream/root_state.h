@@ -47,8 +47,8 @@ struct SiteSlot {
   std::string last_close;   // why the last connection closed
   WireCounts total;         // every frame, handshake and snapshots included
   WireCounts snapshots;     // the resynchronisation part of total
-  WireCounts window;        // frames stamped in (clock - W, clock]
-  std::deque<std::pair<int64_t, WireCounts>> ticks;  // per clock, for `window`
+  WireCounts window;        // frames stamped in (clock - W, clock] (to within W/1024)
+  std::deque<std::pair<int64_t, WireCounts>> ticks;  // per slice of W/1024, for `window`
   std::unique_ptr<SiteMirror> mirror;
 };
 
