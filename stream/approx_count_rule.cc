@@ -43,9 +43,12 @@ void ApproxCountSite::CheckItem(const ItemCounts& items, int64_t item, double S,
 
 void ApproxCountSite::Check(ItemCounts& items, uint32_t site, int64_t tick, std::vector<Message>* out) {
   const double S = items.Count(), shift = items.SharedTerm();
-  items.DrainTouched(&look_, &fell_);
-  for (int64_t j : fell_)
-    if (on_.count(j)) look_.push_back(j);
+  if (items.DrainTouched(&look_, &fell_)) {
+    for (const auto& [j, r] : on_) look_.push_back(j);  // too many fell to list: every ON item
+  } else {
+    for (int64_t j : fell_)
+      if (on_.count(j)) look_.push_back(j);
+  }
   const bool scan = scan_count_ < 0 || S > (1 + kScanRatio) * scan_count_ ||
                     S < scan_count_ / (1 + kScanRatio) ||
                     std::abs(shift - scan_shift_) > kScanShift * alpha_ * S;

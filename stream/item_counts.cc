@@ -234,13 +234,21 @@ std::vector<ItemEstimate> ItemCounts::Frequent(double phi) const {
   return out;
 }
 
-void ItemCounts::DrainTouched(std::vector<int64_t>* grew, std::vector<int64_t>* fell) {
+bool ItemCounts::DrainTouched(std::vector<int64_t>* grew, std::vector<int64_t>* fell) {
   std::sort(grew_.begin(), grew_.end());
   grew_.erase(std::unique(grew_.begin(), grew_.end()), grew_.end());
-  grew->swap(grew_);
-  grew_.clear();
-  fell->swap(fell_);
-  fell_.clear();
+  // Copied, not swapped: the caller's buffers keep their own capacity, and a
+  // compaction's cuts or a burst (many items touched at once) leave no large
+  // buffer behind here.
+  grew->assign(grew_.begin(), grew_.end());
+  fell->assign(fell_.begin(), fell_.end());
+  const bool all_fell = fell_overflow_;
+  fell_overflow_ = false;
+  for (std::vector<int64_t>* v : {&grew_, &fell_}) {
+    v->clear();
+    if (v->capacity() > kKeepTouched) v->shrink_to_fit();
+  }
+  return all_fell;
 }
 
 size_t ItemCounts::MemoryBytes() const {

@@ -104,8 +104,11 @@ class ItemCounts {
   // expiring; unsorted, may repeat). Relative to SharedTerm()'s change, a
   // `fell` item's estimate only went down; any other item's estimate moved
   // by exactly SharedTerm()'s change.
+  // Returns true when more items fell than could be listed (a compaction's
+  // cuts can touch most of the window's items): `fell` is then incomplete
+  // and the caller must treat any item as fallen.
   void TrackTouched(bool on) { track_ = on; }
-  void DrainTouched(std::vector<int64_t>* grew, std::vector<int64_t>* fell);
+  bool DrainTouched(std::vector<int64_t>* grew, std::vector<int64_t>* fell);
 
   int64_t now() const { return w_.now(); }
   double item_eps() const { return item_eps_; }
@@ -143,7 +146,12 @@ class ItemCounts {
     if (track_) grew_.push_back(item);
   }
   void Fell(int64_t item) {
-    if (track_) fell_.push_back(item);
+    if (!track_ || fell_overflow_) return;
+    if (fell_.size() < kKeepTouched) {
+      fell_.push_back(item);
+    } else {
+      fell_overflow_ = true;  // too many to list: DrainTouched says "any item"
+    }
   }
 
   double item_eps_;
@@ -160,6 +168,8 @@ class ItemCounts {
   uint64_t dropped_ = 0;
   bool track_ = false;
   std::vector<int64_t> grew_, fell_;
+  bool fell_overflow_ = false;  // more items fell than fell_ lists
+  static constexpr size_t kKeepTouched = size_t{1} << 16;  // entries fell_ lists (and keeps between ticks)
   std::vector<ItemDecrement> scratch_;
   // Reused buffers of Seal and MergeGroup (their capacity counts as memory).
   std::vector<ItemEntry> work_, work2_;
