@@ -219,7 +219,7 @@ std::string AnswerQuery(RootState& st, const Query& q) {
         snaps += s.snapshots;
         const std::string clock = s.has_clock ? std::to_string(s.clock) : (j ? "null" : "none");
         if (j) {
- if (i) rows += ',';
+          if (i) rows += ',';
           rows += "{\"name\":" + JsonString(s.name) + ",\"state\":\"" +
                   SlotStateName(s.state) + "\",\"clock\":" + clock;
           if (stats) {

@@ -94,6 +94,33 @@ TEST(NetCliTest, RootSitesAskAndRestarts) {
   EXPECT_EQ(root->Wait(5000), 0) << root->Err();
 }
 
+// A site tailing an array's update log, killed and started again: it
+// re-reads the log and the root's answer is what it was; updates made while
+// it was down count too.
+TEST(NetCliTest, LogSiteRestartsFromItsLog) {
+  ScratchDir dir;
+  const std::string arr = dir.File("a.npy");
+  ASSERT_EQ(RunCli({"create", arr, "--length", "1000"}).exit_code, 0);
+  ASSERT_EQ(RunCli({"update", arr, "--time", "1000"}, "5 1\n15 1\n25 1\n").exit_code, 0);
+  Background root({"root", "--listen", "127.0.0.1:0", "--port-file", dir.File("port"), "--eps", "0.1", "--window", "1m"},
+                  dir.path(), "root");
+  const uint16_t port = WaitPortFile(dir.File("port"), 5000);
+  ASSERT_NE(port, 0) << root.Err();
+  const std::string addr = "127.0.0.1:" + std::to_string(port);
+  auto site = std::make_unique<Background>(
+      std::vector<std::string>{"site", "--root", addr, "--id", "a", "--log", arr, "--item", "index/10"}, dir.path(), "s1");
+  EXPECT_TRUE(AskUntil(addr, {"count", "--at", "1000"}, "as_of=1000 sites=1/1 count=3\n", 5000)) << site->Err();
+  site->Kill(SIGKILL);
+  site->Wait(5000);
+  EXPECT_TRUE(AskUntil(addr, {"sites"}, "a stale", 5000));
+  ASSERT_EQ(RunCli({"update", arr, "--time", "2000"}, "17 1\n").exit_code, 0);
+  site = std::make_unique<Background>(
+      std::vector<std::string>{"site", "--root", addr, "--id", "a", "--log", arr, "--item", "index/10"}, dir.path(), "s2");
+  EXPECT_TRUE(AskUntil(addr, {"count", "--at", "2000"}, "as_of=2000 sites=1/1 count=4\n", 5000)) << site->Err();
+  auto r = RunCli({"ask", addr, "item", "1"});
+  EXPECT_EQ(r.out, "as_of=2000 sites=1/1 item=1 count=2\n");
+}
+
 TEST(NetCliTest, TokenAndErrors) {
   ScratchDir dir;
   WriteInputs(dir);
