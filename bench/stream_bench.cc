@@ -5,6 +5,7 @@
 //
 //   stream_bench --benchmark_filter=Throughput   items/s into each synopsis
 //   stream_bench --benchmark_filter=Memory       resident bytes at eps = 0.01, 10^8 items
+//                                                (the summarizer, and a protocol site)
 //   stream_bench --benchmark_filter=Comm         counts and frequent items: C and x naive
 //   stream_bench --benchmark_filter=Quantile     drift vs whole-summary vs naive, crossover
 // Traffic benchmarks run the simulation once (Iterations(1)); their figures
@@ -147,29 +148,78 @@ void BM_MemorySummarizer(benchmark::State& state) {
 }
 BENCHMARK(BM_MemorySummarizer)->ArgName("window_items")->Arg(100000000)->Iterations(1)->Unit(benchmark::kSecond);
 
-// The synopses a protocol site keeps for eps = 0.01 at the root, which are
-// finer than the summarizer's: ItemCounts at 0.35 * 11 eps / 24 (approximate
-// counting) and WindowQuantiles at 0.3 eps (the drift rule), 10^8 items.
-void BM_MemoryProtocolSynopses(benchmark::State& state) {
-  const int64_t per_tick = 1000, window = 100000000 / per_tick;
+// A protocol site aiming at eps = 0.01 at the root, 10^8 items in the window
+// (same stream as above): the synopses a Site keeps (site.h: WindowCount at
+// eps/72 for basic counting, ItemCounts at 0.35 * 11 eps / 24 for approximate
+// counting, WindowQuantiles at 0.3 eps and WindowCount at 0.02 eps for the
+// drift rule), each fed every item, with the basic- and approximate-counting
+// rules checked every tick as Site::Tick does. The drift rule checks once, at
+// the end (at this scale a check sorts the whole window's sample: run every
+// 0.1 eps S changes it would take the benchmark hours); its snapshot is
+// transient and counted apart. Memory as Site::MemoryBytes counts it, and the
+// process's resident growth.
+void BM_MemorySite(benchmark::State& state) {
+  const int64_t per_tick = 1000, window = state.range(0) / per_tick;
   const auto& items = Items();
   for (auto _ : state) {
     const long before = ResidentBytes();
-    auto ic = ItemCounts::Create({window, 0}, ApproxCountSite::kBeta * ApproxCountAlpha(kEps));
-    auto q = WindowQuantiles::Create({window, 0}, QuantileDriftSite::kSynopsis * kEps);
+    const WindowSpec spec{window, 0};
+    BasicCountSite bc(BasicCountEps(kEps));
+    ApproxCountSite ac(ApproxCountAlpha(kEps));
+    QuantileDriftSite drift(kEps);
+    auto bc_count = WindowCount::Create(spec, bc.synopsis_eps());
+    auto ic = ItemCounts::Create(spec, ac.synopsis_eps());
+    auto q = WindowQuantiles::Create(spec, drift.synopsis_eps());
+    auto dc = WindowCount::Create(spec, drift.count_eps());
+    ic->TrackTouched(true);
+    std::vector<Message> out;
     size_t k = 0;
-    for (int64_t t = 0; t < window * 13 / 10; ++t)
+    uint64_t messages = 0;
+    int64_t t = 0;
+    for (; t < window * 13 / 10; ++t) {
+      bc_count->AdvanceTo(t);
+      ic->AdvanceTo(t);
+      q->AdvanceTo(t);
+      dc->AdvanceTo(t);
       for (int64_t j = 0; j < per_tick; ++j) {
         const int64_t item = items[k++ & (items.size() - 1)];
+        bc_count->Update(t);
         ic->Update(t, item);
         q->Update(t, item);
+        dc->Update(t);
       }
+      out.clear();
+      messages += bc.Observe(bc_count->Estimate()) != 0;
+      ac.Check(*ic, 0, t, &out);
+      messages += out.size();
+    }
+    const long synopses_resident = ResidentBytes() - before;
+    size_t snapshot_bytes = 0;  // what one drift check builds and frees
+    {
+      const RankSnapshot snap = q->Snapshot();
+      snapshot_bytes = snap.values().size() * 2 * sizeof(double);
+    }
+    out.clear();
+    drift.Check(*q, *dc, static_cast<uint64_t>(per_tick), 0, t - 1, &out);
+    const size_t site = bc_count->MemoryBytes() + ic->MemoryBytes() + ac.on_count() * 48 + q->MemoryBytes() +
+                        dc->MemoryBytes() + drift.boundary_count() * 48;
+    state.counters["window_items"] = ic->Count();
+    state.counters["site_MiB"] = static_cast<double>(site) / (1 << 20);
+    state.counters["bc_count_MiB"] = static_cast<double>(bc_count->MemoryBytes()) / (1 << 20);
     state.counters["ac_items_MiB"] = static_cast<double>(ic->MemoryBytes()) / (1 << 20);
     state.counters["drift_quantiles_MiB"] = static_cast<double>(q->MemoryBytes()) / (1 << 20);
-    state.counters["rss_growth_MiB"] = static_cast<double>(ResidentBytes() - before) / (1 << 20);
+    state.counters["drift_count_MiB"] = static_cast<double>(dc->MemoryBytes()) / (1 << 20);
+    state.counters["snapshot_MiB"] = static_cast<double>(snapshot_bytes) / (1 << 20);
+    state.counters["rss_growth_MiB"] = static_cast<double>(synopses_resident) / (1 << 20);
+    state.counters["rss_growth_after_check_MiB"] = static_cast<double>(ResidentBytes() - before) / (1 << 20);
+    state.counters["item_err_over_budget"] = ic->ErrorBound() / (ic->item_eps() * ic->Count());
+    state.counters["rank_err_over_budget"] = q->RankErrorBound() / (q->eps() * q->Count());
+    state.counters["sample_entries"] = static_cast<double>(q->entry_count());
+    state.counters["item_buckets"] = static_cast<double>(ic->bucket_count());
+    state.counters["messages"] = static_cast<double>(messages + out.size());
   }
 }
-BENCHMARK(BM_MemoryProtocolSynopses)->Iterations(1)->Unit(benchmark::kSecond);
+BENCHMARK(BM_MemorySite)->ArgName("window_items")->Arg(100000000)->Iterations(1)->Unit(benchmark::kSecond);
 
 // Basic counting and frequent items on the wire: max over ticks of words in
 // the window over (k/eps) log2(N/k) (C), and the steady windows' naive words

@@ -13,7 +13,7 @@ namespace {
 constexpr char kMagic[] = "MWQNT1";  // window quantiles, encoding v1
 constexpr double kLambda = 0.8;      // straddler share, times eps
 constexpr double kGamma = 0.5;       // per-bucket sample error, times eps
-constexpr double kEntriesPerGamma = 3;
+constexpr double kEntriesPerGamma = 2;
 constexpr size_t kRawFactor = 8;     // raw arrivals absorbed past 8m
 constexpr size_t kCapFactor = 32;    // entries per bucket never exceed 32m
 

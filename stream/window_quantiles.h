@@ -13,7 +13,7 @@
 // so the straddling bucket holds at most 0.8 eps c items, half of which the
 // midpoint estimate may misplace; each bucket's sample may misplace ranks by
 // at most gamma*n_b, gamma = eps/2, a budget it spends when it collapses its
-// sample (value_sample.h) to about m = ceil(3/gamma) entries. The budget is
+// sample (value_sample.h) to about m = ceil(2/gamma) entries. The budget is
 // enforced per bucket, so the bound holds whatever the merge history; the
 // number of entries kept is what adapts (measured in bench/stream_bench.cc).
 // A bucket whose budget is spent keeps its entries, up to a hard cap of 32m:
