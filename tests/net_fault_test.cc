@@ -13,6 +13,7 @@
 #include <random>
 
 #include "stream/handshake.h"
+#include "stream/net_socket.h"
 #include "stream/wire_batch.h"
 #include "stream/wire_frame.h"
 #include "tests/net_test_util.h"
@@ -99,6 +100,7 @@ TEST(NetFaultTest, BadPeersAreClosedAndOthersServed) {
   RootThread root(Params(), [](RootServerOptions& o) {
     WithToken(o);
     o.max_payload = 1 << 16;
+    o.max_output = 1 << 16;
   });
   LockstepRun run(root, 4, "steady", 20, seed, "s3cret");
   int64_t t = 0;
@@ -145,6 +147,17 @@ TEST(NetFaultTest, BadPeersAreClosedAndOthersServed) {
   // A peer that connects and never speaks, and a site that says HELLO and no more.
   EXPECT_TRUE(SendRaw(at, "", 3000).closed);
   EXPECT_TRUE(root.Logged("silent through the handshake for 300 ms")) << root.Logs();
+  // A query peer that asks and asks and never reads: its answers pile up
+  // past the output cap (once the kernel's buffers are full) and it is cut off.
+  {
+    auto sock = ConnectTcp(at, std::chrono::milliseconds(2000));
+    ASSERT_TRUE(sock.ok());
+    std::string chunk;
+    for (int i = 0; i < 10000; ++i) chunk += "help\n";
+    for (int i = 0; i < 60 && !root.Logged("not reading its answers", 0); ++i)
+      if (!SendAll(sock->fd(), chunk, std::chrono::milliseconds(1000), "root").ok()) break;
+    EXPECT_TRUE(root.Logged("not reading its answers", 10000)) << root.Logs();
+  }
   // A welcomed site whose messages break the protocol (a count below zero).
   Message m;
   m.type = MessageType::kBcDelta;
