@@ -9,10 +9,8 @@
 // (k/eps) log2(N/k), N the arrivals plus expiries in the window; C is the
 // measured words (and messages) over that shape.
 //
-// A plain driver with its own main() (the bench/ glob builds every
-// *_bench.cc; this one does not use Google Benchmark):
-//   net_monitor_bench [--k 1,4,16] [--eps 0.1,0.01,0.001] [--n 1e4,1e5,1e6,1e7]
-//                      [--window 100] [--seed 1] [--workload steady]
+//   net_monitor_driver [--k 1,4,16] [--eps 0.1,0.01,0.001] [--n 1e4,1e5,1e6,1e7]
+//                       [--window 100] [--seed 1] [--workload steady]
 // Prints one markdown table row per configuration.
 #include <chrono>
 #include <cmath>
