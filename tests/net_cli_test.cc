@@ -121,6 +121,26 @@ TEST(NetCliTest, LogSiteRestartsFromItsLog) {
   EXPECT_EQ(r.out, "as_of=2000 sites=1/1 item=1 count=2\n");
 }
 
+// The wall clock: items are stamped as they are read and leave the window
+// as time passes, with nothing more arriving (the site sends the down events).
+TEST(NetCliTest, WallClockExpiresWithoutArrivals) {
+  ScratchDir dir;
+  WriteFileBytes(dir.File("w.txt"), "5\n5\n9\n");
+  Background root({"root", "--listen", "127.0.0.1:0", "--port-file", dir.File("port"), "--eps", "0.1", "--window",
+                   "1s"},
+                  dir.path(), "root");
+  const uint16_t port = WaitPortFile(dir.File("port"), 5000);
+  ASSERT_NE(port, 0) << root.Err();
+  const std::string addr = "127.0.0.1:" + std::to_string(port);
+  Background site({"site", "--root", addr, "--id", "w", "--input", dir.File("w.txt"), "--clock", "wall", "--heartbeat",
+                   "100ms"},
+                  dir.path(), "site");
+  EXPECT_TRUE(AskUntil(addr, {"count"}, "count=3\n", 5000)) << site.Err();
+  EXPECT_TRUE(AskUntil(addr, {"count"}, "count=0\n", 5000)) << site.Err();
+  auto r = RunCli({"ask", addr, "item", "5"});
+  EXPECT_NE(r.out.find(" item=5 count=0\n"), std::string::npos) << r.out;
+}
+
 TEST(NetCliTest, TokenAndErrors) {
   ScratchDir dir;
   WriteInputs(dir);
