@@ -325,7 +325,7 @@ class BucketWindow {
   uint64_t unsettled_n_ = 0;      // sum of n over unsettled_
   size_t settled_after_compact_ = 0;
   uint64_t settled_n_since_compact_ = 0;  // items in buckets settled since then
-  static constexpr uint64_t kLightItems = 4;  // "a few items" a bucket, on average
+  static constexpr uint64_t kLightItems = 16;  // "a few items" a bucket, on average
   struct Run {
     size_t begin, end;  // settled_[begin, end)
     uint64_t n;

@@ -135,10 +135,9 @@ void ItemCounts::Hooks::MergeGroup(Bucket* const* members, size_t count, Bucket&
   }
   if (e.size() <= 64) {  // few entries (young buckets): sorting beats merge passes
     SortByItem(&e);
-    NormalizeEntries(&e);
-  } else {
-    MergeSortedRuns(&e, &runs, &self->work2_);
+    runs.assign({0, e.size()});  // one sorted run: MergeSortedRuns only adds up equal items
   }
+  MergeSortedRuns(&e, &runs, &self->work2_);
   self->scratch_.clear();
   const uint32_t v = ReduceEntries(&e, self->m_, &self->scratch_, &self->counts_);
   self->Cut(self->scratch_);
