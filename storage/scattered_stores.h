@@ -18,6 +18,15 @@
 // keeps its folio: a reader mapping the array while a writer runs can keep a
 // large folio alive, at the cost above.
 //
+// What is prepared is known to this object only: each writer process re-reads
+// a cached block before its first store into it, even when an earlier writer
+// left it in base pages. (A hint file kept across processes was tried and
+// dropped: when a block's pages are evicted and read back sequentially by
+// another program - a cache drop, then NumPy - nothing a process can observe
+// tells large folios from base pages, and trusting the hint brought back the
+// full-folio write-back it exists to prevent. A re-read costs at most 2 MiB
+// per block touched; the write-back it prevents, up to 2 MiB per store.)
+//
 // Space: one bit per 2 MiB of the file (64 KiB for 1 TiB). Not thread-safe.
 #pragma once
 
