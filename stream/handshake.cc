@@ -121,7 +121,12 @@ Status CheckSiteName(std::string_view name) {
   for (char c : name)
     if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '_' ||
           c == '-'))
-      return Status::InvalidArgument("site name", "'" + std::string(name) + "': use letters, digits, '.', '_', '-'");
+    {
+      std::string what = "'";
+      what += name;
+      what += "': use letters, digits, '.', '_', '-'";
+      return Status::InvalidArgument("site name", what);
+    }
   return Status::OK();
 }
 

@@ -19,13 +19,22 @@ std::string HostPort::ToString() const {
   return (v6 ? "[" + host + "]" : host) + ":" + std::to_string(port);
 }
 
+namespace {
+Status NotHostPort(std::string_view text, std::string_view flag) {
+  std::string what = "'";
+  what += text;
+  what += "' is not HOST:PORT (port 0-65535)";
+  return Status::InvalidArgument(flag, what);
+}
+}  // namespace
+
 Result<HostPort> ParseHostPort(std::string_view text, std::string_view flag) {
   HostPort hp;
   std::string_view port = text;
   if (!text.empty() && text.front() == '[') {
     const size_t close = text.find(']');
     if (close == std::string_view::npos || close + 1 >= text.size() || text[close + 1] != ':')
-      return Status::InvalidArgument(flag, "'" + std::string(text) + "' is not HOST:PORT");
+      return NotHostPort(text, flag);
     hp.host = std::string(text.substr(1, close - 1));
     port = text.substr(close + 2);
   } else if (const size_t colon = text.rfind(':'); colon != std::string_view::npos) {
@@ -36,7 +45,7 @@ Result<HostPort> ParseHostPort(std::string_view text, std::string_view flag) {
   auto r = std::from_chars(port.data(), port.data() + port.size(), value);
   if (port.empty() || r.ec != std::errc() || r.ptr != port.data() + port.size() || value > 65535 ||
       hp.host.empty())
-    return Status::InvalidArgument(flag, "'" + std::string(text) + "' is not HOST:PORT (port 0-65535)");
+    return NotHostPort(text, flag);
   hp.port = static_cast<uint16_t>(value);
   return hp;
 }
