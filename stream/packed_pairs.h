@@ -73,10 +73,17 @@ class PackedPairs {
       p.inline_[0] = p.inline_[1] = 0;
     }
     const unsigned per = p.key_bits_ + p.count_bits_;
-    for (size_t i = 0; i < n; ++i) {
-      const size_t at = i * per;
-      Put(d, at, p.key_bits_, static_cast<uint64_t>(key(i)) - static_cast<uint64_t>(p.base_));
-      Put(d, at + p.key_bits_, p.count_bits_, static_cast<uint64_t>(count(i)) - 1);
+    if (per <= 64) {  // the usual case: one field a pair
+      for (size_t i = 0; i < n; ++i)
+        Put(d, i * per, per,
+            (static_cast<uint64_t>(key(i)) - static_cast<uint64_t>(p.base_)) |
+                (p.count_bits_ ? (static_cast<uint64_t>(count(i)) - 1) << p.key_bits_ : 0));
+    } else {
+      for (size_t i = 0; i < n; ++i) {
+        const size_t at = i * per;
+        Put(d, at, p.key_bits_, static_cast<uint64_t>(key(i)) - static_cast<uint64_t>(p.base_));
+        Put(d, at + p.key_bits_, p.count_bits_, static_cast<uint64_t>(count(i)) - 1);
+      }
     }
     return p;
   }
@@ -111,6 +118,15 @@ class PackedPairs {
   void ForEach(F&& f) const {
     const uint64_t* d = data();
     const unsigned per = key_bits_ + count_bits_;
+    if (per <= 64) {  // one field a pair
+      const uint64_t key_mask = key_bits_ == 64 ? ~uint64_t{0} : (uint64_t{1} << key_bits_) - 1;
+      for (size_t i = 0, at = 0; i < size_; ++i, at += per) {
+        const uint64_t v = Get(d, at, per);
+        f(static_cast<int64_t>(static_cast<uint64_t>(base_) + (v & key_mask)),
+          static_cast<uint32_t>((key_bits_ == 64 ? 0 : v >> key_bits_) + 1));
+      }
+      return;
+    }
     for (size_t i = 0, at = 0; i < size_; ++i, at += per)
       f(static_cast<int64_t>(static_cast<uint64_t>(base_) + Get(d, at, key_bits_)),
         static_cast<uint32_t>(Get(d, at + key_bits_, count_bits_) + 1));

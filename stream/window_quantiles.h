@@ -18,10 +18,12 @@
 // number of entries kept is what adapts (measured in bench/stream_bench.cc).
 // A bucket whose budget is spent keeps its entries, up to a hard cap of 32m:
 // past it the sample is collapsed to 2m entries anyway, so memory is
-// O((1/eps)^2 log(eps N)) entries whatever happens. Such a collapse is
-// counted (over_budget_collapses) and its error still enters
-// RankErrorBound(), which may then exceed eps*c; no test or benchmark has
-// produced one.
+// O((1/eps)^2 log(eps N)) entries whatever happens (32m = 128/eps a bucket,
+// O((1/eps) log(eps N)) buckets). Such a collapse is counted
+// (over_budget_collapses) and its error still enters RankErrorBound(), which
+// may then exceed eps*c; no test or benchmark has produced one. Settled
+// samples are bit-packed (packed_pairs.h: at most 95 bits an entry, about 4
+// bytes measured); Snapshot merges them in place (memory for its result only).
 // Merging two windows is not offered (see window_count.h). Not thread-safe.
 #pragma once
 
