@@ -334,6 +334,7 @@ Status BufferedArray::RefreshLeaf(uint64_t leaf) {
   // backend may read with O_DIRECT, which first writes the leaf's dirty pages
   // back and waits, and leaves them clean for the next store to fault on.)
   if (array_map_) {
+    array_map_->Prefetch(array_->ByteOffset(first), n * array_->itemsize());
     if (!GuardedCopy(leaf_scratch_.data(), array_map_->data() + array_->ByteOffset(first), n * array_->itemsize()))
       return MappedAccessFailed(first, /*writing=*/false);
   } else {

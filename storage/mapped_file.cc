@@ -90,6 +90,10 @@ bool MappedFile::AnyPageCached(uint64_t offset, uint64_t length) const {
   return std::any_of(resident.begin(), resident.end(), [](unsigned char r) { return r & 1; });
 }
 
+void MappedFile::Prefetch(uint64_t offset, uint64_t length) {
+  (void)::posix_fadvise(fd_, static_cast<off_t>(offset), static_cast<off_t>(length), POSIX_FADV_WILLNEED);
+}
+
 void MappedFile::Recache(uint64_t offset, uint64_t length) {
   (void)::posix_fadvise(fd_, static_cast<off_t>(offset), static_cast<off_t>(length), POSIX_FADV_DONTNEED);
   (void)::posix_fadvise(fd_, static_cast<off_t>(offset), static_cast<off_t>(length), POSIX_FADV_WILLNEED);

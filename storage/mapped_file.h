@@ -56,6 +56,9 @@ class MappedFile {
   // Drops the clean cached pages of [offset, offset + length) and starts
   // reading them back in base pages.
   void Recache(uint64_t offset, uint64_t length);
+  // Starts reading the uncached pages of [offset, offset + length) in one go
+  // (under MADV_RANDOM, faults would read them a page at a time).
+  void Prefetch(uint64_t offset, uint64_t length);
 
  private:
   struct Impl;
