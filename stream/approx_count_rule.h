@@ -11,7 +11,8 @@
 //              |e_j - r_j| > alpha/2 * S    -> SET(j, e_j)
 //   other:     e_j >  alpha/2 * S           -> SET(j, e_j), now ON
 // Each tick looks at the items that arrived and at the ON items whose
-// estimate fell (ItemCounts::DrainTouched); a fall cannot turn an item on.
+// estimate fell (ItemCounts::DrainTouched; every ON item when more fell than
+// it lists); a fall cannot turn an item on.
 // Every candidate is looked at again when S has moved by 3% or the shared
 // term of the estimates (ItemCounts::SharedTerm) by 0.04 alpha S since the
 // last such scan. An item last looked at after the scan has seen S and the
