@@ -7,9 +7,10 @@
 
 namespace momenta {
 
-void NormalizeEntries(std::vector<ItemEntry>* entries) {
-  auto& e = *entries;
-  std::sort(e.begin(), e.end(), [](const ItemEntry& a, const ItemEntry& b) { return a.item < b.item; });
+namespace {
+
+// Entries with equal items adjacent -> one entry per item, counts summed.
+void CombineAdjacent(std::vector<ItemEntry>& e) {
   size_t out = 0;
   for (size_t i = 0; i < e.size(); ++i) {
     if (out > 0 && e[out - 1].item == e[i].item) {
@@ -19,6 +20,14 @@ void NormalizeEntries(std::vector<ItemEntry>* entries) {
     }
   }
   e.resize(out);
+}
+
+}  // namespace
+
+void NormalizeEntries(std::vector<ItemEntry>* entries) {
+  auto& e = *entries;
+  std::sort(e.begin(), e.end(), [](const ItemEntry& a, const ItemEntry& b) { return a.item < b.item; });
+  CombineAdjacent(e);
 }
 
 uint32_t ReduceEntries(std::vector<ItemEntry>* entries, size_t m, std::vector<ItemDecrement>* cut,
@@ -70,15 +79,7 @@ void MergeSortedRuns(std::vector<ItemEntry>* entries, std::vector<size_t>* bound
     e.swap(*scratch);
   }
   // Equal items are now adjacent.
-  size_t out = 0;
-  for (size_t i = 0; i < e.size(); ++i) {
-    if (out > 0 && e[out - 1].item == e[i].item) {
-      e[out - 1].count += e[i].count;
-    } else {
-      e[out++] = e[i];
-    }
-  }
-  e.resize(out);
+  CombineAdjacent(e);
 }
 
 uint32_t LookupEntry(const std::vector<ItemEntry>& entries, int64_t item) {
