@@ -129,74 +129,46 @@ struct SiteArgs {
 class LineReader {
  public:
   LineReader(int fd, std::string name, ItemMapping mapping, bool wall)
-      : fd_(fd), name_(std::move(name)), mapping_(mapping), wall_(wall) {}
-  ~LineReader() {
-    if (fd_ > 0) close(fd_);
-  }
+      : lines_(fd, std::move(name)), mapping_(mapping), wall_(wall) {}
   // 1: an item (*has_item) or a tick; 0: nothing within `wait`; -1: end of input.
   Result<int> Next(int64_t* ts, int64_t* item, bool* has_item, std::chrono::milliseconds wait) {
     while (true) {
-      const size_t nl = buf_.find('\n', pos_);
-      if (nl != std::string::npos || (eof_ && pos_ < buf_.size())) {
-        const size_t end = nl == std::string::npos ? buf_.size() : nl;
-        std::string line = buf_.substr(pos_, end - pos_);
-        pos_ = nl == std::string::npos ? buf_.size() : nl + 1;
-        ++line_;
-        const size_t first = line.find_first_not_of(" \t\r");
-        if (first == std::string::npos) continue;
-        const size_t gap = line.find_first_of(" \t", first);
-        const bool one = gap == std::string::npos || line.find_first_not_of(" \t\r", gap) == std::string::npos;
-        const std::string where = name_ + ":" + std::to_string(line_);
-        if (one) {
-          std::string word = line.substr(first, gap == std::string::npos ? std::string::npos : gap - first);
-          while (!word.empty() && word.back() == '\r') word.pop_back();
-          if (wall_) {  // a bare ITEM, stamped now
-            auto it = mapping_.FromText(word);
-            if (!it.ok()) return Status::InvalidArgument(where, it.status().ToString());
-            *ts = WallMillis();
-            *item = *it;
-            *has_item = true;
-            return 1;
-          }
-          auto r = std::from_chars(word.data(), word.data() + word.size(), *ts);
-          if (r.ec != std::errc() || r.ptr != word.data() + word.size() || *ts < -kMaxTime || *ts > kMaxTime)
-            return Status::InvalidArgument(where, "'" + word + "' is not a timestamp");
-          *has_item = false;
+      std::string_view line;
+      auto got = lines_.Next(&line, wait);
+      if (!got.ok()) return got.status();
+      if (*got == LineBuffer::Got::kEnd) return -1;
+      if (*got == LineBuffer::Got::kNothing) return 0;
+      const size_t first = line.find_first_not_of(" \t\r");
+      if (first == std::string_view::npos) continue;
+      const size_t gap = line.find_first_of(" \t", first);
+      const bool one = gap == std::string_view::npos || line.find_first_not_of(" \t\r", gap) == std::string_view::npos;
+      if (one) {
+        std::string word(line.substr(first, gap == std::string_view::npos ? std::string_view::npos : gap - first));
+        while (!word.empty() && word.back() == '\r') word.pop_back();
+        if (wall_) {  // a bare ITEM, stamped now
+          auto it = mapping_.FromText(word);
+          if (!it.ok()) return Status::InvalidArgument(lines_.where(), it.status().ToString());
+          *ts = WallMillis();
+          *item = *it;
+          *has_item = true;
           return 1;
         }
-        MOMENTA_RETURN_IF_ERROR(ParseTimedItem(line, mapping_, name_, line_, ts, item));
-        *has_item = true;
+        auto r = std::from_chars(word.data(), word.data() + word.size(), *ts);
+        if (r.ec != std::errc() || r.ptr != word.data() + word.size() || *ts < -kMaxTime || *ts > kMaxTime)
+          return Status::InvalidArgument(lines_.where(), "'" + word + "' is not a timestamp");
+        *has_item = false;
         return 1;
       }
-      if (eof_) return -1;
-      if (pos_ > 0) {
-        buf_.erase(0, pos_);
-        pos_ = 0;
-      }
-      pollfd p{fd_, POLLIN, 0};
-      const int ready = poll(&p, 1, static_cast<int>(wait.count()));
-      if (ready < 0 && errno != EINTR) return Status::FromErrno(name_, errno);
-      if (ready <= 0) return 0;
-      char chunk[1 << 16];
-      const ssize_t n = read(fd_, chunk, sizeof chunk);
-      if (n < 0) {
-        if (errno == EINTR) return 0;
-        return Status::FromErrno(name_, errno);
-      }
-      if (n == 0) eof_ = true;
-      buf_.append(chunk, static_cast<size_t>(n));
+      MOMENTA_RETURN_IF_ERROR(ParseTimedItem(line, mapping_, lines_.name(), lines_.line_number(), ts, item));
+      *has_item = true;
+      return 1;
     }
   }
 
  private:
-  int fd_;
-  std::string name_;
+  LineBuffer lines_;
   ItemMapping mapping_;
   bool wall_;
-  std::string buf_;
-  size_t pos_ = 0;
-  uint64_t line_ = 0;
-  bool eof_ = false;
 };
 
 int RunSite(const SiteArgs& a) {

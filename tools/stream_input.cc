@@ -1,6 +1,10 @@
 #include "tools/stream_input.h"
 
+#include <poll.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <charconv>
 
 #include "storage/log_codec.h"
@@ -49,6 +53,42 @@ Result<bool> LogSource::Next(int64_t* ts, int64_t* item, std::chrono::millisecon
                                                     : static_cast<double>(v.u);
     if (mapping_.FromValue(d, item)) return true;
     ++skipped_;
+  }
+}
+
+LineBuffer::~LineBuffer() {
+  if (fd_ > 0) ::close(fd_);
+}
+
+Result<LineBuffer::Got> LineBuffer::Next(std::string_view* line, std::chrono::milliseconds wait) {
+  while (true) {
+    const size_t nl = buf_.find('\n', pos_);
+    if (nl != std::string::npos || (eof_ && pos_ < buf_.size())) {
+      const size_t end = nl == std::string::npos ? buf_.size() : nl;
+      *line = std::string_view(buf_.data() + pos_, end - pos_);
+      pos_ = nl == std::string::npos ? buf_.size() : nl + 1;
+      ++line_;
+      return Got::kLine;
+    }
+    if (eof_) return Got::kEnd;
+    if (pos_ > 0) {
+      buf_.erase(0, pos_);
+      pos_ = 0;
+    }
+    if (wait.count() >= 0) {
+      pollfd p{fd_, POLLIN, 0};
+      const int ready = ::poll(&p, 1, static_cast<int>(wait.count()));
+      if (ready < 0 && errno != EINTR) return Status::FromErrno(name_, errno);
+      if (ready <= 0) return Got::kNothing;
+    }
+    char chunk[1 << 16];
+    const ssize_t n = ::read(fd_, chunk, sizeof chunk);
+    if (n < 0) {
+      if (errno == EINTR) return Got::kNothing;
+      return Status::FromErrno(name_, errno);
+    }
+    if (n == 0) eof_ = true;
+    buf_.append(chunk, static_cast<size_t>(n));
   }
 }
 

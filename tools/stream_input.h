@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 
 #include "storage/log_reader.h"
 #include "storage/status.h"
@@ -42,6 +43,35 @@ class LogSource : public Source {
   bool follow_;
   size_t damage_seen_ = 0;
   uint64_t skipped_ = 0;
+};
+
+// Lines from a file or a pipe, read in 64 KiB chunks; owns `fd` (closed
+// unless it is stdin). The last line may lack its newline.
+class LineBuffer {
+ public:
+  enum class Got { kLine, kNothing, kEnd };
+  LineBuffer(int fd, std::string name) : fd_(fd), name_(std::move(name)) {}
+  ~LineBuffer();
+  LineBuffer(const LineBuffer&) = delete;
+  LineBuffer& operator=(const LineBuffer&) = delete;
+
+  // kLine: *line is the next line (valid until the next call). kNothing: no
+  // whole line within `wait` (with poll), or a signal interrupted the read.
+  // kEnd: the input is over. wait < 0: block in read(2) instead of polling.
+  Result<Got> Next(std::string_view* line, std::chrono::milliseconds wait);
+  // "NAME:LINE" of the line Next gave last, for messages.
+  std::string where() const { return name_ + ":" + std::to_string(line_); }
+  const std::string& name() const { return name_; }
+  uint64_t line_number() const { return line_; }
+  bool finished() const { return eof_ && pos_ >= buf_.size(); }
+
+ private:
+  const int fd_;
+  const std::string name_;
+  std::string buf_;
+  size_t pos_ = 0;
+  uint64_t line_ = 0;
+  bool eof_ = false;
 };
 
 }  // namespace momenta::cli

@@ -86,64 +86,35 @@ void PrintReport(const WindowReport& r, bool json) {
 class LineSource : public Source {
  public:
   LineSource(int fd, std::string name, ItemMapping mapping, bool live)
-      : fd_(fd), name_(std::move(name)), mapping_(mapping), live_(live) {}
-  ~LineSource() override {
-    if (fd_ > 0) close(fd_);
-  }
+      : lines_(fd, std::move(name)), mapping_(mapping), live_(live) {}
   Result<bool> Next(int64_t* ts, int64_t* item, std::chrono::milliseconds wait) override {
     while (true) {
-      const size_t nl = buf_.find('\n', pos_);
-      if (nl != std::string::npos || (eof_ && pos_ < buf_.size())) {
-        const size_t end = nl == std::string::npos ? buf_.size() : nl;
-        std::string_view line(buf_.data() + pos_, end - pos_);
-        pos_ = nl == std::string::npos ? buf_.size() : nl + 1;
-        ++line_;
-        if (line.find_first_not_of(" \t\r") == std::string_view::npos) continue;
-        if (live_ && line.find_first_of(" \t", line.find_first_not_of(" \t")) == std::string_view::npos) {
-          auto it = mapping_.FromText(line.substr(line.find_first_not_of(" \t")));
-          if (!it.ok()) return Status::InvalidArgument(name_ + ":" + std::to_string(line_), it.status().ToString());
-          *ts = WallMillis();
-          *item = *it;
-          return true;
-        }
-        MOMENTA_RETURN_IF_ERROR(ParseTimedItem(line, mapping_, name_, line_, ts, item));
+      std::string_view line;
+      auto got = lines_.Next(&line, live_ ? wait : std::chrono::milliseconds(-1));
+      if (!got.ok()) return got.status();
+      if (*got == LineBuffer::Got::kEnd) return false;
+      if (*got == LineBuffer::Got::kNothing) {
+        if (live_ || g_stop) return false;
+        continue;  // a signal that does not stop us
+      }
+      if (line.find_first_not_of(" \t\r") == std::string_view::npos) continue;
+      if (live_ && line.find_first_of(" \t", line.find_first_not_of(" \t")) == std::string_view::npos) {
+        auto it = mapping_.FromText(line.substr(line.find_first_not_of(" \t")));
+        if (!it.ok()) return Status::InvalidArgument(lines_.where(), it.status().ToString());
+        *ts = WallMillis();
+        *item = *it;
         return true;
       }
-      if (eof_) return false;
-      if (pos_ > 0) {
-        buf_.erase(0, pos_);
-        pos_ = 0;
-      }
-      if (live_) {
-        pollfd p{fd_, POLLIN, 0};
-        const int ready = poll(&p, 1, static_cast<int>(wait.count()));
-        if (ready < 0 && errno != EINTR) return Status::FromErrno(name_, errno);
-        if (ready <= 0) return false;
-      }
-      char chunk[1 << 16];
-      const ssize_t n = read(fd_, chunk, sizeof chunk);
-      if (n < 0) {
-        if (errno == EINTR) {
-          if (g_stop) return false;
-          continue;
-        }
-        return Status::FromErrno(name_, errno);
-      }
-      if (n == 0) eof_ = true;
-      buf_.append(chunk, static_cast<size_t>(n));
+      MOMENTA_RETURN_IF_ERROR(ParseTimedItem(line, mapping_, lines_.name(), lines_.line_number(), ts, item));
+      return true;
     }
   }
-  bool finished() const { return eof_ && pos_ >= buf_.size(); }
+  bool finished() const { return lines_.finished(); }
 
  private:
-  int fd_;
-  std::string name_;
+  LineBuffer lines_;
   ItemMapping mapping_;
   bool live_;
-  std::string buf_;
-  size_t pos_ = 0;
-  uint64_t line_ = 0;
-  bool eof_ = false;
 };
 
 // The data's own clock: time is the largest timestamp seen. A tick is
