@@ -267,70 +267,34 @@ size_t ItemCounts::MemoryBytes() const {
 
 std::string ItemCounts::Encode() const {
   ByteWriter out;
-  out.Bytes(kMagic);
-  out.Signed(spec().window);
-  out.Signed(spec().tardiness);
-  out.F64(item_eps_);
-  out.Varint(dropped_);
+  EncodeSynopsisHeader(kMagic, {spec(), item_eps_, dropped_}, out);
   EncodeBuckets(w_, out, [](const Payload& p, ByteWriter& o) {
-    const std::vector<ItemEntry> e = p.raw ? EntriesOf(*p.raw) : EntriesOf(p.packed);
-    o.Varint(e.size());
-    int64_t prev = 0;
-    for (size_t i = 0; i < e.size(); ++i) {
-      // Items ascend: the first as is, then gaps (wrapping arithmetic).
-      o.Varint(i == 0 ? ZigZag(e[i].item)
-                      : static_cast<uint64_t>(e[i].item) - static_cast<uint64_t>(prev));
-      o.Varint(e[i].count);
-      prev = e[i].item;
-    }
+    EncodeAscendingPairs(p.raw ? EntriesOf(*p.raw) : EntriesOf(p.packed), &ItemEntry::item, &ItemEntry::count, o);
   });
   return out.Take();
 }
 
 Result<ItemCounts> ItemCounts::Decode(std::string_view bytes) {
   ByteReader in(bytes, "item counts");
-  MOMENTA_RETURN_IF_ERROR(in.Expect(kMagic));
-  WindowSpec spec;
-  double eps = 0;
-  uint64_t dropped = 0;
-  MOMENTA_RETURN_IF_ERROR(in.Signed(&spec.window));
-  MOMENTA_RETURN_IF_ERROR(in.Signed(&spec.tardiness));
-  MOMENTA_RETURN_IF_ERROR(in.F64(&eps));
-  MOMENTA_RETURN_IF_ERROR(in.Varint(&dropped));
-  if (!ValidateWindowSpec(spec).ok() || !CheckEps(eps, "").ok()) return in.Bad("bad parameters");
-  ItemCounts c(spec, eps);
-  c.dropped_ = dropped;
+  auto header = DecodeSynopsisHeader(kMagic, in);
+  if (!header.ok()) return header.status();
+  ItemCounts c(header->spec, header->eps);
+  c.dropped_ = header->dropped;
   const size_t m = c.m_;
   MOMENTA_RETURN_IF_ERROR(DecodeBuckets(c.w_, in, [m](Bucket& b, ByteReader& r) -> Status {
-    uint64_t size = 0;
-    MOMENTA_RETURN_IF_ERROR(r.Count(&size, 2));
-    const bool unsettled = b.min_ts == b.max_ts && size > m;  // only unsettled may exceed m
-    if (size > kRawFactor * m) return r.Bad("too many counters in a bucket");
-    std::vector<ItemEntry> e(size);
+    std::vector<ItemEntry> e;
     uint64_t sum = 0;
-    int64_t prev = 0;
-    for (uint64_t i = 0; i < size; ++i) {
-      uint64_t key = 0, count = 0;
-      MOMENTA_RETURN_IF_ERROR(r.Varint(&key));
-      MOMENTA_RETURN_IF_ERROR(r.Varint(&count));
-      if (i > 0 && key == 0) return r.Bad("items out of order");
-      const int64_t item = i == 0 ? UnZigZag(key) : static_cast<int64_t>(static_cast<uint64_t>(prev) + key);
-      if (i > 0 && item <= prev) return r.Bad("items out of order");
-      if (count == 0 || count > kMaxBucketItems) return r.Bad("bad count");
-      sum += count;
-      e[i] = {item, static_cast<uint32_t>(count)};
-      prev = item;
-    }
+    MOMENTA_RETURN_IF_ERROR(DecodeAscendingPairs(r, kRawFactor * m, "too many counters in a bucket", &ItemEntry::item,
+                                                 &ItemEntry::count, "items", "count", &e, &sum));
     if (sum > b.n) return r.Bad("counts exceed the bucket's size");
     if (b.err > static_cast<double>(b.n - sum) + 1e-9) return r.Bad("error bound too large");
-    (void)unsettled;
     b.payload.packed = Pack(e);
     return Status::OK();
   }));
   MOMENTA_RETURN_IF_ERROR(in.Finish());
   // Unsettled buckets take their counts back into maps; the aggregate is rebuilt.
   c.w_.ForEachFullMutable([&](Bucket& b) {
-    if (b.min_ts == b.max_ts && b.max_ts >= c.now() - spec.tardiness) {
+    if (b.min_ts == b.max_ts && b.max_ts >= c.now() - header->spec.tardiness) {
       b.payload.raw = std::make_unique<FlatCountMap>();
       b.payload.packed.ForEach([&](int64_t item, uint32_t count) { b.payload.raw->Add(item, count); });
       b.payload.packed = PackedPairs();

@@ -33,28 +33,17 @@ bool WindowCount::Update(int64_t ts, uint64_t count) {
 
 std::string WindowCount::Encode() const {
   ByteWriter out;
-  out.Bytes(kMagic);
-  out.Signed(spec().window);
-  out.Signed(spec().tardiness);
-  out.F64(eps_);
-  out.Varint(dropped_);
+  EncodeSynopsisHeader(kMagic, {spec(), eps_, dropped_}, out);
   EncodeBuckets(w_, out, [](const NoPayload&, ByteWriter&) {});
   return out.Take();
 }
 
 Result<WindowCount> WindowCount::Decode(std::string_view bytes) {
   ByteReader in(bytes, "window count");
-  MOMENTA_RETURN_IF_ERROR(in.Expect(kMagic));
-  WindowSpec spec;
-  double eps = 0;
-  uint64_t dropped = 0;
-  MOMENTA_RETURN_IF_ERROR(in.Signed(&spec.window));
-  MOMENTA_RETURN_IF_ERROR(in.Signed(&spec.tardiness));
-  MOMENTA_RETURN_IF_ERROR(in.F64(&eps));
-  MOMENTA_RETURN_IF_ERROR(in.Varint(&dropped));
-  if (!ValidateWindowSpec(spec).ok() || !CheckEps(eps, "").ok()) return in.Bad("bad parameters");
-  WindowCount c(spec, eps);
-  c.dropped_ = dropped;
+  auto header = DecodeSynopsisHeader(kMagic, in);
+  if (!header.ok()) return header.status();
+  WindowCount c(header->spec, header->eps);
+  c.dropped_ = header->dropped;
   MOMENTA_RETURN_IF_ERROR(DecodeBuckets(c.w_, in, [](WindowBucket<NoPayload>& b, ByteReader& r) -> Status {
     if (b.err != 0) return r.Bad("count buckets carry no error");
     return Status::OK();

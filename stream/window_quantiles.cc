@@ -235,11 +235,7 @@ size_t WindowQuantiles::MemoryBytes() const {
 
 std::string WindowQuantiles::Encode() const {
   ByteWriter out;
-  out.Bytes(kMagic);
-  out.Signed(spec().window);
-  out.Signed(spec().tardiness);
-  out.F64(eps_);
-  out.Varint(dropped_);
+  EncodeSynopsisHeader(kMagic, {spec(), eps_, dropped_}, out);
   EncodeBuckets(w_, out, [](const Payload& p, ByteWriter& o) {
     std::vector<ValueEntry> e = p.entries;
     AppendPacked(p.packed, &e);  // a bucket has one form or the other
@@ -247,50 +243,22 @@ std::string WindowQuantiles::Encode() const {
       e.insert(e.end(), p.raw.begin(), p.raw.end());
       NormalizeSample(&e);
     }
-    o.Varint(e.size());
-    int64_t prev = 0;
-    for (size_t i = 0; i < e.size(); ++i) {
-      o.Varint(i == 0 ? ZigZag(e[i].value)
-                      : static_cast<uint64_t>(e[i].value) - static_cast<uint64_t>(prev));
-      o.Varint(e[i].weight);
-      prev = e[i].value;
-    }
+    EncodeAscendingPairs(e, &ValueEntry::value, &ValueEntry::weight, o);
   });
   return out.Take();
 }
 
 Result<WindowQuantiles> WindowQuantiles::Decode(std::string_view bytes) {
   ByteReader in(bytes, "window quantiles");
-  MOMENTA_RETURN_IF_ERROR(in.Expect(kMagic));
-  WindowSpec spec;
-  double eps = 0;
-  uint64_t dropped = 0;
-  MOMENTA_RETURN_IF_ERROR(in.Signed(&spec.window));
-  MOMENTA_RETURN_IF_ERROR(in.Signed(&spec.tardiness));
-  MOMENTA_RETURN_IF_ERROR(in.F64(&eps));
-  MOMENTA_RETURN_IF_ERROR(in.Varint(&dropped));
-  if (!ValidateWindowSpec(spec).ok() || !CheckEps(eps, "").ok()) return in.Bad("bad parameters");
-  WindowQuantiles q(spec, eps);
-  q.dropped_ = dropped;
+  auto header = DecodeSynopsisHeader(kMagic, in);
+  if (!header.ok()) return header.status();
+  WindowQuantiles q(header->spec, header->eps);
+  q.dropped_ = header->dropped;
   MOMENTA_RETURN_IF_ERROR(DecodeBuckets(q.w_, in, [](Bucket& b, ByteReader& r) -> Status {
-    uint64_t size = 0;
-    MOMENTA_RETURN_IF_ERROR(r.Count(&size, 2));
-    if (size > b.n) return r.Bad("more entries than items");
-    std::vector<ValueEntry> e(size);
+    std::vector<ValueEntry> e;
     uint64_t sum = 0;
-    int64_t prev = 0;
-    for (uint64_t i = 0; i < size; ++i) {
-      uint64_t key = 0, weight = 0;
-      MOMENTA_RETURN_IF_ERROR(r.Varint(&key));
-      MOMENTA_RETURN_IF_ERROR(r.Varint(&weight));
-      if (i > 0 && key == 0) return r.Bad("values out of order");
-      const int64_t value = i == 0 ? UnZigZag(key) : static_cast<int64_t>(static_cast<uint64_t>(prev) + key);
-      if (i > 0 && value <= prev) return r.Bad("values out of order");
-      if (weight == 0 || weight > kMaxBucketItems) return r.Bad("bad weight");
-      sum += weight;
-      e[i] = {value, static_cast<uint32_t>(weight)};
-      prev = value;
-    }
+    MOMENTA_RETURN_IF_ERROR(DecodeAscendingPairs(r, b.n, "more entries than items", &ValueEntry::value,
+                                                 &ValueEntry::weight, "values", "weight", &e, &sum));
     if (sum != b.n) return r.Bad("weights do not add up to the bucket's size");
     if (b.err > static_cast<double>(b.n)) return r.Bad("error bound above the bucket's size");
     b.payload.packed = Pack(e);
@@ -299,7 +267,7 @@ Result<WindowQuantiles> WindowQuantiles::Decode(std::string_view bytes) {
   MOMENTA_RETURN_IF_ERROR(in.Finish());
   // Unsettled buckets take their samples back into vectors.
   q.w_.ForEachFullMutable([&](Bucket& b) {
-    if (b.min_ts == b.max_ts && b.max_ts >= q.now() - spec.tardiness) {
+    if (b.min_ts == b.max_ts && b.max_ts >= q.now() - header->spec.tardiness) {
       AppendPacked(b.payload.packed, &b.payload.entries);
       b.payload.packed = PackedPairs();
     }
