@@ -5,6 +5,20 @@
 
 namespace momenta {
 
+namespace {
+
+Message AcMessage(MessageType type, uint32_t site, int64_t tick, int64_t item, uint64_t half_units) {
+  Message m;
+  m.type = type;
+  m.site = site;
+  m.tick = tick;
+  m.item = item;
+  m.count = half_units;
+  return m;
+}
+
+}  // namespace
+
 void ApproxCountSite::CheckItem(const ItemCounts& items, int64_t item, double S, uint32_t site,
                                 int64_t tick, std::vector<Message>* out) {
   const double e = items.Estimate(item);
@@ -12,31 +26,14 @@ void ApproxCountSite::CheckItem(const ItemCounts& items, int64_t item, double S,
   auto it = on_.find(item);
   if (it != on_.end()) {
     if (e <= kOff * alpha_ * S) {
-      Message m;
-      m.type = MessageType::kAcOff;
-      m.site = site;
-      m.tick = tick;
-      m.item = item;
-      out->push_back(std::move(m));
+      out->push_back(AcMessage(MessageType::kAcOff, site, tick, item, 0));
       on_.erase(it);
     } else if (std::abs(e - 0.5 * static_cast<double>(it->second)) > kDrift * alpha_ * S) {
-      Message m;
-      m.type = MessageType::kAcSet;
-      m.site = site;
-      m.tick = tick;
-      m.item = item;
-      m.count = half;
-      out->push_back(std::move(m));
+      out->push_back(AcMessage(MessageType::kAcSet, site, tick, item, half));
       it->second = half;
     }
   } else if (e > kOn * alpha_ * S) {
-    Message m;
-    m.type = MessageType::kAcSet;
-    m.site = site;
-    m.tick = tick;
-    m.item = item;
-    m.count = half;
-    out->push_back(std::move(m));
+    out->push_back(AcMessage(MessageType::kAcSet, site, tick, item, half));
     on_[item] = half;
   }
 }
