@@ -151,16 +151,16 @@ Status BufferedArray::ApplyUpdates(std::span<const IndexedValue> updates, bool p
   // stay allocated, as zeros).
   const size_t item = array_->itemsize();
   char* const base = array_map_->data();
-  // Scattered stores need base pages under them; a consecutive range (Write)
-  // overwrites the blocks inside it whole, only its end blocks may be partial.
-  if (prefault) {
-    for (const IndexedValue& u : updates) scattered_->Prepare(array_->ByteOffset(u.index));
-  } else if (!updates.empty()) {
+  // Scattered stores need base pages under them (Prepare); a consecutive
+  // range (Write) overwrites the blocks inside it whole, only its end blocks
+  // may be partial.
+  if (!prefault && !updates.empty()) {
     scattered_->Prepare(array_->ByteOffset(updates.front().index));
     scattered_->Prepare(array_->ByteOffset(updates.back().index));
   }
   for (const IndexedValue& u : prefault ? updates : std::span<const IndexedValue>()) {
     char bytes[8];
+    scattered_->Prepare(array_->ByteOffset(u.index));
     char* element = base + array_->ByteOffset(u.index);
     if (!GuardedCopy(bytes, element, item)) return MappedAccessFailed(u.index, /*writing=*/false);
     if (!GuardedCopy(element, bytes, item)) return MappedAccessFailed(u.index, /*writing=*/true);
