@@ -14,7 +14,6 @@
 #pragma once
 
 #include <cstdint>
-#include <deque>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -28,7 +27,7 @@ namespace momenta {
 template <class Payload, class EncodePayload>
 void EncodeBuckets(const BucketWindow<Payload>& w, ByteWriter& out, EncodePayload&& encode) {
   out.Signed(w.now());
-  auto put = [&](const std::deque<WindowBucket<Payload>>& list) {
+  auto put = [&](const typename BucketWindow<Payload>::List& list) {
     out.Varint(list.size());
     for (const auto& b : list) {
       out.Signed(b.min_ts);
@@ -47,7 +46,7 @@ template <class Payload, class DecodePayload>
 Status DecodeBuckets(BucketWindow<Payload>& w, ByteReader& in, DecodePayload&& decode) {
   int64_t now = 0;
   MOMENTA_RETURN_IF_ERROR(in.Signed(&now));
-  auto get = [&](std::deque<WindowBucket<Payload>>* list) -> Status {
+  auto get = [&](typename BucketWindow<Payload>::List* list) -> Status {
     uint64_t count = 0;
     // A bucket takes at least 11 bytes: three one-byte varints and the f64.
     MOMENTA_RETURN_IF_ERROR(in.Count(&count, 11));
@@ -68,7 +67,7 @@ Status DecodeBuckets(BucketWindow<Payload>& w, ByteReader& in, DecodePayload&& d
     }
     return Status::OK();
   };
-  std::deque<WindowBucket<Payload>> settled, unsettled;
+  typename BucketWindow<Payload>::List settled, unsettled;
   MOMENTA_RETURN_IF_ERROR(get(&settled));
   MOMENTA_RETURN_IF_ERROR(get(&unsettled));
   if (!w.Restore(now, std::move(settled), std::move(unsettled)))

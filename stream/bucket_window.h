@@ -48,11 +48,11 @@
 #include <algorithm>
 #include <cassert>
 #include <cstdint>
-#include <deque>
 #include <limits>
 #include <utility>
 #include <vector>
 
+#include "stream/sliding_vector.h"
 #include "stream/window_spec.h"
 
 namespace momenta {
@@ -148,7 +148,7 @@ class BucketWindow {
     // merges per item. Buckets of many items compact at twofold (memory).
     const size_t fresh = settled_.size() - std::min(settled_.size(), settled_after_compact_);
     const bool light = settled_n_since_compact_ < kLightItems * fresh;
-    if (settled_.size() > (light ? 4 : 2) * settled_after_compact_ + 16) Compact(hooks);
+    if (settled_.size() > (light ? 8 : 2) * settled_after_compact_ + 16) Compact(hooks);
   }
 
   // One pass from oldest to newest over the full settled buckets, merging
@@ -199,7 +199,7 @@ class BucketWindow {
       full_err_ += merged.err - before;
       settled_[to] = std::move(merged);
     }
-    settled_.erase(settled_.begin() + static_cast<ptrdiff_t>(to), settled_.end());
+    settled_.erase_to_end(settled_.begin() + to);
     settled_after_compact_ = settled_.size();
     settled_n_since_compact_ = 0;
   }
@@ -237,13 +237,14 @@ class BucketWindow {
   }
 
   // --- for Encode/Decode of the owning synopsis ---
-  const std::deque<Bucket>& settled() const { return settled_; }
-  const std::deque<Bucket>& unsettled() const { return unsettled_; }
+  using List = SlidingVector<Bucket>;
+  const List& settled() const { return settled_; }
+  const List& unsettled() const { return unsettled_; }
   bool straddling() const { return straddle_; }
   // Rebuilds the state from decoded parts; false when they break an invariant
   // (ranges out of order or overlapping, a bucket of the wrong kind, an
   // unsettled bucket outside [now-tau, now], expired buckets kept).
-  bool Restore(int64_t now, std::deque<Bucket> settled, std::deque<Bucket> unsettled) {
+  bool Restore(int64_t now, List settled, List unsettled) {
     if (now < kNoTime || now > kMaxTime) return false;
     now_ = now;
     const int64_t e = edge();
@@ -317,8 +318,8 @@ class BucketWindow {
   WindowSpec spec_;
   double lambda_;
   int64_t now_ = kNoTime;
-  std::deque<Bucket> settled_;    // oldest first; ranges disjoint and increasing
-  std::deque<Bucket> unsettled_;  // one timestamp each, non-decreasing, all >= now - tau
+  List settled_;    // oldest first; ranges disjoint and increasing
+  List unsettled_;  // one timestamp each, non-decreasing, all >= now - tau
   bool straddle_ = false;         // settled_.front() straddles edge() (and is not full)
   uint64_t full_n_ = 0;           // sum of n over full buckets (settled non-straddler + unsettled)
   double full_err_ = 0;           // sum of err over the same

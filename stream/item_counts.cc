@@ -12,6 +12,8 @@ namespace momenta {
 namespace {
 constexpr char kMagic[] = "MWITM1";  // window item counts, encoding v1
 constexpr size_t kRawFactor = 4;     // an unsettled bucket keeps up to 4m keys exactly
+constexpr size_t kYoungItems = 4096;   // the most items a young bucket holds (when m allows)
+constexpr size_t kYoungSlack = 4096; // dead log entries always tolerated
 
 void AppendEntries(const FlatCountMap& map, std::vector<ItemEntry>* e) {
   map.ForEach([&](int64_t item, uint64_t count) { e->push_back({item, static_cast<uint32_t>(count)}); });
@@ -44,7 +46,8 @@ PackedPairs Pack(const std::vector<ItemEntry>& e) {
 ItemCounts::ItemCounts(const WindowSpec& spec, double item_eps)
     : item_eps_(item_eps),
       m_(std::max<size_t>(1, static_cast<size_t>(std::ceil(1 / item_eps)) - 1)),
-      w_(spec, item_eps) {}
+      w_(spec, item_eps),
+      young_items_(std::min(m_, kYoungItems)) {}
 
 Result<ItemCounts> ItemCounts::Create(const WindowSpec& spec, double item_eps) {
   MOMENTA_RETURN_IF_ERROR(ValidateWindowSpec(spec));
@@ -90,6 +93,39 @@ uint32_t ItemCounts::ReduceRaw(Bucket& b, size_t keep, bool in_total, std::vecto
   return v;
 }
 
+void ItemCounts::AppendSettled(const Bucket& b, std::vector<ItemEntry>* e) const {
+  if (IsYoung(b)) {
+    const auto* at = young_.data() + b.payload.young_at;
+    e->insert(e->end(), at, at + b.payload.young_len);
+  } else {
+    b.payload.packed.ForEach([&](int64_t item, uint32_t c) { e->push_back({item, c}); });
+  }
+}
+
+void ItemCounts::PackYoung(Bucket& b) {
+  std::vector<ItemEntry>& e = work_;
+  e.clear();
+  AppendSettled(b, &e);
+  NormalizeEntries(&e, &sort_words_);  // at most y <= m entries: exact, nothing to reduce
+  b.payload.packed = Pack(e);
+  young_live_ -= b.payload.young_len;
+  b.payload.young_len = 0;
+}
+
+void ItemCounts::TrimYoung() {
+  if (young_.size() < 2 * young_live_ + kYoungSlack) return;
+  std::vector<ItemEntry> kept;
+  kept.reserve(2 * young_live_ + kYoungSlack);
+  w_.ForEachFullMutable([&](Bucket& b) {
+    if (!IsYoung(b)) return;
+    const auto* at = young_.data() + b.payload.young_at;
+    b.payload.young_at = static_cast<uint32_t>(kept.size());
+    kept.insert(kept.end(), at, at + b.payload.young_len);
+  });
+  assert(kept.size() == young_live_);
+  young_.swap(kept);
+}
+
 void ItemCounts::Hooks::Retire(Bucket& b) {
   // b's counts join the aggregate now that a newer bucket takes arrivals.
   b.payload.raw->ForEach([&](int64_t item, uint64_t count) { self->AddToTotal(item, count); });
@@ -97,11 +133,25 @@ void ItemCounts::Hooks::Retire(Bucket& b) {
 
 void ItemCounts::Hooks::Seal(Bucket& b, bool newest) {
   Payload& p = b.payload;
+  if (b.n <= self->young_items_ && b.err == 0) {  // exact and small: young
+    self->TrimYoung();
+    std::vector<ItemEntry>& log = self->young_;
+    p.young_at = static_cast<uint32_t>(log.size());
+    p.raw->ForEach([&](int64_t item, uint64_t count) {
+      log.push_back({item, static_cast<uint32_t>(count)});
+      if (newest) self->AddToTotal(item, count);
+    });
+    p.young_len = static_cast<uint32_t>(log.size() - p.young_at);
+    self->young_live_ += p.young_len;
+    p.raw->Reset();
+    self->spare_ = std::move(p.raw);
+    return;
+  }
   std::vector<ItemEntry>& e = self->work_;
   const uint32_t v = self->ReduceRaw(b, self->m_, /*in_total=*/!newest, &e);
   if (newest)
     for (const ItemEntry& x : e) self->AddToTotal(x.item, x.count);
-  SortByItem(&e);
+  SortEntriesByItem(e.data(), e.data() + e.size(), &self->sort_words_);
   p.packed = Pack(e);
   p.raw->Reset();
   self->spare_ = std::move(p.raw);
@@ -109,6 +159,7 @@ void ItemCounts::Hooks::Seal(Bucket& b, bool newest) {
 }
 
 void ItemCounts::Hooks::Detach(Bucket& b) {
+  if (self->IsYoung(b)) self->PackYoung(b);  // it may straddle: Bounds searches it
   self->FlushPending();
   b.payload.packed.ForEach([&](int64_t item, uint32_t) { self->total_.Prefetch(item); });
   b.payload.packed.ForEach([&](int64_t item, uint32_t count) {
@@ -123,6 +174,20 @@ void ItemCounts::Hooks::Drop(Bucket& b) {
 }
 
 void ItemCounts::Hooks::MergeGroup(Bucket* const* members, size_t count, Bucket& out) {
+  // Young neighbours whose items stay within y: their log ranges are adjacent
+  // (young buckets append in time order and merge only with neighbours).
+  bool young = out.n <= self->young_items_;
+  for (size_t i = 0; young && i < count; ++i)
+    young = self->IsYoung(*members[i]) &&
+            (i == 0 || members[i]->payload.young_at ==
+                           members[i - 1]->payload.young_at + members[i - 1]->payload.young_len);
+  if (young) {
+    out.payload.young_at = members[0]->payload.young_at;
+    out.payload.young_len = members[count - 1]->payload.young_at + members[count - 1]->payload.young_len -
+                            members[0]->payload.young_at;
+    out.err = 0;
+    return;
+  }
   std::vector<ItemEntry>& e = self->work_;
   std::vector<size_t>& runs = self->runs_;
   e.clear();
@@ -130,11 +195,15 @@ void ItemCounts::Hooks::MergeGroup(Bucket* const* members, size_t count, Bucket&
   double err = 0;
   for (size_t i = 0; i < count; ++i) {
     err += members[i]->err;
-    members[i]->payload.packed.ForEach([&](int64_t item, uint32_t c) { e.push_back({item, c}); });
+    self->AppendSettled(*members[i], &e);
+    if (self->IsYoung(*members[i])) {  // unsorted; its equal items MergeSortedRuns adds up
+      SortEntriesByItem(e.data() + runs.back(), e.data() + e.size(), &self->sort_words_);
+      self->young_live_ -= members[i]->payload.young_len;
+    }
     runs.push_back(e.size());
   }
   if (e.size() <= 64) {  // few entries (young buckets): sorting beats merge passes
-    SortByItem(&e);
+    SortEntriesByItem(e.data(), e.data() + e.size(), &self->sort_words_);
     runs.assign({0, e.size()});  // one sorted run: MergeSortedRuns only adds up equal items
   }
   MergeSortedRuns(&e, &runs, &self->work2_);
@@ -252,9 +321,11 @@ bool ItemCounts::DrainTouched(std::vector<int64_t>* grew, std::vector<int64_t>* 
 
 size_t ItemCounts::MemoryBytes() const {
   size_t bytes = sizeof(*this) + w_.ShellBytes() + total_.MemoryBytes() + pending_.MemoryBytes() +
+                 young_.capacity() * sizeof(ItemEntry) +
                  (spare_ ? spare_->MemoryBytes() : 0) +
                  (grew_.capacity() + fell_.capacity()) * sizeof(int64_t) + scratch_.capacity() * sizeof(ItemDecrement) +
                  (work_.capacity() + work2_.capacity()) * sizeof(ItemEntry) + runs_.capacity() * sizeof(size_t) +
+                 sort_words_.capacity() * sizeof(uint64_t) +
                  counts_.capacity() * sizeof(uint32_t);
   auto add = [&](const Bucket& b) {
     bytes += b.payload.packed.HeapBytes();
@@ -268,8 +339,17 @@ size_t ItemCounts::MemoryBytes() const {
 std::string ItemCounts::Encode() const {
   ByteWriter out;
   EncodeSynopsisHeader(kMagic, {spec(), item_eps_, dropped_}, out);
-  EncodeBuckets(w_, out, [](const Payload& p, ByteWriter& o) {
-    EncodeAscendingPairs(p.raw ? EntriesOf(*p.raw) : EntriesOf(p.packed), &ItemEntry::item, &ItemEntry::count, o);
+  EncodeBuckets(w_, out, [this](const Payload& p, ByteWriter& o) {
+    std::vector<ItemEntry> e;
+    if (p.raw) {
+      e = EntriesOf(*p.raw);
+    } else if (p.young_len) {  // the bytes a packed bucket of the same counts writes
+      e.assign(young_.begin() + p.young_at, young_.begin() + p.young_at + p.young_len);
+      NormalizeEntries(&e);
+    } else {
+      e = EntriesOf(p.packed);
+    }
+    EncodeAscendingPairs(e, &ItemEntry::item, &ItemEntry::count, o);
   });
   return out.Take();
 }

@@ -20,12 +20,22 @@
 // overlap), so an arrival costs one hash update and Estimate is three
 // look-ups plus one binary search in the straddler.
 //
+// Young buckets: a settled bucket of at most y = min(m, 64) items needs no
+// reduction, so it keeps its exact (item, count) entries, unsorted, as a
+// range of one shared log (young_); young neighbours merge by joining their
+// ranges, with no copy, until a merge would pass y items and the entries are
+// sorted and packed. At one item per tick this spares most of the sorting
+// and packing of tiny buckets. Young buckets are the newest settled ones
+// in practice (n <= e * newer), and never the straddler (Detach packs one).
+//
 // Memory, for N items in the window: O((1/e) log(e N)) settled buckets
-// (a 72-byte record each), each with at most m counters bit-packed
+// (an 80-byte record each), each with at most m counters bit-packed
 // (packed_pairs.h: at most 95 bits a counter, 3.7 bytes measured at e =
-// 0.0016), so O((1/e)^2 log(e N)) counters; the aggregate map, 16 bytes a
-// slot at load 3/8 to 3/4, one key per item any bucket counts; and the
-// buckets of the last tau+1 time units, at most 4m keys each. Measured in
+// 0.0016), so O((1/e)^2 log(e N)) counters; the young log, at most twice
+// its live entries plus 4096, and live entries at most y a young bucket
+// (12 bytes each); the aggregate map, 16 bytes a slot at load 3/8 to 3/4,
+// one key per item any bucket counts; and the buckets of the last tau+1
+// time units, at most 4m keys each. Measured in
 // bench/stream_bench.cc (BM_MemorySite: 22 MiB at e = 0.0016, 10^8 items).
 // Merging two windows is not offered (see window_count.h). Not thread-safe.
 #pragma once
@@ -126,8 +136,10 @@ class ItemCounts {
 
  private:
   struct Payload {
-    PackedPairs packed;                 // settled: item -> count, <= m pairs
+    PackedPairs packed;                 // settled, not young: item -> count, <= m pairs
     std::unique_ptr<FlatCountMap> raw;  // unsettled: counts, MG-reduced past 4m keys
+    // Young (young_len > 0): exact counts in young_[young_at, young_at + young_len).
+    uint32_t young_at = 0, young_len = 0;
   };
   using Bucket = WindowBucket<Payload>;
   struct Hooks {
@@ -140,6 +152,13 @@ class ItemCounts {
   };
   ItemCounts(const WindowSpec& spec, double item_eps);
   void Cut(const std::vector<ItemDecrement>& cut);
+  bool IsYoung(const Bucket& b) const { return b.payload.young_len > 0; }
+  // Appends b's exact entries, unsorted (young) or sorted (packed), to *e.
+  void AppendSettled(const Bucket& b, std::vector<ItemEntry>* e) const;
+  // Packs a young bucket's entries; its log range becomes dead.
+  void PackYoung(Bucket& b);
+  // Drops the log's dead entries once they outnumber the live ones.
+  void TrimYoung();
   void AddToTotal(int64_t item, uint64_t count);
   void FlushPending();
   // Reduces a bucket's exact counts to at most `keep` entries; applies the
@@ -166,8 +185,11 @@ class ItemCounts {
   // flushed before anything is subtracted).
   FlatCountMap total_;
   FlatCountMap pending_;
-  static constexpr size_t kPendingKeys = 128;
+  static constexpr size_t kPendingKeys = 512;
   std::unique_ptr<FlatCountMap> spare_;  // a settled bucket's map, kept for the next one
+  size_t young_items_;                   // y: the most items a young bucket holds
+  std::vector<ItemEntry> young_;         // young buckets' entries, in time order, with dead gaps
+  size_t young_live_ = 0;                // entries of young_ that a young bucket owns
   uint64_t dropped_ = 0;
   bool track_ = false;
   std::vector<int64_t> grew_, fell_;
@@ -178,6 +200,7 @@ class ItemCounts {
   std::vector<ItemEntry> work_, work2_;
   std::vector<size_t> runs_;
   std::vector<uint32_t> counts_;
+  std::vector<uint64_t> sort_words_;
 };
 
 }  // namespace momenta

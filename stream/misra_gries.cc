@@ -24,9 +24,39 @@ void CombineAdjacent(std::vector<ItemEntry>& e) {
 
 }  // namespace
 
-void NormalizeEntries(std::vector<ItemEntry>* entries) {
+void SortEntriesByItem(ItemEntry* begin, ItemEntry* end, std::vector<uint64_t>* scratch) {
+  const size_t n = static_cast<size_t>(end - begin);
+  if (n < 2) return;
+  int64_t lo = begin->item, hi = begin->item;
+  uint32_t max_count = 0;
+  for (const ItemEntry* x = begin; x != end; ++x) {
+    lo = std::min(lo, x->item);
+    hi = std::max(hi, x->item);
+    max_count = std::max(max_count, x->count);
+  }
+  auto width = [](uint64_t v) { return v == 0 ? 0u : 64u - static_cast<unsigned>(__builtin_clzll(v)); };
+  const unsigned count_bits = width(max_count);
+  if (width(static_cast<uint64_t>(hi) - static_cast<uint64_t>(lo)) + count_bits > 64) {
+    std::sort(begin, end, [](const ItemEntry& a, const ItemEntry& b) { return a.item < b.item; });
+    return;
+  }
+  // Each entry as one word: (item - lo) above its count; word order is item order.
+  std::vector<uint64_t>& w = *scratch;
+  w.resize(n);
+  for (size_t i = 0; i < n; ++i)
+    w[i] = (static_cast<uint64_t>(begin[i].item) - static_cast<uint64_t>(lo)) << count_bits | begin[i].count;
+  std::sort(w.begin(), w.end());
+  const uint64_t count_mask = (uint64_t{1} << count_bits) - 1;  // count_bits <= 32
+  for (size_t i = 0; i < n; ++i) {
+    begin[i].item = static_cast<int64_t>(static_cast<uint64_t>(lo) + (w[i] >> count_bits));
+    begin[i].count = static_cast<uint32_t>(w[i] & count_mask);
+  }
+}
+
+void NormalizeEntries(std::vector<ItemEntry>* entries, std::vector<uint64_t>* scratch) {
   auto& e = *entries;
-  std::sort(e.begin(), e.end(), [](const ItemEntry& a, const ItemEntry& b) { return a.item < b.item; });
+  std::vector<uint64_t> own;
+  SortEntriesByItem(e.data(), e.data() + e.size(), scratch ? scratch : &own);
   CombineAdjacent(e);
 }
 

@@ -31,8 +31,14 @@ struct ItemDecrement {
   uint32_t amount;
 };
 
+// Sorts [begin, end) by item (equal items in no set order). When the items'
+// spread and the counts fit one 64-bit word together (ids from a dense range,
+// small counts: the usual case) it sorts those words, about twice as fast as
+// comparing 12-byte entries; *scratch is reused.
+void SortEntriesByItem(ItemEntry* begin, ItemEntry* end, std::vector<uint64_t>* scratch);
+
 // Sorts by item and adds up the counts of equal items.
-void NormalizeEntries(std::vector<ItemEntry>* entries);
+void NormalizeEntries(std::vector<ItemEntry>* entries, std::vector<uint64_t>* scratch = nullptr);
 
 // Keeps at most m entries (MG reduction); returns v, the amount by which the
 // undercount bound grows (0 when nothing was cut). Appends every decrement to
