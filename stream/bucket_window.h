@@ -41,7 +41,7 @@
 // Space: O((1/lambda) * log(lambda * N)) settled buckets for N items in the
 // window (measured in bench/stream_bench.cc), plus one bucket per timestamp
 // of the last tau+1 time units, plus up to twice that between compactions
-// (four times for buckets of a few items, which cost little; see AdvanceTo).
+// (eight times for buckets of a few items, which cost little; see AdvanceTo).
 // Not thread-safe.
 #pragma once
 
@@ -108,7 +108,7 @@ class BucketWindow {
   }
 
   // Moves the clock to t: settles, expires, and compacts when the settled
-  // list has grown twofold (fourfold) since the last compaction.
+  // list has grown twofold (eightfold) since the last compaction.
   // REQUIRES: t >= now(), |t| <= kMaxTime
   template <class Hooks>
   void AdvanceTo(int64_t t, Hooks& hooks) {
@@ -144,8 +144,9 @@ class BucketWindow {
       full_err_ -= settled_.front().err;
     }
     // Buckets of a few items (one item per tick, say) carry almost no
-    // payload: compacting them at fourfold rather than twofold halves the
-    // merges per item. Buckets of many items compact at twofold (memory).
+    // payload: compacting them at eightfold rather than twofold makes for
+    // fewer passes and merges per item. Buckets of many items compact at
+    // twofold (memory).
     const size_t fresh = settled_.size() - std::min(settled_.size(), settled_after_compact_);
     const bool light = settled_n_since_compact_ < kLightItems * fresh;
     if (settled_.size() > (light ? 8 : 2) * settled_after_compact_ + 16) Compact(hooks);

@@ -12,8 +12,8 @@ namespace momenta {
 namespace {
 constexpr char kMagic[] = "MWITM1";  // window item counts, encoding v1
 constexpr size_t kRawFactor = 4;     // an unsettled bucket keeps up to 4m keys exactly
-constexpr size_t kYoungItems = 4096;   // the most items a young bucket holds (when m allows)
-constexpr size_t kYoungSlack = 4096; // dead log entries always tolerated
+constexpr size_t kYoungItems = 256;  // the most items a young bucket holds (when m allows)
+constexpr size_t kYoungSlack = 4096;  // dead log entries always tolerated
 
 void AppendEntries(const FlatCountMap& map, std::vector<ItemEntry>* e) {
   map.ForEach([&](int64_t item, uint64_t count) { e->push_back({item, static_cast<uint32_t>(count)}); });

@@ -20,23 +20,25 @@
 // overlap), so an arrival costs one hash update and Estimate is three
 // look-ups plus one binary search in the straddler.
 //
-// Young buckets: a settled bucket of at most y = min(m, 64) items needs no
+// Young buckets: a settled bucket of at most y = min(m, 256) items needs no
 // reduction, so it keeps its exact (item, count) entries, unsorted, as a
 // range of one shared log (young_); young neighbours merge by joining their
 // ranges, with no copy, until a merge would pass y items and the entries are
-// sorted and packed. At one item per tick this spares most of the sorting
-// and packing of tiny buckets. Young buckets are the newest settled ones
-// in practice (n <= e * newer), and never the straddler (Detach packs one).
+// sorted (by radix, misra_gries.h) and packed, once. At one item per tick
+// this spares the sorting and packing of tiny buckets at every merge level.
+// Young buckets are in practice the newest settled ones (n <= e * newer:
+// about the newest 2y/e items), and never the straddler (Detach packs it).
 //
 // Memory, for N items in the window: O((1/e) log(e N)) settled buckets
 // (an 80-byte record each), each with at most m counters bit-packed
 // (packed_pairs.h: at most 95 bits a counter, 3.7 bytes measured at e =
-// 0.0016), so O((1/e)^2 log(e N)) counters; the young log, at most twice
-// its live entries plus 4096, and live entries at most y a young bucket
-// (12 bytes each); the aggregate map, 16 bytes a slot at load 3/8 to 3/4,
-// one key per item any bucket counts; and the buckets of the last tau+1
-// time units, at most 4m keys each. Measured in
-// bench/stream_bench.cc (BM_MemorySite: 22 MiB at e = 0.0016, 10^8 items).
+// 0.0016), so O((1/e)^2 log(e N)) counters; the young log, at most y
+// entries of 12 bytes a young bucket (about 2y/e entries in a steady
+// stream), and dead entries at most as many again plus 4096; the aggregate
+// map, 16 bytes a slot at load 3/8 to 3/4, one key per item any bucket
+// counts; and the buckets of the last tau+1 time units, at most 4m keys
+// each. Measured in bench/stream_bench.cc (BM_MemorySite: 22 MiB at
+// e = 0.0016, 10^8 items).
 // Merging two windows is not offered (see window_count.h). Not thread-safe.
 #pragma once
 

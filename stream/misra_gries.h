@@ -33,8 +33,8 @@ struct ItemDecrement {
 
 // Sorts [begin, end) by item (equal items in no set order). When the items'
 // spread and the counts fit one 64-bit word together (ids from a dense range,
-// small counts: the usual case) it sorts those words, about twice as fast as
-// comparing 12-byte entries; *scratch is reused.
+// small counts: the usual case) it sorts those words, by radix when the
+// spread fits 32 bits; *scratch is reused.
 void SortEntriesByItem(ItemEntry* begin, ItemEntry* end, std::vector<uint64_t>* scratch);
 
 // Sorts by item and adds up the counts of equal items.
