@@ -2,7 +2,9 @@
 // hot paths of the item synopses (one probe sequence per arrival, no node
 // allocation). Any int64 is a valid key. Erase shifts later entries back, so
 // there are no tombstones. Iteration order is unspecified and changes on
-// rehash. Not thread-safe.
+// rehash. A map that holds one key (a bucket of one arrival: one item per
+// tick) iterates and resets in O(1); otherwise both are O(capacity).
+// Not thread-safe.
 #pragma once
 
 #include <cassert>
@@ -36,6 +38,7 @@ class FlatCountMap {
       i = (i + 1) & mask_;
     }
     slots_[i] = Slot{key, delta};
+    only_ = size_ == 0 ? i : kNone;
     ++size_;
     return delta;
   }
@@ -62,16 +65,27 @@ class FlatCountMap {
   void Clear() {
     slots_.reset();
     capacity_ = mask_ = size_ = 0;
+    only_ = kNone;
   }
   // Empties the map but keeps its table (for reuse at the same scale).
   void Reset() {
-    for (size_t i = 0; i < capacity_; ++i) slots_[i].count = 0;
+    if (only_ != kNone) {
+      slots_[only_].count = 0;
+    } else if (size_ > 0) {
+      for (size_t i = 0; i < capacity_; ++i) slots_[i].count = 0;
+    }
     size_ = 0;
+    only_ = kNone;
   }
 
   // f(key, count) for every entry.
   template <class F>
   void ForEach(F&& f) const {
+    if (only_ != kNone) {
+      f(slots_[only_].key, slots_[only_].count);
+      return;
+    }
+    if (size_ == 0) return;
     for (size_t i = 0; i < capacity_; ++i)
       if (slots_[i].used()) f(slots_[i].key, slots_[i].count);
   }
@@ -98,6 +112,7 @@ class FlatCountMap {
     return kNone;
   }
   void EraseSlot(size_t i) {
+    only_ = kNone;
     // Backward-shift deletion: move later members of the probe run into the hole.
     size_t hole = i;
     size_t j = (i + 1) & mask_;
@@ -122,6 +137,7 @@ class FlatCountMap {
     capacity_ = cap;
     mask_ = cap - 1;
     size_ = 0;
+    only_ = kNone;
     for (size_t i = 0; i < old_cap; ++i)
       if (old[i].used()) {
         size_t k = Home(old[i].key);
@@ -135,6 +151,9 @@ class FlatCountMap {
   size_t capacity_ = 0;  // 0 or a power of two
   size_t mask_ = 0;
   size_t size_ = 0;
+  // The slot of the only key, when the map went from empty to one key by Add
+  // and has not changed size since (kNone otherwise: iterate the table).
+  size_t only_ = kNone;
 };
 
 }  // namespace momenta

@@ -1,25 +1,65 @@
 // ItemCounts at one item per tick, where every settled bucket starts young
 // (exact entries in the shared log, item_counts.h), over many windows: the
 // bounds hold against an exact window at every tick, the log's dead entries
-// are dropped (memory stays flat), and a decoded copy goes on identically.
-// Also the entry sort every bucket passes through (misra_gries.h), on every
-// path. Seeds are printed; MOMENTA_SEED=<seed> reproduces a run.
+// are dropped (memory stays flat), and a decoded copy keeps the bounds. Also
+// the entry sort every bucket passes through (misra_gries.h) on every path,
+// and the counts map of every arrival (flat_count_map.h), whose one-key case
+// takes a shortcut. Seeds are printed; MOMENTA_SEED=<seed> reproduces a run.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <random>
+#include <map>
 #include <string>
 #include <vector>
 
 #include "stream/exact_window.h"
+#include "stream/flat_count_map.h"
 #include "stream/item_counts.h"
 #include "stream/misra_gries.h"
 #include "tests/test_util.h"
 
 namespace momenta {
 namespace {
+
+TEST(FlatCountMapTest, MatchesAReferenceMapThroughEverySize) {
+  const uint64_t seed = testing::TestSeed();
+  std::printf("[ seed ] MOMENTA_SEED=%llu\n", static_cast<unsigned long long>(seed));
+  std::mt19937_64 rng(seed);
+  FlatCountMap map;
+  std::map<int64_t, uint64_t> want;
+  auto same = [&](int step) {
+    std::map<int64_t, uint64_t> got;
+    map.ForEach([&](int64_t k, uint64_t c) { ASSERT_TRUE(got.emplace(k, c).second) << "key twice, step " << step; });
+    ASSERT_EQ(got, want) << "step " << step;
+    ASSERT_EQ(map.size(), want.size());
+    for (const auto& [k, c] : want) ASSERT_EQ(map.Get(k), c);
+  };
+  for (int step = 0; step < 20000; ++step) {
+    // Sizes hover around 0, 1 and 2 (the one-key shortcut and its ends), with
+    // now and then a run up to a few hundred keys and back.
+    const int64_t universe = step % 2000 < 1800 ? 3 : 400;
+    const int64_t k = static_cast<int64_t>(rng() % universe) - 1;
+    const unsigned op = static_cast<unsigned>(rng() % 10);
+    if (op < 5) {
+      const uint64_t d = 1 + rng() % 3;
+      ASSERT_EQ(map.Add(k, d), want[k] += d);
+    } else if (op < 8) {
+      auto it = want.find(k);
+      if (it != want.end()) {
+        const uint64_t d = 1 + rng() % it->second;
+        map.Subtract(k, d);
+        if ((it->second -= d) == 0) want.erase(it);
+      }
+    } else if (op == 8 && rng() % 8 == 0) {
+      map.Reset();
+      want.clear();
+    }
+    same(step);
+  }
+}
 
 TEST(SortEntriesByItemTest, MatchesAComparisonSortOnEveryPath) {
   const uint64_t seed = testing::TestSeed();
