@@ -15,6 +15,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "stream/key_count_sort.h"
+
 namespace momenta {
 
 #pragma pack(push, 4)
@@ -31,11 +33,10 @@ struct ItemDecrement {
   uint32_t amount;
 };
 
-// Sorts [begin, end) by item (equal items in no set order). When the items'
-// spread and the counts fit one 64-bit word together (ids from a dense range,
-// small counts: the usual case) it sorts those words, by radix when the
-// spread fits 32 bits; *scratch is reused.
-void SortEntriesByItem(ItemEntry* begin, ItemEntry* end, std::vector<uint64_t>* scratch);
+// Sorts [begin, end) by item (equal items in no set order; key_count_sort.h).
+inline void SortEntriesByItem(ItemEntry* begin, ItemEntry* end, std::vector<uint64_t>* scratch) {
+  SortByKey<ItemEntry, &ItemEntry::item, &ItemEntry::count>(begin, end, scratch);
+}
 
 // Sorts by item and adds up the counts of equal items.
 void NormalizeEntries(std::vector<ItemEntry>* entries, std::vector<uint64_t>* scratch = nullptr);

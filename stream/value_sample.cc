@@ -2,42 +2,15 @@
 
 #include <algorithm>
 
+#include "stream/key_count_sort.h"
+
 namespace momenta {
 
-void NormalizeSample(std::vector<ValueEntry>* entries) {
-  auto& e = *entries;
-  std::sort(e.begin(), e.end(), [](const ValueEntry& a, const ValueEntry& b) { return a.value < b.value; });
-  size_t out = 0;
-  for (size_t i = 0; i < e.size(); ++i) {
-    if (out > 0 && e[out - 1].value == e[i].value) {
-      e[out - 1].weight += e[i].weight;
-    } else {
-      e[out++] = e[i];
-    }
-  }
-  e.resize(out);
-}
-
-void AbsorbRaw(std::vector<int64_t>* raw, std::vector<ValueEntry>* entries) {
-  std::sort(raw->begin(), raw->end());
-  std::vector<ValueEntry> fresh;
-  for (size_t i = 0; i < raw->size();) {
-    size_t j = i;
-    while (j < raw->size() && (*raw)[j] == (*raw)[i]) ++j;
-    fresh.push_back({(*raw)[i], static_cast<uint32_t>(j - i)});
-    i = j;
-  }
-  raw->clear();
-  if (entries->empty()) {
-    entries->swap(fresh);
-    return;
-  }
-  std::vector<ValueEntry> merged;
-  merged.reserve(entries->size() + fresh.size());
-  std::merge(entries->begin(), entries->end(), fresh.begin(), fresh.end(), std::back_inserter(merged),
-             [](const ValueEntry& a, const ValueEntry& b) { return a.value < b.value; });
-  entries->swap(merged);
-  NormalizeSample(entries);  // combines equal values (already sorted: linear in practice)
+void NormalizeSample(std::vector<ValueEntry>* entries, std::vector<uint64_t>* scratch) {
+  std::vector<uint64_t> own;
+  SortByKey<ValueEntry, &ValueEntry::value, &ValueEntry::weight>(entries->data(), entries->data() + entries->size(),
+                                                                 scratch ? scratch : &own);
+  CombineEqualKeys<ValueEntry, &ValueEntry::value, &ValueEntry::weight>(entries);
 }
 
 double CollapseSample(std::vector<ValueEntry>* entries, double T) {

@@ -25,10 +25,9 @@ struct ValueEntry {
 #pragma pack(pop)
 static_assert(sizeof(ValueEntry) == 12);
 
-// Sorts by value and adds up the weights of equal values.
-void NormalizeSample(std::vector<ValueEntry>* entries);
-// Appends raw values (each weight 1) to *entries and normalizes; clears *raw.
-void AbsorbRaw(std::vector<int64_t>* raw, std::vector<ValueEntry>* entries);
+// Sorts by value and adds up the weights of equal values (key_count_sort.h;
+// *scratch reused when given).
+void NormalizeSample(std::vector<ValueEntry>* entries, std::vector<uint64_t>* scratch = nullptr);
 // Collapses runs of weight <= T (see above); returns the error added (the
 // largest weight any run moved past a value). REQUIRES: normalized
 double CollapseSample(std::vector<ValueEntry>* entries, double T);

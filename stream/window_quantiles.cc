@@ -67,7 +67,7 @@ double WindowQuantiles::Tidy(Bucket& b) {
   if (!p.raw.empty()) {
     p.entries.insert(p.entries.end(), p.raw.begin(), p.raw.end());
     std::vector<ValueEntry>().swap(p.raw);
-    NormalizeSample(&p.entries);
+    NormalizeSample(&p.entries, &sort_words_);
   }
   return Collapse(&p.entries, b.n, b.err);
 }
@@ -100,7 +100,7 @@ void WindowQuantiles::Hooks::MergeGroup(Bucket* const* members, size_t count, Bu
     AppendPacked(members[i]->payload.packed, &e);
     err += members[i]->err;
   }
-  NormalizeSample(&e);
+  NormalizeSample(&e, &self->sort_words_);
   out.err = err + self->Collapse(&e, out.n, err);
   out.payload.packed = Pack(e);
 }
@@ -223,7 +223,8 @@ size_t WindowQuantiles::entry_count() const {
 }
 
 size_t WindowQuantiles::MemoryBytes() const {
-  size_t bytes = sizeof(*this) + w_.ShellBytes() + work_.capacity() * sizeof(ValueEntry);
+  size_t bytes = sizeof(*this) + w_.ShellBytes() + work_.capacity() * sizeof(ValueEntry) +
+                 sort_words_.capacity() * sizeof(uint64_t);
   auto add = [&](const Bucket& b) {
     bytes += b.payload.packed.HeapBytes() +
              (b.payload.entries.capacity() + b.payload.raw.capacity()) * sizeof(ValueEntry);

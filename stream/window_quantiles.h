@@ -128,6 +128,7 @@ class WindowQuantiles {
   uint64_t dropped_ = 0;
   uint64_t over_budget_ = 0;
   std::vector<ValueEntry> work_;  // MergeGroup's buffer (its capacity counts as memory)
+  std::vector<uint64_t> sort_words_;  // the sort's scratch (key_count_sort.h; counts as memory)
 };
 
 }  // namespace momenta
