@@ -13,7 +13,6 @@ namespace {
 constexpr char kMagic[] = "MWITM1";  // window item counts, encoding v1
 constexpr size_t kRawFactor = 4;     // an unsettled bucket keeps up to 4m keys exactly
 constexpr size_t kYoungItems = 256;  // the most items a young bucket holds (when m allows)
-constexpr size_t kYoungSlack = 4096;  // dead log entries always tolerated
 
 void AppendEntries(const FlatCountMap& map, std::vector<ItemEntry>* e) {
   map.ForEach([&](int64_t item, uint64_t count) { e->push_back({item, static_cast<uint32_t>(count)}); });
@@ -95,8 +94,7 @@ uint32_t ItemCounts::ReduceRaw(Bucket& b, size_t keep, bool in_total, std::vecto
 
 void ItemCounts::AppendSettled(const Bucket& b, std::vector<ItemEntry>* e) const {
   if (IsYoung(b)) {
-    const auto* at = young_.data() + b.payload.young_at;
-    e->insert(e->end(), at, at + b.payload.young_len);
+    e->insert(e->end(), young_.begin(b.payload.young), young_.end(b.payload.young));
   } else {
     b.payload.packed.ForEach([&](int64_t item, uint32_t c) { e->push_back({item, c}); });
   }
@@ -108,22 +106,7 @@ void ItemCounts::PackYoung(Bucket& b) {
   AppendSettled(b, &e);
   NormalizeEntries(&e, &sort_words_);  // at most y <= m entries: exact, nothing to reduce
   b.payload.packed = Pack(e);
-  young_live_ -= b.payload.young_len;
-  b.payload.young_len = 0;
-}
-
-void ItemCounts::TrimYoung() {
-  if (young_.size() < 2 * young_live_ + kYoungSlack) return;
-  std::vector<ItemEntry> kept;
-  kept.reserve(2 * young_live_ + kYoungSlack);
-  w_.ForEachFullMutable([&](Bucket& b) {
-    if (!IsYoung(b)) return;
-    const auto* at = young_.data() + b.payload.young_at;
-    b.payload.young_at = static_cast<uint32_t>(kept.size());
-    kept.insert(kept.end(), at, at + b.payload.young_len);
-  });
-  assert(kept.size() == young_live_);
-  young_.swap(kept);
+  young_.Release(&b.payload.young);
 }
 
 void ItemCounts::Hooks::Retire(Bucket& b) {
@@ -134,15 +117,14 @@ void ItemCounts::Hooks::Retire(Bucket& b) {
 void ItemCounts::Hooks::Seal(Bucket& b, bool newest) {
   Payload& p = b.payload;
   if (b.n <= self->young_items_ && b.err == 0) {  // exact and small: young
-    self->TrimYoung();
-    std::vector<ItemEntry>& log = self->young_;
-    p.young_at = static_cast<uint32_t>(log.size());
+    YoungLog<ItemEntry>& log = self->young_;
+    log.Trim([&](auto&& f) { self->w_.ForEachFullMutable([&](Bucket& x) { f(x.payload.young); }); });
+    log.Open(&p.young);
     p.raw->ForEach([&](int64_t item, uint64_t count) {
-      log.push_back({item, static_cast<uint32_t>(count)});
+      log.Push({item, static_cast<uint32_t>(count)});
       if (newest) self->AddToTotal(item, count);
     });
-    p.young_len = static_cast<uint32_t>(log.size() - p.young_at);
-    self->young_live_ += p.young_len;
+    log.Close(&p.young);
     p.raw->Reset();
     self->spare_ = std::move(p.raw);
     return;
@@ -174,19 +156,17 @@ void ItemCounts::Hooks::Drop(Bucket& b) {
 }
 
 void ItemCounts::Hooks::MergeGroup(Bucket* const* members, size_t count, Bucket& out) {
-  // Young neighbours whose items stay within y: their log ranges are adjacent
-  // (young buckets append in time order and merge only with neighbours).
-  bool young = out.n <= self->young_items_;
-  for (size_t i = 0; young && i < count; ++i)
-    young = self->IsYoung(*members[i]) &&
-            (i == 0 || members[i]->payload.young_at ==
-                           members[i - 1]->payload.young_at + members[i - 1]->payload.young_len);
-  if (young) {
-    out.payload.young_at = members[0]->payload.young_at;
-    out.payload.young_len = members[count - 1]->payload.young_at + members[count - 1]->payload.young_len -
-                            members[0]->payload.young_at;
-    out.err = 0;
-    return;
+  // Young neighbours whose items stay within y: join their log ranges.
+  if (out.n <= self->young_items_ && IsYoung(*members[0])) {
+    YoungLog<ItemEntry>::Range joined = members[0]->payload.young;
+    size_t i = 1;
+    for (; i < count && YoungLog<ItemEntry>::Joinable(joined, members[i]->payload.young); ++i)
+      joined = YoungLog<ItemEntry>::Join(joined, members[i]->payload.young);
+    if (i == count) {
+      out.payload.young = joined;
+      out.err = 0;
+      return;
+    }
   }
   std::vector<ItemEntry>& e = self->work_;
   std::vector<size_t>& runs = self->runs_;
@@ -196,9 +176,9 @@ void ItemCounts::Hooks::MergeGroup(Bucket* const* members, size_t count, Bucket&
   for (size_t i = 0; i < count; ++i) {
     err += members[i]->err;
     self->AppendSettled(*members[i], &e);
-    if (self->IsYoung(*members[i])) {  // unsorted; its equal items MergeSortedRuns adds up
+    if (IsYoung(*members[i])) {  // unsorted; its equal items MergeSortedRuns adds up
       SortEntriesByItem(e.data() + runs.back(), e.data() + e.size(), &self->sort_words_);
-      self->young_live_ -= members[i]->payload.young_len;
+      self->young_.Release(&members[i]->payload.young);
     }
     runs.push_back(e.size());
   }
@@ -321,7 +301,7 @@ bool ItemCounts::DrainTouched(std::vector<int64_t>* grew, std::vector<int64_t>* 
 
 size_t ItemCounts::MemoryBytes() const {
   size_t bytes = sizeof(*this) + w_.ShellBytes() + total_.MemoryBytes() + pending_.MemoryBytes() +
-                 young_.capacity() * sizeof(ItemEntry) +
+                 young_.MemoryBytes() +
                  (spare_ ? spare_->MemoryBytes() : 0) +
                  (grew_.capacity() + fell_.capacity()) * sizeof(int64_t) + scratch_.capacity() * sizeof(ItemDecrement) +
                  (work_.capacity() + work2_.capacity()) * sizeof(ItemEntry) + runs_.capacity() * sizeof(size_t) +
@@ -343,8 +323,8 @@ std::string ItemCounts::Encode() const {
     std::vector<ItemEntry> e;
     if (p.raw) {
       e = EntriesOf(*p.raw);
-    } else if (p.young_len) {  // the bytes a packed bucket of the same counts writes
-      e.assign(young_.begin() + p.young_at, young_.begin() + p.young_at + p.young_len);
+    } else if (p.young.young()) {  // the bytes a packed bucket of the same counts writes
+      e.assign(young_.begin(p.young), young_.end(p.young));
       NormalizeEntries(&e);
     } else {
       e = EntriesOf(p.packed);

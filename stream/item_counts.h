@@ -20,14 +20,13 @@
 // overlap), so an arrival costs one hash update and Estimate is three
 // look-ups plus one binary search in the straddler.
 //
-// Young buckets: a settled bucket of at most y = min(m, 256) items needs no
-// reduction, so it keeps its exact (item, count) entries, unsorted, as a
-// range of one shared log (young_); young neighbours merge by joining their
-// ranges, with no copy, until a merge would pass y items and the entries are
-// sorted (by radix, misra_gries.h) and packed, once. At one item per tick
-// this spares the sorting and packing of tiny buckets at every merge level.
-// Young buckets are in practice the newest settled ones (n <= e * newer:
-// about the newest 2y/e items), and never the straddler (Detach packs it).
+// Young buckets (young_log.h): a settled bucket of at most y = min(m, 256)
+// items needs no reduction, so it keeps its exact (item, count) entries in
+// the shared log until a merge would pass y items; then they are sorted
+// (key_count_sort.h) and packed, once. At one item per tick this spares the
+// sorting and packing of tiny buckets at every merge level. Young buckets are
+// in practice the newest settled ones (n <= e * newer: about the newest 2y/e
+// items), and never the straddler (Detach packs it).
 //
 // Memory, for N items in the window: O((1/e) log(e N)) settled buckets
 // (an 80-byte record each), each with at most m counters bit-packed
@@ -53,6 +52,7 @@
 #include "stream/misra_gries.h"
 #include "stream/packed_pairs.h"
 #include "stream/window_spec.h"
+#include "stream/young_log.h"
 
 namespace momenta {
 
@@ -140,8 +140,7 @@ class ItemCounts {
   struct Payload {
     PackedPairs packed;                 // settled, not young: item -> count, <= m pairs
     std::unique_ptr<FlatCountMap> raw;  // unsettled: counts, MG-reduced past 4m keys
-    // Young (young_len > 0): exact counts in young_[young_at, young_at + young_len).
-    uint32_t young_at = 0, young_len = 0;
+    YoungLog<ItemEntry>::Range young;   // settled, young: exact counts in young_
   };
   using Bucket = WindowBucket<Payload>;
   struct Hooks {
@@ -154,13 +153,11 @@ class ItemCounts {
   };
   ItemCounts(const WindowSpec& spec, double item_eps);
   void Cut(const std::vector<ItemDecrement>& cut);
-  bool IsYoung(const Bucket& b) const { return b.payload.young_len > 0; }
+  static bool IsYoung(const Bucket& b) { return b.payload.young.young(); }
   // Appends b's exact entries, unsorted (young) or sorted (packed), to *e.
   void AppendSettled(const Bucket& b, std::vector<ItemEntry>* e) const;
   // Packs a young bucket's entries; its log range becomes dead.
   void PackYoung(Bucket& b);
-  // Drops the log's dead entries once they outnumber the live ones.
-  void TrimYoung();
   void AddToTotal(int64_t item, uint64_t count);
   void FlushPending();
   // Reduces a bucket's exact counts to at most `keep` entries; applies the
@@ -190,8 +187,7 @@ class ItemCounts {
   static constexpr size_t kPendingKeys = 512;
   std::unique_ptr<FlatCountMap> spare_;  // a settled bucket's map, kept for the next one
   size_t young_items_;                   // y: the most items a young bucket holds
-  std::vector<ItemEntry> young_;         // young buckets' entries, in time order, with dead gaps
-  size_t young_live_ = 0;                // entries of young_ that a young bucket owns
+  YoungLog<ItemEntry> young_;
   uint64_t dropped_ = 0;
   bool track_ = false;
   std::vector<int64_t> grew_, fell_;

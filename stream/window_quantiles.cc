@@ -16,6 +16,7 @@ constexpr double kGamma = 0.5;       // per-bucket sample error, times eps
 constexpr double kEntriesPerGamma = 2;
 constexpr size_t kRawFactor = 8;     // raw arrivals absorbed past 8m
 constexpr size_t kCapFactor = 32;    // entries per bucket never exceed 32m
+constexpr size_t kYoungItems = 256;  // the most items a young bucket holds (when 2m allows)
 
 PackedPairs Pack(const std::vector<ValueEntry>& e) {
   return PackedPairs::Pack(e.size(), [&](size_t i) { return e[i].value; }, [&](size_t i) { return e[i].weight; });
@@ -54,7 +55,8 @@ WindowQuantiles::WindowQuantiles(const WindowSpec& spec, double eps)
     : eps_(eps),
       gamma_(kGamma * eps),
       m_(static_cast<size_t>(std::ceil(kEntriesPerGamma / (kGamma * eps)))),
-      w_(spec, kLambda * eps) {}
+      w_(spec, kLambda * eps),
+      young_items_(std::min(2 * m_, kYoungItems)) {}
 
 Result<WindowQuantiles> WindowQuantiles::Create(const WindowSpec& spec, double eps) {
   MOMENTA_RETURN_IF_ERROR(ValidateWindowSpec(spec));
@@ -85,19 +87,61 @@ double WindowQuantiles::Collapse(std::vector<ValueEntry>* e, uint64_t items, dou
   return CollapseSample(e, T);
 }
 
+void WindowQuantiles::YoungSample(const Payload& p, std::vector<ValueEntry>* e, std::vector<uint64_t>* scratch) const {
+  e->assign(young_.begin(p.young), young_.end(p.young));
+  NormalizeSample(e, scratch);
+}
+
 void WindowQuantiles::Hooks::Seal(Bucket& b, bool) {
-  b.err += self->Tidy(b);
   Payload& p = b.payload;
+  if (b.n <= self->young_items_ && b.err == 0) {  // exact and small: young, unsorted
+    YoungLog<ValueEntry>& log = self->young_;
+    log.Trim([&](auto&& f) { self->w_.ForEachFullMutable([&](Bucket& x) { f(x.payload.young); }); });
+    log.Open(&p.young);
+    for (const ValueEntry& v : p.entries) log.Push(v);
+    for (const ValueEntry& v : p.raw) log.Push(v);
+    log.Close(&p.young);
+    std::vector<ValueEntry>().swap(p.entries);
+    std::vector<ValueEntry>().swap(p.raw);
+    return;
+  }
+  b.err += self->Tidy(b);
   p.packed = Pack(p.entries);
   std::vector<ValueEntry>().swap(p.entries);
 }
 
+void WindowQuantiles::Hooks::Detach(Bucket& b) {
+  // It may straddle: Rank and Snapshot read a straddler's packed sample.
+  if (!b.payload.young.young()) return;
+  self->YoungSample(b.payload, &self->work_, &self->sort_words_);
+  b.payload.packed = Pack(self->work_);
+  self->young_.Release(&b.payload.young);
+}
+
 void WindowQuantiles::Hooks::MergeGroup(Bucket* const* members, size_t count, Bucket& out) {
+  // Young neighbours whose items stay within the young size: join their log ranges.
+  if (out.n <= self->young_items_ && members[0]->payload.young.young()) {
+    YoungLog<ValueEntry>::Range joined = members[0]->payload.young;
+    size_t i = 1;
+    for (; i < count && YoungLog<ValueEntry>::Joinable(joined, members[i]->payload.young); ++i)
+      joined = YoungLog<ValueEntry>::Join(joined, members[i]->payload.young);
+    if (i == count) {
+      out.payload.young = joined;
+      out.err = 0;
+      return;
+    }
+  }
   std::vector<ValueEntry>& e = self->work_;
   e.clear();
   double err = 0;
   for (size_t i = 0; i < count; ++i) {
-    AppendPacked(members[i]->payload.packed, &e);
+    Payload& p = members[i]->payload;
+    if (p.young.young()) {
+      e.insert(e.end(), self->young_.begin(p.young), self->young_.end(p.young));
+      self->young_.Release(&p.young);
+    } else {
+      AppendPacked(p.packed, &e);
+    }
     err += members[i]->err;
   }
   NormalizeSample(&e, &self->sort_words_);
@@ -126,10 +170,13 @@ bool WindowQuantiles::Update(int64_t ts, int64_t value, uint64_t count) {
 
 double WindowQuantiles::Rank(int64_t x) const {
   double r = 0;
-  auto rank_of = [x](const Payload& p) {
+  auto rank_of = [&](const Payload& p) {
     uint64_t s = PackedRank(p.packed, x) + SampleRank(p.entries, x);
     for (const ValueEntry& v : p.raw)
       if (v.value <= x) s += v.weight;
+    if (p.young.young())
+      for (const ValueEntry* v = young_.begin(p.young); v != young_.end(p.young); ++v)
+        if (v->value <= x) s += v->weight;
     return static_cast<double>(s);
   };
   w_.ForEachFull([&](const Bucket& b) { r += rank_of(b.payload); });
@@ -151,8 +198,8 @@ RankSnapshot WindowQuantiles::Snapshot() const {
     double scale;
     size_t i;
   };
-  std::vector<PackedPairs> loose;  // unsettled buckets' samples, packed for the merge
-  loose.reserve(w_.unsettled().size());
+  std::vector<PackedPairs> loose;  // unsettled and young buckets' samples, packed for the merge
+  loose.reserve(w_.bucket_count());  // src points into it: no reallocation
   std::vector<Source> src;
   src.reserve(w_.bucket_count());
   auto add = [&](const Payload& p, double scale) {
@@ -160,6 +207,12 @@ RankSnapshot WindowQuantiles::Snapshot() const {
       std::vector<ValueEntry> e = p.entries;
       e.insert(e.end(), p.raw.begin(), p.raw.end());
       NormalizeSample(&e);
+      loose.push_back(Pack(e));
+      src.push_back({&loose.back(), scale, 0});
+    }
+    if (p.young.young()) {
+      std::vector<ValueEntry> e;
+      YoungSample(p, &e, nullptr);
       loose.push_back(Pack(e));
       src.push_back({&loose.back(), scale, 0});
     }
@@ -219,12 +272,12 @@ size_t WindowQuantiles::entry_count() const {
   size_t n = 0;
   for (const Bucket& b : w_.settled()) n += b.payload.packed.size();
   for (const Bucket& b : w_.unsettled()) n += b.payload.entries.size() + b.payload.raw.size();
-  return n;
+  return n + young_.live();
 }
 
 size_t WindowQuantiles::MemoryBytes() const {
   size_t bytes = sizeof(*this) + w_.ShellBytes() + work_.capacity() * sizeof(ValueEntry) +
-                 sort_words_.capacity() * sizeof(uint64_t);
+                 sort_words_.capacity() * sizeof(uint64_t) + young_.MemoryBytes();
   auto add = [&](const Bucket& b) {
     bytes += b.payload.packed.HeapBytes() +
              (b.payload.entries.capacity() + b.payload.raw.capacity()) * sizeof(ValueEntry);
@@ -237,9 +290,10 @@ size_t WindowQuantiles::MemoryBytes() const {
 std::string WindowQuantiles::Encode() const {
   ByteWriter out;
   EncodeSynopsisHeader(kMagic, {spec(), eps_, dropped_}, out);
-  EncodeBuckets(w_, out, [](const Payload& p, ByteWriter& o) {
+  EncodeBuckets(w_, out, [this](const Payload& p, ByteWriter& o) {
     std::vector<ValueEntry> e = p.entries;
-    AppendPacked(p.packed, &e);  // a bucket has one form or the other
+    if (p.young.young()) YoungSample(p, &e, nullptr);  // the bytes a packed sample of the same entries writes
+    AppendPacked(p.packed, &e);  // a bucket has one form of these
     if (!p.raw.empty()) {
       e.insert(e.end(), p.raw.begin(), p.raw.end());
       NormalizeSample(&e);

@@ -24,6 +24,9 @@
 // may then exceed eps*c; no test or benchmark has produced one. Settled
 // samples are bit-packed (packed_pairs.h: at most 95 bits an entry, about 4
 // bytes measured); Snapshot merges them in place (memory for its result only).
+// Young buckets (young_log.h) of at most min(2m, 256) items, which no collapse
+// touches, keep their exact entries in a shared log until a merge passes that
+// size, so one item per tick is not sorted and packed at every merge level.
 // Merging two windows is not offered (see window_count.h). Not thread-safe.
 #pragma once
 
@@ -37,6 +40,7 @@
 #include "stream/packed_pairs.h"
 #include "stream/value_sample.h"
 #include "stream/window_spec.h"
+#include "stream/young_log.h"
 
 namespace momenta {
 
@@ -104,13 +108,14 @@ class WindowQuantiles {
     PackedPairs packed;               // settled: the sample, value -> weight
     std::vector<ValueEntry> entries;  // unsettled: normalized sample
     std::vector<ValueEntry> raw;      // unsettled: arrivals not yet absorbed (unsorted)
+    YoungLog<ValueEntry>::Range young;  // settled, young: the exact sample in young_
   };
   using Bucket = WindowBucket<Payload>;
   struct Hooks {
     WindowQuantiles* self;
     void Retire(Bucket&) {}
     void Seal(Bucket& b, bool newest);
-    void Detach(Bucket&) {}
+    void Detach(Bucket& b);
     void Drop(Bucket&) {}
     void MergeGroup(Bucket* const* members, size_t count, Bucket& out);
   };
@@ -120,6 +125,8 @@ class WindowQuantiles {
   double Tidy(Bucket& b);
   // Collapses a normalized sample of n items whose error is err, as Tidy.
   double Collapse(std::vector<ValueEntry>* e, uint64_t n, double err);
+  // A young bucket's sample, normalized, in *e (replaced); *scratch as NormalizeSample's.
+  void YoungSample(const Payload& p, std::vector<ValueEntry>* e, std::vector<uint64_t>* scratch) const;
 
   double eps_;
   double gamma_;  // per-bucket sample error budget, fraction of n_b
@@ -129,6 +136,8 @@ class WindowQuantiles {
   uint64_t over_budget_ = 0;
   std::vector<ValueEntry> work_;  // MergeGroup's buffer (its capacity counts as memory)
   std::vector<uint64_t> sort_words_;  // the sort's scratch (key_count_sort.h; counts as memory)
+  size_t young_items_;  // the most items a young bucket holds: min(2m, 256), never collapsed
+  YoungLog<ValueEntry> young_;
 };
 
 }  // namespace momenta
