@@ -156,13 +156,10 @@ void ItemCounts::Hooks::Drop(Bucket& b) {
 }
 
 void ItemCounts::Hooks::MergeGroup(Bucket* const* members, size_t count, Bucket& out) {
-  // Young neighbours whose items stay within y: join their log ranges.
-  if (out.n <= self->young_items_ && IsYoung(*members[0])) {
-    YoungLog<ItemEntry>::Range joined = members[0]->payload.young;
-    size_t i = 1;
-    for (; i < count && YoungLog<ItemEntry>::Joinable(joined, members[i]->payload.young); ++i)
-      joined = YoungLog<ItemEntry>::Join(joined, members[i]->payload.young);
-    if (i == count) {
+  // Young neighbours whose items stay within the young size: join their log ranges.
+  if (out.n <= self->young_items_) {
+    const auto joined = YoungLog<ItemEntry>::JoinAll(count, [&](size_t i) { return members[i]->payload.young; });
+    if (joined.young()) {
       out.payload.young = joined;
       out.err = 0;
       return;

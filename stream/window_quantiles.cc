@@ -120,12 +120,9 @@ void WindowQuantiles::Hooks::Detach(Bucket& b) {
 
 void WindowQuantiles::Hooks::MergeGroup(Bucket* const* members, size_t count, Bucket& out) {
   // Young neighbours whose items stay within the young size: join their log ranges.
-  if (out.n <= self->young_items_ && members[0]->payload.young.young()) {
-    YoungLog<ValueEntry>::Range joined = members[0]->payload.young;
-    size_t i = 1;
-    for (; i < count && YoungLog<ValueEntry>::Joinable(joined, members[i]->payload.young); ++i)
-      joined = YoungLog<ValueEntry>::Join(joined, members[i]->payload.young);
-    if (i == count) {
+  if (out.n <= self->young_items_) {
+    const auto joined = YoungLog<ValueEntry>::JoinAll(count, [&](size_t i) { return members[i]->payload.young; });
+    if (joined.young()) {
       out.payload.young = joined;
       out.err = 0;
       return;

@@ -44,6 +44,15 @@ class YoungLog {
   static bool Joinable(const Range& a, const Range& b) { return a.young() && b.young() && a.at + a.len == b.at; }
   // The range covering a and then b. REQUIRES: Joinable(a, b)
   static Range Join(const Range& a, const Range& b) { return {a.at, a.len + b.len}; }
+  // The range covering range(0), ..., range(count - 1) when each is young and
+  // follows the one before (a merge of young neighbours), else one not young.
+  template <class RangeAt>
+  static Range JoinAll(size_t count, RangeAt&& range) {
+    Range joined = range(0);
+    for (size_t i = 1; i < count && joined.young(); ++i)
+      joined = Joinable(joined, range(i)) ? Join(joined, range(i)) : Range{};
+    return joined;
+  }
   // r's entries stop being used (the bucket was packed or merged); r is no longer young.
   void Release(Range* r) {
     assert(live_ >= r->len);
