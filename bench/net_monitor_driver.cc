@@ -41,14 +41,6 @@ std::vector<double> List(const char* text) {
   return out;
 }
 
-std::map<std::string, std::string> Fields(const std::string& line) {
-  std::map<std::string, std::string> f;
-  std::istringstream in(line);
-  for (std::string w; in >> w;)
-    if (const size_t eq = w.find('='); eq != std::string::npos) f[w.substr(0, eq)] = w.substr(eq + 1);
-  return f;
-}
-
 // Counts: 1234, 56k, 7.8M.
 std::string Human(double v) {
   char buf[32];
@@ -165,8 +157,8 @@ int RunOne(uint32_t k, double eps, double n_target, int64_t W, uint64_t seed, co
   std::map<std::string, std::string> total;
   uint64_t max_site_bytes = 0;
   while (std::getline(lines, line)) {
-    if (line.rfind("total ", 0) == 0) total = Fields(line);
-    if (line.rfind("s", 0) == 0) max_site_bytes = std::max<uint64_t>(max_site_bytes, std::stoull(Fields(line)["window_bytes"]));
+    if (line.rfind("total ", 0) == 0) total = AnswerFields(line);
+    if (line.rfind("s", 0) == 0) max_site_bytes = std::max<uint64_t>(max_site_bytes, std::stoull(AnswerFields(line)["window_bytes"]));
   }
   const double bytes = std::stod(total["window_bytes"]), messages = std::stod(total["window_messages"]);
   const double words = std::stod(total["window_words"]), frames = std::stod(total["window_frames"]);

@@ -18,15 +18,11 @@ void AppendEntries(const FlatCountMap& map, std::vector<ItemEntry>* e) {
   map.ForEach([&](int64_t item, uint64_t count) { e->push_back({item, static_cast<uint32_t>(count)}); });
 }
 
-void SortByItem(std::vector<ItemEntry>* e) {
-  std::sort(e->begin(), e->end(), [](const ItemEntry& a, const ItemEntry& b) { return a.item < b.item; });
-}
-
 std::vector<ItemEntry> EntriesOf(const FlatCountMap& map) {
   std::vector<ItemEntry> e;
   e.reserve(map.size());
   AppendEntries(map, &e);
-  SortByItem(&e);
+  NormalizeEntries(&e);  // keys are distinct: sorts
   return e;
 }
 
@@ -156,15 +152,7 @@ void ItemCounts::Hooks::Drop(Bucket& b) {
 }
 
 void ItemCounts::Hooks::MergeGroup(Bucket* const* members, size_t count, Bucket& out) {
-  // Young neighbours whose items stay within the young size: join their log ranges.
-  if (out.n <= self->young_items_) {
-    const auto joined = YoungLog<ItemEntry>::JoinAll(count, [&](size_t i) { return members[i]->payload.young; });
-    if (joined.young()) {
-      out.payload.young = joined;
-      out.err = 0;
-      return;
-    }
-  }
+  if (YoungLog<ItemEntry>::MergeYoung(members, count, self->young_items_, out)) return;
   std::vector<ItemEntry>& e = self->work_;
   std::vector<size_t>& runs = self->runs_;
   e.clear();

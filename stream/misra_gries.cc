@@ -7,17 +7,11 @@
 
 namespace momenta {
 
-namespace {
-
-void CombineAdjacent(std::vector<ItemEntry>& e) { CombineEqualKeys<ItemEntry, &ItemEntry::item, &ItemEntry::count>(&e); }
-
-}  // namespace
-
 void NormalizeEntries(std::vector<ItemEntry>* entries, std::vector<uint64_t>* scratch) {
   auto& e = *entries;
   std::vector<uint64_t> own;
   SortEntriesByItem(e.data(), e.data() + e.size(), scratch ? scratch : &own);
-  CombineAdjacent(e);
+  CombineEqualKeys<ItemEntry, &ItemEntry::item, &ItemEntry::count>(&e);
 }
 
 uint32_t ReduceEntries(std::vector<ItemEntry>* entries, size_t m, std::vector<ItemDecrement>* cut,
@@ -69,7 +63,7 @@ void MergeSortedRuns(std::vector<ItemEntry>* entries, std::vector<size_t>* bound
     e.swap(*scratch);
   }
   // Equal items are now adjacent.
-  CombineAdjacent(e);
+  CombineEqualKeys<ItemEntry, &ItemEntry::item, &ItemEntry::count>(&e);
 }
 
 uint32_t LookupEntry(const std::vector<ItemEntry>& entries, int64_t item) {

@@ -4,6 +4,7 @@
 #include <sys/socket.h>
 
 #include <cerrno>
+#include <sstream>
 
 namespace momenta {
 
@@ -57,6 +58,14 @@ Result<std::string> QueryClient::ReadAnswer(std::chrono::steady_clock::time_poin
     }
     buf_.append(chunk, static_cast<size_t>(n));
   }
+}
+
+std::map<std::string, std::string> AnswerFields(const std::string& line) {
+  std::map<std::string, std::string> f;
+  std::istringstream in(line);
+  for (std::string w; in >> w;)
+    if (const size_t eq = w.find('='); eq != std::string::npos) f[w.substr(0, eq)] = w.substr(eq + 1);
+  return f;
 }
 
 }  // namespace momenta

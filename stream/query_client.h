@@ -4,6 +4,7 @@
 #pragma once
 
 #include <chrono>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -30,5 +31,9 @@ class QueryClient {
   std::string peer_;
   std::string buf_;
 };
+
+// The key=value words of one answer line ("as_of=T sites=a/b count=12 ..."),
+// by key; other words are skipped.
+std::map<std::string, std::string> AnswerFields(const std::string& line);
 
 }  // namespace momenta

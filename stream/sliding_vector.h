@@ -67,9 +67,6 @@ class SlidingVector {
   void erase_to_end(iterator pos) {
     items_.erase(items_.begin() + static_cast<ptrdiff_t>(pos - items_.data()), items_.end());
   }
-  // Elements' storage, in elements (for memory accounting).
-  size_t capacity() const { return items_.capacity(); }
-
  private:
   static constexpr size_t kMinTrim = 64;
   std::vector<T> items_;

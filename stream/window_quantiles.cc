@@ -119,15 +119,7 @@ void WindowQuantiles::Hooks::Detach(Bucket& b) {
 }
 
 void WindowQuantiles::Hooks::MergeGroup(Bucket* const* members, size_t count, Bucket& out) {
-  // Young neighbours whose items stay within the young size: join their log ranges.
-  if (out.n <= self->young_items_) {
-    const auto joined = YoungLog<ValueEntry>::JoinAll(count, [&](size_t i) { return members[i]->payload.young; });
-    if (joined.young()) {
-      out.payload.young = joined;
-      out.err = 0;
-      return;
-    }
-  }
+  if (YoungLog<ValueEntry>::MergeYoung(members, count, self->young_items_, out)) return;
   std::vector<ValueEntry>& e = self->work_;
   e.clear();
   double err = 0;

@@ -9,7 +9,7 @@
 // a merge would make it too big to stay young (or it reaches the window's
 // edge). Ranges are appended in time order and merges join only neighbours,
 // so two young buckets next to each other in the window have adjacent
-// ranges (Joinable checks it). A range the owner stops using is Released;
+// ranges (MergeYoung checks it). A range the owner stops using is Released;
 // Trim drops the dead entries once they outnumber the live ones (plus
 // kSlack), so the log holds at most twice its live entries plus kSlack.
 // Not thread-safe.
@@ -40,18 +40,21 @@ class YoungLog {
     r->len = static_cast<uint32_t>(log_.size() - r->at);
     live_ += r->len;
   }
-  // True when b's range follows a's directly (a merge may join them).
-  static bool Joinable(const Range& a, const Range& b) { return a.young() && b.young() && a.at + a.len == b.at; }
-  // The range covering a and then b. REQUIRES: Joinable(a, b)
-  static Range Join(const Range& a, const Range& b) { return {a.at, a.len + b.len}; }
-  // The range covering range(0), ..., range(count - 1) when each is young and
-  // follows the one before (a merge of young neighbours), else one not young.
-  template <class RangeAt>
-  static Range JoinAll(size_t count, RangeAt&& range) {
-    Range joined = range(0);
+  // A synopsis's MergeGroup (bucket_window.h) of members, oldest first, into
+  // out (its n set): when out holds at most `limit` items and every member is
+  // young and follows the one before, out takes their joined range, exact
+  // (err 0), and true is returned; else nothing changes. Bucket's payload
+  // has a `young` Range.
+  template <class Bucket>
+  static bool MergeYoung(Bucket* const* members, size_t count, size_t limit, Bucket& out) {
+    if (out.n > limit) return false;
+    Range joined = members[0]->payload.young;
     for (size_t i = 1; i < count && joined.young(); ++i)
-      joined = Joinable(joined, range(i)) ? Join(joined, range(i)) : Range{};
-    return joined;
+      joined = Joinable(joined, members[i]->payload.young) ? Join(joined, members[i]->payload.young) : Range{};
+    if (!joined.young()) return false;
+    out.payload.young = joined;
+    out.err = 0;
+    return true;
   }
   // r's entries stop being used (the bucket was packed or merged); r is no longer young.
   void Release(Range* r) {
@@ -84,6 +87,11 @@ class YoungLog {
   size_t MemoryBytes() const { return log_.capacity() * sizeof(Entry); }
 
  private:
+  // True when b's range follows a's directly (a merge may join them).
+  static bool Joinable(const Range& a, const Range& b) { return a.young() && b.young() && a.at + a.len == b.at; }
+  // The range covering a and then b. REQUIRES: Joinable(a, b)
+  static Range Join(const Range& a, const Range& b) { return {a.at, a.len + b.len}; }
+
   std::vector<Entry> log_;  // young buckets' entries in time order, with dead gaps
   size_t live_ = 0;         // entries that a live range covers
 };

@@ -39,7 +39,6 @@ void WithToken(RootServerOptions& o) {
 
 TEST(NetFaultTest, SiteKilledAndRestarted) {
   const uint64_t seed = testing::TestSeed();
-  std::printf("[ seed ] MOMENTA_SEED=%llu\n", static_cast<unsigned long long>(seed));
   RootThread root(Params(), WithToken);
   LockstepRun run(root, 4, "burst", 20, seed, "s3cret");
   int64_t t = 0;
@@ -57,7 +56,6 @@ TEST(NetFaultTest, SiteKilledAndRestarted) {
 
 TEST(NetFaultTest, DroppedConnectionResyncs) {
   const uint64_t seed = testing::TestSeed();
-  std::printf("[ seed ] MOMENTA_SEED=%llu\n", static_cast<unsigned long long>(seed));
   RootThread root(Params(), WithToken);
   LockstepRun run(root, 4, "square", 20, seed, "s3cret");
   int64_t t = 0;
@@ -79,7 +77,6 @@ TEST(NetFaultTest, DroppedConnectionResyncs) {
 
 TEST(NetFaultTest, RootKilledAndRestarted) {
   const uint64_t seed = testing::TestSeed();
-  std::printf("[ seed ] MOMENTA_SEED=%llu\n", static_cast<unsigned long long>(seed));
   RootThread root(Params(), WithToken);
   LockstepRun run(root, 4, "rotation", 20, seed, "s3cret");
   int64_t t = 0;
@@ -96,7 +93,6 @@ TEST(NetFaultTest, RootKilledAndRestarted) {
 
 TEST(NetFaultTest, BadPeersAreClosedAndOthersServed) {
   const uint64_t seed = testing::TestSeed();
-  std::printf("[ seed ] MOMENTA_SEED=%llu\n", static_cast<unsigned long long>(seed));
   RootThread root(Params(), [](RootServerOptions& o) {
     WithToken(o);
     o.max_payload = 1 << 16;

@@ -20,7 +20,6 @@ class NetWorkloadTest : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(NetWorkloadTest, RootWithinEpsAtEveryTick) {
   const uint64_t seed = testing::TestSeed();
-  std::printf("[ seed ] MOMENTA_SEED=%llu\n", static_cast<unsigned long long>(seed));
   const std::string w = GetParam();
   const bool late = w.rfind("late", 0) == 0;
   MonitorParams params;

@@ -90,15 +90,6 @@ std::string RootThread::Logs() const {
 
 namespace {
 
-// "as_of=T sites=a/b [not_covered=x,y] key=value ..." -> fields.
-std::map<std::string, std::string> Fields(const std::string& line) {
-  std::map<std::string, std::string> f;
-  std::istringstream in(line);
-  for (std::string w; in >> w;)
-    if (const size_t eq = w.find('='); eq != std::string::npos) f[w.substr(0, eq)] = w.substr(eq + 1);
-  return f;
-}
-
 std::vector<std::string> Lines(const std::string& s) {
   std::vector<std::string> out;
   std::istringstream in(s);
@@ -240,7 +231,7 @@ void LockstepRun::Check(int64_t t) {
     if (A[i].rfind("error", 0) == 0) return Fail(t, "'" + lines[i] + "' -> " + A[i]);
 
   // Which sites the answer covers: the oracle is their union.
-  auto head = Fields(Lines(A[0]).at(0));
+  auto head = AnswerFields(Lines(A[0]).at(0));
   std::set<uint32_t> covered;
   for (uint32_t s = 0; s < k_; ++s) covered.insert(s);
   if (head.count("not_covered")) {
@@ -252,7 +243,7 @@ void LockstepRun::Check(int64_t t) {
   if (covered.empty()) return Fail(t, "no site covered: " + A[0]);
   if (head["as_of"] != std::to_string(t)) Fail(t, "as_of " + head["as_of"] + " (want " + std::to_string(t) + ")");
   for (size_t i = 1; i < A.size(); ++i)
-    if (Fields(Lines(A[i]).at(0))["sites"] != head["sites"] || Fields(Lines(A[i]).at(0))["not_covered"] != head["not_covered"])
+    if (AnswerFields(Lines(A[i]).at(0))["sites"] != head["sites"] || AnswerFields(Lines(A[i]).at(0))["not_covered"] != head["not_covered"])
       Fail(t, "answers of one tick cover different sites: " + A[0] + " | " + A[i]);
   std::unique_ptr<ExactWindow> subset;
   const ExactWindow* w = &global_;
@@ -267,11 +258,11 @@ void LockstepRun::Check(int64_t t) {
   const double c = static_cast<double>(w->count());
 
   // count
-  const double count = std::stod(Fields(A[0])["count"]);
+  const double count = std::stod(AnswerFields(A[0])["count"]);
   if (std::abs(count - c) > eps_b * c) Fail(t, "count " + std::to_string(count) + " vs " + std::to_string(c));
   // per-site counts (sites answer: one line per site after the header)
   for (const std::string& l : Lines(A[2])) {
-    auto f = Fields(l);
+    auto f = AnswerFields(l);
     if (l.size() < 2 || l[0] != 's' || !std::isdigit(static_cast<unsigned char>(l[1])) ||
         l.find(" live ") == std::string::npos)
       continue;
@@ -303,8 +294,8 @@ void LockstepRun::Check(int64_t t) {
     if (std::abs(r - cj) > alpha * c + 1e-9)
       Fail(t, "item " + std::to_string(j) + " " + std::to_string(r) + " vs " + std::to_string(cj));
   }
-  auto direct = Fields(A.back());
-  if (std::stod(Fields(A[A.size() - 2])["count"]) != (held.count(heavy) ? held[heavy] : 0))
+  auto direct = AnswerFields(A.back());
+  if (std::stod(AnswerFields(A[A.size() - 2])["count"]) != (held.count(heavy) ? held[heavy] : 0))
     Fail(t, "item query disagrees with items: " + A[A.size() - 2]);
   if (std::stod(direct["count"]) != 0) Fail(t, "never-seen item: " + A.back());
   // frequent items
@@ -326,7 +317,7 @@ void LockstepRun::Check(int64_t t) {
   }
   // quantiles
   for (size_t i = 0; i < q_phis.size(); ++i) {
-    const std::string v = Fields(A[3 + freq_phis.size() + i])["value"];
+    const std::string v = AnswerFields(A[3 + freq_phis.size() + i])["value"];
     if (c == 0) continue;
     if (v == "none" || !QuantileOk(*w, std::stoll(v), q_phis[i], eps))
       Fail(t, "quantile phi=" + std::to_string(q_phis[i]) + " -> " + v);

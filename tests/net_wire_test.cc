@@ -81,7 +81,6 @@ TEST(NetWireTest, TruncationsRefused) {
 
 TEST(NetWireTest, ByteFlipsNeverCrash) {
   const uint64_t seed = testing::TestSeed();
-  std::printf("[ seed ] MOMENTA_SEED=%llu\n", static_cast<unsigned long long>(seed));
   std::mt19937_64 rng(seed);
   const std::string good = EncodeFrame(FrameType::kHello, EncodeHello({kProtocolVersion, "s", "t", std::nullopt})) +
                            EncodeFrame(FrameType::kBatch, EncodeBatch(8, SomeMessages()));

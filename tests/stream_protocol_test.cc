@@ -39,7 +39,6 @@ class ProtocolWorkloadTest : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(ProtocolWorkloadTest, RootWithinEpsEveryTick) {
   const uint64_t seed = testing::TestSeed();
-  std::printf("[ seed ] MOMENTA_SEED=%llu\n", static_cast<unsigned long long>(seed));
   const std::string w = GetParam();
   const bool late = w.rfind("late", 0) == 0;
   RunChecked(w, 1, 60, late ? 30 : 0, 0.1, 360, 30, seed);

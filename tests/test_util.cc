@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -163,8 +164,13 @@ void WriteFileBytes(const std::string& path, const std::string& bytes) {
 }
 
 uint64_t TestSeed() {
-  if (const char* s = std::getenv("MOMENTA_SEED"); s && *s) return std::strtoull(s, nullptr, 10);
-  return std::random_device{}() ^ (static_cast<uint64_t>(std::random_device{}()) << 32);
+  uint64_t seed = 0;
+  if (const char* s = std::getenv("MOMENTA_SEED"); s && *s) {
+    seed = std::strtoull(s, nullptr, 10);
+  } else {
+    seed = std::random_device{}() ^ (static_cast<uint64_t>(std::random_device{}()) << 32);
+  }
+  return seed;
 }
 
 }  // namespace momenta::testing

@@ -28,7 +28,6 @@ namespace {
 
 TEST(FlatCountMapTest, MatchesAReferenceMapThroughEverySize) {
   const uint64_t seed = testing::TestSeed();
-  std::printf("[ seed ] MOMENTA_SEED=%llu\n", static_cast<unsigned long long>(seed));
   std::mt19937_64 rng(seed);
   FlatCountMap map;
   std::map<int64_t, uint64_t> want;
@@ -65,7 +64,6 @@ TEST(FlatCountMapTest, MatchesAReferenceMapThroughEverySize) {
 
 TEST(SortEntriesByItemTest, MatchesAComparisonSortOnEveryPath) {
   const uint64_t seed = testing::TestSeed();
-  std::printf("[ seed ] MOMENTA_SEED=%llu\n", static_cast<unsigned long long>(seed));
   std::mt19937_64 rng(seed);
   std::vector<uint64_t> scratch;
   // (spread of ids, largest count): narrow ids take the radix sort (n >= 64),
@@ -106,7 +104,6 @@ TEST(SortEntriesByItemTest, MatchesAComparisonSortOnEveryPath) {
 
 TEST(ItemCountsYoungTest, OneItemPerTickOverManyWindows) {
   const uint64_t seed = testing::TestSeed();
-  std::printf("[ seed ] MOMENTA_SEED=%llu\n", static_cast<unsigned long long>(seed));
   std::mt19937_64 rng(seed);
   const WindowSpec spec{20000, 0};
   const double item_eps = 0.01;  // m = 99 counters, young buckets up to 99 items
@@ -175,7 +172,6 @@ TEST(ItemCountsYoungTest, OneItemPerTickOverManyWindows) {
 
 TEST(WindowQuantilesYoungTest, OneValuePerTickOverManyWindows) {
   const uint64_t seed = testing::TestSeed();
-  std::printf("[ seed ] MOMENTA_SEED=%llu\n", static_cast<unsigned long long>(seed));
   std::mt19937_64 rng(seed);
   const WindowSpec spec{20000, 0};
   const double eps = 0.05;  // young buckets up to min(2m, 256) = 160 items
