@@ -1,54 +1,57 @@
-// BufferedArray: opening, recovery after a crash, and rebuilds.
+// BufferedArray: opening as a writer or a reader, the buffer's condition, the
+// sidecar's identity, and a reader's recovery after a dead writer. The
+// recovery itself (log replay, rebuilds) is in buffer_recover.cc.
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
-#include <algorithm>
-#include <cstdio>
+#include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <filesystem>
+#include <thread>
 
 #include "buffers/buffer_internal.h"
 #include "buffers/buffered_array.h"
-#include "storage/fault_guard.h"
-#include "storage/log_reader.h"
+#include "storage/log_codec.h"
 #include "storage/log_segments.h"
+#include "storage/posix_file.h"
 
 namespace momenta {
+namespace {
 
-TreeOptions OptionsOfHeader(const TreeFileHeader& h) {
-  TreeOptions o;
-  o.order = static_cast<int>(h.order);
-  o.ram_budget = h.ram_budget;
-  o.disk_tier = h.disk_tier != 0;
-  o.fanout = h.fanout;
-  o.leaf_span = h.leaf_span;
-  return o;
+bool Exists(const std::string& path) { return ::access(path.c_str(), F_OK) == 0; }
+
+// How long a reader waits for a live writer that holds the lock while the
+// buffer it needs is being built or recovered, before giving up.
+constexpr auto kWaitForLiveWriter = std::chrono::seconds(30);
+
+// The dtype the log's first segment holds, when there is a readable one.
+std::optional<DType> LoggedDType(const std::string& log_dir) {
+  auto segments = ListLogSegments(log_dir);
+  if (!segments.ok() || segments->empty()) return std::nullopt;
+  auto fd = OpenFile(segments->front().path, O_RDONLY);
+  if (!fd.ok()) return std::nullopt;
+  char bytes[sizeof(LogSegmentHeader)];
+  if (!PreadFully(fd->get(), segments->front().path, 0, sizeof bytes, bytes).ok()) return std::nullopt;
+  auto h = DecodeLogSegmentHeader(std::string_view(bytes, sizeof bytes), segments->front().path);
+  if (!h.ok()) return std::nullopt;
+  return LogSegmentDType(*h);
 }
 
-namespace internal {
-
-Result<std::unique_ptr<MomentTree>> BuildTreeFile(const std::string& path, ArrayFile& array,
-                                                  const TreeOptions& options, const IoOptions& io,
-                                                  const BuildProgress& progress, BuildStats* stats,
-                                                  uint64_t log_sequence) {
-  auto tree = MomentTree::Create(path, array, options, io);
-  if (!tree.ok()) return tree.status();
-  auto built = BuildTree(array, **tree, progress);
-  if (!built.ok()) return built.status();
-  if (stats) *stats = *built;
-  auto identity = IdentityOf(array.path());
-  if (!identity.ok()) return identity.status();
-  TreeFileHeader& h = (*tree)->header();
-  h.array = *identity;
-  h.updates_since_build = 0;
-  h.log_sequence = log_sequence;
-  h.checkpoint_sequence = log_sequence;
-  MOMENTA_RETURN_IF_ERROR((*tree)->Flush());
-  h.state = kTreeClean;
-  MOMENTA_RETURN_IF_ERROR((*tree)->FlushHeader());
-  return tree;
+// The pid in "<prefix><pid>" names, or 0.
+long PidSuffix(const std::string& name, const std::string& prefix) {
+  if (name.size() <= prefix.size() || name.compare(0, prefix.size(), prefix) != 0) return 0;
+  long pid = 0;
+  for (size_t k = prefix.size(); k < name.size(); ++k) {
+    if (name[k] < '0' || name[k] > '9' || pid > (1L << 40)) return 0;
+    pid = pid * 10 + (name[k] - '0');
+  }
+  return pid;
 }
 
-}  // namespace internal
+}  // namespace
 
 Result<std::unique_ptr<BufferedArray>> BufferedArray::Open(const std::string& path,
                                                            const BufferedArrayOptions& options,
@@ -57,219 +60,231 @@ Result<std::unique_ptr<BufferedArray>> BufferedArray::Open(const std::string& pa
   auto array = ArrayFile::Open(path, options.io, &notice);
   if (!array.ok()) return array.status();
   if (notices && !notice.empty()) notices->push_back(notice);
-  const std::string sidecar = SidecarPath(path);
-  std::error_code ec;
-  std::filesystem::create_directory(sidecar, ec);
-  if (ec) return Status::IOError(sidecar, ec.message());
-  std::unique_ptr<BufferedArray> self(new BufferedArray(std::move(array).value(), sidecar + "/tree", options));
+  std::unique_ptr<BufferedArray> self(
+      new BufferedArray(std::move(array).value(), SidecarPath(path, options.sidecar), options));
   MOMENTA_RETURN_IF_ERROR(options.io.writable ? self->OpenAsWriter(notices) : self->OpenAsReader(notices));
   return self;
 }
 
-Status BufferedArray::OpenAsWriter(std::vector<std::string>* notices) {
-  auto lock = LockArrayForWriting(array_->path());
-  if (!lock.ok()) return lock.status();
-  lock_ = std::move(lock).value();
-  LogWriterOptions log_options;
-  log_options.dtype = array_->dtype();
-  log_options.sync = options_.sync;
-  log_options.segment_bytes = options_.log_segment_bytes;
-  auto log = LogWriter::Open(LogDirPath(array_->path()), log_options);
-  if (!log.ok()) return log.status();
-  log_ = std::move(log).value();
-  if (notices)
-    for (const LogDamage& d : log_->recovery().damage) notices->push_back("update log: " + d.ToString());
-  MOMENTA_RETURN_IF_ERROR(Recover(notices));
-  TreeFileHeader& h = tree_->header();
-  h.boot_id = CurrentBootId();
-  h.durable_marks = options_.sync != LogSync::kNone ? 1 : 0;
-  return Status::OK();
+Result<BufferCondition> BufferedArray::Inspect(const std::string& path, const BufferedArrayOptions& options) {
+  BufferedArrayOptions read_only = options;
+  read_only.io.writable = false;
+  auto array = ArrayFile::Open(path, read_only.io);
+  if (!array.ok()) return array.status();
+  BufferedArray self(std::move(array).value(), SidecarPath(path, options.sidecar), read_only);
+  return self.Classify();
 }
 
-Status BufferedArray::OpenAsReader(std::vector<std::string>* notices) {
-  // No live writer: repair what a dead one left (holding the lock meanwhile).
-  auto lock = LockArrayForWriting(array_->path());
-  if (lock.ok()) {
-    lock_ = std::move(lock).value();
-    Status s;
-    if (std::filesystem::exists(LogDirPath(array_->path()))) {
-      // Cut a torn log tail first (the log's own lock is taken and released).
-      LogWriterOptions log_options;
-      log_options.dtype = array_->dtype();
-      auto log = LogWriter::Open(LogDirPath(array_->path()), log_options);
-      if (!log.ok()) return log.status();
-      if (notices)
-        for (const LogDamage& d : (*log)->recovery().damage) notices->push_back("update log: " + d.ToString());
-      s = (*log)->Close();
-    }
-    if (s.ok()) s = Recover(notices);
-    lock_.reset();
-    return s;
+// ---- writers -------------------------------------------------------------------
+
+Status BufferedArray::OpenAsWriter(std::vector<std::string>* notices) {
+  const std::string& path = array_->path();
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0) return Status::FromErrno(path, errno);
+  if (st.st_nlink > 1 && options_.sidecar.empty())
+    return Status::InvalidArgument(
+        path, "the file has " + std::to_string(st.st_nlink) +
+                  " names (hard links); momenta keeps one sidecar and one writer lock per name, so updates "
+                  "through two names would split the log: update it through a single name with "
+                  "--sidecar DIR, or copy it");
+  std::error_code ec;
+  std::filesystem::create_directories(sidecar_, ec);
+  if (ec) return Status::IOError(sidecar_, ec.message());
+  auto lock = LockArrayForWriting(path, sidecar_);
+  if (!lock.ok()) return lock.status();
+  lock_ = std::move(lock).value();
+  MOMENTA_RETURN_IF_ERROR(PrepareWriter(notices));
+  MOMENTA_RETURN_IF_ERROR(Recover(notices));
+  if (tree_) {
+    tree_writable_ = true;
+    TreeFileHeader& h = tree_->header();
+    h.boot_id = CurrentBootId();
+    h.durable_marks = options_.sync != LogSync::kNone ? 1 : 0;
   }
-  if (!IsLockedByAnotherWriter(lock.status())) return lock.status();
-  // A live writer keeps the buffer consistent; queries synchronise with it.
-  auto tree = MomentTree::Open(tree_path_, /*writable=*/true, options_.io);
-  if (!tree.ok())
-    return Status::IOError(array_->path(), "the moment buffer is being built by another writer; try again (" +
-                                               tree.status().ToString() + ")");
-  tree_ = std::move(tree).value();
   return Status::OK();
 }
 
 // REQUIRES: this process holds the array's writer lock.
-Status BufferedArray::Recover(std::vector<std::string>* notices) {
+Status BufferedArray::PrepareWriter(std::vector<std::string>* notices) {
   const std::string& path = array_->path();
   auto say = [&](const std::string& what) {
     if (notices) notices->push_back(what);
   };
-  auto identity = IdentityOf(path);
-  if (!identity.ok()) return identity.status();
+  auto current = SidecarIdentity::Of(path, array_->header());
+  if (!current.ok()) return current.status();
+  auto foreign = ForeignSidecarReason();
+  if (!foreign.ok()) return foreign.status();
+  if (!foreign->empty()) {
+    // Renamed while we hold its lock (the lock file moves with it), then a
+    // fresh folder with a lock of its own.
+    auto aside = SetSidecarAside(sidecar_);
+    if (!aside.ok()) return aside.status();
+    say("the sidecar " + sidecar_ + " belonged to another array (" + *foreign + "): moved it, with its log, to " +
+        *aside + "; starting a fresh one");
+    std::error_code ec;
+    std::filesystem::create_directories(sidecar_, ec);
+    if (ec) return Status::IOError(sidecar_, ec.message());
+    auto lock = LockArrayForWriting(path, sidecar_);
+    if (!lock.ok()) return lock.status();
+    lock_ = std::move(lock).value();
+  }
+  auto recorded = ReadSidecarIdentity(sidecar_);
+  if (!recorded.ok() || !(*recorded == *current)) MOMENTA_RETURN_IF_ERROR(WriteSidecarIdentity(sidecar_, *current));
+  RemoveLeftovers();
 
-  std::string rebuild_reason;
-  uint64_t replay_after = 0;  // replay log records after this sequence
-  bool replay_tree = false;   // ... into the nodes too (else the array only, then rebuild)
-  bool first_build = false;
-  if (::access(tree_path_.c_str(), F_OK) != 0) {
-    first_build = true;
-  } else if (auto tree = MomentTree::Open(tree_path_, /*writable=*/true, options_.io); !tree.ok()) {
-    rebuild_reason = tree.status().ToString();
-  } else {
+  LogWriterOptions log_options;
+  log_options.dtype = array_->dtype();
+  log_options.sync = options_.sync;
+  log_options.segment_bytes = options_.log_segment_bytes;
+  auto log = LogWriter::Open(LogDir(), log_options);
+  if (!log.ok()) return log.status();
+  log_ = std::move(log).value();
+  for (const LogDamage& d : log_->recovery().damage) say("update log: " + d.ToString());
+  return Status::OK();
+}
+
+Result<std::string> BufferedArray::ForeignSidecarReason() {
+  const std::string& path = array_->path();
+  if (!Exists(sidecar_)) return std::string();
+  auto current = SidecarIdentity::Of(path, array_->header());
+  if (!current.ok()) return current.status();
+  auto recorded = ReadSidecarIdentity(sidecar_);
+  if (recorded.ok()) {
+    if (!recorded->SameLayout(*current))
+      return "it was made for " + recorded->Describe() + "; the array is " + current->Describe();
+    if (recorded->SameFile(*current)) return std::string();
+    // Another file with the same layout: the same array moved or copied with
+    // its sidecar (the buffer knows its size and modification time), or a new
+    // one made in its place.
+    if (Exists(tree_path_)) {
+      auto tree = MomentTree::Open(tree_path_, /*writable=*/false, options_.io);
+      auto id = IdentityOf(path);
+      if (tree.ok() && id.ok() && (*tree)->header().array.size == id->size &&
+          (*tree)->header().array.mtime_ns == id->mtime_ns)
+        return std::string();
+    }
+    return "it was made for inode " + std::to_string(recorded->inode) + " of device " +
+           std::to_string(recorded->device) + ", and the file is now inode " + std::to_string(current->inode) +
+           " with contents its buffer does not know";
+  }
+  // No record (a sidecar from before records, or a damaged one): the log's
+  // dtype is what can still be checked.
+  if (auto logged = LoggedDType(LogDir()); logged && *logged != array_->dtype())
+    return "its log holds dtype " + std::string(DTypeName(*logged)) + ", the array is " +
+           std::string(DTypeName(array_->dtype()));
+  return std::string();
+}
+
+void BufferedArray::RemoveLeftovers() {
+  // Scratch files of killed processes: a build's tree.new-PID, a verify's
+  // tree.verify-PID, an identity record's identity.tmp-PID.
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(sidecar_, ec)) {
+    const std::string name = entry.path().filename().string();
+    long pid = 0;
+    for (const char* prefix : {"tree.new-", "tree.verify-", "identity.tmp-"})
+      if (pid == 0) pid = PidSuffix(name, prefix);
+    if (pid <= 0 || pid == ::getpid()) continue;
+    if (::kill(static_cast<pid_t>(pid), 0) == 0 || errno != ESRCH) continue;  // alive (or not ours to ask)
+    std::filesystem::remove(entry.path(), ec);
+  }
+}
+
+// ---- readers -------------------------------------------------------------------
+
+Result<BufferCondition> BufferedArray::Classify() {
+  using Kind = BufferCondition::Kind;
+  const std::string& path = array_->path();
+  if (!Exists(sidecar_) || !Exists(tree_path_)) return BufferCondition{Kind::kMissing, "it does not exist yet"};
+  auto foreign = ForeignSidecarReason();
+  if (!foreign.ok()) return foreign.status();
+  if (!foreign->empty()) return BufferCondition{Kind::kForeign, *foreign};
+  for (int attempt = 0;; ++attempt) {
+    tree_writable_ = ::access(tree_path_.c_str(), W_OK) == 0;
+    auto tree = MomentTree::Open(tree_path_, tree_writable_, options_.io);
+    if (!tree.ok()) return BufferCondition{Kind::kRebuild, tree.status().ToString()};
     tree_ = std::move(tree).value();
     const TreeFileHeader& h = tree_->header();
-    const bool same_boot = h.boot_id == CurrentBootId();
-    if (h.length != array_->length() || h.dtype != static_cast<uint32_t>(array_->dtype())) {
-      rebuild_reason = "it was built for another array shape or dtype";
-    } else if (h.state == kTreeClean) {
-      if (!(h.array == *identity)) {
-        rebuild_reason = "the array changed since the buffer was last updated";
-        replay_after = UINT64_MAX;  // the log has nothing newer than the buffer
-      } else {
-        replay_after = h.log_sequence;  // records logged after the last checkpoint
-        replay_tree = true;
-      }
-    } else if (h.state == kTreeUpdating && same_boot) {
-      // The writer died, the machine did not: the mapped pages are exact up
-      // to log_sequence.
-      replay_after = h.log_sequence;
-      replay_tree = true;
-      say("recovering the moment buffer of " + path + ": the last writer stopped mid-update");
-    } else if (h.state == kTreeUpdating) {
-      rebuild_reason = "the machine stopped while it was being updated";
-      replay_after = h.durable_marks ? h.checkpoint_sequence : 0;
-    } else if (h.state == kTreeBuilding) {
-      rebuild_reason = "its last build did not finish";
-      replay_after = h.durable_marks ? h.checkpoint_sequence : 0;
-    } else {
-      rebuild_reason = "its state is unknown";
+    if (h.state == kTreeRetired && attempt < 8) continue;  // replaced meanwhile: open the new one
+    if (h.length != array_->length() || h.dtype != static_cast<uint32_t>(array_->dtype()))
+      return BufferCondition{Kind::kRebuild, "it was built for another array shape or dtype"};
+    long pid = 0;
+    const bool writer = !lock_ && WriterIsAlive(LockPath(), &pid);  // our own lock is no other writer
+    if (h.state == kTreeClean) {
+      if (writer) return BufferCondition{Kind::kLiveWriter, ""};
+      auto id = IdentityOf(path);
+      if (!id.ok()) return id.status();
+      if (!(h.array == *id))
+        return BufferCondition{
+            Kind::kRebuild,
+            "the array file was modified outside momenta (its size or modification time changed), and the file "
+            "system cannot say which elements changed, so every node is recomputed"};
+      return BufferCondition{Kind::kCurrent, ""};
     }
+    if (writer) return BufferCondition{Kind::kLiveWriter, ""};
+    const std::string who = pid > 0 ? "the last writer (pid " + std::to_string(pid) + ")" : "the last writer";
+    if (h.state == kTreeUpdating) return BufferCondition{Kind::kRecover, who + " stopped mid-update"};
+    if (h.state == kTreeBuilding) return BufferCondition{Kind::kRebuild, "its last build did not finish"};
+    return BufferCondition{Kind::kRebuild, "its state is unknown"};
   }
-
-  // Records the array or the nodes have not seen yet.
-  uint64_t replayed = 0;
-  if (replay_after != UINT64_MAX && std::filesystem::exists(LogDirPath(path))) {
-    if (tree_) refresh_.assign(tree_->layout().levels() + 1, {});
-    const bool tree_too = replay_tree && rebuild_reason.empty() && !first_build;
-    const TreeFileHeader* h = tree_ ? &tree_->header() : nullptr;
-    const uint64_t refresh_from = tree_too && h->state == kTreeUpdating && h->chunk_first_sequence > 0 &&
-                                          h->chunk_first_sequence <= replay_after
-                                      ? h->chunk_first_sequence
-                                      : replay_after + 1;
-    MOMENTA_RETURN_IF_ERROR(ReplayIntoArrayAndTree(replay_after, tree_too, refresh_from, &replayed));
-    if (replayed > 0)
-      say("replayed " + std::to_string(replayed) + " update(s) from the log of " + path);
-  }
-  if (!rebuild_reason.empty() || first_build) {
-    if (!rebuild_reason.empty()) say("rebuilding the moment buffer of " + path + ": " + rebuild_reason);
-    TreeOptions build = tree_ ? OptionsOfHeader(tree_->header()) : options_.tree;
-    BuildStats stats;
-    MOMENTA_RETURN_IF_ERROR(RebuildInPlace(build, options_.progress, &stats));
-    return Status::OK();
-  }
-  if (replayed > 0 || tree_->header().state != kTreeClean) {
-    MOMENTA_RETURN_IF_ERROR(FlushRefreshes());
-    dirty_ = true;
-    MOMENTA_RETURN_IF_ERROR(Checkpoint());
-  }
-  return Status::OK();
 }
 
-Status BufferedArray::ReplayIntoArrayAndTree(uint64_t after, bool tree_too, uint64_t refresh_from,
-                                             uint64_t* replayed) {
-  *replayed = 0;
-  LogReaderOptions ro;
-  ro.from_sequence = std::min(after + 1, refresh_from);
-  auto reader = LogReader::Open(LogDirPath(array_->path()), ro);
-  if (!reader.ok()) {
-    if (reader.status().code() == Status::Code::kNotFound) return Status::OK();
-    return reader.status();
-  }
-  MOMENTA_RETURN_IF_ERROR(MapArrayForUpdates());
-  const size_t item = array_->itemsize();
-  char* const base = array_map_->data();
-  LogRecord r;
+Status BufferedArray::OpenAsReader(std::vector<std::string>* notices) {
+  auto condition = Classify();
+  if (!condition.ok()) return condition.status();
+  if (!condition->NeedsWriter()) return Status::OK();
+  return RecoverAsWriter(*condition, notices);
+}
+
+Status BufferedArray::RecoverAsWriter(const BufferCondition& why, std::vector<std::string>* notices) {
+  using Kind = BufferCondition::Kind;
+  const std::string& path = array_->path();
+  const char* what = why.kind == Kind::kMissing   ? "has to be built"
+                     : why.kind == Kind::kRecover ? "has to be recovered"
+                     : why.kind == Kind::kForeign ? "belongs to another array"
+                                                  : "has to be rebuilt";
+  if (!SidecarWritable(sidecar_))
+    return Status::IOError(path, std::string("the moment buffer in ") + sidecar_ + " " + what + " (" + why.why +
+                                     "), and this user may not write there: run 'momenta build " + path +
+                                     "' as a user who may, or keep the buffer elsewhere with --sidecar DIR or "
+                                     "MOMENTA_SIDECAR_DIR");
+  const auto deadline = std::chrono::steady_clock::now() + kWaitForLiveWriter;
   while (true) {
-    auto more = (*reader)->Next(&r);
-    if (!more.ok()) return more.status();
-    if (!*more) break;
-    if (r.sequence <= after) {  // applied before the crash; its chunk's refreshes may be owed
-      if (tree_too && r.index < array_->length()) QueueRefresh(r.index);
-      continue;
+    std::error_code ec;
+    std::filesystem::create_directories(sidecar_, ec);
+    if (ec) return Status::IOError(sidecar_, ec.message());
+    auto lock = LockArrayForWriting(path, sidecar_);
+    if (lock.ok()) {
+      lock_ = std::move(lock).value();
+      break;
     }
-    if (tree_too && *replayed == 0) tree_->header().state = kTreeUpdating;
-    if (r.index >= array_->length())
-      return Status::Corruption(array_->path(), "update log record " + std::to_string(r.sequence) +
-                                                    " names index " + std::to_string(r.index) +
-                                                    " outside the array");
-    scattered_->Prepare(array_->ByteOffset(r.index));
-    char* element = base + array_->ByteOffset(r.index);
-    if (!GuardedCopy(element, reinterpret_cast<const char*>(&r.new_raw), item))
-      return MappedAccessFailed(r.index, /*writing=*/true);
-    if (tree_too) {
-      MOMENTA_RETURN_IF_ERROR(ApplyToTree(r.index, reinterpret_cast<const char*>(&r.old_raw),
-                                          reinterpret_cast<const char*>(&r.new_raw)));
-      tree_->header().log_sequence = r.sequence;
-      if (refresh_[1].size() > 4096) MOMENTA_RETURN_IF_ERROR(FlushRefreshes());
-    }
-    ++*replayed;
+    if (!IsLockedByAnotherWriter(lock.status())) return lock.status();
+    // A writer started meanwhile: it recovers; use the buffer once it can be.
+    auto again = Classify();
+    if (!again.ok()) return again.status();
+    if (!again->NeedsWriter()) return Status::OK();
+    if (std::chrono::steady_clock::now() > deadline)
+      return Status::IOError(path, "the moment buffer " + std::string(what) +
+                                       " and another writer holds the lock without doing it; try again");
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
-  if (tree_too) MOMENTA_RETURN_IF_ERROR(FlushRefreshes());
-  return Status::OK();
-}
-
-Status BufferedArray::RebuildInPlace(const TreeOptions& options, const BuildProgress& progress,
-                                     BuildStats* stats) {
-  // Build beside the old file and rename over it: readers that have the old
-  // one mapped keep a valid file, see it retired, and reopen the path.
-  const uint64_t sequence = log_ ? log_->next_sequence() - 1 : (tree_ ? tree_->header().log_sequence : 0);
-  if (array_map_) MOMENTA_RETURN_IF_ERROR(array_->Sync());
-  const std::string fresh_path = tree_path_ + ".new-" + std::to_string(::getpid());
-  auto fresh = internal::BuildTreeFile(fresh_path, *array_, options, options_.io, progress, stats, sequence);
-  if (!fresh.ok()) {
-    ::unlink(fresh_path.c_str());
-    return fresh.status();
+  // The lock is ours: look again (a writer may have finished the work since).
+  auto again = Classify();
+  Status s = again.status();
+  if (s.ok() && again->NeedsWriter()) {
+    s = PrepareWriter(notices);
+    if (s.ok()) s = Recover(notices);
+    if (s.ok() && log_) s = log_->Close();
+    open_report_.recovered = s.ok();
   }
-  (*fresh)->header().boot_id = CurrentBootId();
-  (*fresh)->header().durable_marks = options_.sync != LogSync::kNone ? 1 : 0;
-  if (::rename(fresh_path.c_str(), tree_path_.c_str()) != 0) {
-    const int err = errno;
-    ::unlink(fresh_path.c_str());
-    return Status::FromErrno(tree_path_, err);
-  }
-  if (tree_) {
-    tree_->header().state = kTreeRetired;
-    (void)tree_->FlushHeader();
-  }
-  tree_ = std::move(fresh).value();
+  // A reader again: no log, no writable array mapping, no lock.
+  log_.reset();
+  scattered_.reset();
+  array_map_.reset();
   dirty_ = false;
-  return Status::OK();
-}
-
-Status BufferedArray::ReopenTreeIfRetired() {
-  if (tree_->header().state != kTreeRetired) return Status::OK();
-  auto tree = MomentTree::Open(tree_path_, /*writable=*/true, options_.io);
-  if (!tree.ok()) return tree.status();
-  tree_ = std::move(tree).value();
-  return Status::OK();
+  lock_.reset();
+  tree_writable_ = true;
+  return s;
 }
 
 }  // namespace momenta

@@ -28,6 +28,8 @@ constexpr size_t kChunk = 4096;
 constexpr uint64_t kCheckpointEveryRecords = uint64_t{1} << 22;
 // How long a starved reader asks writers to stand still.
 constexpr int64_t kReaderWaitNs = 20'000'000;
+// How often a reader whose seqlock stays taken checks that the writer lives.
+constexpr int64_t kLivenessCheckNs = 20'000'000;
 
 int64_t MonotonicNs() {
   timespec ts;
@@ -42,9 +44,9 @@ std::atomic_ref<int64_t> ReaderWait(TreeFileHeader& h) {
 
 }  // namespace
 
-BufferedArray::BufferedArray(std::unique_ptr<ArrayFile> array, std::string tree_path,
+BufferedArray::BufferedArray(std::unique_ptr<ArrayFile> array, std::string sidecar,
                              const BufferedArrayOptions& options)
-    : array_(std::move(array)), tree_path_(std::move(tree_path)), options_(options) {}
+    : array_(std::move(array)), sidecar_(std::move(sidecar)), tree_path_(sidecar_ + "/tree"), options_(options) {}
 
 BufferedArray::~BufferedArray() { (void)Close(); }
 
@@ -67,6 +69,8 @@ Result<RangeSummary> BufferedArray::Summarize(uint64_t p, uint64_t q, bool need_
     return SummarizeRange(*tree_, *array_, p, q, need_extremes, cost);
   }
   // A reader: retry until no writer changed anything while we read.
+  const int64_t start = MonotonicNs();
+  int64_t next_liveness_check = start + kLivenessCheckNs;
   for (int attempt = 0;; ++attempt) {
     MOMENTA_RETURN_IF_ERROR(ReopenTreeIfRetired());
     TreeFileHeader& h = tree_->header();
@@ -80,7 +84,19 @@ Result<RangeSummary> BufferedArray::Summarize(uint64_t p, uint64_t q, bool need_
         return summary;
       }
     }
-    if (attempt >= 2) ReaderWait(h).store(MonotonicNs() + kReaderWaitNs, std::memory_order_release);
+    // Never wait on a writer that is not alive: a killed one leaves the
+    // seqlock taken for good. Its lock tells (the kernel drops it at death).
+    if (const int64_t now = MonotonicNs(); now >= next_liveness_check) {
+      next_liveness_check = now + kLivenessCheckNs;
+      if (Epoch(h).load(std::memory_order_acquire) % 2 == 1 && !WriterIsAlive(LockPath())) {
+        BufferCondition dead{BufferCondition::Kind::kRecover, "the last writer stopped mid-update"};
+        late_notices_.push_back("the writer of " + array_->path() + " died while this query waited for it");
+        MOMENTA_RETURN_IF_ERROR(RecoverAsWriter(dead, &late_notices_));
+        continue;
+      }
+    }
+    if (attempt >= 2 && tree_writable_)
+      ReaderWait(h).store(MonotonicNs() + kReaderWaitNs, std::memory_order_release);
     std::this_thread::sleep_for(std::chrono::microseconds(attempt < 2 ? 50 : 500));
   }
 }
@@ -399,7 +415,7 @@ Status BufferedArray::FlushRefreshes() {
 
 Result<BuildStats> BufferedArray::Rebuild(const TreeOptions& options, const BuildProgress& progress) {
   if (!log_ && !lock_) {
-    auto lock = LockArrayForWriting(array_->path());
+    auto lock = LockArrayForWriting(array_->path(), sidecar_);
     if (!lock.ok()) return lock.status();
     lock_ = std::move(lock).value();
   }

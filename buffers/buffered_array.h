@@ -3,13 +3,19 @@
 // holds the elements, MomentTree the buffer, BuildTree fills it,
 // SummarizeRange answers, LogWriter records every change.
 //
+// Everything momenta keeps about the array lives in its sidecar folder
+// (storage/sidecar.h: beside the array, under MOMENTA_SIDECAR_DIR, or where
+// options.sidecar says), which records the identity of the array it belongs
+// to; a sidecar of another array is set aside, never misread.
+//
 // Writers (IoOptions::writable) hold the array's writer lock; a second writer
 // gets "locked by another writer (pid N)". Every update goes: log append
 // (durable per LogSync) -> array store -> one node per level, and the buffer
 // header's log_sequence says which records both reflect. Commit() makes the
 // changes durable per the sync policy and checkpoints the buffer.
 //
-// Recovery (Open of a writer, or of a reader that finds no live writer):
+// Recovery (by a writer's Open, and by a reader's when it finds work only a
+// writer may do — then the reader takes the lock for that moment and says so):
 //  - the log's torn tail is cut and reported;
 //  - after a crash of the process (same kernel boot), the mapped buffer and
 //    array pages survived: the records after log_sequence are replayed into
@@ -18,13 +24,20 @@
 //    is exact as of its checkpoint and the records after it are replayed; any
 //    other buffer is rebuilt after the records are replayed into the array;
 //  - a buffer missing, damaged, made for other parameters, or describing an
-//    array changed behind momenta's back is rebuilt; each event is a notice.
+//    array changed behind momenta's back is rebuilt; each event is a notice,
+//    and every pass over the whole array says what it reads and why.
 //
-// Readers in other processes may query while a writer runs. Guarantee: a
-// query's answer equals the exact answer for the array after some log
-// sequence s with s_start <= s <= s_end, the log sequences applied when the
-// query began and ended (a seqlock on the buffer header; a reader that keeps
-// losing the race asks writers to pause briefly at their next chunk).
+// Readers take no lock and write nothing when the buffer is current or a
+// live writer keeps it so: they need only read access to the array and the
+// sidecar. A reader finds a writer alive by testing its lock (WriterIsAlive),
+// never by taking it. Readers in other processes may query while a writer
+// runs. Guarantee: a query's answer equals the exact answer for the array
+// after some log sequence s with s_start <= s <= s_end, the log sequences
+// applied when the query began and ended (a seqlock on the buffer header; a
+// reader that keeps losing the race asks writers to pause briefly at their
+// next chunk). A reader never waits on a writer that is not alive: when the
+// seqlock stays taken and the lock's holder is gone, the reader recovers (or,
+// without write access, says how to) and answers within a bounded time.
 //
 // Not thread-safe within a process: one BufferedArray per thread.
 #pragma once
@@ -33,6 +46,7 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "buffers/moment_tree.h"
@@ -57,6 +71,39 @@ struct BufferedArrayOptions {
   // (their records all before now − retain_ms, judged by the next segment's
   // first record) and already checkpointed are deleted. < 0: keep everything.
   int64_t retain_ms = -1;
+  // The sidecar folder itself (`--sidecar DIR`); empty: SidecarPath's rules.
+  std::string sidecar;
+  // false: a buffer that needs a full rebuild is not rebuilt by Open — the
+  // caller rebuilds right after (momenta build), so the data is read once.
+  bool rebuild_on_open = true;
+};
+
+// What Open did besides opening: the work a caller may want to report apart
+// from its own (a query's time is not the rebuild's).
+struct OpenReport {
+  bool full_pass = false;        // Open built or rebuilt the buffer (one pass over the array)
+  std::string full_pass_reason;  // why
+  double full_pass_seconds = 0;
+  uint64_t full_pass_bytes_read = 0;
+  uint64_t replayed = 0;         // log records replayed into the array (and the buffer)
+  bool recovered = false;        // a reader did a writer's recovery (see above)
+};
+
+// The state of an array's buffer as a reader finds it, and so what the next
+// command will do (Inspect; momenta info).
+struct BufferCondition {
+  enum class Kind {
+    kCurrent,     // answers come from it as it is
+    kLiveWriter,  // a writer is changing it; readers synchronise with it
+    kRecover,     // a writer died mid-update: the next open replays the log
+    kRebuild,     // the next open rebuilds it (one pass over the array)
+    kMissing,     // the next open builds it (one pass over the array)
+    kForeign,     // the sidecar belongs to another array: set aside, then built
+  };
+  Kind kind = Kind::kCurrent;
+  std::string why;  // one phrase, empty for kCurrent
+  bool NeedsWriter() const { return kind != Kind::kCurrent && kind != Kind::kLiveWriter; }
+  bool FullPass() const { return kind == Kind::kRebuild || kind == Kind::kMissing || kind == Kind::kForeign; }
 };
 
 // One update: a[index] = value (checked to fit the dtype) at `time` (ms;
@@ -88,9 +135,18 @@ class BufferedArray {
                                                      const BufferedArrayOptions& options,
                                                      std::vector<std::string>* notices = nullptr);
 
+  // The condition of `path`'s buffer, read as it is: takes no lock, writes
+  // nothing, builds nothing.
+  static Result<BufferCondition> Inspect(const std::string& path, const BufferedArrayOptions& options);
+
   ArrayFile& array() { return *array_; }
   MomentTree& tree() { return *tree_; }
+  const std::string& sidecar() const { return sidecar_; }
   const std::string& tree_path() const { return tree_path_; }
+  const OpenReport& open_report() const { return open_report_; }
+  // Notices of what a call after Open did (a reader recovering after a writer
+  // died under it); the caller prints them like Open's.
+  std::vector<std::string> TakeNotices() { return std::exchange(late_notices_, {}); }
   uint64_t length() const { return array_->length(); }
   // The last log sequence applied to the array and the buffer.
   uint64_t applied_sequence() const { return tree_->header().log_sequence; }
@@ -121,11 +177,23 @@ class BufferedArray {
   Result<VerifyReport> Verify(const BuildProgress& progress = {});
 
  private:
-  BufferedArray(std::unique_ptr<ArrayFile> array, std::string tree_path, const BufferedArrayOptions& options);
+  BufferedArray(std::unique_ptr<ArrayFile> array, std::string sidecar, const BufferedArrayOptions& options);
 
   // Open's steps (buffer_open.cc).
   [[nodiscard]] Status OpenAsWriter(std::vector<std::string>* notices);
   [[nodiscard]] Status OpenAsReader(std::vector<std::string>* notices);
+  // Reads the buffer's condition; leaves tree_ open when it is usable.
+  Result<BufferCondition> Classify();
+  // A reader that found `why` does the writer's recovery for it (taking the
+  // lock for that moment), or says how to when it may not write.
+  [[nodiscard]] Status RecoverAsWriter(const BufferCondition& why, std::vector<std::string>* notices);
+  // The writer's steps before Recover: the sidecar's identity claimed (a
+  // foreign one set aside), a dead process's leftovers removed, the log opened.
+  [[nodiscard]] Status PrepareWriter(std::vector<std::string>* notices);
+  // Why the sidecar does not belong to this array ("" when it does).
+  Result<std::string> ForeignSidecarReason();
+  void RemoveLeftovers();
+  // Recovery (buffer_recover.cc).
   [[nodiscard]] Status Recover(std::vector<std::string>* notices);
   // Replays log records after `after` into the array (and the nodes when
   // tree_too); records from `refresh_from` up to `after` were applied to the
@@ -160,9 +228,16 @@ class BufferedArray {
   // Queues every level's node over `index` for recomputation.
   void QueueRefresh(uint64_t index);
 
+  std::string LogDir() const { return sidecar_ + "/log"; }
+  std::string LockPath() const { return sidecar_ + "/writer.lock"; }
+
   std::unique_ptr<ArrayFile> array_;
   std::unique_ptr<MomentTree> tree_;
+  const std::string sidecar_;
   const std::string tree_path_;
+  bool tree_writable_ = false;           // tree_ is mapped writable (readers: when they may)
+  OpenReport open_report_;
+  std::vector<std::string> late_notices_;  // for TakeNotices
   const BufferedArrayOptions options_;
   std::unique_ptr<WriterLock> lock_;     // writers: the array's writer lock
   std::unique_ptr<LogWriter> log_;       // writers: the update log

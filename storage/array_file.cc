@@ -45,8 +45,6 @@ Status CreateSparseFile(const std::string& path, const std::string& header, uint
 
 }  // namespace
 
-std::string SidecarPath(const std::string& array_path) { return array_path + ".momenta"; }
-
 ArrayFile::ArrayFile(std::unique_ptr<IoBackend> io, NpyHeader header)
     : io_(std::move(io)), header_(std::move(header)), length_(header_.length()) {}
 

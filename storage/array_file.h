@@ -17,13 +17,10 @@
 #include "storage/dtype.h"
 #include "storage/io_backend.h"
 #include "storage/npy_format.h"
+#include "storage/sidecar.h"  // SidecarPath: where the buffer and the log live
 #include "storage/status.h"
 
 namespace momenta {
-
-// The sidecar folder beside an array file: "<path>.momenta". Later layers keep
-// the buffer, the update log and metadata there (see storage/ON_DISK.md).
-std::string SidecarPath(const std::string& array_path);
 
 class ArrayFile {
  public:

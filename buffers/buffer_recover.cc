@@ -1,0 +1,223 @@
+// BufferedArray: recovery after a crash (log replay) and rebuilds. Opening is
+// in buffer_open.cc.
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+
+#include "buffers/buffer_internal.h"
+#include "buffers/buffered_array.h"
+#include "storage/fault_guard.h"
+#include "storage/log_reader.h"
+#include "storage/log_segments.h"
+
+namespace momenta {
+
+TreeOptions OptionsOfHeader(const TreeFileHeader& h) {
+  TreeOptions o;
+  o.order = static_cast<int>(h.order);
+  o.ram_budget = h.ram_budget;
+  o.disk_tier = h.disk_tier != 0;
+  o.fanout = h.fanout;
+  o.leaf_span = h.leaf_span;
+  return o;
+}
+
+namespace internal {
+
+Result<std::unique_ptr<MomentTree>> BuildTreeFile(const std::string& path, ArrayFile& array,
+                                                  const TreeOptions& options, const IoOptions& io,
+                                                  const BuildProgress& progress, BuildStats* stats,
+                                                  uint64_t log_sequence) {
+  auto tree = MomentTree::Create(path, array, options, io);
+  if (!tree.ok()) return tree.status();
+  auto built = BuildTree(array, **tree, progress);
+  if (!built.ok()) return built.status();
+  if (stats) *stats = *built;
+  auto identity = IdentityOf(array.path());
+  if (!identity.ok()) return identity.status();
+  TreeFileHeader& h = (*tree)->header();
+  h.array = *identity;
+  h.updates_since_build = 0;
+  h.log_sequence = log_sequence;
+  h.checkpoint_sequence = log_sequence;
+  MOMENTA_RETURN_IF_ERROR((*tree)->Flush());
+  h.state = kTreeClean;
+  MOMENTA_RETURN_IF_ERROR((*tree)->FlushHeader());
+  return tree;
+}
+
+}  // namespace internal
+
+// REQUIRES: this process holds the array's writer lock.
+Status BufferedArray::Recover(std::vector<std::string>* notices) {
+  const std::string& path = array_->path();
+  auto say = [&](const std::string& what) {
+    if (notices) notices->push_back(what);
+  };
+  auto identity = IdentityOf(path);
+  if (!identity.ok()) return identity.status();
+
+  std::string rebuild_reason;
+  uint64_t replay_after = 0;  // replay log records after this sequence
+  bool replay_tree = false;   // ... into the nodes too (else the array only, then rebuild)
+  bool first_build = false;
+  tree_.reset();  // a reader's view of it, if any: reopened writable below
+  if (::access(tree_path_.c_str(), F_OK) != 0) {
+    first_build = true;
+  } else if (auto tree = MomentTree::Open(tree_path_, /*writable=*/true, options_.io); !tree.ok()) {
+    rebuild_reason = tree.status().ToString();
+  } else {
+    tree_ = std::move(tree).value();
+    const TreeFileHeader& h = tree_->header();
+    const bool same_boot = h.boot_id == CurrentBootId();
+    if (h.length != array_->length() || h.dtype != static_cast<uint32_t>(array_->dtype())) {
+      rebuild_reason = "it was built for another array shape or dtype";
+    } else if (h.state == kTreeClean) {
+      if (!(h.array == *identity)) {
+        rebuild_reason =
+            "the array file was modified outside momenta (its size or modification time changed), and the file "
+            "system cannot say which elements changed, so every node is recomputed";
+        replay_after = UINT64_MAX;  // the log has nothing newer than the buffer
+      } else {
+        replay_after = h.log_sequence;  // records logged after the last checkpoint
+        replay_tree = true;
+      }
+    } else if (h.state == kTreeUpdating && same_boot) {
+      // The writer died, the machine did not: the mapped pages are exact up
+      // to log_sequence.
+      replay_after = h.log_sequence;
+      replay_tree = true;
+      say("recovering the moment buffer of " + path + ": the last writer stopped mid-update");
+    } else if (h.state == kTreeUpdating) {
+      rebuild_reason = "the machine stopped while it was being updated";
+      replay_after = h.durable_marks ? h.checkpoint_sequence : 0;
+    } else if (h.state == kTreeBuilding) {
+      rebuild_reason = "its last build did not finish";
+      replay_after = h.durable_marks ? h.checkpoint_sequence : 0;
+    } else {
+      rebuild_reason = "its state is unknown";
+    }
+  }
+
+  // Records the array or the nodes have not seen yet.
+  uint64_t replayed = 0;
+  if (replay_after != UINT64_MAX && std::filesystem::exists(LogDir())) {
+    if (tree_) refresh_.assign(tree_->layout().levels() + 1, {});
+    const bool tree_too = replay_tree && rebuild_reason.empty() && !first_build;
+    const TreeFileHeader* h = tree_ ? &tree_->header() : nullptr;
+    const uint64_t refresh_from = tree_too && h->state == kTreeUpdating && h->chunk_first_sequence > 0 &&
+                                          h->chunk_first_sequence <= replay_after
+                                      ? h->chunk_first_sequence
+                                      : replay_after + 1;
+    MOMENTA_RETURN_IF_ERROR(ReplayIntoArrayAndTree(replay_after, tree_too, refresh_from, &replayed));
+    if (replayed > 0)
+      say("replayed " + std::to_string(replayed) + " update(s) from the log of " + path);
+  }
+  open_report_.replayed = replayed;
+  if (!rebuild_reason.empty() || first_build) {
+    if (first_build) rebuild_reason = "it does not exist yet";
+    if (!options_.rebuild_on_open) return Status::OK();  // the caller rebuilds next (momenta build)
+    // Every pass over the whole array says so, with or without a terminal.
+    say((first_build ? "building the moment buffer of " : "rebuilding the moment buffer of ") + path + ": " +
+        rebuild_reason + " (one pass over " + std::to_string(array_->length() * array_->itemsize()) +
+        " bytes of data; holes are skipped)");
+    TreeOptions build = tree_ ? OptionsOfHeader(tree_->header()) : options_.tree;
+    BuildStats stats;
+    MOMENTA_RETURN_IF_ERROR(RebuildInPlace(build, options_.progress, &stats));
+    open_report_.full_pass = true;
+    open_report_.full_pass_reason = rebuild_reason;
+    open_report_.full_pass_seconds = stats.seconds;
+    open_report_.full_pass_bytes_read = stats.data_bytes_read;
+    return Status::OK();
+  }
+  if (replayed > 0 || tree_->header().state != kTreeClean) {
+    MOMENTA_RETURN_IF_ERROR(FlushRefreshes());
+    dirty_ = true;
+    MOMENTA_RETURN_IF_ERROR(Checkpoint());
+  }
+  return Status::OK();
+}
+
+Status BufferedArray::ReplayIntoArrayAndTree(uint64_t after, bool tree_too, uint64_t refresh_from,
+                                             uint64_t* replayed) {
+  *replayed = 0;
+  LogReaderOptions ro;
+  ro.from_sequence = std::min(after + 1, refresh_from);
+  auto reader = LogReader::Open(LogDir(), ro);
+  if (!reader.ok()) {
+    if (reader.status().code() == Status::Code::kNotFound) return Status::OK();
+    return reader.status();
+  }
+  MOMENTA_RETURN_IF_ERROR(MapArrayForUpdates());
+  const size_t item = array_->itemsize();
+  char* const base = array_map_->data();
+  LogRecord r;
+  while (true) {
+    auto more = (*reader)->Next(&r);
+    if (!more.ok()) return more.status();
+    if (!*more) break;
+    if (r.sequence <= after) {  // applied before the crash; its chunk's refreshes may be owed
+      if (tree_too && r.index < array_->length()) QueueRefresh(r.index);
+      continue;
+    }
+    if (tree_too && *replayed == 0) tree_->header().state = kTreeUpdating;
+    if (r.index >= array_->length())
+      return Status::Corruption(array_->path(), "update log record " + std::to_string(r.sequence) +
+                                                    " names index " + std::to_string(r.index) +
+                                                    " outside the array");
+    scattered_->Prepare(array_->ByteOffset(r.index));
+    char* element = base + array_->ByteOffset(r.index);
+    if (!GuardedCopy(element, reinterpret_cast<const char*>(&r.new_raw), item))
+      return MappedAccessFailed(r.index, /*writing=*/true);
+    if (tree_too) {
+      MOMENTA_RETURN_IF_ERROR(ApplyToTree(r.index, reinterpret_cast<const char*>(&r.old_raw),
+                                          reinterpret_cast<const char*>(&r.new_raw)));
+      tree_->header().log_sequence = r.sequence;
+      if (refresh_[1].size() > 4096) MOMENTA_RETURN_IF_ERROR(FlushRefreshes());
+    }
+    ++*replayed;
+  }
+  if (tree_too) MOMENTA_RETURN_IF_ERROR(FlushRefreshes());
+  return Status::OK();
+}
+
+Status BufferedArray::RebuildInPlace(const TreeOptions& options, const BuildProgress& progress,
+                                     BuildStats* stats) {
+  // Build beside the old file and rename over it: readers that have the old
+  // one mapped keep a valid file, see it retired, and reopen the path.
+  const uint64_t sequence = log_ ? log_->next_sequence() - 1 : (tree_ ? tree_->header().log_sequence : 0);
+  if (array_map_) MOMENTA_RETURN_IF_ERROR(array_->Sync());
+  const std::string fresh_path = tree_path_ + ".new-" + std::to_string(::getpid());
+  auto fresh = internal::BuildTreeFile(fresh_path, *array_, options, options_.io, progress, stats, sequence);
+  if (!fresh.ok()) {
+    ::unlink(fresh_path.c_str());
+    return fresh.status();
+  }
+  (*fresh)->header().boot_id = CurrentBootId();
+  (*fresh)->header().durable_marks = options_.sync != LogSync::kNone ? 1 : 0;
+  if (::rename(fresh_path.c_str(), tree_path_.c_str()) != 0) {
+    const int err = errno;
+    ::unlink(fresh_path.c_str());
+    return Status::FromErrno(tree_path_, err);
+  }
+  if (tree_) {
+    tree_->header().state = kTreeRetired;
+    (void)tree_->FlushHeader();
+  }
+  tree_ = std::move(fresh).value();
+  dirty_ = false;
+  return Status::OK();
+}
+
+Status BufferedArray::ReopenTreeIfRetired() {
+  if (tree_->header().state != kTreeRetired) return Status::OK();
+  auto tree = MomentTree::Open(tree_path_, tree_writable_, options_.io);
+  if (!tree.ok()) return tree.status();
+  tree_ = std::move(tree).value();
+  return Status::OK();
+}
+
+}  // namespace momenta
