@@ -146,6 +146,12 @@ Status BufferedArray::PrepareWriter(std::vector<std::string>* notices) {
 Result<std::string> BufferedArray::ForeignSidecarReason() {
   const std::string& path = array_->path();
   if (!Exists(sidecar_)) return std::string();
+  if (options_.fresh_array) {
+    std::error_code ec;
+    for (const auto& entry : std::filesystem::directory_iterator(sidecar_, ec))
+      if (entry.path().filename() != "writer.lock")
+        return std::string("the array file was just made in place of the one it describes");
+  }
   auto current = SidecarIdentity::Of(path, array_->header());
   if (!current.ok()) return current.status();
   auto recorded = ReadSidecarIdentity(sidecar_);
@@ -214,7 +220,7 @@ Result<BufferCondition> BufferedArray::Classify() {
       if (writer) return BufferCondition{Kind::kLiveWriter, ""};
       auto id = IdentityOf(path);
       if (!id.ok()) return id.status();
-      if (!(h.array == *id))
+      if (!SameContents(h.array, *id))
         return BufferCondition{
             Kind::kRebuild,
             "the array file was modified outside momenta (its size or modification time changed), and the file "

@@ -14,6 +14,20 @@
 #include "storage/log_segments.h"
 
 namespace momenta {
+namespace {
+
+// "8.0 GiB", "512 B".
+std::string HumanBytes(uint64_t bytes) {
+  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
+  double v = static_cast<double>(bytes);
+  int u = 0;
+  while (v >= 1024 && u < 5) v /= 1024, ++u;
+  char text[32];
+  std::snprintf(text, sizeof text, u == 0 ? "%.0f %s" : "%.1f %s", v, units[u]);
+  return text;
+}
+
+}  // namespace
 
 TreeOptions OptionsOfHeader(const TreeFileHeader& h) {
   TreeOptions o;
@@ -76,7 +90,7 @@ Status BufferedArray::Recover(std::vector<std::string>* notices) {
     if (h.length != array_->length() || h.dtype != static_cast<uint32_t>(array_->dtype())) {
       rebuild_reason = "it was built for another array shape or dtype";
     } else if (h.state == kTreeClean) {
-      if (!(h.array == *identity)) {
+      if (!SameContents(h.array, *identity)) {
         rebuild_reason =
             "the array file was modified outside momenta (its size or modification time changed), and the file "
             "system cannot say which elements changed, so every node is recomputed";
@@ -121,9 +135,11 @@ Status BufferedArray::Recover(std::vector<std::string>* notices) {
     if (first_build) rebuild_reason = "it does not exist yet";
     if (!options_.rebuild_on_open) return Status::OK();  // the caller rebuilds next (momenta build)
     // Every pass over the whole array says so, with or without a terminal.
-    say((first_build ? "building the moment buffer of " : "rebuilding the moment buffer of ") + path + ": " +
-        rebuild_reason + " (one pass over " + std::to_string(array_->length() * array_->itemsize()) +
-        " bytes of data; holes are skipped)");
+    // (An array just made of holes needs no such word: its pass reads nothing.)
+    if (!options_.fresh_array)
+      say((first_build ? "building the moment buffer of " : "rebuilding the moment buffer of ") + path + ": " +
+          rebuild_reason + " (one pass over " + HumanBytes(array_->length() * array_->itemsize()) +
+          " of data; holes are skipped)");
     TreeOptions build = tree_ ? OptionsOfHeader(tree_->header()) : options_.tree;
     BuildStats stats;
     MOMENTA_RETURN_IF_ERROR(RebuildInPlace(build, options_.progress, &stats));
@@ -151,9 +167,9 @@ Status BufferedArray::ReplayIntoArrayAndTree(uint64_t after, bool tree_too, uint
     if (reader.status().code() == Status::Code::kNotFound) return Status::OK();
     return reader.status();
   }
-  MOMENTA_RETURN_IF_ERROR(MapArrayForUpdates());
   const size_t item = array_->itemsize();
-  char* const base = array_map_->data();
+  char* base = nullptr;  // the array mapped writable at the first record to store (a reader's
+                         // recovery with nothing to replay needs no write access to the array)
   LogRecord r;
   while (true) {
     auto more = (*reader)->Next(&r);
@@ -168,6 +184,10 @@ Status BufferedArray::ReplayIntoArrayAndTree(uint64_t after, bool tree_too, uint
       return Status::Corruption(array_->path(), "update log record " + std::to_string(r.sequence) +
                                                     " names index " + std::to_string(r.index) +
                                                     " outside the array");
+    if (base == nullptr) {
+      MOMENTA_RETURN_IF_ERROR(MapArrayForUpdates());
+      base = array_map_->data();
+    }
     scattered_->Prepare(array_->ByteOffset(r.index));
     char* element = base + array_->ByteOffset(r.index);
     if (!GuardedCopy(element, reinterpret_cast<const char*>(&r.new_raw), item))

@@ -76,6 +76,9 @@ struct BufferedArrayOptions {
   // false: a buffer that needs a full rebuild is not rebuilt by Open — the
   // caller rebuilds right after (momenta build), so the data is read once.
   bool rebuild_on_open = true;
+  // true: the array file was just made (create, import): whatever sidecar is
+  // already at its place belonged to the file it replaced, and is set aside.
+  bool fresh_array = false;
 };
 
 // What Open did besides opening: the work a caller may want to report apart

@@ -61,7 +61,8 @@ int RunCreate(const CreateArgs& a) {
   if (!array.ok()) return Fail(array.status());
   array->reset();
   // The buffer of an all-hole array is all zero nodes: a sparse file, instant.
-  auto buffered = OpenBuffered(a.path, a.common, /*writable=*/true, *tree);
+  auto buffered = OpenBuffered(a.path, a.common, /*writable=*/true, *tree, LogSync::kBatch, -1,
+                               /*rebuild_on_open=*/true, /*fresh_array=*/true);
   if (!buffered.ok()) return Fail(buffered.status());
   BufferedArray& ba = **buffered;
   const double micros = timer.ElapsedMicros();
@@ -91,6 +92,32 @@ struct InfoArgs {
   std::string path;
 };
 
+// What `info` says of the buffer: its condition and what the next command
+// that opens the array will do about it, with a rough time for a full pass.
+std::string BufferStateText(const BufferCondition& c, ArrayFile& f) {
+  using Kind = BufferCondition::Kind;
+  const uint64_t pass = AllocatedBytes(f.path());
+  // A rough rate: a streaming build reads about 1 GiB/s here (bench/README.md).
+  const double seconds = static_cast<double>(pass) / (1 << 30);
+  char rough[96];
+  if (seconds < 1)
+    std::snprintf(rough, sizeof rough, "one pass over %s allocated, under a second", FormatBytes(pass).c_str());
+  else
+    std::snprintf(rough, sizeof rough, "one pass over %s allocated, roughly %.0f s at 1 GiB/s",
+                  FormatBytes(pass).c_str(), seconds);
+  switch (c.kind) {
+    case Kind::kCurrent: return "current";
+    case Kind::kLiveWriter: return "current (a writer is updating it)";
+    case Kind::kRecover: return "needs recovery: " + c.why + "; the next command replays the log";
+    case Kind::kMissing: return "none yet: the next query builds it (" + std::string(rough) + ")";
+    case Kind::kRebuild: return "stale: " + c.why + "; the next command rebuilds it (" + std::string(rough) + ")";
+    case Kind::kForeign:
+      return "belongs to another array: " + c.why + "; the next command sets it aside and builds a fresh one (" +
+             std::string(rough) + ")";
+  }
+  return "unknown";
+}
+
 int RunInfo(const InfoArgs& a) {
   auto array = OpenArray(a.path, a.common, /*writable=*/false);
   if (!array.ok()) return Fail(array.status());
@@ -98,26 +125,23 @@ int RunInfo(const InfoArgs& a) {
   const NpyHeader& h = f.header();
   auto size = f.io().Size();
   if (!size.ok()) return Fail(size.status());
-  const std::string sidecar = SidecarPath(a.path);
+  const std::string sidecar = SidecarPath(a.path, a.common.sidecar);
   std::error_code ec;
   const bool has_sidecar = std::filesystem::is_directory(sidecar, ec);
   const std::string version = std::to_string(h.major_version) + "." + std::to_string(h.minor_version);
-  // The moment buffer, when there is one (read as it is; query rebuilds a stale one).
+  // The moment buffer as it is, and what the next command will do about it.
+  BufferedArrayOptions inspect;
+  inspect.sidecar = a.common.sidecar;
+  inspect.io.kind = IoKind::kPread;
+  auto condition = BufferedArray::Inspect(a.path, inspect);
+  if (!condition.ok()) return Fail(condition.status());
   std::unique_ptr<MomentTree> tree;
-  std::string tree_state = "none";
-  if (has_sidecar) {
-    IoOptions tio;
-    tio.kind = IoKind::kPread;
-    auto t = MomentTree::Open(sidecar + "/tree", /*writable=*/false, tio);
-    if (t.ok()) {
-      tree = std::move(t).value();
-      auto id = IdentityOf(a.path);
-      const bool fresh = tree->header().state == kTreeClean && id.ok() && tree->header().array == *id;
-      tree_state = fresh ? "current" : "stale (rebuilt on next use)";
-    } else {
-      tree_state = "unreadable (rebuilt on next use)";
-    }
+  if (condition->kind == BufferCondition::Kind::kCurrent || condition->kind == BufferCondition::Kind::kLiveWriter ||
+      condition->kind == BufferCondition::Kind::kRecover) {
+    auto t = MomentTree::Open(sidecar + "/tree", /*writable=*/false, inspect.io);
+    if (t.ok()) tree = std::move(t).value();
   }
+  std::string tree_state = BufferStateText(*condition, f);
   if (a.common.json) {
     JsonWriter j;
     j.BeginObject().Key("path").String(a.path).Key("dtype").String(DTypeName(f.dtype()));

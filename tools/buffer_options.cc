@@ -78,7 +78,7 @@ Result<int64_t> ParseTimeFlag(const std::string& text) {
 
 Result<std::unique_ptr<BufferedArray>> OpenBuffered(const std::string& path, const CommonOptions& common,
                                                    bool writable, const TreeOptions& tree, LogSync sync,
-                                                   int64_t retain_ms) {
+                                                   int64_t retain_ms, bool rebuild_on_open, bool fresh_array) {
   auto io = MakeIoOptions(common, writable);
   if (!io.ok()) return io.status();
   BufferedArrayOptions options;
@@ -86,6 +86,9 @@ Result<std::unique_ptr<BufferedArray>> OpenBuffered(const std::string& path, con
   options.tree = tree;
   options.sync = sync;
   options.retain_ms = retain_ms;
+  options.sidecar = common.sidecar;
+  options.rebuild_on_open = rebuild_on_open;
+  options.fresh_array = fresh_array;
   // A progress bar on a TTY, created at the first report of a build.
   auto bar = std::make_shared<std::unique_ptr<Progress>>();
   options.progress = [bar, path](uint64_t done, uint64_t total) {

@@ -35,6 +35,7 @@ Result<TreeOptions> MakeTreeOptions(const BufferFlags& flags);
 // rebuilds) on stderr and showing build progress on a TTY.
 Result<std::unique_ptr<BufferedArray>> OpenBuffered(const std::string& path, const CommonOptions& common,
                                                    bool writable, const TreeOptions& tree = {},
-                                                   LogSync sync = LogSync::kBatch, int64_t retain_ms = -1);
+                                                   LogSync sync = LogSync::kBatch, int64_t retain_ms = -1,
+                                                   bool rebuild_on_open = true, bool fresh_array = false);
 
 }  // namespace momenta::cli

@@ -14,6 +14,9 @@ void AddCommonOptions(CLI::App* sub, CommonOptions* opts, bool with_json) {
       ->check(CLI::IsMember({"auto", "uring", "mmap", "pread"}))
       ->capture_default_str();
   if (with_json) sub->add_flag("--json", opts->json, "print data as JSON on stdout");
+  sub->add_option("--sidecar", opts->sidecar,
+                  "folder of the array's buffer and log (default: PATH.momenta beside it, or under "
+                  "$MOMENTA_SIDECAR_DIR)");
 }
 
 int Fail(const Status& status) {

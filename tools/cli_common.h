@@ -27,6 +27,7 @@ enum ExitCode : int { kExitOk = 0, kExitRuntime = 1, kExitUsage = 2 };
 struct CommonOptions {
   std::string io = "auto";  // --io auto|uring|mmap|pread
   bool json = false;        // --json: data on stdout as JSON
+  std::string sidecar;      // --sidecar DIR: the sidecar folder (default: storage/sidecar.h's rules)
 };
 
 // The work a parsed subcommand will do; main() runs it after parsing.

@@ -47,7 +47,16 @@ int RunLog(const LogArgs& a) {
   options.since = *since;
   options.until = *until;
   options.follow = a.tail;
-  auto reader = LogReader::Open(LogDirPath(a.path), options);
+  // A log left by another array (the file was replaced) is never decoded
+  // with this array's dtype.
+  const std::string sidecar = SidecarPath(a.path, a.common.sidecar);
+  auto recorded = ReadSidecarIdentity(sidecar);
+  auto current = SidecarIdentity::Of(a.path, (*array)->header());
+  if (recorded.ok() && current.ok() && !recorded->SameLayout(*current))
+    return Fail(Status::InvalidArgument(
+        a.path, "the log in " + sidecar + " belongs to another array (" + recorded->Describe() + "; this one is " +
+                    current->Describe() + "): the next command that opens " + a.path + " sets it aside"));
+  auto reader = LogReader::Open(sidecar + "/log", options);
   if (!reader.ok()) {
     if (reader.status().code() == Status::Code::kNotFound && !a.tail) return kExitOk;  // no updates yet
     return Fail(reader.status());

@@ -67,6 +67,7 @@ int RunQuery(const QueryArgs& a) {
   Stopwatch timer;
   QueryCost cost;
   auto summary = (*ba)->Summarize(range->begin, range->end, NeedsExtremes(stats), &cost);
+  for (const auto& n : (*ba)->TakeNotices()) PrintNotice(n);
   if (!summary.ok()) return Fail(summary.status());
   std::vector<StatAnswer> answers;
   for (Stat s : stats) {
@@ -96,7 +97,14 @@ int RunQuery(const QueryArgs& a) {
     JsonWriter tail;
     tail.BeginObject().Key("elapsed_us").Double(micros).Key("array_bytes_read").UInt(cost.array_bytes);
     tail.Key("tier_bytes_read").UInt(cost.tier_bytes).Key("read_requests").UInt(cost.requests);
-    tail.Key("ram_nodes").UInt(cost.ram_nodes).Key("io").String((*ba)->array().io().Name()).EndObject();
+    tail.Key("ram_nodes").UInt(cost.ram_nodes).Key("io").String((*ba)->array().io().Name());
+    // What opening cost besides the query: a (re)build or a replay, timed apart.
+    const OpenReport& opened = (*ba)->open_report();
+    tail.Key("open").BeginObject().Key("rebuilt").Bool(opened.full_pass);
+    if (opened.full_pass)
+      tail.Key("rebuild_reason").String(opened.full_pass_reason).Key("rebuild_us").Double(opened.full_pass_seconds * 1e6)
+          .Key("rebuild_bytes_read").UInt(opened.full_pass_bytes_read);
+    tail.Key("replayed").UInt(opened.replayed).Key("recovered").Bool(opened.recovered).EndObject().EndObject();
     out += "}," + tail.str().substr(1) + "\n";
     std::fwrite(out.data(), 1, out.size(), stdout);
     return kExitOk;
@@ -123,7 +131,8 @@ struct BuildArgs {
 int RunBuild(const BuildArgs& a) {
   auto tree = MakeTreeOptions(a.buffer);
   if (!tree.ok()) return UsageFail(tree.status().ToString());
-  auto ba = OpenBuffered(a.path, a.common, /*writable=*/true, *tree);
+  // The build below is the one pass: a stale buffer is not also rebuilt by Open.
+  auto ba = OpenBuffered(a.path, a.common, /*writable=*/true, *tree, LogSync::kBatch, -1, /*rebuild_on_open=*/false);
   if (!ba.ok()) return Fail(ba.status());
   Progress bar("build " + a.path, (*ba)->array().length() * (*ba)->array().itemsize());
   auto stats = (*ba)->Rebuild(*tree, [&bar](uint64_t done, uint64_t) { bar.Update(done); });
