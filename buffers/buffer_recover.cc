@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -154,6 +155,12 @@ Status BufferedArray::Recover(std::vector<std::string>* notices) {
     dirty_ = true;
     MOMENTA_RETURN_IF_ERROR(Checkpoint());
   }
+  // A writer killed inside a chunk left the seqlock odd ("changing") for
+  // good; the nodes are consistent again now, so it is made even. Without
+  // this every later chunk would flip it the wrong way round, and readers
+  // would wait for a writer that is gone.
+  std::atomic_ref<uint64_t> epoch(tree_->header().write_epoch);
+  if (epoch.load(std::memory_order_acquire) % 2 == 1) epoch.fetch_add(1, std::memory_order_acq_rel);
   return Status::OK();
 }
 

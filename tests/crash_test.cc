@@ -1,8 +1,11 @@
 // Crash safety: a child applies a stream of updates under --sync always and is
-// killed with SIGKILL at random points (200 kills). After each kill the array
-// reopens and: every update the child saw acknowledged is in the log and the
-// array, the array equals the replay of the whole log over zeros, and the
-// buffer verifies against the array.
+// killed with SIGKILL at random points (200 kills). After each kill: a reader
+// opened while the child ran, and one opened after, answer within a bounded
+// time (a reader never waits on a dead writer; the second one's answer is the
+// replay of the whole log); then the array reopens as a writer and: every
+// update the child saw acknowledged is in the log and the array, the array
+// equals the replay of the whole log over zeros, and the buffer verifies
+// against the array.
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -11,6 +14,7 @@
 
 #include <chrono>
 #include <cstring>
+#include <future>
 #include <random>
 #include <thread>
 #include <vector>
@@ -59,6 +63,26 @@ BufferedArrayOptions Options() {
   }
 }
 
+BufferedArrayOptions ReaderOptions() {
+  BufferedArrayOptions o = Options();
+  o.io.writable = false;
+  return o;
+}
+
+// The sum of the whole array as a reader sees it, or fails the test (and
+// ends the process) if the reader does not answer within 20 s.
+double BoundedReaderSum(BufferedArray& reader) {
+  auto answer = std::async(std::launch::async, [&] { return reader.Summarize(0, kLength, false); });
+  if (answer.wait_for(std::chrono::seconds(20)) != std::future_status::ready) {
+    ADD_FAILURE() << "a reader waited more than 20 s after the writer was killed";
+    std::fflush(nullptr);
+    std::_Exit(1);  // the stuck thread cannot be joined
+  }
+  auto s = answer.get();
+  EXPECT_TRUE(s.ok()) << s.status().ToString();
+  return s.ok() ? static_cast<double>(s->index.moment(0)) : -1;
+}
+
 TEST(CrashTest, TwoHundredKillsLoseNothingAcknowledged) {
   const uint64_t seed = testing::TestSeed();
   SCOPED_TRACE("seed " + std::to_string(seed) + " (MOMENTA_SEED reproduces)");
@@ -86,6 +110,13 @@ TEST(CrashTest, TwoHundredKillsLoseNothingAcknowledged) {
     close(fds[1]);
     // Let it run for a random while (sometimes not even through its open).
     std::this_thread::sleep_for(std::chrono::microseconds(rng() % 15000));
+    // A reader that opens while the writer runs (it may be building the buffer
+    // still: then the reader waits for it, a live writer).
+    std::unique_ptr<BufferedArray> early;
+    if (round % 2 == 1) {
+      auto r = BufferedArray::Open(path, ReaderOptions());
+      if (r.ok()) early = std::move(r).value();
+    }
     ::kill(pid, SIGKILL);
     int status = 0;
     waitpid(pid, &status, 0);
@@ -94,6 +125,22 @@ TEST(CrashTest, TwoHundredKillsLoseNothingAcknowledged) {
     uint64_t acked;
     while (read(fds[0], &acked, sizeof acked) == sizeof acked) acknowledged = std::max(acknowledged, acked);
     close(fds[0]);
+
+    // Queries after the kill answer within a bounded time.
+    if (early) (void)BoundedReaderSum(*early);
+    double reader_sum = -1;
+    {
+      auto r = std::async(std::launch::async, [&] { return BufferedArray::Open(path, ReaderOptions()); });
+      if (r.wait_for(std::chrono::seconds(20)) != std::future_status::ready) {
+        ADD_FAILURE() << "a reader's open waited more than 20 s after the writer was killed";
+        std::fflush(nullptr);
+        std::_Exit(1);
+      }
+      auto reader = r.get();
+      ASSERT_TRUE(reader.ok()) << reader.status().ToString();
+      reader_sum = BoundedReaderSum(**reader);
+    }
+    early.reset();
 
     // Reopen as the next writer would: recovery runs.
     std::vector<std::string> notices;
@@ -128,6 +175,10 @@ TEST(CrashTest, TwoHundredKillsLoseNothingAcknowledged) {
     std::vector<double> array(kLength);
     ASSERT_TRUE((*ba)->array().ReadDoubles(0, kLength, array.data()).ok());
     for (uint64_t i = 0; i < kLength; ++i) ASSERT_EQ(array[i], replay[i]) << "element " << i;
+    long double replay_sum = 0;
+    for (double v : replay) replay_sum += v;
+    EXPECT_NEAR(reader_sum, static_cast<double>(replay_sum), 1e-9 * static_cast<double>(replay_sum) + 1e-9)
+        << "the reader after the kill answered for another state than the log's";
     EXPECT_EQ((*ba)->applied_sequence(), records);
     auto report = (*ba)->Verify();
     ASSERT_TRUE(report.ok()) << report.status().ToString();

@@ -1,0 +1,297 @@
+// Readers and dead writers (issue 11): a reader takes no lock and writes
+// nothing; a reader never waits on a writer that is not alive; a rebuilt
+// buffer records the log position it reflects; every full pass says why; a
+// killed build's scratch file is removed by the next writer.
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstring>
+#include <filesystem>
+#include <future>
+#include <map>
+#include <random>
+#include <thread>
+
+#include "buffers/buffered_array.h"
+#include "storage/writer_lock.h"
+#include "tests/test_util.h"
+
+namespace momenta {
+namespace {
+
+constexpr uint64_t kLength = 4096;
+
+BufferedArrayOptions Options(bool writable) {
+  BufferedArrayOptions o;
+  o.io.writable = writable;
+  o.io.kind = IoKind::kPread;
+  o.tree.leaf_span = 64;
+  o.tree.fanout = 4;
+  o.tree.ram_budget = 1024;
+  return o;
+}
+
+std::string MakeArray(const testing::ScratchDir& dir, const std::string& name = "a.npy") {
+  const std::string path = dir.File(name);
+  IoOptions io;
+  io.writable = true;
+  const uint64_t shape[] = {kLength};
+  EXPECT_TRUE(ArrayFile::Create(path, DType::kF8, shape, io).ok());
+  return path;
+}
+
+double SumOf(BufferedArray& ba) {
+  auto s = ba.Summarize(0, ba.length(), false);
+  EXPECT_TRUE(s.ok()) << s.status().ToString();
+  return s.ok() ? static_cast<double>(s->index.moment(0)) : -1;
+}
+
+// Every file under `dir` with its bytes and modification time.
+std::map<std::string, std::string> Snapshot(const std::string& dir) {
+  std::map<std::string, std::string> out;
+  for (const auto& e : std::filesystem::recursive_directory_iterator(dir)) {
+    struct stat st;
+    ::stat(e.path().c_str(), &st);
+    std::string v = std::to_string(st.st_mtim.tv_sec) + "." + std::to_string(st.st_mtim.tv_nsec) + ":";
+    if (e.is_regular_file()) v += testing::ReadFileBytes(e.path());
+    out[e.path().string()] = v;
+  }
+  return out;
+}
+
+// Runs f() with a bound: a hang fails the test instead of hanging the suite.
+template <typename F>
+auto Bounded(F f, std::chrono::seconds limit) {
+  auto future = std::async(std::launch::async, f);
+  if (future.wait_for(limit) != std::future_status::ready) {
+    ADD_FAILURE() << "did not finish within " << limit.count() << " s";
+    std::fflush(nullptr);
+    std::_Exit(1);  // the stuck thread cannot be joined
+  }
+  return future.get();
+}
+
+TEST(ReaderRecoveryTest, ReadersTakeNoLockAndWriteNothing) {
+  testing::ScratchDir dir;
+  const std::string path = MakeArray(dir);
+  {
+    auto w = BufferedArray::Open(path, Options(true));
+    ASSERT_TRUE(w.ok()) << w.status().ToString();
+    std::vector<Value> v = {Value::Float(1), Value::Float(2)};
+    ASSERT_TRUE((*w)->Write(10, v).ok());
+    ASSERT_TRUE((*w)->Close().ok());
+  }
+  const auto before = Snapshot(SidecarPath(path));
+  auto r = BufferedArray::Open(path, Options(false));
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(SumOf(**r), 3);
+  EXPECT_EQ(Snapshot(SidecarPath(path)), before) << "a reader changed the sidecar (locks included)";
+  // A writer opens (and is not refused) while the reader is open.
+  auto w = BufferedArray::Open(path, Options(true));
+  ASSERT_TRUE(w.ok()) << w.status().ToString();
+}
+
+TEST(ReaderRecoveryTest, AReaderOpeningDuringOthersQueriesNeverRefusesAWriter) {
+  testing::ScratchDir dir;
+  const std::string path = MakeArray(dir);
+  { ASSERT_TRUE(BufferedArray::Open(path, Options(true)).ok()); }
+  std::atomic<bool> stop{false};
+  std::thread readers([&] {
+    while (!stop) {
+      auto r = BufferedArray::Open(path, Options(false));
+      if (r.ok()) (void)(*r)->Summarize(0, kLength, false);
+    }
+  });
+  int refused = 0;
+  for (int k = 0; k < 200; ++k) {
+    auto w = BufferedArray::Open(path, Options(true));
+    if (!w.ok()) {
+      ++refused;
+      ADD_FAILURE() << w.status().ToString();
+    }
+  }
+  stop = true;
+  readers.join();
+  EXPECT_EQ(refused, 0);
+}
+
+// A writer in a child process that dies in the middle of a chunk: the
+// seqlock stays odd, the state says updating, the lock goes with it.
+void DieMidChunk(const std::string& path, int ready_fd, int go_fd) {
+  auto w = BufferedArray::Open(path, Options(true));
+  if (!w.ok()) _exit(3);
+  std::vector<Value> v = {Value::Float(5)};
+  if (!(*w)->Write(7, v).ok()) _exit(4);
+  char c = 1;
+  if (write(ready_fd, &c, 1) != 1) _exit(5);
+  if (read(go_fd, &c, 1) != 1) _exit(6);
+  TreeFileHeader& h = (*w)->tree().header();
+  h.state = kTreeUpdating;
+  h.write_epoch |= 1;  // a chunk began and never ended
+  _exit(0);            // like SIGKILL: no destructor, no cleanup
+}
+
+TEST(ReaderRecoveryTest, AReaderOpenedBeforeTheWriterDiedDoesNotWaitForIt) {
+  testing::ScratchDir dir;
+  const std::string path = MakeArray(dir);
+  { ASSERT_TRUE(BufferedArray::Open(path, Options(true)).ok()); }
+  int ready[2], go[2];
+  ASSERT_EQ(pipe(ready), 0);
+  ASSERT_EQ(pipe(go), 0);
+  const pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) DieMidChunk(path, ready[1], go[0]);
+  char c;
+  ASSERT_EQ(read(ready[0], &c, 1), 1);
+  auto r = BufferedArray::Open(path, Options(false));  // a live writer: synchronises with it
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  ASSERT_EQ(write(go[1], &c, 1), 1);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  const double sum = Bounded([&] { return SumOf(**r); }, std::chrono::seconds(20));
+  EXPECT_EQ(sum, 5);
+  auto notices = (*r)->TakeNotices();
+  ASSERT_FALSE(notices.empty());
+  EXPECT_NE(notices.front().find("died"), std::string::npos) << notices.front();
+  // The recovery left a clean buffer the next writer trusts as it is.
+  std::vector<std::string> next;
+  auto w = BufferedArray::Open(path, Options(true), &next);
+  ASSERT_TRUE(w.ok()) << w.status().ToString();
+  EXPECT_TRUE(next.empty()) << next.front();
+  auto report = (*w)->Verify();
+  ASSERT_TRUE(report.ok());
+  EXPECT_EQ(report->mismatches, 0u);
+}
+
+TEST(ReaderRecoveryTest, AReaderAfterADeadWriterRecoversAndAnswers) {
+  testing::ScratchDir dir;
+  const std::string path = MakeArray(dir);
+  { ASSERT_TRUE(BufferedArray::Open(path, Options(true)).ok()); }
+  int ready[2], go[2];
+  ASSERT_EQ(pipe(ready), 0);
+  ASSERT_EQ(pipe(go), 0);
+  const pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) DieMidChunk(path, ready[1], go[0]);
+  char c = 0;
+  ASSERT_EQ(read(ready[0], &c, 1), 1);
+  ASSERT_EQ(write(go[1], &c, 1), 1);
+  waitpid(pid, nullptr, 0);
+  EXPECT_FALSE(WriterIsAlive(SidecarPath(path) + "/writer.lock"));
+  std::vector<std::string> notices;
+  auto r = Bounded([&] { return BufferedArray::Open(path, Options(false), &notices); }, std::chrono::seconds(20));
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_TRUE((*r)->open_report().recovered);
+  ASSERT_FALSE(notices.empty());
+  EXPECT_NE(notices.front().find("stopped mid-update"), std::string::npos) << notices.front();
+  EXPECT_EQ(SumOf(**r), 5);
+}
+
+TEST(ReaderRecoveryTest, ARebuiltBufferDoesNotReplayTheLogAgain) {
+  testing::ScratchDir dir;
+  const std::string path = MakeArray(dir);
+  {
+    auto w = BufferedArray::Open(path, Options(true));
+    ASSERT_TRUE(w.ok());
+    for (int k = 0; k < 50; ++k) {
+      std::vector<Value> v = {Value::Float(k + 0.5)};
+      ASSERT_TRUE((*w)->Write(k * 31, v).ok());
+    }
+    ASSERT_TRUE((*w)->Close().ok());
+  }
+  double exact = 0;
+  for (int k = 0; k < 50; ++k) exact += k + 0.5;
+  // Damage the buffer: the next reader rebuilds it (a writer's work).
+  ASSERT_EQ(::truncate((SidecarPath(path) + "/tree").c_str(), 5000), 0);
+  for (int open = 0; open < 3; ++open) {
+    SCOPED_TRACE("open " + std::to_string(open));
+    std::vector<std::string> notices;
+    auto r = BufferedArray::Open(path, Options(false), &notices);
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+    EXPECT_EQ(SumOf(**r), exact);
+    EXPECT_EQ((*r)->applied_sequence(), 50u);
+    if (open == 0) {
+      ASSERT_FALSE(notices.empty());
+      EXPECT_NE(notices.back().find("rebuilding"), std::string::npos) << notices.back();
+    }
+  }
+  auto w = BufferedArray::Open(path, Options(true));
+  ASSERT_TRUE(w.ok());
+  EXPECT_EQ(SumOf(**w), exact);
+}
+
+TEST(ReaderRecoveryTest, EveryFullPassSaysWhatItReadsAndWhy) {
+  testing::ScratchDir dir;
+  const std::string path = MakeArray(dir);
+  {
+    std::vector<std::string> notices;
+    auto w = BufferedArray::Open(path, Options(true), &notices);
+    ASSERT_TRUE(w.ok());
+    ASSERT_EQ(notices.size(), 1u);
+    EXPECT_NE(notices[0].find("building the moment buffer"), std::string::npos) << notices[0];
+    EXPECT_NE(notices[0].find("one pass over 32.0 KiB"), std::string::npos) << notices[0];
+    EXPECT_TRUE((*w)->open_report().full_pass);
+  }
+  // A write from outside momenta (NumPy, dd): the buffer is stale.
+  {
+    const int fd = ::open(path.c_str(), O_WRONLY);
+    ASSERT_GE(fd, 0);
+    const double v = 42;
+    ASSERT_EQ(::pwrite(fd, &v, 8, 4096 + 8 * 100), 8);
+    ::close(fd);
+  }
+  auto condition = BufferedArray::Inspect(path, Options(false));
+  ASSERT_TRUE(condition.ok());
+  EXPECT_EQ(condition->kind, BufferCondition::Kind::kRebuild);
+  EXPECT_NE(condition->why.find("cannot say which elements changed"), std::string::npos) << condition->why;
+  std::vector<std::string> notices;
+  auto r = BufferedArray::Open(path, Options(false), &notices);
+  ASSERT_TRUE(r.ok());
+  ASSERT_FALSE(notices.empty());
+  EXPECT_NE(notices.back().find("modified outside momenta"), std::string::npos) << notices.back();
+  EXPECT_TRUE((*r)->open_report().full_pass);
+  EXPECT_EQ(SumOf(**r), 42);
+  // A Rebuild after an open told not to rebuild reads the data once.
+  {
+    const int fd = ::open(path.c_str(), O_WRONLY);
+    const double v = 43;
+    ASSERT_EQ(::pwrite(fd, &v, 8, 4096 + 8 * 100), 8);
+    ::close(fd);
+  }
+  BufferedArrayOptions once = Options(true);
+  once.rebuild_on_open = false;
+  notices.clear();
+  auto w = BufferedArray::Open(path, once, &notices);
+  ASSERT_TRUE(w.ok()) << w.status().ToString();
+  EXPECT_FALSE((*w)->open_report().full_pass);
+  auto stats = (*w)->Rebuild(once.tree);
+  ASSERT_TRUE(stats.ok()) << stats.status().ToString();
+  EXPECT_EQ(SumOf(**w), 43);
+}
+
+TEST(ReaderRecoveryTest, AKilledBuildsScratchFileIsRemovedByTheNextWriter) {
+  testing::ScratchDir dir;
+  const std::string path = MakeArray(dir);
+  { ASSERT_TRUE(BufferedArray::Open(path, Options(true)).ok()); }
+  const pid_t dead = fork();
+  if (dead == 0) _exit(0);
+  waitpid(dead, nullptr, 0);
+  const std::string leftover = SidecarPath(path) + "/tree.new-" + std::to_string(dead);
+  const std::string alive = SidecarPath(path) + "/tree.new-" + std::to_string(::getppid());
+  testing::WriteFileBytes(leftover, std::string(1 << 16, 'x'));
+  testing::WriteFileBytes(alive, "a live process's");
+  { ASSERT_TRUE(BufferedArray::Open(path, Options(true)).ok()); }
+  EXPECT_FALSE(std::filesystem::exists(leftover));
+  EXPECT_TRUE(std::filesystem::exists(alive));
+}
+
+}  // namespace
+}  // namespace momenta
