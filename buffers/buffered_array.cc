@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <thread>
 #include <unordered_set>
@@ -427,7 +428,12 @@ Result<BuildStats> BufferedArray::Rebuild(const TreeOptions& options, const Buil
 }
 
 Result<VerifyReport> BufferedArray::Verify(const BuildProgress& progress) {
-  const std::string scratch = tree_path_ + ".verify-" + std::to_string(::getpid());
+  // The scratch tree goes beside the buffer, or to $TMPDIR for a reader that
+  // may not write there (verify only reads the array and the buffer).
+  const char* tmp = std::getenv("TMPDIR");
+  const std::string scratch = (SidecarWritable(sidecar_) ? tree_path_ : std::string(tmp && *tmp ? tmp : "/tmp") +
+                                                                             "/momenta-tree") +
+                              ".verify-" + std::to_string(::getpid());
   auto fresh = internal::BuildTreeFile(scratch, *array_, OptionsOfHeader(tree_->header()), options_.io,
                                        progress, nullptr);
   struct Remove {

@@ -177,6 +177,8 @@ TEST(SidecarTest, ReadOnlyDataIsQueriedByAUserWhoCannotWriteIt) {
   auto info = RunAsNobody({"info", path});
   EXPECT_EQ(info.exit_code, 0) << info.err;
   EXPECT_NE(info.out.find("buffer:      current"), std::string::npos) << info.out;
+  auto verify = RunAsNobody({"verify", path});
+  EXPECT_EQ(verify.exit_code, 0) << verify.err;
   // Without a buffer: one line that says so and how to fix it.
   std::filesystem::remove(SidecarPath(path) + "/tree");
   auto missing = RunAsNobody({"query", path, "--range", "0:1000", "--stat", "sum"});
