@@ -277,7 +277,7 @@ Status BufferedArray::RecoverAsWriter(const BufferCondition& why, std::vector<st
   // The lock is ours: look again (a writer may have finished the work since).
   auto again = Classify();
   Status s = again.status();
-  if (s.ok() && again->NeedsWriter()) {
+  if (s.ok() && (again->NeedsWriter() || !forced_rebuild_.empty())) {
     s = PrepareWriter(notices);
     if (s.ok()) s = Recover(notices);
     if (s.ok() && log_) s = log_->Close();

@@ -117,6 +117,12 @@ Status BufferedArray::Recover(std::vector<std::string>* notices) {
     }
   }
 
+  // Damage a query found in a node that the header could not show.
+  if (!forced_rebuild_.empty() && rebuild_reason.empty() && !first_build) {
+    rebuild_reason = forced_rebuild_;
+    replay_tree = false;
+  }
+
   // Records the array or the nodes have not seen yet.
   uint64_t replayed = 0;
   if (replay_after != UINT64_MAX && std::filesystem::exists(LogDir())) {

@@ -59,14 +59,25 @@ Status BufferedArray::Close() {
 
 // ---- queries ------------------------------------------------------------------
 
+bool BufferedArray::IsTreeDamage(const Status& s) const {
+  return s.code() == Status::Code::kCorruption && s.ToString().find(tree_path_) != std::string::npos;
+}
+
 Result<RangeSummary> BufferedArray::Summarize(uint64_t p, uint64_t q, bool need_extremes,
                                               QueryCost* cost, uint64_t* as_of) {
   if (p > q || q > array_->length())
     return Status::OutOfRange(array_->path(), "range " + std::to_string(p) + ":" + std::to_string(q) +
                                                   " is outside the array (length " +
                                                   std::to_string(array_->length()) + ")");
+  bool rebuilt = false;  // at most one rebuild for damage per query
   if (log_) {  // the writer itself: nothing runs beside it in this object
     if (as_of) *as_of = tree_->header().log_sequence;
+    auto summary = SummarizeRange(*tree_, *array_, p, q, need_extremes, cost);
+    if (summary.ok() || !IsTreeDamage(summary.status())) return summary;
+    late_notices_.push_back("rebuilding the moment buffer of " + array_->path() + ": " +
+                            summary.status().ToString());
+    BuildStats stats;
+    MOMENTA_RETURN_IF_ERROR(RebuildInPlace(OptionsOfHeader(tree_->header()), options_.progress, &stats));
     return SummarizeRange(*tree_, *array_, p, q, need_extremes, cost);
   }
   // A reader: retry until no writer changed anything while we read.
@@ -81,8 +92,19 @@ Result<RangeSummary> BufferedArray::Summarize(uint64_t p, uint64_t q, bool need_
       auto summary = SummarizeRange(*tree_, *array_, p, q, need_extremes, cost);
       std::atomic_thread_fence(std::memory_order_acquire);
       if (Epoch(h).load(std::memory_order_acquire) == before) {
-        if (as_of) *as_of = sequence;
-        return summary;
+        if (summary.ok() || !IsTreeDamage(summary.status())) {
+          if (as_of) *as_of = sequence;
+          return summary;
+        }
+        // A node failed its check (the read was consistent, so it is damage,
+        // not a writer's chunk): rebuild, then answer from the new buffer.
+        if (rebuilt) return summary.status();
+        rebuilt = true;
+        forced_rebuild_ = summary.status().ToString();
+        const Status s = RecoverAsWriter({BufferCondition::Kind::kRebuild, forced_rebuild_}, &late_notices_);
+        forced_rebuild_.clear();
+        MOMENTA_RETURN_IF_ERROR(s);
+        continue;
       }
     }
     // Never wait on a writer that is not alive: a killed one leaves the

@@ -196,6 +196,8 @@ class BufferedArray {
   // Why the sidecar does not belong to this array ("" when it does).
   Result<std::string> ForeignSidecarReason();
   void RemoveLeftovers();
+  // A Corruption naming the tree file: damage found while answering.
+  bool IsTreeDamage(const Status& s) const;
   // Recovery (buffer_recover.cc).
   [[nodiscard]] Status Recover(std::vector<std::string>* notices);
   // Replays log records after `after` into the array (and the nodes when
@@ -241,6 +243,7 @@ class BufferedArray {
   bool tree_writable_ = false;           // tree_ is mapped writable (readers: when they may)
   OpenReport open_report_;
   std::vector<std::string> late_notices_;  // for TakeNotices
+  std::string forced_rebuild_;             // damage a query found: Recover rebuilds for it
   const BufferedArrayOptions options_;
   std::unique_ptr<WriterLock> lock_;     // writers: the array's writer lock
   std::unique_ptr<LogWriter> log_;       // writers: the update log
