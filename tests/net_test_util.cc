@@ -359,7 +359,8 @@ RawResult SendRaw(const HostPort& root, const std::string& bytes, int wait_ms) {
 
 namespace momenta::testing {
 
-Background::Background(const std::vector<std::string>& args, const std::string& dir, const std::string& tag) {
+Background::Background(const std::vector<std::string>& args, const std::string& dir, const std::string& tag,
+                       bool stdin_pipe) {
   std::vector<std::string> argv = {MOMENTA_CLI_PATH};
   argv.insert(argv.end(), args.begin(), args.end());
   std::vector<char*> cargv;
@@ -369,15 +370,36 @@ Background::Background(const std::vector<std::string>& args, const std::string& 
   const std::string out_path = dir + "/" + tag + ".out";
   posix_spawn_file_actions_t fa;
   posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+  int in[2] = {-1, -1};
+  if (stdin_pipe && pipe2(in, O_CLOEXEC) == 0) {
+    posix_spawn_file_actions_adddup2(&fa, in[0], 0);
+  } else {
+    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+  }
   posix_spawn_file_actions_addopen(&fa, 1, out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
   posix_spawn_file_actions_addopen(&fa, 2, err_path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
   if (posix_spawn(&pid_, cargv[0], &fa, nullptr, cargv.data(), environ) != 0) pid_ = -1;
   posix_spawn_file_actions_destroy(&fa);
+  if (in[0] >= 0) close(in[0]);
+  stdin_fd_ = in[1];
   EXPECT_GT(pid_, 0) << "cannot start " << argv[0];
 }
 
+bool Background::WaitCatching(int wait_ms) const {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(wait_ms);
+  const uint64_t want = (1ull << (SIGINT - 1)) | (1ull << (SIGTERM - 1));
+  while (pid_ > 0) {
+    const std::string status = ReadFileBytes("/proc/" + std::to_string(pid_) + "/status");
+    const size_t at = status.find("SigCgt:");
+    if (at != std::string::npos && (std::stoull(status.substr(at + 7), nullptr, 16) & want) == want) return true;
+    if (std::chrono::steady_clock::now() > deadline) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  return false;
+}
+
 Background::~Background() {
+  if (stdin_fd_ >= 0) close(stdin_fd_);
   if (pid_ > 0) {
     kill(pid_, SIGKILL);
     waitpid(pid_, nullptr, 0);

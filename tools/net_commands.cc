@@ -11,11 +11,9 @@
 #include <atomic>
 #include <cerrno>
 #include <charconv>
-#include <csignal>
 #include <cstdio>
 #include <memory>
 #include <optional>
-#include <thread>
 
 #include "storage/log_segments.h"
 #include "stream/item_mapping.h"
@@ -23,21 +21,13 @@
 #include "stream/root_server.h"
 #include "stream/site_client.h"
 #include "tools/commands.h"
+#include "tools/stop_signals.h"
 #include "tools/stream_input.h"
 
 namespace momenta::cli {
 namespace {
 
-volatile std::sig_atomic_t g_stop = 0;
-RootServer* g_root = nullptr;
-
-void InstallStopHandlers(void (*handler)(int)) {
-  struct sigaction sa {};
-  sa.sa_handler = handler;
-  sigemptyset(&sa.sa_mask);
-  sigaction(SIGINT, &sa, nullptr);
-  sigaction(SIGTERM, &sa, nullptr);
-}
+std::atomic<RootServer*> g_root{nullptr};
 
 // The token is the file's first line (trailing blanks dropped); empty files are refused.
 Result<std::string> ReadToken(const std::string& path) {
@@ -77,6 +67,10 @@ struct RootArgs {
 };
 
 int RunRoot(const RootArgs& a) {
+  // The handler stops the server's loop (Stop is async-signal-safe).
+  InstallStopSignals([] {
+    if (RootServer* r = g_root.load()) r->Stop();
+  });
   auto listen = ParseHostPort(a.listen, "--listen");
   if (!listen.ok()) return UsageFail(listen.status().ToString());
   auto window = ParseDuration(a.window, "--window");
@@ -106,14 +100,12 @@ int RunRoot(const RootArgs& a) {
     if (Status st = WritePortFile(a.port_file, port); !st.ok()) return Fail(st);
   }
   g_root = server->get();
-  InstallStopHandlers([](int) {
-    if (g_root) g_root->Stop();
-  });
+  if (StopRequested()) (*server)->Stop();  // a signal before g_root was set
   Status st = (*server)->Run();
   g_root = nullptr;
   if (!st.ok()) return Fail(st);
   std::fprintf(stderr, "momenta root: stopped\n");
-  return kExitOk;
+  return StopRequested() ? StopExitCode() : kExitOk;
 }
 
 // ---------------------------------------------------------------- site
@@ -212,11 +204,13 @@ int RunSite(const SiteArgs& a) {
     if (!reader.ok()) return Fail(reader.status());
     log = std::make_unique<LogSource>(std::move(*reader), *mapping, !a.once);
   }
+  InstallStopSignals();
+  o.cancel_fd = StopFd();
   auto client = SiteClient::Create(o);
   if (!client.ok()) return UsageFail(client.status().ToString());
   SiteClient& c = **client;
-  InstallStopHandlers([](int) { g_stop = 1; });
-  if (Status st = c.ConnectWithin(std::chrono::milliseconds(*connect_timeout)); !st.ok()) return Fail(st);
+  if (Status st = c.ConnectWithin(std::chrono::milliseconds(*connect_timeout)); !st.ok())
+    return StopRequested() ? StopExitCode() : Fail(st);
 
   using Clock = std::chrono::steady_clock;
   const auto beat = std::chrono::milliseconds(*heartbeat);
@@ -232,7 +226,7 @@ int RunSite(const SiteArgs& a) {
   std::optional<int64_t> cur;  // the data clock
   bool ended = false;
   int64_t next_tick = WallMillis();
-  while (!g_stop) {
+  while (!StopRequested()) {
     int64_t ts = 0, item = 0;
     bool has_item = true;
     int got = 0;
@@ -250,8 +244,9 @@ int RunSite(const SiteArgs& a) {
       }
       if (got < 0) ended = true;
     } else {
-      std::this_thread::sleep_for(wait);
+      SleepUnlessStopped(wait);
     }
+    if (StopRequested()) break;
     if (wall) {
       // An item arrives when it is read: later than its stamp allows, it is
       // dropped; otherwise it counts from the next tick, at most --tick later
@@ -291,7 +286,7 @@ int RunSite(const SiteArgs& a) {
   }
   if (log && log->skipped() > 0)
     PrintNotice(std::to_string(log->skipped()) + " update(s) with a value off the grid (NaN) skipped");
-  return kExitOk;
+  return StopRequested() ? StopExitCode() : kExitOk;
 }
 
 // ---------------------------------------------------------------- ask
@@ -351,7 +346,10 @@ void RegisterNetCommands(CLI::App& app, Command* run) {
     sub->footer(
         "Example:\n"
         "  momenta root --listen 127.0.0.1:7070 --eps 0.01 --window 1m\n"
-        "Stops on Ctrl-C or SIGTERM. Keeps nothing on disk: restarted, it gets every site's state back\n"
+        "At most 64 connections before their handshake and 64 query connections (a query line must\n"
+        "end within 2 s); the rest of 512 are for sites. Site names outside 1-64 letters, digits, '.',\n"
+        "'_', '-' are refused at the handshake.\n"
+        "Stops within a second on Ctrl-C (exit 130) or SIGTERM (exit 143). Keeps nothing on disk: restarted, it gets every site's state back\n"
         "as the sites reconnect.");
     sub->callback([a, run] { *run = [a] { return RunRoot(*a); }; });
   }
@@ -360,7 +358,8 @@ void RegisterNetCommands(CLI::App& app, Command* run) {
     CLI::App* sub = app.add_subcommand(
         "site", "a monitored site: runs the protocol over an update log or a 'TIMESTAMP ITEM' stream, reports to a root");
     sub->add_option("--root", a->root, "the root's HOST:PORT")->required();
-    sub->add_option("--id", a->id, "this site's name (letters, digits, '.', '_', '-')")->required();
+    sub->add_option("--id", a->id, "this site's name: 1-64 letters, digits, '.', '_' or '-' (the root refuses others)")
+        ->required();
     sub->add_option("--log", a->log, "array file (.npy): tail its update log (times in ms)");
     sub->add_option("--input", a->input,
                     "text file of 'TIMESTAMP ITEM' lines ('TIMESTAMP' alone: the clock moves on), '-' for stdin");
@@ -379,7 +378,8 @@ void RegisterNetCommands(CLI::App& app, Command* run) {
         "Examples:\n"
         "  momenta site --root 127.0.0.1:7070 --id east --log east.npy --item index/1000\n"
         "  tail -f events.txt | momenta site --root 10.0.0.5:7070 --id web1 --input - --clock wall\n"
-        "Reconnects with backoff when the root goes away, and then resends its whole state.");
+        "Reconnects with backoff when the root goes away, and then resends its whole state.\n"
+        "Stops within a second on Ctrl-C (exit 130) or SIGTERM (exit 143), also while it connects.");
     sub->callback([a, run] { *run = [a] { return RunSite(*a); }; });
   }
   {
