@@ -367,7 +367,8 @@ Background::Background(const std::vector<std::string>& args, const std::string& 
   for (auto& a : argv) cargv.push_back(a.data());
   cargv.push_back(nullptr);
   err_path_ = dir + "/" + tag + ".err";
-  const std::string out_path = dir + "/" + tag + ".out";
+  out_path_ = dir + "/" + tag + ".out";
+  const std::string& out_path = out_path_;
   posix_spawn_file_actions_t fa;
   posix_spawn_file_actions_init(&fa);
   int in[2] = {-1, -1};
@@ -426,6 +427,27 @@ int Background::Wait(int wait_ms) {
 }
 
 std::string Background::Err() const { return ReadFileBytes(err_path_); }
+
+std::string Background::Out() const { return ReadFileBytes(out_path_); }
+
+bool Background::WriteStdin(const std::string& bytes) {
+  // SIGPIPE blocked meanwhile (and consumed): a child that died gives EPIPE.
+  sigset_t pipe_only, old;
+  sigemptyset(&pipe_only);
+  sigaddset(&pipe_only, SIGPIPE);
+  pthread_sigmask(SIG_BLOCK, &pipe_only, &old);
+  size_t done = 0;
+  while (stdin_fd_ >= 0 && done < bytes.size()) {
+    const ssize_t n = write(stdin_fd_, bytes.data() + done, bytes.size() - done);
+    if (n <= 0) break;
+    done += static_cast<size_t>(n);
+  }
+  const timespec now{};
+  while (sigtimedwait(&pipe_only, nullptr, &now) > 0) {
+  }
+  pthread_sigmask(SIG_SETMASK, &old, nullptr);
+  return stdin_fd_ >= 0 && done == bytes.size();
+}
 
 uint16_t WaitPortFile(const std::string& path, int wait_ms) {
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(wait_ms);

@@ -126,12 +126,16 @@ class Background {
   // installed, per /proc/PID/status); false after wait_ms.
   bool WaitCatching(int wait_ms) const;
   void Kill(int sig);
+  // Writes to its stdin pipe (REQUIRES: stdin_pipe); false when it failed.
+  bool WriteStdin(const std::string& bytes);
   // Waits for the exit; the exit code, or -1 when killed / not done in time.
   int Wait(int wait_ms);
   std::string Err() const;
+  std::string Out() const;
 
  private:
   int pid_ = -1;
+  std::string out_path_;
   int stdin_fd_ = -1;  // the write end of its stdin pipe
   std::string err_path_;
 };

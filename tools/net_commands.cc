@@ -16,6 +16,7 @@
 #include <optional>
 
 #include "storage/log_segments.h"
+#include "stream/arrival_hold.h"
 #include "stream/item_mapping.h"
 #include "stream/query_client.h"
 #include "stream/root_server.h"
@@ -222,8 +223,35 @@ int RunSite(const SiteArgs& a) {
       last_sent = Clock::now();
     }
   };
-  std::vector<Arrival> batch;
-  std::optional<int64_t> cur;  // the data clock
+  // The clock the site reports is always a complete time (arrival_hold.h):
+  // nothing stamped at or before it can still arrive, so `ask --at T` gives
+  // the same answer whenever it is asked.
+  const int64_t tau = c.params().spec.tardiness;
+  ArrivalHold hold(tau);
+  // Runs the protocol through time `upto`: each stamp's items as its own
+  // tick (data clock) or all of them as tick `upto`, their stamps moved up
+  // into [upto - tau, upto] (wall clock: at most --tick late); then, when
+  // `to_clock`, an empty tick moves the site's clock to `upto` itself.
+  std::vector<Arrival> group;
+  auto run_through = [&](int64_t upto, bool to_clock) {
+    if (!hold.taken() || upto > *hold.taken()) {
+      const std::vector<Arrival> items = hold.Take(upto);
+      if (wall) {
+        group = items;
+        for (Arrival& x : group) x.ts = std::max(x.ts, upto - tau);
+        c.Tick(upto, group);
+        return;
+      }
+      for (size_t i = 0; i < items.size();) {
+        group.clear();
+        size_t j = i;
+        while (j < items.size() && items[j].ts == items[i].ts) group.push_back(items[j++]);
+        c.Tick(items[i].ts, group);
+        i = j;
+      }
+    }
+    if (!wall && to_clock && (!c.clock() || *c.clock() < upto)) c.Tick(upto, {});
+  };
   bool ended = false;
   int64_t next_tick = WallMillis();
   while (!StopRequested()) {
@@ -248,34 +276,30 @@ int RunSite(const SiteArgs& a) {
     }
     if (StopRequested()) break;
     if (wall) {
-      // An item arrives when it is read: later than its stamp allows, it is
-      // dropped; otherwise it counts from the next tick, at most --tick later
-      // (its stamp clamped into [t - tau, t]).
-      if (got == 1 && has_item && ts >= WallMillis() - c.params().spec.tardiness) batch.push_back({ts, item});
+      // An item arrives when it is read, stamped at most now; more than tau
+      // late it is dropped.
       const int64_t now = WallMillis();
+      hold.Advance(now);
+      if (got == 1 && has_item) hold.Add(std::min(ts, now), item);
       if (now >= next_tick || ended) {
-        const int64_t t = std::max(now, c.clock().value_or(now));
-        for (Arrival& x : batch) x.ts = std::max(std::min(x.ts, t), t - c.params().spec.tardiness);
-        c.Tick(t, batch);
-        batch.clear();
+        // Read to its end, the input has nothing more for any time.
+        run_through(ended ? now : now - tau - 1, true);
         next_tick = now + *tick;
       }
-    } else if (got == 1) {
-      if (!cur) cur = ts;
-      if (ts > *cur) {
-        c.Tick(*cur, batch);
-        batch.clear();
-        cur = ts;
-      }
-      if (has_item) batch.push_back({ts, item});
+    } else {
+      if (got == 1 && has_item) hold.Add(ts, item);
+      if (got == 1 && !has_item) hold.Advance(ts);  // a bare TIMESTAMP
+      // Complete: everything when the input ended, and a followed log read
+      // to its end (each `momenta update` appends its records in one piece;
+      // a record appended later at or before a time already reported is
+      // late). Otherwise what tardiness allows: clock - tau - 1.
+      const bool whole = ended || (log && got == 0);
+      const bool due = got != 1 || Clock::now() - last_sent >= beat;
+      if (const auto upto = whole ? hold.clock() : hold.Complete()) run_through(*upto, due);
       note_sends();
-      if (Clock::now() - last_sent < beat) continue;  // busy: flush only now and then
+      if (!due) continue;  // busy: flush only now and then
     }
-    // Idle (or due): the tick in hand goes out, then the clock.
-    if (!wall && cur && (!batch.empty() || c.clock() != cur)) {
-      c.Tick(*cur, batch);
-      batch.clear();
-    }
+    // Idle (or due): the clock goes out.
     if (!wall || ended) c.Flush();  // live, the heartbeat tells the clock
     note_sends();
     if (ended && a.once) break;
@@ -284,6 +308,8 @@ int RunSite(const SiteArgs& a) {
       note_sends();
     }
   }
+  if (hold.dropped() > 0)
+    PrintNotice(std::to_string(hold.dropped()) + " item(s) arrived later than the tardiness allows; dropped");
   if (log && log->skipped() > 0)
     PrintNotice(std::to_string(log->skipped()) + " update(s) with a value off the grid (NaN) skipped");
   return StopRequested() ? StopExitCode() : kExitOk;
@@ -379,6 +405,8 @@ void RegisterNetCommands(CLI::App& app, Command* run) {
         "  momenta site --root 127.0.0.1:7070 --id east --log east.npy --item index/1000\n"
         "  tail -f events.txt | momenta site --root 10.0.0.5:7070 --id web1 --input - --clock wall\n"
         "Reconnects with backoff when the root goes away, and then resends its whole state.\n"
+        "Reports time t only once nothing stamped <= t can still arrive: its data clock has passed\n"
+        "t + tardiness, or the input ended (a followed log: read to its end); later items are dropped.\n"
         "Stops within a second on Ctrl-C (exit 130) or SIGTERM (exit 143), also while it connects.");
     sub->callback([a, run] { *run = [a] { return RunSite(*a); }; });
   }
@@ -388,7 +416,9 @@ void RegisterNetCommands(CLI::App& app, Command* run) {
     sub->add_option("address", a->root, "the root's HOST:PORT")->required();
     sub->add_option("query", a->words, "count | item J | frequent PHI | quantile PHI | items | sites | stats")
         ->required();
-    sub->add_option("--at", a->at, "wait until every site has reported time T, then answer");
+    sub->add_option("--at", a->at,
+                    "wait until every live site has reported time T (sites report only times nothing stamped at "
+                    "or before can still change), then answer: the same answer whenever asked");
     sub->add_option("--wait", a->wait_ms, "with --at: give up after this many ms")->capture_default_str();
     sub->add_flag("--json", a->json, "answer as one JSON object");
     sub->footer(
