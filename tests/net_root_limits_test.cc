@@ -59,6 +59,11 @@ TEST(NetRootLimitsTest, SiteNameOutsideTheAlphabetIsRefusedAndEscaped) {
   size_t refusals = 0;
   for (size_t at = 0; (at = logs.find(why, at)) != std::string::npos; ++at) ++refusals;
   EXPECT_EQ(refusals, 6u) << logs;
+  // momenta site refuses to start with such a name, and says so on one line.
+  auto cli = testing::RunCli({"site", "--root", "127.0.0.1:1", "--id", forged, "--input", "-"});
+  EXPECT_EQ(cli.exit_code, 2);
+  EXPECT_NE(cli.err.find("--id: Invalid argument: site name: 'east\\x0asite west"), std::string::npos) << cli.err;
+  EXPECT_EQ(cli.err.find(forged), std::string::npos) << cli.err;
   // A good name still connects.
   r = SendRaw(root.address(), HelloFrame("east-1.b_2", "s3cret"), 300);
   EXPECT_FALSE(r.closed) << root.Logs();
