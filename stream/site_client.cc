@@ -110,11 +110,13 @@ Status SiteClient::TryConnect() {
 Status SiteClient::ConnectWithin(std::chrono::milliseconds give_up) {
   const auto deadline = Clock::now() + give_up;
   auto wait = options_.backoff_min;
-  while (true) {
+  for (int attempt = 0;; ++attempt) {
     Status st = TryConnect();
     if (st.ok()) return st;
     if (st.code() == Status::Code::kInvalidArgument) return st;  // refused: retrying will not help
     if (Clock::now() + wait > deadline || Cancelled(options_.cancel_fd)) return st;
+    if (attempt == 0)  // not silent while it retries
+      Log(st.ToString() + "; retrying for up to " + std::to_string(give_up.count()) + " ms");
     pollfd p{options_.cancel_fd, POLLIN, 0};
     if (options_.cancel_fd < 0) {
       std::this_thread::sleep_for(wait);

@@ -53,9 +53,10 @@ class SiteClient {
   // InvalidArgument for a bad site name.
   static Result<std::unique_ptr<SiteClient>> Create(const SiteClientOptions& options);
 
-  // Connects, retrying with backoff until `give_up` has passed. The first
-  // success fixes the parameters and creates the site. A rejection (wrong
-  // token, parameters) ends the wait at once, with the root's reason.
+  // Connects, retrying with backoff until `give_up` has passed (the first
+  // failure is logged, with how long it retries). The first success fixes
+  // the parameters and creates the site. A rejection (wrong token,
+  // parameters) ends the wait at once, with the root's reason.
   Status ConnectWithin(std::chrono::milliseconds give_up);
   // One attempt now, whatever the backoff says (tests; false when it failed).
   bool Reconnect();
