@@ -375,8 +375,8 @@ void RegisterNetCommands(CLI::App& app, Command* run) {
         "At most 64 connections before their handshake and 64 query connections (a query line must\n"
         "end within 2 s); the rest of 512 are for sites. Site names outside 1-64 letters, digits, '.',\n"
         "'_', '-' are refused at the handshake.\n"
-        "Stops within a second on Ctrl-C (exit 130) or SIGTERM (exit 143). Keeps nothing on disk: restarted, it gets every site's state back\n"
-        "as the sites reconnect.");
+        "Stops within a second on Ctrl-C (exit 130) or SIGTERM (exit 143). Keeps nothing on disk:\n"
+        "restarted, it gets every site's state back as the sites reconnect.");
     sub->callback([a, run] { *run = [a] { return RunRoot(*a); }; });
   }
   {
