@@ -145,6 +145,20 @@ struct RootServer::Impl {
       c->sock = Socket(fd);
       c->peer = PeerName(fd);
       c->opened = c->last_input = Clock::now();
+      if (!MakeRoom()) {
+        Log("refused " + c->peer + ": " + std::to_string(options.max_connections) + " connections open already");
+        continue;  // the Socket closes it
+      }
+      conns.push_back(std::move(c));
+    }
+  }
+
+  // Before a new connection is taken: within max_pending and
+  // max_connections, evicting the oldest pending connection if need be --
+  // after reading what it has sent, so that a peer whose first bytes are
+  // already here is served rather than evicted. False when no room.
+  bool MakeRoom() {
+    while (true) {
       size_t open = 0, pending = 0;
       Conn* oldest = nullptr;
       for (auto& o : conns) {
@@ -154,15 +168,12 @@ struct RootServer::Impl {
         ++pending;
         if (!oldest || o->opened < oldest->opened) oldest = o.get();
       }
-      if (pending >= options.max_pending || open >= options.max_connections) {
-        if (oldest == nullptr) {
-          Log("refused " + c->peer + ": " + std::to_string(open) + " connections open already");
-          continue;  // the Socket closes it
-        }
-        Close(*oldest, "evicted for a new connection (" + std::to_string(pending) +
-                           " connections before their handshake, the oldest goes)");
-      }
-      conns.push_back(std::move(c));
+      if (pending < options.max_pending && open < options.max_connections) return true;
+      if (oldest == nullptr) return false;
+      Read(*oldest);
+      if (!oldest->pending()) continue;  // identified (or closed): count again
+      Close(*oldest, "evicted for a new connection (" + std::to_string(pending) +
+                         " connections before their handshake, the oldest goes)");
     }
   }
 
