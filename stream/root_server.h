@@ -13,7 +13,8 @@
 // The connection table is split so that no kind of peer can fill it for the
 // others, and no token is needed to be counted in the first two:
 //   - pending: not yet identified, or a site before its WELCOME — at most
-//     max_pending; a new connection evicts the oldest pending one;
+//     max_pending; a new connection evicts the oldest pending one (once what
+//     it has sent is read, in case it identifies it);
 //   - queries: at most max_queries; a new one evicts the query connection
 //     with the oldest incomplete line, else the longest idle one, else the
 //     longest parked `at` query (it is refused when none of these exists);
