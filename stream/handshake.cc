@@ -115,19 +115,41 @@ Result<std::string> DecodeReject(std::string_view payload) {
   return reason;
 }
 
-Status CheckSiteName(std::string_view name) {
-  if (name.empty() || name.size() > 64)
-    return Status::InvalidArgument("site name", "must be 1-64 characters");
-  for (char c : name)
-    if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '_' ||
-          c == '-'))
-    {
-      std::string what = "'";
-      what += name;
-      what += "': use letters, digits, '.', '_', '-'";
-      return Status::InvalidArgument("site name", what);
+std::string EscapeForLog(std::string_view text, size_t max_chars) {
+  static const char kHex[] = "0123456789abcdef";
+  std::string out;
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (out.size() >= max_chars) {
+      out += "...";
+      break;
     }
-  return Status::OK();
+    const auto c = static_cast<unsigned char>(text[i]);
+    if (c == '\\' || c == '\'') {
+      out += '\\';
+      out += static_cast<char>(c);
+    } else if (c >= 0x20 && c < 0x7f) {
+      out += static_cast<char>(c);
+    } else {
+      out += "\\x";
+      out += kHex[c >> 4];
+      out += kHex[c & 15];
+    }
+  }
+  return out;
+}
+
+Status CheckSiteName(std::string_view name) {
+  bool ok = !name.empty() && name.size() <= kMaxSiteName;
+  for (char c : name)
+    ok = ok && ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
+                c == '_' || c == '-');
+  if (ok) return Status::OK();
+  // The name came from the network: never copied raw into a message (a
+  // newline would forge a log line).
+  std::string what(1, '\'');
+  what.append(EscapeForLog(name, kMaxSiteName));
+  what.append("' (").append(std::to_string(name.size())).append(" bytes): ").append(kSiteNameRule);
+  return Status::InvalidArgument("site name", what);
 }
 
 bool TokenMatches(std::string_view presented, std::string_view expected) {

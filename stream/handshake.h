@@ -54,8 +54,16 @@ Result<Hello> DecodeHello(std::string_view payload);
 Result<Welcome> DecodeWelcome(std::string_view payload);
 Result<std::string> DecodeReject(std::string_view payload);
 
-// InvalidArgument unless 1-64 characters of [A-Za-z0-9._-].
+// Site names: 1-64 characters of [A-Za-z0-9._-]. The root checks the name
+// of every HELLO (after the token) and refuses others; sites check their own
+// before connecting. InvalidArgument otherwise, its message showing the name
+// escaped (EscapeForLog), never raw.
+inline constexpr size_t kMaxSiteName = 64;
+inline constexpr const char* kSiteNameRule = "a site name is 1-64 letters, digits, '.', '_' or '-'";
 Status CheckSiteName(std::string_view name);
+// `text` with every byte outside printable ASCII as \xNN (and '\\', '\''
+// escaped), cut after `max_chars` characters with "...": safe in one log line.
+std::string EscapeForLog(std::string_view text, size_t max_chars);
 // Equal-time comparison of a presented token with the expected one.
 bool TokenMatches(std::string_view presented, std::string_view expected);
 

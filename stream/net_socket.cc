@@ -119,7 +119,13 @@ Result<Socket> ListenTcp(const HostPort& at, uint16_t* bound) {
   return Status::FromErrno("listen " + at.ToString(), err);
 }
 
-Result<Socket> ConnectTcp(const HostPort& to, std::chrono::milliseconds timeout) {
+bool Cancelled(int cancel_fd) {
+  if (cancel_fd < 0) return false;
+  pollfd p{cancel_fd, POLLIN, 0};
+  return poll(&p, 1, 0) > 0 && (p.revents & POLLIN);
+}
+
+Result<Socket> ConnectTcp(const HostPort& to, std::chrono::milliseconds timeout, int cancel_fd) {
   AddrList addrs;
   MOMENTA_RETURN_IF_ERROR(Resolve(to, false, &addrs));
   int err = ECONNREFUSED;
@@ -134,8 +140,9 @@ Result<Socket> ConnectTcp(const HostPort& to, std::chrono::milliseconds timeout)
         err = errno;
         continue;
       }
-      pollfd p{s.fd(), POLLOUT, 0};
-      const int ready = poll(&p, 1, static_cast<int>(timeout.count()));
+      pollfd p[2] = {{s.fd(), POLLOUT, 0}, {cancel_fd, POLLIN, 0}};
+      const int ready = poll(p, cancel_fd >= 0 ? 2 : 1, static_cast<int>(timeout.count()));
+      if (ready > 0 && (p[1].revents & POLLIN)) return Status::IOError("connect " + to.ToString(), "interrupted");
       if (ready <= 0) {
         err = ready == 0 ? ETIMEDOUT : errno;
         continue;
@@ -152,7 +159,8 @@ Result<Socket> ConnectTcp(const HostPort& to, std::chrono::milliseconds timeout)
   return Status::FromErrno("connect " + to.ToString(), err);
 }
 
-Status SendAll(int fd, std::string_view bytes, std::chrono::milliseconds timeout, std::string_view peer) {
+Status SendAll(int fd, std::string_view bytes, std::chrono::milliseconds timeout, std::string_view peer,
+               int cancel_fd) {
   const auto deadline = std::chrono::steady_clock::now() + timeout;
   while (!bytes.empty()) {
     const ssize_t n = send(fd, bytes.data(), bytes.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
@@ -164,8 +172,10 @@ Status SendAll(int fd, std::string_view bytes, std::chrono::milliseconds timeout
     if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK) return Status::FromErrno(peer, errno);
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
     if (left.count() <= 0) return Status::IOError(peer, "peer is not reading (send timed out)");
-    pollfd p{fd, POLLOUT, 0};
-    if (poll(&p, 1, static_cast<int>(left.count())) < 0 && errno != EINTR) return Status::FromErrno(peer, errno);
+    pollfd p[2] = {{fd, POLLOUT, 0}, {cancel_fd, POLLIN, 0}};
+    const int ready = poll(p, cancel_fd >= 0 ? 2 : 1, static_cast<int>(left.count()));
+    if (ready < 0 && errno != EINTR) return Status::FromErrno(peer, errno);
+    if (ready > 0 && (p[1].revents & POLLIN)) return Status::IOError(peer, "interrupted");
   }
   return Status::OK();
 }

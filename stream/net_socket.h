@@ -47,11 +47,17 @@ class Socket {
 // gets its port back); *bound receives the port actually bound.
 Result<Socket> ListenTcp(const HostPort& at, uint16_t* bound);
 // Connects within `timeout`; the socket is returned blocking, TCP_NODELAY set.
-Result<Socket> ConnectTcp(const HostPort& to, std::chrono::milliseconds timeout);
+// `cancel_fd` (when >= 0) is polled beside the socket: once it is readable
+// the wait ends at once with IOError "... interrupted" (a stop signal's
+// self-pipe, say). The same holds for SendAll.
+Result<Socket> ConnectTcp(const HostPort& to, std::chrono::milliseconds timeout, int cancel_fd = -1);
 Status SetNonBlocking(int fd);
 // Sends every byte or fails: IOError on a closed peer, or when the peer has
 // not taken them within `timeout` (a root that stopped reading).
-Status SendAll(int fd, std::string_view bytes, std::chrono::milliseconds timeout, std::string_view peer);
+Status SendAll(int fd, std::string_view bytes, std::chrono::milliseconds timeout, std::string_view peer,
+               int cancel_fd = -1);
+// True when `cancel_fd` is valid and readable now.
+bool Cancelled(int cancel_fd);
 // "ADDR:PORT" of the peer of a connected socket ("?" when unknown).
 std::string PeerName(int fd);
 

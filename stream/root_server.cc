@@ -38,6 +38,7 @@ struct Conn {
   bool eof = false;          // the peer closed its side
   bool dead = false;
   Clock::time_point opened, last_input;
+  Clock::time_point line_start;  // when the incomplete line in `in` began (queries)
   std::optional<Query> parked;
   Clock::time_point park_deadline;
 
@@ -47,6 +48,9 @@ struct Conn {
     if (kind == Kind::kQuery) return peer + " (query)";
     return peer;
   }
+  // Not yet identified, or a site that has not been welcomed.
+  bool pending() const { return !dead && (kind == Kind::kUnknown || (kind == Kind::kSite && slot < 0)); }
+  bool query() const { return !dead && kind == Kind::kQuery; }
 };
 
 }  // namespace
@@ -141,12 +145,69 @@ struct RootServer::Impl {
       c->sock = Socket(fd);
       c->peer = PeerName(fd);
       c->opened = c->last_input = Clock::now();
-      if (conns.size() >= options.max_connections) {
-        Log("refused " + c->peer + ": " + std::to_string(conns.size()) + " connections open already");
+      if (!MakeRoom()) {
+        Log("refused " + c->peer + ": " + std::to_string(options.max_connections) + " connections open already");
         continue;  // the Socket closes it
       }
       conns.push_back(std::move(c));
     }
+  }
+
+  // Before a new connection is taken: within max_pending and
+  // max_connections, evicting the oldest pending connection if need be --
+  // after reading what it has sent, so that a peer whose first bytes are
+  // already here is served rather than evicted. False when no room.
+  bool MakeRoom() {
+    while (true) {
+      size_t open = 0, pending = 0;
+      Conn* oldest = nullptr;
+      for (auto& o : conns) {
+        if (o->dead) continue;
+        ++open;
+        if (!o->pending()) continue;
+        ++pending;
+        if (!oldest || o->opened < oldest->opened) oldest = o.get();
+      }
+      if (pending < options.max_pending && open < options.max_connections) return true;
+      if (oldest == nullptr) return false;
+      Read(*oldest);
+      if (!oldest->pending()) continue;  // identified (or closed): count again
+      Close(*oldest, "evicted for a new connection (" + std::to_string(pending) +
+                         " connections before their handshake, the oldest goes)");
+    }
+  }
+
+  // A connection just turned out to be a query peer: makes room within
+  // max_queries, or refuses it (false, closed).
+  bool AdmitQuery(Conn& c) {
+    size_t queries = 0;
+    Conn* slow = nullptr;    // oldest incomplete line
+    Conn* idle = nullptr;    // longest idle, nothing asked
+    Conn* parked = nullptr;  // longest parked `at` query
+    for (auto& o : conns) {
+      if (o.get() == &c || !o->query()) continue;
+      ++queries;
+      if (o->out_pos < o->out.size()) continue;  // answers in flight: max_output deals with it
+      if (o->parked) {
+        if (!parked || o->last_input < parked->last_input) parked = o.get();
+      } else if (!o->in.empty()) {
+        if (!slow || o->line_start < slow->line_start) slow = o.get();
+      } else if (!idle || o->last_input < idle->last_input) {
+        idle = o.get();
+      }
+    }
+    if (queries < options.max_queries) return true;
+    Conn* victim = slow ? slow : idle ? idle : parked;
+    const std::string why = "evicted for a new query connection (" + std::to_string(queries) + " open, " +
+                            (slow ? "the slowest line goes)" : idle ? "the longest idle goes)" : "the longest parked goes)");
+    if (victim == nullptr) {
+      Queue(c, ErrorAnswer("the root serves " + std::to_string(queries) + " query connections already; try again",
+                           false));
+      Close(c, "refused: " + std::to_string(queries) + " query connections busy");
+      return false;
+    }
+    Close(*victim, why);
+    return true;
   }
 
   void HandleFrame(Conn& c, const Frame& f) {
@@ -205,6 +266,7 @@ struct RootServer::Impl {
       }
       std::string line = c.in.substr(0, nl);
       c.in.erase(0, nl + 1);
+      c.line_start = Clock::now();  // what is left began now at the earliest
       if (!line.empty() && line.back() == '\r') line.pop_back();
       if (line.find_first_not_of(" \t") == std::string::npos) continue;
       auto q = ParseQuery(line, options.params.eps);
@@ -246,6 +308,7 @@ struct RootServer::Impl {
           c.frames = std::make_unique<FrameReader>(c.peer, options.max_payload);
         } else {
           c.kind = Conn::Kind::kQuery;
+          if (!AdmitQuery(c)) return;
         }
       }
       if (c.kind == Conn::Kind::kSite) {
@@ -258,6 +321,7 @@ struct RootServer::Impl {
           HandleFrame(c, f);
         }
       } else {
+        if (c.in.empty()) c.line_start = c.last_input;
         c.in.append(buf, static_cast<size_t>(n));
         ProcessLines(c);
         if (c.parked) return;  // read no more until it is answered
@@ -273,6 +337,7 @@ struct RootServer::Impl {
       if (c.parked && now >= c.park_deadline) {
         const Query q = *c.parked;
         c.parked.reset();
+        c.line_start = c.last_input = now;
         Queue(c, AtTimeoutAnswer(state, q));
         ProcessLines(c);
         if (!c.dead && c.eof) Flush(c);
@@ -283,6 +348,9 @@ struct RootServer::Impl {
         Close(c, "silent through the handshake for " + std::to_string(options.handshake_timeout.count()) + " ms");
       } else if (c.kind == Conn::Kind::kSite && c.synced && now - c.last_input > options.site_idle_timeout) {
         Close(c, "site silent for " + std::to_string(options.site_idle_timeout.count()) + " ms");
+      } else if (c.kind == Conn::Kind::kQuery && !c.parked && !c.in.empty() &&
+                 now - c.line_start > options.query_line_timeout) {
+        Close(c, "query line not complete within " + std::to_string(options.query_line_timeout.count()) + " ms");
       } else if (c.kind == Conn::Kind::kQuery && !c.parked && now - c.last_input > options.query_idle_timeout) {
         Close(c, "query connection idle for " + std::to_string(options.query_idle_timeout.count()) + " ms");
       }
@@ -295,6 +363,7 @@ struct RootServer::Impl {
       if (c.dead || !c.parked || !state.Reached(*c.parked->at)) continue;
       const Query q = *c.parked;
       c.parked.reset();
+      c.line_start = c.last_input = Clock::now();
       Queue(c, AnswerQuery(state, q));
       ProcessLines(c);
       if (!c.dead && c.eof && !c.parked) Flush(c);

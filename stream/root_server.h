@@ -6,10 +6,23 @@
 // closes that peer's connection with a logged reason and leaves the others
 // alone: a malformed or oversized frame (payloads are capped), a wrong
 // version, token or parameters, a peer silent through the handshake, a site
-// silent for idle_timeout, a query line past 4 KiB, a peer that does not read
-// its answers (output capped). Memory is bounded by max_connections times
-// (cap + 64 KiB) plus O(1/eps) per site. The root keeps nothing on disk: when
-// it restarts, sites reconnect and resend their state.
+// silent for idle_timeout, a query line past 4 KiB or not complete within
+// query_line_timeout, a query connection idle for query_idle_timeout, a peer
+// that does not read its answers (output capped).
+//
+// The connection table is split so that no kind of peer can fill it for the
+// others, and no token is needed to be counted in the first two:
+//   - pending: not yet identified, or a site before its WELCOME — at most
+//     max_pending; a new connection evicts the oldest pending one (once what
+//     it has sent is read, in case it identifies it);
+//   - queries: at most max_queries; a new one evicts the query connection
+//     with the oldest incomplete line, else the longest idle one, else the
+//     longest parked `at` query (it is refused when none of these exists);
+//   - sites (after WELCOME): the rest of max_connections, at least
+//     max_connections - max_pending - max_queries.
+// Memory is bounded by max_connections times (cap + 64 KiB) plus O(1/eps)
+// per site. The root keeps nothing on disk: when it restarts, sites
+// reconnect and resend their state.
 #pragma once
 
 #include <chrono>
@@ -30,12 +43,15 @@ struct RootServerOptions {
   MonitorParams params;
   std::string token;             // empty: no token asked for
   uint32_t max_payload = kDefaultMaxPayload;
-  size_t max_connections = 512;
+  size_t max_connections = 512;  // every kind; sites get what pending and queries cannot take
+  size_t max_pending = 64;       // connections before their kind is known or their handshake done
+  size_t max_queries = 64;       // query connections
   size_t max_sites = 4096;
   size_t max_output = 8u << 20;  // bytes queued for one peer before it counts as not reading
   std::chrono::milliseconds handshake_timeout{5000};
   std::chrono::milliseconds site_idle_timeout{30000};
-  std::chrono::milliseconds query_idle_timeout{60000};
+  std::chrono::milliseconds query_idle_timeout{10000};  // no query line in progress or parked
+  std::chrono::milliseconds query_line_timeout{2000};   // from a line's first byte to its newline
   // One line per event (connections opened and closed, with reasons);
   // stderr when empty. Called on the loop's thread.
   std::function<void(const std::string&)> log;

@@ -17,7 +17,7 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 // Reads one frame within `timeout` (the handshake reply).
-Result<Frame> ReadFrame(int fd, const std::string& peer, std::chrono::milliseconds timeout) {
+Result<Frame> ReadFrame(int fd, const std::string& peer, std::chrono::milliseconds timeout, int cancel_fd) {
   FrameReader reader(peer, kDefaultMaxPayload);
   const auto deadline = Clock::now() + timeout;
   char buf[4096];
@@ -28,9 +28,11 @@ Result<Frame> ReadFrame(int fd, const std::string& peer, std::chrono::millisecon
     if (*more) return f;
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
     if (left.count() <= 0) return Status::IOError(peer, "no answer to the handshake");
-    pollfd p{fd, POLLIN, 0};
-    if (poll(&p, 1, static_cast<int>(left.count())) < 0 && errno != EINTR) return Status::FromErrno(peer, errno);
-    if (!(p.revents & (POLLIN | POLLHUP | POLLERR))) continue;
+    pollfd p[2] = {{fd, POLLIN, 0}, {cancel_fd, POLLIN, 0}};
+    if (poll(p, cancel_fd >= 0 ? 2 : 1, static_cast<int>(left.count())) < 0 && errno != EINTR)
+      return Status::FromErrno(peer, errno);
+    if (p[1].revents & POLLIN) return Status::IOError(peer, "interrupted");
+    if (!(p[0].revents & (POLLIN | POLLHUP | POLLERR))) continue;
     const ssize_t n = recv(fd, buf, sizeof buf, MSG_DONTWAIT);
     if (n == 0) return Status::IOError(peer, "the root closed the connection during the handshake");
     if (n < 0) {
@@ -57,15 +59,15 @@ void SiteClient::Log(const std::string& line) {
 
 Status SiteClient::TryConnect() {
   const std::string peer = "root " + options_.root.ToString();
-  auto sock = ConnectTcp(options_.root, options_.connect_timeout);
+  auto sock = ConnectTcp(options_.root, options_.connect_timeout, options_.cancel_fd);
   if (!sock.ok()) return sock.status();
   Hello h;
   h.name = options_.name;
   h.token = options_.token;
   h.params = params_;
   const std::string hello = EncodeFrame(FrameType::kHello, EncodeHello(h));
-  MOMENTA_RETURN_IF_ERROR(SendAll(sock->fd(), hello, options_.io_timeout, peer));
-  auto reply = ReadFrame(sock->fd(), peer, options_.io_timeout);
+  MOMENTA_RETURN_IF_ERROR(SendAll(sock->fd(), hello, options_.io_timeout, peer, options_.cancel_fd));
+  auto reply = ReadFrame(sock->fd(), peer, options_.io_timeout, options_.cancel_fd);
   if (!reply.ok()) return reply.status();
   if (reply->type == FrameType::kReject) {
     auto reason = DecodeReject(reply->payload);
@@ -108,12 +110,19 @@ Status SiteClient::TryConnect() {
 Status SiteClient::ConnectWithin(std::chrono::milliseconds give_up) {
   const auto deadline = Clock::now() + give_up;
   auto wait = options_.backoff_min;
-  while (true) {
+  for (int attempt = 0;; ++attempt) {
     Status st = TryConnect();
     if (st.ok()) return st;
     if (st.code() == Status::Code::kInvalidArgument) return st;  // refused: retrying will not help
-    if (Clock::now() + wait > deadline) return st;
-    std::this_thread::sleep_for(wait);
+    if (Clock::now() + wait > deadline || Cancelled(options_.cancel_fd)) return st;
+    if (attempt == 0)  // not silent while it retries
+      Log(st.ToString() + "; retrying for up to " + std::to_string(give_up.count()) + " ms");
+    pollfd p{options_.cancel_fd, POLLIN, 0};
+    if (options_.cancel_fd < 0) {
+      std::this_thread::sleep_for(wait);
+    } else if (poll(&p, 1, static_cast<int>(wait.count())) > 0) {
+      return Status::IOError("root " + options_.root.ToString(), "interrupted");
+    }
     wait = std::min(wait * 2, options_.backoff_max);
   }
 }
@@ -175,7 +184,7 @@ void SiteClient::CheckIncoming() {
 
 bool SiteClient::Send(FrameType type, int64_t clock, const std::vector<Message>& messages) {
   const std::string frame = EncodeFrame(type, EncodeBatch(clock, messages));
-  Status st = SendAll(sock_.fd(), frame, options_.io_timeout, "root " + options_.root.ToString());
+  Status st = SendAll(sock_.fd(), frame, options_.io_timeout, "root " + options_.root.ToString(), options_.cancel_fd);
   if (!st.ok()) {
     Disconnect(st.ToString());
     return false;

@@ -38,6 +38,10 @@ struct SiteClientOptions {
   std::chrono::milliseconds connect_timeout{1000};
   std::chrono::milliseconds io_timeout{5000};  // a send or the handshake reply
   std::chrono::milliseconds backoff_min{50}, backoff_max{2000};
+  // When >= 0 and readable (a stop signal's self-pipe), every wait -- the
+  // connect, the handshake reply, a send, the backoff of ConnectWithin --
+  // ends at once; ConnectWithin then returns IOError "... interrupted".
+  int cancel_fd = -1;
   // One line per event (connected, lost, rejected); stderr when empty.
   std::function<void(const std::string&)> log;
 };
@@ -49,9 +53,10 @@ class SiteClient {
   // InvalidArgument for a bad site name.
   static Result<std::unique_ptr<SiteClient>> Create(const SiteClientOptions& options);
 
-  // Connects, retrying with backoff until `give_up` has passed. The first
-  // success fixes the parameters and creates the site. A rejection (wrong
-  // token, parameters) ends the wait at once, with the root's reason.
+  // Connects, retrying with backoff until `give_up` has passed (the first
+  // failure is logged, with how long it retries). The first success fixes
+  // the parameters and creates the site. A rejection (wrong token,
+  // parameters) ends the wait at once, with the root's reason.
   Status ConnectWithin(std::chrono::milliseconds give_up);
   // One attempt now, whatever the backoff says (tests; false when it failed).
   bool Reconnect();

@@ -91,7 +91,7 @@ TEST(NetCliTest, RootSitesAskAndRestarts) {
   r = RunCli({"ask", addr, "count"});
   EXPECT_EQ(r.out, "as_of=50 sites=1/2 not_covered=a count=50\n");
   root->Kill(SIGTERM);
-  EXPECT_EQ(root->Wait(5000), 0) << root->Err();
+  EXPECT_EQ(root->Wait(5000), 143) << root->Err();
 }
 
 // A site tailing an array's update log, killed and started again: it

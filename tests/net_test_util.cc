@@ -359,25 +359,48 @@ RawResult SendRaw(const HostPort& root, const std::string& bytes, int wait_ms) {
 
 namespace momenta::testing {
 
-Background::Background(const std::vector<std::string>& args, const std::string& dir, const std::string& tag) {
+Background::Background(const std::vector<std::string>& args, const std::string& dir, const std::string& tag,
+                       bool stdin_pipe) {
   std::vector<std::string> argv = {MOMENTA_CLI_PATH};
   argv.insert(argv.end(), args.begin(), args.end());
   std::vector<char*> cargv;
   for (auto& a : argv) cargv.push_back(a.data());
   cargv.push_back(nullptr);
   err_path_ = dir + "/" + tag + ".err";
-  const std::string out_path = dir + "/" + tag + ".out";
+  out_path_ = dir + "/" + tag + ".out";
+  const std::string& out_path = out_path_;
   posix_spawn_file_actions_t fa;
   posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+  int in[2] = {-1, -1};
+  if (stdin_pipe && pipe2(in, O_CLOEXEC) == 0) {
+    posix_spawn_file_actions_adddup2(&fa, in[0], 0);
+  } else {
+    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+  }
   posix_spawn_file_actions_addopen(&fa, 1, out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
   posix_spawn_file_actions_addopen(&fa, 2, err_path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
   if (posix_spawn(&pid_, cargv[0], &fa, nullptr, cargv.data(), environ) != 0) pid_ = -1;
   posix_spawn_file_actions_destroy(&fa);
+  if (in[0] >= 0) close(in[0]);
+  stdin_fd_ = in[1];
   EXPECT_GT(pid_, 0) << "cannot start " << argv[0];
 }
 
+bool Background::WaitCatching(int wait_ms) const {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(wait_ms);
+  const uint64_t want = (1ull << (SIGINT - 1)) | (1ull << (SIGTERM - 1));
+  while (pid_ > 0) {
+    const std::string status = ReadFileBytes("/proc/" + std::to_string(pid_) + "/status");
+    const size_t at = status.find("SigCgt:");
+    if (at != std::string::npos && (std::stoull(status.substr(at + 7), nullptr, 16) & want) == want) return true;
+    if (std::chrono::steady_clock::now() > deadline) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  return false;
+}
+
 Background::~Background() {
+  if (stdin_fd_ >= 0) close(stdin_fd_);
   if (pid_ > 0) {
     kill(pid_, SIGKILL);
     waitpid(pid_, nullptr, 0);
@@ -404,6 +427,27 @@ int Background::Wait(int wait_ms) {
 }
 
 std::string Background::Err() const { return ReadFileBytes(err_path_); }
+
+std::string Background::Out() const { return ReadFileBytes(out_path_); }
+
+bool Background::WriteStdin(const std::string& bytes) {
+  // SIGPIPE blocked meanwhile (and consumed): a child that died gives EPIPE.
+  sigset_t pipe_only, old;
+  sigemptyset(&pipe_only);
+  sigaddset(&pipe_only, SIGPIPE);
+  pthread_sigmask(SIG_BLOCK, &pipe_only, &old);
+  size_t done = 0;
+  while (stdin_fd_ >= 0 && done < bytes.size()) {
+    const ssize_t n = write(stdin_fd_, bytes.data() + done, bytes.size() - done);
+    if (n <= 0) break;
+    done += static_cast<size_t>(n);
+  }
+  const timespec now{};
+  while (sigtimedwait(&pipe_only, nullptr, &now) > 0) {
+  }
+  pthread_sigmask(SIG_SETMASK, &old, nullptr);
+  return stdin_fd_ >= 0 && done == bytes.size();
+}
 
 uint16_t WaitPortFile(const std::string& path, int wait_ms) {
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(wait_ms);

@@ -110,21 +110,33 @@ RawResult SendRaw(const HostPort& root, const std::string& bytes, int wait_ms);
 
 namespace momenta::testing {
 
-// A CLI process in the background (stdout and stderr to files in `dir`);
-// killed with SIGKILL on destruction if still running.
+// A CLI process in the background (stdout and stderr to files in `dir`;
+// stdin /dev/null, or with `stdin_pipe` a pipe this object keeps open and
+// silent until destruction); killed with SIGKILL on destruction if still
+// running.
 class Background {
  public:
-  Background(const std::vector<std::string>& args, const std::string& dir, const std::string& tag);
+  Background(const std::vector<std::string>& args, const std::string& dir, const std::string& tag,
+             bool stdin_pipe = false);
   ~Background();
   Background(const Background&) = delete;
   Background& operator=(const Background&) = delete;
+  int pid() const { return pid_; }
+  // Waits until the process catches SIGINT and SIGTERM (its handlers are
+  // installed, per /proc/PID/status); false after wait_ms.
+  bool WaitCatching(int wait_ms) const;
   void Kill(int sig);
+  // Writes to its stdin pipe (REQUIRES: stdin_pipe); false when it failed.
+  bool WriteStdin(const std::string& bytes);
   // Waits for the exit; the exit code, or -1 when killed / not done in time.
   int Wait(int wait_ms);
   std::string Err() const;
+  std::string Out() const;
 
  private:
   int pid_ = -1;
+  std::string out_path_;
+  int stdin_fd_ = -1;  // the write end of its stdin pipe
   std::string err_path_;
 };
 

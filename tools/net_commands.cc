@@ -11,33 +11,24 @@
 #include <atomic>
 #include <cerrno>
 #include <charconv>
-#include <csignal>
 #include <cstdio>
 #include <memory>
 #include <optional>
-#include <thread>
 
 #include "storage/log_segments.h"
+#include "stream/arrival_hold.h"
 #include "stream/item_mapping.h"
 #include "stream/query_client.h"
 #include "stream/root_server.h"
 #include "stream/site_client.h"
 #include "tools/commands.h"
+#include "tools/stop_signals.h"
 #include "tools/stream_input.h"
 
 namespace momenta::cli {
 namespace {
 
-volatile std::sig_atomic_t g_stop = 0;
-RootServer* g_root = nullptr;
-
-void InstallStopHandlers(void (*handler)(int)) {
-  struct sigaction sa {};
-  sa.sa_handler = handler;
-  sigemptyset(&sa.sa_mask);
-  sigaction(SIGINT, &sa, nullptr);
-  sigaction(SIGTERM, &sa, nullptr);
-}
+std::atomic<RootServer*> g_root{nullptr};
 
 // The token is the file's first line (trailing blanks dropped); empty files are refused.
 Result<std::string> ReadToken(const std::string& path) {
@@ -77,6 +68,10 @@ struct RootArgs {
 };
 
 int RunRoot(const RootArgs& a) {
+  // The handler stops the server's loop (Stop is async-signal-safe).
+  InstallStopSignals([] {
+    if (RootServer* r = g_root.load()) r->Stop();
+  });
   auto listen = ParseHostPort(a.listen, "--listen");
   if (!listen.ok()) return UsageFail(listen.status().ToString());
   auto window = ParseDuration(a.window, "--window");
@@ -106,14 +101,12 @@ int RunRoot(const RootArgs& a) {
     if (Status st = WritePortFile(a.port_file, port); !st.ok()) return Fail(st);
   }
   g_root = server->get();
-  InstallStopHandlers([](int) {
-    if (g_root) g_root->Stop();
-  });
+  if (StopRequested()) (*server)->Stop();  // a signal before g_root was set
   Status st = (*server)->Run();
   g_root = nullptr;
   if (!st.ok()) return Fail(st);
   std::fprintf(stderr, "momenta root: stopped\n");
-  return kExitOk;
+  return StopRequested() ? StopExitCode() : kExitOk;
 }
 
 // ---------------------------------------------------------------- site
@@ -212,11 +205,13 @@ int RunSite(const SiteArgs& a) {
     if (!reader.ok()) return Fail(reader.status());
     log = std::make_unique<LogSource>(std::move(*reader), *mapping, !a.once);
   }
+  InstallStopSignals();
+  o.cancel_fd = StopFd();
   auto client = SiteClient::Create(o);
   if (!client.ok()) return UsageFail(client.status().ToString());
   SiteClient& c = **client;
-  InstallStopHandlers([](int) { g_stop = 1; });
-  if (Status st = c.ConnectWithin(std::chrono::milliseconds(*connect_timeout)); !st.ok()) return Fail(st);
+  if (Status st = c.ConnectWithin(std::chrono::milliseconds(*connect_timeout)); !st.ok())
+    return StopRequested() ? StopExitCode() : Fail(st);
 
   using Clock = std::chrono::steady_clock;
   const auto beat = std::chrono::milliseconds(*heartbeat);
@@ -228,11 +223,38 @@ int RunSite(const SiteArgs& a) {
       last_sent = Clock::now();
     }
   };
-  std::vector<Arrival> batch;
-  std::optional<int64_t> cur;  // the data clock
+  // The clock the site reports is always a complete time (arrival_hold.h):
+  // nothing stamped at or before it can still arrive, so `ask --at T` gives
+  // the same answer whenever it is asked.
+  const int64_t tau = c.params().spec.tardiness;
+  ArrivalHold hold(tau);
+  // Runs the protocol through time `upto`: each stamp's items as its own
+  // tick (data clock) or all of them as tick `upto`, their stamps moved up
+  // into [upto - tau, upto] (wall clock: at most --tick late); then, when
+  // `to_clock`, an empty tick moves the site's clock to `upto` itself.
+  std::vector<Arrival> group;
+  auto run_through = [&](int64_t upto, bool to_clock) {
+    if (!hold.taken() || upto > *hold.taken()) {
+      const std::vector<Arrival> items = hold.Take(upto);
+      if (wall) {
+        group = items;
+        for (Arrival& x : group) x.ts = std::max(x.ts, upto - tau);
+        c.Tick(upto, group);
+        return;
+      }
+      for (size_t i = 0; i < items.size();) {
+        group.clear();
+        size_t j = i;
+        while (j < items.size() && items[j].ts == items[i].ts) group.push_back(items[j++]);
+        c.Tick(items[i].ts, group);
+        i = j;
+      }
+    }
+    if (!wall && to_clock && (!c.clock() || *c.clock() < upto)) c.Tick(upto, {});
+  };
   bool ended = false;
   int64_t next_tick = WallMillis();
-  while (!g_stop) {
+  while (!StopRequested()) {
     int64_t ts = 0, item = 0;
     bool has_item = true;
     int got = 0;
@@ -250,37 +272,34 @@ int RunSite(const SiteArgs& a) {
       }
       if (got < 0) ended = true;
     } else {
-      std::this_thread::sleep_for(wait);
+      SleepUnlessStopped(wait);
     }
+    if (StopRequested()) break;
     if (wall) {
-      // An item arrives when it is read: later than its stamp allows, it is
-      // dropped; otherwise it counts from the next tick, at most --tick later
-      // (its stamp clamped into [t - tau, t]).
-      if (got == 1 && has_item && ts >= WallMillis() - c.params().spec.tardiness) batch.push_back({ts, item});
+      // An item arrives when it is read, stamped at most now; more than tau
+      // late it is dropped.
       const int64_t now = WallMillis();
+      hold.Advance(now);
+      if (got == 1 && has_item) hold.Add(std::min(ts, now), item);
       if (now >= next_tick || ended) {
-        const int64_t t = std::max(now, c.clock().value_or(now));
-        for (Arrival& x : batch) x.ts = std::max(std::min(x.ts, t), t - c.params().spec.tardiness);
-        c.Tick(t, batch);
-        batch.clear();
+        // Read to its end, the input has nothing more for any time.
+        run_through(ended ? now : now - tau - 1, true);
         next_tick = now + *tick;
       }
-    } else if (got == 1) {
-      if (!cur) cur = ts;
-      if (ts > *cur) {
-        c.Tick(*cur, batch);
-        batch.clear();
-        cur = ts;
-      }
-      if (has_item) batch.push_back({ts, item});
+    } else {
+      if (got == 1 && has_item) hold.Add(ts, item);
+      if (got == 1 && !has_item) hold.Advance(ts);  // a bare TIMESTAMP
+      // Complete: everything when the input ended, and a followed log read
+      // to its end (each `momenta update` appends its records in one piece;
+      // a record appended later at or before a time already reported is
+      // late). Otherwise what tardiness allows: clock - tau - 1.
+      const bool whole = ended || (log && got == 0);
+      const bool due = got != 1 || Clock::now() - last_sent >= beat;
+      if (const auto upto = whole ? hold.clock() : hold.Complete()) run_through(*upto, due);
       note_sends();
-      if (Clock::now() - last_sent < beat) continue;  // busy: flush only now and then
+      if (!due) continue;  // busy: flush only now and then
     }
-    // Idle (or due): the tick in hand goes out, then the clock.
-    if (!wall && cur && (!batch.empty() || c.clock() != cur)) {
-      c.Tick(*cur, batch);
-      batch.clear();
-    }
+    // Idle (or due): the clock goes out.
     if (!wall || ended) c.Flush();  // live, the heartbeat tells the clock
     note_sends();
     if (ended && a.once) break;
@@ -289,9 +308,11 @@ int RunSite(const SiteArgs& a) {
       note_sends();
     }
   }
+  if (hold.dropped() > 0)
+    PrintNotice(std::to_string(hold.dropped()) + " item(s) arrived later than the tardiness allows; dropped");
   if (log && log->skipped() > 0)
     PrintNotice(std::to_string(log->skipped()) + " update(s) with a value off the grid (NaN) skipped");
-  return kExitOk;
+  return StopRequested() ? StopExitCode() : kExitOk;
 }
 
 // ---------------------------------------------------------------- ask
@@ -351,8 +372,11 @@ void RegisterNetCommands(CLI::App& app, Command* run) {
     sub->footer(
         "Example:\n"
         "  momenta root --listen 127.0.0.1:7070 --eps 0.01 --window 1m\n"
-        "Stops on Ctrl-C or SIGTERM. Keeps nothing on disk: restarted, it gets every site's state back\n"
-        "as the sites reconnect.");
+        "At most 64 connections before their handshake and 64 query connections (a query line must\n"
+        "end within 2 s); the rest of 512 are for sites. Site names outside 1-64 letters, digits, '.',\n"
+        "'_', '-' are refused at the handshake.\n"
+        "Stops within a second on Ctrl-C (exit 130) or SIGTERM (exit 143). Keeps nothing on disk:\n"
+        "restarted, it gets every site's state back as the sites reconnect.");
     sub->callback([a, run] { *run = [a] { return RunRoot(*a); }; });
   }
   {
@@ -360,7 +384,8 @@ void RegisterNetCommands(CLI::App& app, Command* run) {
     CLI::App* sub = app.add_subcommand(
         "site", "a monitored site: runs the protocol over an update log or a 'TIMESTAMP ITEM' stream, reports to a root");
     sub->add_option("--root", a->root, "the root's HOST:PORT")->required();
-    sub->add_option("--id", a->id, "this site's name (letters, digits, '.', '_', '-')")->required();
+    sub->add_option("--id", a->id, "this site's name: 1-64 letters, digits, '.', '_' or '-' (the root refuses others)")
+        ->required();
     sub->add_option("--log", a->log, "array file (.npy): tail its update log (times in ms)");
     sub->add_option("--input", a->input,
                     "text file of 'TIMESTAMP ITEM' lines ('TIMESTAMP' alone: the clock moves on), '-' for stdin");
@@ -379,7 +404,10 @@ void RegisterNetCommands(CLI::App& app, Command* run) {
         "Examples:\n"
         "  momenta site --root 127.0.0.1:7070 --id east --log east.npy --item index/1000\n"
         "  tail -f events.txt | momenta site --root 10.0.0.5:7070 --id web1 --input - --clock wall\n"
-        "Reconnects with backoff when the root goes away, and then resends its whole state.");
+        "Reconnects with backoff when the root goes away, and then resends its whole state.\n"
+        "Reports time t only once nothing stamped <= t can still arrive: its data clock has passed\n"
+        "t + tardiness, or the input ended (a followed log: read to its end); later items are dropped.\n"
+        "Stops within a second on Ctrl-C (exit 130) or SIGTERM (exit 143), also while it connects.");
     sub->callback([a, run] { *run = [a] { return RunSite(*a); }; });
   }
   {
@@ -388,7 +416,9 @@ void RegisterNetCommands(CLI::App& app, Command* run) {
     sub->add_option("address", a->root, "the root's HOST:PORT")->required();
     sub->add_option("query", a->words, "count | item J | frequent PHI | quantile PHI | items | sites | stats")
         ->required();
-    sub->add_option("--at", a->at, "wait until every site has reported time T, then answer");
+    sub->add_option("--at", a->at,
+                    "wait until every live site has reported time T (sites report only times nothing stamped at "
+                    "or before can still change), then answer: the same answer whenever asked");
     sub->add_option("--wait", a->wait_ms, "with --at: give up after this many ms")->capture_default_str();
     sub->add_flag("--json", a->json, "answer as one JSON object");
     sub->footer(

@@ -10,6 +10,7 @@
 #include "storage/log_codec.h"
 #include "stream/window_spec.h"
 #include "tools/cli_common.h"
+#include "tools/stop_signals.h"
 
 namespace momenta::cli {
 
@@ -37,7 +38,18 @@ int64_t WallMillis() {
 Result<bool> LogSource::Next(int64_t* ts, int64_t* item, std::chrono::milliseconds wait) {
   LogRecord r;
   while (true) {
-    auto more = follow_ ? reader_->NextWithin(&r, wait) : reader_->Next(&r);
+    Result<bool> more = false;
+    if (!follow_) {
+      more = reader_->Next(&r);
+    } else {
+      // In slices, so that a stop signal is seen within 100 ms.
+      const auto deadline = std::chrono::steady_clock::now() + wait;
+      while (true) {
+        const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+        more = reader_->NextWithin(&r, std::clamp(left, std::chrono::milliseconds(0), std::chrono::milliseconds(100)));
+        if (!more.ok() || *more || left.count() <= 100 || StopRequested()) break;
+      }
+    }
     if (!more.ok()) return more.status();
     for (; damage_seen_ < reader_->damage().size(); ++damage_seen_)
       PrintNotice("update log: " + reader_->damage()[damage_seen_].ToString());
@@ -75,12 +87,11 @@ Result<LineBuffer::Got> LineBuffer::Next(std::string_view* line, std::chrono::mi
       buf_.erase(0, pos_);
       pos_ = 0;
     }
-    if (wait.count() >= 0) {
-      pollfd p{fd_, POLLIN, 0};
-      const int ready = ::poll(&p, 1, static_cast<int>(wait.count()));
-      if (ready < 0 && errno != EINTR) return Status::FromErrno(name_, errno);
-      if (ready <= 0) return Got::kNothing;
-    }
+    // Wait for input or a stop signal (a blocking read would not wake).
+    pollfd p[2] = {{fd_, POLLIN, 0}, {StopFd(), POLLIN, 0}};
+    const int ready = ::poll(p, StopFd() >= 0 ? 2 : 1, wait.count() >= 0 ? static_cast<int>(wait.count()) : -1);
+    if (ready < 0 && errno != EINTR) return Status::FromErrno(name_, errno);
+    if (ready <= 0 || (p[1].revents & POLLIN)) return Got::kNothing;
     char chunk[1 << 16];
     const ssize_t n = ::read(fd_, chunk, sizeof chunk);
     if (n < 0) {

@@ -29,7 +29,8 @@ class Source {
 
 // An array's update log: the item is the updated index (or its region), or
 // the new value on a grid; values with no cell (NaN) are skipped. Damage met
-// in the log is printed as a notice and skipped.
+// in the log is printed as a notice and skipped. Following, a wait ends
+// early (false) when a stop signal came.
 class LogSource : public Source {
  public:
   LogSource(std::unique_ptr<LogReader> reader, ItemMapping mapping, bool follow)
@@ -56,8 +57,9 @@ class LineBuffer {
   LineBuffer& operator=(const LineBuffer&) = delete;
 
   // kLine: *line is the next line (valid until the next call). kNothing: no
-  // whole line within `wait` (with poll), or a signal interrupted the read.
-  // kEnd: the input is over. wait < 0: block in read(2) instead of polling.
+  // whole line within `wait`, or a stop signal came (stop_signals.h: its
+  // self-pipe is polled beside the input). kEnd: the input is over. wait < 0:
+  // wait for as long as it takes.
   Result<Got> Next(std::string_view* line, std::chrono::milliseconds wait);
   // "NAME:LINE" of the line Next gave last, for messages.
   std::string where() const { return name_ + ":" + std::to_string(line_); }

@@ -12,7 +12,6 @@
 #include <charconv>
 #include <chrono>
 #include <cmath>
-#include <csignal>
 #include <cstdio>
 #include <memory>
 #include <sstream>
@@ -24,6 +23,7 @@
 #include "stream/summarizer.h"
 #include "tools/commands.h"
 #include "tools/json.h"
+#include "tools/stop_signals.h"
 #include "tools/stream_input.h"
 
 namespace momenta::cli {
@@ -36,8 +36,6 @@ struct WindowArgs {
   size_t top = 10;
   bool follow = false, json = false;
 };
-
-volatile std::sig_atomic_t g_stop = 0;
 
 Result<std::vector<double>> ParsePhis(const std::string& text) {
   std::vector<double> phis;
@@ -94,8 +92,8 @@ class LineSource : public Source {
       if (!got.ok()) return got.status();
       if (*got == LineBuffer::Got::kEnd) return false;
       if (*got == LineBuffer::Got::kNothing) {
-        if (live_ || g_stop) return false;
-        continue;  // a signal that does not stop us
+        if (live_ || StopRequested()) return false;
+        continue;
       }
       if (line.find_first_not_of(" \t\r") == std::string_view::npos) continue;
       if (live_ && line.find_first_of(" \t", line.find_first_not_of(" \t")) == std::string_view::npos) {
@@ -125,7 +123,7 @@ int RunDataClock(Source& source, Summarizer& s, int64_t every, size_t top, const
   bool any = false;
   int64_t next = 0;  // the next report time under --every
   int64_t ts = 0, item = 0;
-  while (!g_stop) {
+  while (!StopRequested()) {
     auto more = source.Next(&ts, &item, std::chrono::milliseconds(0));
     if (!more.ok()) return Fail(more.status());
     if (!*more) break;
@@ -168,7 +166,7 @@ int RunWallClock(Source& source, Summarizer& s, int64_t every, size_t top, const
   int64_t next = WallMillis() / every * every + every;
   s.AdvanceTo(WallMillis());
   int64_t ts = 0, item = 0;
-  while (!g_stop) {
+  while (!StopRequested()) {
     const int64_t now = WallMillis();
     if (now >= next) {
       s.AdvanceTo(std::max(now, s.now()));
@@ -216,8 +214,7 @@ int RunWindow(const WindowArgs& a) {
   const bool live = a.clock == "wall" || a.follow;
   if (live && every == 0) every = 1000;
 
-  std::signal(SIGINT, [](int) { g_stop = 1; });
-  std::signal(SIGTERM, [](int) { g_stop = 1; });
+  InstallStopSignals();
   std::unique_ptr<Source> source;
   const LineSource* lines = nullptr;
   if (!a.input.empty()) {
@@ -240,6 +237,8 @@ int RunWindow(const WindowArgs& a) {
                       : RunDataClock(*source, *summarizer, every, a.top, *phis, a.json);
   if (auto* log = dynamic_cast<LogSource*>(source.get()); log && log->skipped() > 0)
     PrintNotice(std::to_string(log->skipped()) + " update(s) with a value off the grid (NaN) skipped");
+  // Stopped by SIGINT/SIGTERM: the reports so far stand, the exit says why.
+  if (rc == kExitOk && StopRequested()) return StopExitCode();
   return rc;
 }
 
@@ -264,12 +263,14 @@ void RegisterWindowCommand(CLI::App& app, Command* run) {
   sub->add_option("--clock", a->clock, "data: the input's own timestamps; wall: live, the wall clock in ms")
       ->check(CLI::IsMember({"data", "wall"}))
       ->capture_default_str();
-  sub->add_flag("--follow", a->follow, "with --log: keep reading new records, on the wall clock (Ctrl-C stops)");
+  sub->add_flag("--follow", a->follow, "with --log: keep reading new records, on the wall clock");
   sub->add_flag("--json", a->json, "one JSON object per report (NDJSON)");
   sub->footer(
       "Examples:\n"
       "  momenta window --log big.npy --window 1h --eps 0.01 --item index/1000000 --every 1m\n"
-      "  tail -f events.txt | momenta window --input - --clock wall --window 60s --eps 0.01 --json");
+      "  tail -f events.txt | momenta window --input - --clock wall --window 60s --eps 0.01 --json\n"
+      "Ctrl-C (SIGINT) or SIGTERM stops it within a second, also while it waits on a pipe: the reports\n"
+      "so far stand, the last one is the state when stopped, and it exits 130 (SIGINT) or 143 (SIGTERM).");
   sub->callback([a, run] { *run = [a] { return RunWindow(*a); }; });
 }
 
