@@ -16,6 +16,7 @@
 #include <optional>
 
 #include "storage/log_segments.h"
+#include "storage/sidecar.h"
 #include "stream/arrival_hold.h"
 #include "stream/item_mapping.h"
 #include "stream/query_client.h"
@@ -113,6 +114,7 @@ int RunRoot(const RootArgs& a) {
 
 struct SiteArgs {
   std::string root, id, log, input, item = "index", token_file, clock = "data";
+  std::string sidecar;  // --sidecar DIR: where the --log array's log lives
   std::string heartbeat = "1s", tick = "100ms", connect_timeout = "30s";
   bool once = false;
 };
@@ -201,7 +203,7 @@ int RunSite(const SiteArgs& a) {
   } else {
     LogReaderOptions lo;
     lo.follow = !a.once;
-    auto reader = LogReader::Open(LogDirPath(a.log), lo);
+    auto reader = LogReader::Open(SidecarPath(a.log, a.sidecar) + "/log", lo);
     if (!reader.ok()) return Fail(reader.status());
     log = std::make_unique<LogSource>(std::move(*reader), *mapping, !a.once);
   }
@@ -387,6 +389,7 @@ void RegisterNetCommands(CLI::App& app, Command* run) {
     sub->add_option("--id", a->id, "this site's name: 1-64 letters, digits, '.', '_' or '-' (the root refuses others)")
         ->required();
     sub->add_option("--log", a->log, "array file (.npy): tail its update log (times in ms)");
+    sub->add_option("--sidecar", a->sidecar, "folder of the --log array's sidecar (default: PATH.momenta, or under $MOMENTA_SIDECAR_DIR)");
     sub->add_option("--input", a->input,
                     "text file of 'TIMESTAMP ITEM' lines ('TIMESTAMP' alone: the clock moves on), '-' for stdin");
     sub->add_option("--item", a->item, "the item: index, index/G (regions of G elements) or value/G")

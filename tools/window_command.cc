@@ -19,6 +19,7 @@
 #include "storage/log_codec.h"
 #include "storage/log_reader.h"
 #include "storage/log_segments.h"
+#include "storage/sidecar.h"
 #include "stream/item_mapping.h"
 #include "stream/summarizer.h"
 #include "tools/commands.h"
@@ -31,6 +32,7 @@ namespace {
 
 struct WindowArgs {
   std::string log, input, window, tardiness = "0", every, item = "index", clock = "data";
+  std::string sidecar;  // --sidecar DIR: where the --log array's log lives
   std::string quantiles = "0.5,0.9,0.99";
   double eps = 0;
   size_t top = 10;
@@ -229,7 +231,7 @@ int RunWindow(const WindowArgs& a) {
   } else {
     LogReaderOptions options;
     options.follow = a.follow;
-    auto reader = LogReader::Open(LogDirPath(a.log), options);
+    auto reader = LogReader::Open(SidecarPath(a.log, a.sidecar) + "/log", options);
     if (!reader.ok()) return Fail(reader.status());
     source = std::make_unique<LogSource>(std::move(*reader), *mapping, a.follow);
   }
@@ -249,6 +251,7 @@ void RegisterWindowCommand(CLI::App& app, Command* run) {
   CLI::App* sub = app.add_subcommand(
       "window", "sliding-window count, top items and quantiles of an update log or a 'TIMESTAMP ITEM' stream");
   sub->add_option("--log", a->log, "array file (.npy): read its update log (times in ms)");
+  sub->add_option("--sidecar", a->sidecar, "folder of the --log array's sidecar (default: PATH.momenta, or under $MOMENTA_SIDECAR_DIR)");
   sub->add_option("--input", a->input, "text file of 'TIMESTAMP ITEM' lines, '-' for stdin");
   sub->add_option("--window", a->window, "window length W in time units (or 250ms, 10s, 5m, 2h, 1d)")->required();
   sub->add_option("--eps", a->eps, "error bound: every answer within eps of the window's count")->required();
