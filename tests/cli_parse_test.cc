@@ -265,6 +265,15 @@ TEST(CliParseTest, NumericOptionsRefuseWhatDoesNotFit) {
   EXPECT_EQ(log.exit_code, 0) << log.err;
   EXPECT_EQ(std::count(log.out.begin(), log.out.end(), '\n'), 3) << log.out;  // records 2..4 of 1..4
   EXPECT_EQ(RunCli({"get", a, "0", "--count", "4"}).out, "1\n2\n3\n4\n");  // nothing above changed it
+  // The stream commands' counts and timeouts (refused while parsing; the
+  // root's bad --listen keeps a root that took them from serving forever).
+  WriteFileBytes(dir.File("w.txt"), "1 1\n2 2\n");
+  ExpectUsageError(RunCli({"window", "--input", dir.File("w.txt"), "--window", "10", "--eps", "0.1", "--top", "-1"}),
+                   "--top");
+  const std::vector<std::string> root = {"root", "--listen", "127.0.0.1:99999", "--eps", "0.1", "--window", "10"};
+  ExpectUsageError(with(root, {"--handshake-timeout", "-1"}), "--handshake-timeout");
+  ExpectUsageError(with(root, {"--idle-timeout", "-5"}), "--idle-timeout");
+  ExpectUsageError(RunCli({"ask", "127.0.0.1:1", "count", "--at", "5", "--wait", "-1"}), "--wait");
 }
 
 TEST(CliParseTest, UpdateInputMustBeAReadableFile) {
