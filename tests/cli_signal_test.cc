@@ -242,15 +242,20 @@ TEST(CliSignalTest, ExportBlockedOnAFullPipeStops) {
   }
 }
 
-TEST(CliSignalTest, BuildStopsAndLeavesNoNewTree) {
-  ScratchDir dir;
-  const std::string a = dir.File("b.npy");
-  // 2^30 elements (8 GiB, sparse) with one element per 8 MiB: leaves of 2^20
-  // elements all hold data, so the build reads (holes) and sums all of it.
+// 2^30 elements (8 GiB, sparse) with a 1 in every 8 MiB: with leaves of
+// 2^20 elements (build --leaf 2^20) all hold data, so a build reads (holes)
+// and sums all of it, for seconds.
+void MakeSlowToBuild(const std::string& a) {
   ASSERT_EQ(RunCli({"create", a, "--length", "2^30"}).exit_code, 0);
   std::string input;
   for (uint64_t k = 0; k < 1024; ++k) input += std::to_string(k << 20) + " 1\n";
   ASSERT_EQ(RunCli({"update", a}, input).exit_code, 0);
+}
+
+TEST(CliSignalTest, BuildStopsAndLeavesNoNewTree) {
+  ScratchDir dir;
+  const std::string a = dir.File("b.npy");
+  MakeSlowToBuild(a);
   const std::string sidecar = a + ".momenta";
   for (int sig : kSignals) {
     SCOPED_TRACE(strsignal(sig));
@@ -267,6 +272,34 @@ TEST(CliSignalTest, BuildStopsAndLeavesNoNewTree) {
   auto q = RunCli({"query", a, "--range", ":", "--stat", "sum"});
   EXPECT_EQ(q.exit_code, 0) << q.err;
   EXPECT_EQ(q.out, "sum 1024\n");
+}
+
+TEST(CliSignalTest, KilledBuildsNewTreeIsRemovedByTheNextWriter) {
+  ScratchDir dir;
+  const std::string a = dir.File("b.npy");
+  MakeSlowToBuild(a);
+  const std::string sidecar = a + ".momenta";
+  pid_t killed = -1;
+  {
+    Child build({"build", a, "--leaf", "2^20"}, dir.File("build.err"));
+    killed = build.pid();
+    ASSERT_TRUE(WaitForFile(sidecar, "tree.new-", 10000)) << build.Err();
+    build.Signal(SIGKILL);
+    EXPECT_EQ(build.Wait(5000), -1);
+  }
+  const std::string left = sidecar + "/tree.new-" + std::to_string(killed);
+  ASSERT_TRUE(std::filesystem::exists(left));
+  const std::string live = sidecar + "/tree.new-" + std::to_string(::getpid());
+  testing::WriteFileBytes(live, "busy");
+  // A reader changes nothing; the next writer removes what the dead one left.
+  EXPECT_EQ(RunCli({"query", a, "--range", ":", "--stat", "sum"}).out, "sum 1024\n");
+  EXPECT_TRUE(std::filesystem::exists(left));
+  auto set = RunCli({"set", a, "1", "3"});
+  EXPECT_EQ(set.exit_code, 0) << set.err;
+  EXPECT_TRUE(Contains(set.err, "removed " + left)) << set.err;
+  EXPECT_FALSE(std::filesystem::exists(left));
+  EXPECT_TRUE(std::filesystem::exists(live));
+  EXPECT_EQ(RunCli({"query", a, "--range", ":", "--stat", "sum"}).out, "sum 1027\n");
 }
 
 TEST(CliSignalTest, KilledImportsTemporaryIsRemovedByTheNextImport) {

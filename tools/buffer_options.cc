@@ -95,6 +95,10 @@ Result<std::unique_ptr<BufferedArray>> OpenBuffered(const std::string& path, con
     if (!*bar) *bar = std::make_unique<Progress>("build " + path, total);
     (*bar)->Update(done);
   };
+  if (writable) {  // a build or verify that was killed left its scratch tree
+    RemoveDeadTemporaries(SidecarPath(path), "tree.new-");
+    RemoveDeadTemporaries(SidecarPath(path), "tree.verify-");
+  }
   std::vector<std::string> notices;
   auto opened = BufferedArray::Open(path, options, &notices);
   for (const auto& n : notices) PrintNotice(n);

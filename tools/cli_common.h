@@ -86,6 +86,12 @@ Result<std::unique_ptr<ArrayFile>> OpenArray(const std::string& path, const Comm
                                             bool writable);
 void PrintNotice(const std::string& notice);
 
+// Removes the files "<dir>/<prefix><PID>" whose process PID is gone, each
+// with a notice: what a killed command left (import's DEST.partial-PID,
+// build's tree.new-PID). A file of a running process (or of an earlier
+// process that had this one's pid: removed) and other names are left alone.
+void RemoveDeadTemporaries(const std::string& dir, const std::string& prefix);
+
 // "1.5 GiB", "512 B".
 std::string FormatBytes(uint64_t bytes);
 

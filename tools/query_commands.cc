@@ -56,8 +56,9 @@ int RunQuery(const QueryArgs& a) {
     if (!c.ok()) return UsageFail(c.status().ToString());
     params.about = *c;
   }
+  InstallCancelHandlers();  // a rebuild on open stops at a chunk and removes its tree.new-PID
   auto ba = OpenBuffered(a.path, a.common, /*writable=*/false);
-  if (!ba.ok()) return Fail(ba.status());
+  if (!ba.ok()) return FailOrInterrupted(ba.status());
   auto range = ParseRange(a.range, (*ba)->length());
   if (!range.ok()) {
     if (range.status().code() == Status::Code::kInvalidArgument) return FailParse(range.status());
@@ -150,10 +151,11 @@ struct VerifyArgs {
 };
 
 int RunVerify(const VerifyArgs& a) {
+  InstallCancelHandlers();  // a rebuild on open stops at a chunk and removes its tree.new-PID
   auto ba = OpenBuffered(a.path, a.common, /*writable=*/false);
-  if (!ba.ok()) return Fail(ba.status());
+  if (!ba.ok()) return FailOrInterrupted(ba.status());
   auto report = (*ba)->Verify();
-  if (!report.ok()) return Fail(report.status());
+  if (!report.ok()) return FailOrInterrupted(report.status());
   if (a.common.json) {
     JsonWriter j;
     j.BeginObject().Key("path").String(a.path).Key("nodes_checked").UInt(report->nodes_checked);

@@ -5,12 +5,10 @@
 // half-written destination behind; a temporary left by a killed process
 // (SIGKILL) is removed by the next import or export to the same destination.
 #include <fcntl.h>
-#include <signal.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
 #include <cerrno>
-#include <charconv>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -62,30 +60,6 @@ bool AllZero(const char* data, size_t n) {
   return n == 0 || (data[0] == 0 && std::memcmp(data, data + 1, n - 1) == 0);
 }
 
-// Removes the temporaries DEST.partial-PID of `dest` whose process is gone (a
-// killed import or export; also one of an earlier process that had our pid),
-// with a notice each. A running process's temporary is left alone.
-void RemoveDeadTemporaries(const std::string& dest) {
-  namespace fs = std::filesystem;
-  const fs::path d(dest);
-  const fs::path dir = d.has_parent_path() ? d.parent_path() : fs::path(".");
-  const std::string prefix = d.filename().string() + std::string(kPartial);
-  std::error_code ec;
-  for (auto it = fs::directory_iterator(dir, ec); !ec && it != fs::directory_iterator(); it.increment(ec)) {
-    const std::string name = it->path().filename().string();
-    if (name.rfind(prefix, 0) != 0) continue;
-    const std::string digits = name.substr(prefix.size());
-    pid_t pid = 0;
-    auto r = std::from_chars(digits.data(), digits.data() + digits.size(), pid);
-    if (digits.empty() || r.ec != std::errc() || r.ptr != digits.data() + digits.size() || pid <= 0) continue;
-    if (pid != ::getpid() && (::kill(pid, 0) == 0 || errno == EPERM)) continue;  // alive
-    const std::string path = (dir / name).string();
-    if (::unlink(path.c_str()) == 0)
-      PrintNotice("removed " + path + ", left by an import or export that was killed (process " +
-                  std::to_string(pid) + " is gone)");
-  }
-}
-
 // A destination being written: a temporary file renamed over `final_path` by
 // Commit(); removed on destruction if never committed (also on an interrupt:
 // the commands return through here).
@@ -93,7 +67,9 @@ class PendingFile {
  public:
   explicit PendingFile(std::string final_path)
       : final_(std::move(final_path)), temp_(final_ + std::string(kPartial) + std::to_string(::getpid())) {
-    RemoveDeadTemporaries(final_);
+    const std::filesystem::path d(final_);
+    RemoveDeadTemporaries(d.has_parent_path() ? d.parent_path().string() : ".",
+                          d.filename().string() + std::string(kPartial));
   }
   ~PendingFile() {
     if (!committed_) ::unlink(temp_.c_str());
