@@ -254,6 +254,12 @@ TEST(CliParseTest, NumericOptionsRefuseWhatDoesNotFit) {
   ExpectUsageError(RunCli({"create", dir.File("x.npy"), "--length", ""}), "--length");
   ExpectUsageError(RunCli({"create", dir.File("x.npy"), "--shape", "2,-1"}), "--shape");
   ExpectUsageError(RunCli({"get", a, "0", "--count", "-1"}), "--count");
+  // 1^N and 0^N are computed, not looped N times (this one took hours).
+  auto power = testing::RunCommand({"/usr/bin/timeout", "10", MOMENTA_CLI_PATH, "get", a, "1", "--count",
+                                    "1^9999999999999999999*0^0*2^1"});
+  EXPECT_EQ(power.exit_code, 0) << power.err;
+  EXPECT_EQ(power.out, "2\n3\n");
+  ExpectUsageError(RunCli({"get", a, "0", "--count", "0^9999999999999999999*2^64"}), "--count");
   ExpectUsageError(RunCli({"update", a, "--retain", "-5"}, "0 1\n"), "--retain");
   ExpectUsageError(RunCli({"update", a, "--time", "99999999999999999999"}, "0 1\n"), "--time");
   EXPECT_FALSE(std::filesystem::exists(dir.File("x.npy")));

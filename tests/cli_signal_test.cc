@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -232,7 +233,14 @@ TEST(CliSignalTest, ExportBlockedOnAFullPipeStops) {
     int pipe_fds[2];
     ASSERT_EQ(::pipe2(pipe_fds, O_CLOEXEC), 0);  // never read: the writer blocks once it is full
     Child child({"export", src, "-", "--format", "raw"}, dir.File("child.err"), -1, pipe_fds[1]);
-    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    // Wait until the pipe is full: the export is blocked in write(2).
+    const int capacity = ::fcntl(pipe_fds[0], F_GETPIPE_SZ);
+    const auto deadline = Clock::now() + std::chrono::seconds(10);
+    for (int queued = 0; queued < capacity && Clock::now() < deadline;) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+      ASSERT_EQ(::ioctl(pipe_fds[0], FIONREAD, &queued), 0);
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
     auto [rc, seconds] = StopWith(child, sig);
     ::close(pipe_fds[0]);
     ::close(pipe_fds[1]);

@@ -76,8 +76,9 @@ Result<uint64_t> ParseCount(std::string_view text, std::string_view what) {
       auto exp = ParseUnsigned(term.substr(caret + 1), what);
       if (!base.ok() || !exp.ok())
         return Status::InvalidArgument(what, Quoted(text) + " is not a count (e.g. 1000, 2^20, 3*2^20)");
-      value = 1;
-      for (uint64_t k = 0; k < *exp && value != 0; ++k)
+      // 0^N and 1^N end at once; a larger base overflows within 64 steps.
+      value = *exp == 0 ? 1 : (*base <= 1 ? *base : 1);
+      for (uint64_t k = 0; *base > 1 && k < *exp; ++k)
         if (__builtin_mul_overflow(value, *base, &value) || value > kCountLimit) return too_large();
     } else {
       auto v = ParseUnsigned(term, what);

@@ -268,7 +268,9 @@ int RunUpdate(const UpdateArgs& a) {
   if (!time.ok()) return UsageFail(time.status().ToString());
   InstallCancelHandlers();
   auto ba = OpenBuffered(a.path, a.common, /*writable=*/true, {}, *sync, a.write.retain_ms);
-  if (!ba.ok()) return FailOrInterrupted(ba.status());
+  if (!ba.ok() && ba.status().code() == Status::Code::kInterrupted)
+    return FailInterrupted(ba.status(), "no update was applied");  // stopped rebuilding the buffer
+  if (!ba.ok()) return Fail(ba.status());
   auto text = ReadWholeInput(a.input);
   if (!text.ok()) {
     if (text.status().code() == Status::Code::kInterrupted)
@@ -337,7 +339,8 @@ void RegisterQueryCommands(CLI::App& app, Command* run) {
     sub->add_option("PATH", a->path, "array file (.npy)")->required();
     AddBufferFlags(sub, &a->buffer);
     AddCommonOptions(sub, &a->common);
-    sub->footer("Example: momenta build big.npy --order 4 --ram-budget 1M");
+    sub->footer("Example: momenta build big.npy --order 4 --ram-budget 1M\n"
+                "Ctrl-C or SIGTERM stops it within a second (exit 130/143); the buffer it had stays.");
     sub->callback([a, run] { *run = [a] { return RunBuild(*a); }; });
   }
   {
@@ -356,7 +359,9 @@ void RegisterQueryCommands(CLI::App& app, Command* run) {
     sub->add_flag("--binary", a->binary, "input is 16-byte records: u64 index, f8 value (little-endian)");
     AddWriteFlags(sub, &a->write);
     AddCommonOptions(sub, &a->common);
-    sub->footer("Example: printf '10 3.5\\n11 -2\\n' | momenta update big.npy");
+    sub->footer("Example: printf '10 3.5\\n11 -2\\n' | momenta update big.npy\n"
+                "Ctrl-C or SIGTERM stops it between batches of 65536 updates (exit 130/143): what was\n"
+                "applied is committed, and the message says which updates and log sequences that was.");
     sub->callback([a, run] { *run = [a] { return RunUpdate(*a); }; });
   }
 }
