@@ -280,6 +280,10 @@ TEST(CliParseTest, NumericOptionsRefuseWhatDoesNotFit) {
   ExpectUsageError(with(root, {"--handshake-timeout", "-1"}), "--handshake-timeout");
   ExpectUsageError(with(root, {"--idle-timeout", "-5"}), "--idle-timeout");
   ExpectUsageError(RunCli({"ask", "127.0.0.1:1", "count", "--at", "5", "--wait", "-1"}), "--wait");
+  ExpectUsageError(RunCli({"ask", "127.0.0.1:1", "count", "--at", "99999999999999999999"}), "--at");
+  ExpectUsageError(RunCli({"window", "--input", dir.File("w.txt"), "--window", "10", "--eps", "0.1", "--top",
+                           "99999999999999999999"}),
+                   "--top");
 }
 
 TEST(CliParseTest, UpdateInputMustBeAReadableFile) {

@@ -24,10 +24,27 @@ void AddCommonOptions(CLI::App* sub, CommonOptions* opts, bool with_json) {
   if (with_json) sub->add_flag("--json", opts->json, "print data as JSON on stdout");
 }
 
+namespace {
+
+// An empty string when `text` is a whole decimal int64 (>= 0 if
+// `non_negative`), else what it must be (CLI11's validator convention).
+std::string CheckInteger(const std::string& text, bool non_negative) {
+  int64_t v = 0;
+  auto r = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (!text.empty() && text[0] == '-' && non_negative) return "must be >= 0";
+  if (text.empty() || r.ec != std::errc() || r.ptr != text.data() + text.size())
+    return non_negative ? "must be an integer in [0, 2^63)" : "must be an integer in [-2^63, 2^63)";
+  return "";
+}
+
+}  // namespace
+
 CLI::Option* NonNegative(CLI::Option* option) {
-  return option->check(CLI::Validator(
-      [](std::string& text) { return !text.empty() && text[0] == '-' ? std::string("must be >= 0") : std::string(); },
-      "(>= 0)"));
+  return option->check(CLI::Validator([](std::string& text) { return CheckInteger(text, true); }, "(>= 0)"));
+}
+
+CLI::Option* Integer64(CLI::Option* option) {
+  return option->check(CLI::Validator([](std::string& text) { return CheckInteger(text, false); }, "(int64)"));
 }
 
 int Fail(const Status& status) {

@@ -36,9 +36,12 @@ using Command = std::function<int()>;
 // Adds --io (and, when `with_json`, --json) to a subcommand.
 void AddCommonOptions(CLI::App* sub, CommonOptions* opts, bool with_json = true);
 
-// Makes a numeric option refuse negative values ("--retain: must be >= 0"),
-// a usage error.
+// Makes an integer option refuse negative values ("--retain: must be >= 0")
+// and anything that is not a whole decimal integer below 2^63 (CLI11 alone
+// lets some overflows through); a usage error.
 CLI::Option* NonNegative(CLI::Option* option);
+// The same for a signed integer option: a whole decimal int64.
+CLI::Option* Integer64(CLI::Option* option);
 
 // Prints "momenta: <status>" on stderr; returns kExitRuntime.
 int Fail(const Status& status);

@@ -388,7 +388,7 @@ void RegisterNetCommands(CLI::App& app, Command* run) {
     sub->add_option("address", a->root, "the root's HOST:PORT")->required();
     sub->add_option("query", a->words, "count | item J | frequent PHI | quantile PHI | items | sites | stats")
         ->required();
-    sub->add_option("--at", a->at, "wait until every site has reported time T, then answer");
+    Integer64(sub->add_option("--at", a->at, "wait until every site has reported time T, then answer"));
     NonNegative(sub->add_option("--wait", a->wait_ms, "with --at: give up after this many ms"))->capture_default_str();
     sub->add_flag("--json", a->json, "answer as one JSON object");
     sub->footer(
