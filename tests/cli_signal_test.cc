@@ -186,8 +186,8 @@ TEST(CliSignalTest, UpdateStoppedMidwaySaysWhichSequencesItApplied) {
   EXPECT_EQ(rc, 128 + sig) << err;
   EXPECT_LT(seconds, 3.0);
   std::smatch m;
-  ASSERT_TRUE(std::regex_search(err, m, std::regex(R"(applied the first (\d+) of (\d+) updates \(log sequences (\d+)\.\.(\d+)\), the rest not)")))
-      << err;
+  const std::regex said(R"(applied the first (\d+) of (\d+) updates \(log sequences (\d+)\.\.(\d+)\), the rest not)");
+  ASSERT_TRUE(std::regex_search(err, m, said)) << err;
   const uint64_t applied = std::stoull(m[1]), first = std::stoull(m[3]), last = std::stoull(m[4]);
   EXPECT_EQ(std::stoull(m[2]), kN);
   EXPECT_GT(applied, 0u);

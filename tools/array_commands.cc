@@ -311,7 +311,8 @@ void RegisterArrayCommands(CLI::App& app, Command* run) {
     auto a = std::make_shared<SetArgs>();
     CLI::App* sub = app.add_subcommand("set", "write consecutive VALUEs starting at INDEX");
     sub->add_option("PATH", a->path, "array file (.npy)")->required();
-    sub->add_option("INDEX", a->index, "flat element index of the first value (negative counts from the end)")->required();
+    sub->add_option("INDEX", a->index, "flat element index of the first value (negative counts from the end)")
+        ->required();
     sub->add_option("VALUE", a->values, "values; each must fit the dtype exactly")->required();
     AddWriteFlags(sub, &a->write);
     AddCommonOptions(sub, &a->common);

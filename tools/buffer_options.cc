@@ -22,7 +22,8 @@ Result<uint64_t> ParseBytes(const std::string& text) {
   auto n = ParseCount(body, "--ram-budget");
   uint64_t bytes = 0;
   if (!n.ok() || __builtin_mul_overflow(*n, unit, &bytes) || bytes > (uint64_t{1} << 63))
-    return Status::InvalidArgument("--ram-budget", "'" + text + "' is not a size of at most 2^63 (e.g. 1M, 65536, 2^20)");
+    return Status::InvalidArgument("--ram-budget",
+                                   "'" + text + "' is not a size of at most 2^63 (e.g. 1M, 65536, 2^20)");
   return bytes;
 }
 

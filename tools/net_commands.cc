@@ -345,9 +345,11 @@ void RegisterNetCommands(CLI::App& app, Command* run) {
     sub->add_option("--token-file", a->token_file, "sites must present the token in this file's first line");
     sub->add_option("--port-file", a->port_file, "write the port bound to this file once listening");
     sub->add_option("--max-frame", a->max_frame, "largest frame payload accepted, bytes")->capture_default_str();
-    NonNegative(sub->add_option("--handshake-timeout", a->handshake_ms, "close peers silent this long after connecting, ms"))
+    NonNegative(sub->add_option("--handshake-timeout", a->handshake_ms,
+                                "close peers silent this long after connecting, ms"))
         ->capture_default_str();
-    NonNegative(sub->add_option("--idle-timeout", a->idle_ms, "close sites silent this long, ms"))->capture_default_str();
+    NonNegative(sub->add_option("--idle-timeout", a->idle_ms, "close sites silent this long, ms"))
+        ->capture_default_str();
     sub->footer(
         "Example:\n"
         "  momenta root --listen 127.0.0.1:7070 --eps 0.01 --window 1m\n"

@@ -100,9 +100,11 @@ Result<std::string> ReadAllText(const std::string& path) {
   auto text = ReadWholeInput(path);
   if (!text.ok() || path != "-") return text;
   if (text->rfind("\x93NUMPY", 0) == 0)
-    return Status::InvalidArgument("stdin", "holds a .npy file, but import reads stdin as text (give the file's path instead of -)");
+    return Status::InvalidArgument("stdin", "holds a .npy file, but import reads stdin as text "
+                                            "(give the file's path instead of -)");
   if (text->find('\0') != std::string::npos)
-    return Status::InvalidArgument("stdin", "holds binary data, but import reads stdin as text (for raw binary give a file path and --dtype)");
+    return Status::InvalidArgument("stdin", "holds binary data, but import reads stdin as text "
+                                            "(for raw binary give a file path and --dtype)");
   return text;
 }
 
