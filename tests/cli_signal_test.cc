@@ -160,9 +160,9 @@ TEST(CliSignalTest, UpdateWaitingOnAPipeStopsAndAppliesNothing) {
 TEST(CliSignalTest, UpdateStoppedMidwaySaysWhichSequencesItApplied) {
   ScratchDir dir;
   const std::string a = dir.File("m.npy");
-  constexpr uint64_t kN = uint64_t{1} << 20;
+  constexpr uint64_t kN = uint64_t{1} << 19;
   ASSERT_EQ(RunCli({"create", a, "--length", std::to_string(kN), "--dtype", "i8"}).exit_code, 0);
-  // Update k sets a distinct index (7919 is odd: a bijection mod 2^20) to k + 1.
+  // Update k sets a distinct index (7919 is odd: a bijection mod 2^19) to k + 1.
   std::string input;
   for (uint64_t k = 0; k < kN; ++k) input += std::to_string(k * 7919 % kN) + " " + std::to_string(k + 1) + "\n";
   testing::WriteFileBytes(dir.File("u.txt"), input);
