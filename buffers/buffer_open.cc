@@ -130,7 +130,7 @@ Status BufferedArray::PrepareWriter(std::vector<std::string>* notices) {
   }
   auto recorded = ReadSidecarIdentity(sidecar_);
   if (!recorded.ok() || !(*recorded == *current)) MOMENTA_RETURN_IF_ERROR(WriteSidecarIdentity(sidecar_, *current));
-  RemoveLeftovers();
+  RemoveLeftovers(notices);
 
   LogWriterOptions log_options;
   log_options.dtype = array_->dtype();
@@ -181,7 +181,7 @@ Result<std::string> BufferedArray::ForeignSidecarReason() {
   return std::string();
 }
 
-void BufferedArray::RemoveLeftovers() {
+void BufferedArray::RemoveLeftovers(std::vector<std::string>* notices) {
   // Scratch files of killed processes: a build's tree.new-PID, a verify's
   // tree.verify-PID, an identity record's identity.tmp-PID.
   std::error_code ec;
@@ -192,7 +192,9 @@ void BufferedArray::RemoveLeftovers() {
       if (pid == 0) pid = PidSuffix(name, prefix);
     if (pid <= 0 || pid == ::getpid()) continue;
     if (::kill(static_cast<pid_t>(pid), 0) == 0 || errno != ESRCH) continue;  // alive (or not ours to ask)
-    std::filesystem::remove(entry.path(), ec);
+    if (std::filesystem::remove(entry.path(), ec) && notices)
+      notices->push_back("removed " + entry.path().string() + ", left by a command that was killed (process " +
+                         std::to_string(pid) + ")");
   }
 }
 

@@ -195,7 +195,7 @@ class BufferedArray {
   [[nodiscard]] Status PrepareWriter(std::vector<std::string>* notices);
   // Why the sidecar does not belong to this array ("" when it does).
   Result<std::string> ForeignSidecarReason();
-  void RemoveLeftovers();
+  void RemoveLeftovers(std::vector<std::string>* notices);
   // A Corruption naming the tree file: damage found while answering.
   bool IsTreeDamage(const Status& s) const;
   // Recovery (buffer_recover.cc).

@@ -10,6 +10,7 @@
 #include <thread>
 #include <vector>
 
+#include "storage/cancel.h"
 #include "storage/extents.h"
 
 namespace momenta {
@@ -130,6 +131,7 @@ Result<BuildStats> BuildTree(ArrayFile& array, MomentTree& tree, const BuildProg
   std::future<void> pending;  // summarising the previous chunk
   uint64_t done = 0;
   for (size_t c = 0; c < chunks.size(); ++c) {
+    MOMENTA_RETURN_IF_ERROR(CheckCancel(array.path()));  // a signal: stop between chunks
     const LeafRun& chunk = chunks[c];
     const uint64_t first_elem = layout.node_first(1, chunk.first);
     const uint64_t end_elem = layout.node_end(1, chunk.first + chunk.count - 1);

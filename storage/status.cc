@@ -15,6 +15,7 @@ std::string_view KindName(Status::Code code) {
     case Status::Code::kOutOfRange: return "Out of range";
     case Status::Code::kNotFound: return "Not found";
     case Status::Code::kNotSupported: return "Not supported";
+    case Status::Code::kInterrupted: return "Interrupted";
   }
   return "Unknown";
 }

@@ -26,6 +26,7 @@ class [[nodiscard]] Status {
     kOutOfRange,       // an index or range outside the array
     kNotFound,         // a file or item that does not exist
     kNotSupported,     // valid but not handled (e.g. big-endian dtype, no io_uring)
+    kInterrupted,      // stopped on request (a signal) at a consistent point; see storage/cancel.h
   };
 
   Status() = default;  // OK
@@ -50,6 +51,9 @@ class [[nodiscard]] Status {
   }
   static Status NotSupported(std::string_view context, std::string_view msg) {
     return Status(Code::kNotSupported, context, msg);
+  }
+  static Status Interrupted(std::string_view context, std::string_view msg) {
+    return Status(Code::kInterrupted, context, msg);
   }
 
   bool ok() const { return code_ == Code::kOk; }

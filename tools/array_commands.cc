@@ -40,13 +40,13 @@ int RunCreate(const CreateArgs& a) {
   if (!a.shape.empty()) {
     if (!a.length.empty()) return UsageFail("give --length or --shape, not both");
     for (const auto& s : a.shape) {
-      auto d = ParseCount(s);
+      auto d = ParseCount(s, "--shape");
       if (!d.ok()) return FailParse(d.status());
       shape.push_back(*d);
     }
   } else {
     if (a.length.empty()) return UsageFail("create needs --length N (or --shape A,B,...)");
-    auto n = ParseCount(a.length);
+    auto n = ParseCount(a.length, "--length");
     if (!n.ok()) return FailParse(n.status());
     shape.push_back(*n);
   }
@@ -210,20 +210,20 @@ struct GetArgs {
 // array is OutOfRange naming `path`.
 Result<IndexRange> ResolveIndex(const std::string& path, std::string_view index,
                                 std::string_view count, uint64_t length) {
-  auto n = ParseCount(count);
+  auto n = ParseCount(count, "--count");
   if (!n.ok()) return n.status();
-  auto first = ParseRange(std::string(index) + ":" + std::string(index), length);
-  if (!first.ok()) {
-    if (first.status().code() == Status::Code::kInvalidArgument)
-      return Status::InvalidArgument("INDEX", "'" + std::string(index) + "' is not an integer");
+  auto i = ParseIndex(index, "INDEX");
+  if (!i.ok()) return i.status();
+  const int64_t signed_length = static_cast<int64_t>(length);
+  const int64_t first = *i < 0 ? *i + signed_length : *i;
+  if (first < 0 || first > signed_length)
     return Status::OutOfRange(path, "index " + std::string(index) + " is outside the array (length " +
                                       std::to_string(length) + ")");
-  }
-  if (*n > length - first->begin)
-    return Status::OutOfRange(path, "range " + std::to_string(first->begin) + ":" +
-                                      std::to_string(first->begin + *n) +
+  const uint64_t begin = static_cast<uint64_t>(first);
+  if (*n > length - begin)
+    return Status::OutOfRange(path, "range " + std::to_string(begin) + ":" + std::to_string(begin + *n) +
                                       " is outside the array (length " + std::to_string(length) + ")");
-  return IndexRange{first->begin, first->begin + *n};
+  return IndexRange{begin, begin + *n};
 }
 
 int RunGet(const GetArgs& a) {
@@ -325,7 +325,7 @@ void RegisterArrayCommands(CLI::App& app, Command* run) {
     auto a = std::make_shared<GetArgs>();
     CLI::App* sub = app.add_subcommand("get", "print COUNT elements starting at INDEX, one per line");
     sub->add_option("PATH", a->path, "array file (.npy)")->required();
-    sub->add_option("INDEX", a->index, "flat element index (negative counts from the end)")->required();
+    sub->add_option("INDEX", a->index, "flat element index: 7, 2^30, -1 (negative counts from the end)")->required();
     sub->add_option("--count,-c", a->count, "number of consecutive elements")->capture_default_str();
     AddCommonOptions(sub, &a->common);
     sub->footer("Example: momenta get big.npy 1000 --count 5");
@@ -335,7 +335,8 @@ void RegisterArrayCommands(CLI::App& app, Command* run) {
     auto a = std::make_shared<SetArgs>();
     CLI::App* sub = app.add_subcommand("set", "write consecutive VALUEs starting at INDEX");
     sub->add_option("PATH", a->path, "array file (.npy)")->required();
-    sub->add_option("INDEX", a->index, "flat element index of the first value")->required();
+    sub->add_option("INDEX", a->index, "flat element index of the first value (negative counts from the end)")
+        ->required();
     sub->add_option("VALUE", a->values, "values; each must fit the dtype exactly")->required();
     AddWriteFlags(sub, &a->write);
     AddCommonOptions(sub, &a->common);

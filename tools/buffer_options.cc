@@ -19,9 +19,12 @@ Result<uint64_t> ParseBytes(const std::string& text) {
     default: break;
   }
   if (unit != 1) body.pop_back();
-  auto n = ParseCount(body);
-  if (!n.ok()) return Status::InvalidArgument("--ram-budget", "'" + text + "' is not a size (e.g. 1M, 65536, 2^20)");
-  return *n * unit;
+  auto n = ParseCount(body, "--ram-budget");
+  uint64_t bytes = 0;
+  if (!n.ok() || __builtin_mul_overflow(*n, unit, &bytes) || bytes > (uint64_t{1} << 63))
+    return Status::InvalidArgument("--ram-budget",
+                                   "'" + text + "' is not a size of at most 2^63 (e.g. 1M, 65536, 2^20)");
+  return bytes;
 }
 
 }  // namespace
@@ -49,7 +52,7 @@ Result<TreeOptions> MakeTreeOptions(const BufferFlags& flags) {
   if (!budget.ok()) return budget.status();
   t.ram_budget = *budget;
   if (!flags.leaf.empty()) {
-    auto leaf = ParseCount(flags.leaf);
+    auto leaf = ParseCount(flags.leaf, "--leaf");
     if (!leaf.ok() || *leaf == 0) return Status::InvalidArgument("--leaf", "'" + flags.leaf + "' is not a positive count");
     t.leaf_span = *leaf;
   }
@@ -63,8 +66,9 @@ void AddWriteFlags(CLI::App* sub, WriteFlags* flags) {
       ->check(CLI::IsMember({"always", "batch", "none"}))
       ->capture_default_str();
   sub->add_option("--time", flags->time, "timestamp of the updates in the log, ms since the epoch (default: now)");
-  sub->add_option("--retain", flags->retain_ms,
-                  "delete whole log segments older than MS ms once checkpointed (default: keep the whole log)");
+  NonNegative(sub->add_option("--retain", flags->retain_ms,
+                              "delete whole log segments older than MS >= 0 ms once checkpointed "
+                              "(default: keep the whole log)"));
 }
 
 Result<int64_t> ParseTimeFlag(const std::string& text) {
@@ -95,6 +99,7 @@ Result<std::unique_ptr<BufferedArray>> OpenBuffered(const std::string& path, con
     if (!*bar) *bar = std::make_unique<Progress>("build " + path, total);
     (*bar)->Update(done);
   };
+  // (A killed build's or verify's scratch tree is removed by the writer's open.)
   std::vector<std::string> notices;
   auto opened = BufferedArray::Open(path, options, &notices);
   for (const auto& n : notices) PrintNotice(n);

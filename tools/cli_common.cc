@@ -1,11 +1,19 @@
 #include "tools/cli_common.h"
 
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <cerrno>
 #include <charconv>
+#include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
+
+#include "storage/cancel.h"
 
 namespace momenta::cli {
 
@@ -17,6 +25,29 @@ void AddCommonOptions(CLI::App* sub, CommonOptions* opts, bool with_json) {
   sub->add_option("--sidecar", opts->sidecar,
                   "folder of the array's buffer and log (default: PATH.momenta beside it, or under "
                   "$MOMENTA_SIDECAR_DIR)");
+}
+
+namespace {
+
+// An empty string when `text` is a whole decimal int64 (>= 0 if
+// `non_negative`), else what it must be (CLI11's validator convention).
+std::string CheckInteger(const std::string& text, bool non_negative) {
+  int64_t v = 0;
+  auto r = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (!text.empty() && text[0] == '-' && non_negative) return "must be >= 0";
+  if (text.empty() || r.ec != std::errc() || r.ptr != text.data() + text.size())
+    return non_negative ? "must be an integer in [0, 2^63)" : "must be an integer in [-2^63, 2^63)";
+  return "";
+}
+
+}  // namespace
+
+CLI::Option* NonNegative(CLI::Option* option) {
+  return option->check(CLI::Validator([](std::string& text) { return CheckInteger(text, true); }, "(>= 0)"));
+}
+
+CLI::Option* Integer64(CLI::Option* option) {
+  return option->check(CLI::Validator([](std::string& text) { return CheckInteger(text, false); }, "(int64)"));
 }
 
 int Fail(const Status& status) {
@@ -37,31 +68,23 @@ int FailParse(const Status& status) {
 
 namespace {
 
+std::string Quoted(std::string_view text) { return "'" + std::string(text) + "'"; }
+
 Result<uint64_t> ParseUnsigned(std::string_view text, std::string_view what) {
   uint64_t v = 0;
   auto res = std::from_chars(text.data(), text.data() + text.size(), v);
   if (text.empty() || res.ec != std::errc() || res.ptr != text.data() + text.size())
-    return Status::InvalidArgument(what, "'" + std::string(text) + "' is not a non-negative integer");
-  return v;
-}
-
-Result<int64_t> ParseSigned(std::string_view text, std::string_view what) {
-  int64_t v = 0;
-  auto res = std::from_chars(text.data(), text.data() + text.size(), v);
-  if (text.empty() || res.ec != std::errc() || res.ptr != text.data() + text.size())
-    return Status::InvalidArgument(what, "'" + std::string(text) + "' is not an integer");
+    return Status::InvalidArgument(what, Quoted(text) + " is not a non-negative integer");
   return v;
 }
 
 constexpr uint64_t kCountLimit = uint64_t{1} << 63;
 
-Status TooLarge(std::string_view text) {
-  return Status::InvalidArgument("count", "'" + std::string(text) + "' is larger than 2^63");
-}
-
 }  // namespace
 
-Result<uint64_t> ParseCount(std::string_view text) {
+Result<uint64_t> ParseCount(std::string_view text, std::string_view what) {
+  if (text.empty()) return Status::InvalidArgument(what, "'' is not a count (e.g. 1000, 2^20, 3*2^20)");
+  auto too_large = [&] { return Status::InvalidArgument(what, Quoted(text) + " is larger than 2^63"); };
   uint64_t product = 1;
   size_t start = 0;
   while (true) {
@@ -69,38 +92,98 @@ Result<uint64_t> ParseCount(std::string_view text) {
     std::string_view term = text.substr(start, star == std::string_view::npos ? text.npos : star - start);
     uint64_t value;
     if (size_t caret = term.find('^'); caret != std::string_view::npos) {
-      auto base = ParseUnsigned(term.substr(0, caret), "count");
-      auto exp = ParseUnsigned(term.substr(caret + 1), "count");
-      if (!base.ok()) return base.status();
-      if (!exp.ok()) return exp.status();
-      value = 1;
-      for (uint64_t k = 0; k < *exp && value != 0; ++k)
-        if (__builtin_mul_overflow(value, *base, &value) || value > kCountLimit) return TooLarge(text);
+      auto base = ParseUnsigned(term.substr(0, caret), what);
+      auto exp = ParseUnsigned(term.substr(caret + 1), what);
+      if (!base.ok() || !exp.ok())
+        return Status::InvalidArgument(what, Quoted(text) + " is not a count (e.g. 1000, 2^20, 3*2^20)");
+      // 0^N and 1^N end at once; a larger base overflows within 64 steps.
+      value = *exp == 0 ? 1 : (*base <= 1 ? *base : 1);
+      for (uint64_t k = 0; *base > 1 && k < *exp; ++k)
+        if (__builtin_mul_overflow(value, *base, &value) || value > kCountLimit) return too_large();
     } else {
-      auto v = ParseUnsigned(term, "count");
-      if (!v.ok()) return v.status();
+      auto v = ParseUnsigned(term, what);
+      if (!v.ok()) return Status::InvalidArgument(what, Quoted(text) + " is not a count (e.g. 1000, 2^20, 3*2^20)");
       value = *v;
+      if (value > kCountLimit) return too_large();
     }
-    if (__builtin_mul_overflow(product, value, &product) || product > kCountLimit) return TooLarge(text);
+    if (__builtin_mul_overflow(product, value, &product) || product > kCountLimit) return too_large();
     if (star == std::string_view::npos) break;
     start = star + 1;
   }
   return product;
 }
 
+Result<int64_t> ParseIndex(std::string_view text, std::string_view what) {
+  const bool negative = !text.empty() && text.front() == '-';
+  auto magnitude = ParseCount(negative ? text.substr(1) : text, what);
+  if (!magnitude.ok() || (!negative && *magnitude == kCountLimit))
+    return Status::InvalidArgument(what, Quoted(text) + " is not an index (e.g. 7, -1, 2^30, -2^10)");
+  // -2^63 is the one magnitude that fits only as a negative number.
+  return negative ? static_cast<int64_t>(0 - *magnitude) : static_cast<int64_t>(*magnitude);
+}
+
+Result<double> ParseFinite(std::string_view text, std::string_view what) {
+  double v = 0;
+  auto res = std::from_chars(text.data(), text.data() + text.size(), v);
+  // from_chars reports a value past the range of a double as out of range
+  // (rather than taking it for infinity), and reads "inf" and "nan" as such.
+  if (text.empty() || res.ec != std::errc() || res.ptr != text.data() + text.size() || !std::isfinite(v))
+    return Status::InvalidArgument(what, Quoted(text) + " is not a finite number");
+  return v;
+}
+
+Result<std::string> ReadWholeInput(const std::string& path) {
+  const bool is_stdin = path == "-";
+  const std::string name = is_stdin ? "stdin" : path;
+  int fd = STDIN_FILENO;
+  if (!is_stdin) {
+    do fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    while (fd < 0 && errno == EINTR && !CancelRequested());
+    if (fd < 0) {
+      if (errno == EINTR) return CheckCancel(name);
+      return Status::FromErrno(name, errno);
+    }
+  }
+  struct FdCloser {
+    int fd;
+    bool owned;
+    ~FdCloser() {
+      if (owned) ::close(fd);
+    }
+  } closer{fd, !is_stdin};
+  struct stat st;
+  if (::fstat(fd, &st) != 0) return Status::FromErrno(name, errno);
+  if (S_ISDIR(st.st_mode)) return Status::FromErrno(name, EISDIR);
+  std::string out;
+  if (S_ISREG(st.st_mode) && st.st_size > 0) out.reserve(static_cast<size_t>(st.st_size));
+  char buf[1 << 16];
+  while (true) {
+    MOMENTA_RETURN_IF_ERROR(CheckCancel(name));
+    const ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n == 0) break;
+    if (n < 0) {
+      if (errno == EINTR) continue;  // a signal: CheckCancel above decides
+      return Status::FromErrno(name, errno);
+    }
+    out.append(buf, static_cast<size_t>(n));
+  }
+  return out;
+}
+
 Result<IndexRange> ParseRange(std::string_view text, uint64_t length) {
   size_t colon = text.find(':');
   if (colon == std::string_view::npos || text.find(':', colon + 1) != std::string_view::npos)
     return Status::InvalidArgument("--range", "'" + std::string(text) + "' is not of the form P:Q");
-  auto side = [&](std::string_view s, uint64_t dflt) -> Result<int64_t> {
-    if (s.empty()) return static_cast<int64_t>(dflt);
-    return ParseSigned(s, "--range");
+  const int64_t n = static_cast<int64_t>(length);
+  auto side = [&](std::string_view s, int64_t dflt) -> Result<int64_t> {
+    if (s.empty()) return dflt;
+    return ParseIndex(s, "--range");
   };
   auto p = side(text.substr(0, colon), 0);
-  auto q = side(text.substr(colon + 1), length);
+  auto q = side(text.substr(colon + 1), n);
   if (!p.ok()) return p.status();
   if (!q.ok()) return q.status();
-  const int64_t n = static_cast<int64_t>(length);
+  // Negative sides count from the end; -2^63 + n cannot overflow.
   int64_t b = *p < 0 ? *p + n : *p;
   int64_t e = *q < 0 ? *q + n : *q;
   if (b < 0 || e < 0 || b > n || e > n || b > e)
@@ -131,6 +214,24 @@ Result<std::unique_ptr<ArrayFile>> OpenArray(const std::string& path, const Comm
   auto array = ArrayFile::Open(path, *io, &notice);
   PrintNotice(notice);
   return array;
+}
+
+void RemoveDeadTemporaries(const std::string& dir, const std::string& prefix) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  for (auto it = fs::directory_iterator(dir, ec); !ec && it != fs::directory_iterator(); it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (name.rfind(prefix, 0) != 0) continue;
+    const std::string digits = name.substr(prefix.size());
+    pid_t pid = 0;
+    auto r = std::from_chars(digits.data(), digits.data() + digits.size(), pid);
+    if (digits.empty() || r.ec != std::errc() || r.ptr != digits.data() + digits.size() || pid <= 0) continue;
+    if (pid != ::getpid() && (::kill(pid, 0) == 0 || errno == EPERM)) continue;  // alive
+    const std::string path = it->path().string();
+    if (::unlink(path.c_str()) == 0)
+      PrintNotice("removed " + path + ", left by a command that was killed (process " + std::to_string(pid) +
+                  " is gone)");
+  }
 }
 
 std::string FormatBytes(uint64_t bytes) {

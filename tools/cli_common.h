@@ -15,6 +15,7 @@
 
 namespace CLI {
 class App;
+class Option;
 }
 
 namespace momenta::cli {
@@ -36,16 +37,40 @@ using Command = std::function<int()>;
 // Adds --io (and, when `with_json`, --json) to a subcommand.
 void AddCommonOptions(CLI::App* sub, CommonOptions* opts, bool with_json = true);
 
+// Makes an integer option refuse negative values ("--retain: must be >= 0")
+// and anything that is not a whole decimal integer below 2^63 (CLI11 alone
+// lets some overflows through); a usage error.
+CLI::Option* NonNegative(CLI::Option* option);
+// The same for a signed integer option: a whole decimal int64.
+CLI::Option* Integer64(CLI::Option* option);
+
 // Prints "momenta: <status>" on stderr; returns kExitRuntime.
 int Fail(const Status& status);
 // Prints "momenta: <message>" and a hint to --help; returns kExitUsage.
 int UsageFail(std::string_view message);
 
-// A count like "1000", "2^40" or "3*2^20" (no overflow past 2^63).
-Result<uint64_t> ParseCount(std::string_view text);
+// A count like "1000", "2^40" or "3*2^20", at most 2^63. Anything else
+// (empty, a sign, a fraction, an overflow) is InvalidArgument naming `what`
+// (the option or argument, e.g. "--length").
+Result<uint64_t> ParseCount(std::string_view text, std::string_view what = "count");
+
+// An element index: a count form, or one after '-' (counted from the end
+// by the caller): "7", "2^30", "-1", "-2^10". In [-2^63, 2^63). Empty text is
+// InvalidArgument naming `what`, never index 0.
+Result<int64_t> ParseIndex(std::string_view text, std::string_view what);
+
+// A finite decimal number ("1.5", "-2e3"): infinity, NaN and values past the
+// range of a double ("1e400") are InvalidArgument naming `what`.
+Result<double> ParseFinite(std::string_view text, std::string_view what);
+
+// All bytes of the file `path`, or of stdin when `path` is "-" (named
+// "stdin" in errors). A folder or an unreadable file is an IO error naming
+// it; a signal (storage/cancel.h) while waiting is Interrupted.
+Result<std::string> ReadWholeInput(const std::string& path);
 
 // A half-open NumPy-style slice "P:Q" of an array of `length` elements:
-// either side may be empty (0 / length) or negative (counted from the end).
+// either side may be empty (0 / length), any ParseIndex form ("1000",
+// "2^30", "-2^10"; negative counts from the end).
 // Malformed text -> InvalidArgument (a usage error); P > Q or outside the
 // array -> OutOfRange (a runtime error).
 struct IndexRange {
@@ -64,6 +89,12 @@ Result<IoOptions> MakeIoOptions(const CommonOptions& opts, bool writable);
 Result<std::unique_ptr<ArrayFile>> OpenArray(const std::string& path, const CommonOptions& opts,
                                             bool writable);
 void PrintNotice(const std::string& notice);
+
+// Removes the files "<dir>/<prefix><PID>" whose process PID is gone, each
+// with a notice: what a killed command left (import's DEST.partial-PID,
+// build's tree.new-PID). A file of a running process (or of an earlier
+// process that had this one's pid: removed) and other names are left alone.
+void RemoveDeadTemporaries(const std::string& dir, const std::string& prefix);
 
 // "1.5 GiB", "512 B".
 std::string FormatBytes(uint64_t bytes);

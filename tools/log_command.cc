@@ -18,7 +18,7 @@ struct LogArgs {
   CommonOptions common;
   std::string path;
   std::string since, until;
-  uint64_t from = 0;
+  std::string from;  // --from N: a sequence number, >= 0
   bool tail = false;
 };
 
@@ -38,12 +38,18 @@ int RunLog(const LogArgs& a) {
   auto until = ParseMs(a.until, std::numeric_limits<int64_t>::max(), "--until");
   if (!since.ok()) return UsageFail(since.status().ToString());
   if (!until.ok()) return UsageFail(until.status().ToString());
+  uint64_t from = 0;
+  if (!a.from.empty()) {
+    auto n = ParseCount(a.from, "--from");
+    if (!n.ok()) return UsageFail(n.status().ToString());
+    from = *n;
+  }
   // The array tells the dtype of the values (and that PATH is an array).
   auto array = OpenArray(a.path, a.common, /*writable=*/false);
   if (!array.ok()) return Fail(array.status());
   const DType dtype = (*array)->dtype();
   LogReaderOptions options;
-  options.from_sequence = a.from;
+  options.from_sequence = from;
   options.since = *since;
   options.until = *until;
   options.follow = a.tail;
@@ -100,7 +106,7 @@ void RegisterLogCommand(CLI::App& app, Command* run) {
   sub->add_option("PATH", a->path, "array file (.npy)")->required();
   sub->add_option("--since", a->since, "only records with time >= T (ms)");
   sub->add_option("--until", a->until, "only records with time < T (ms)");
-  sub->add_option("--from", a->from, "only records with sequence >= N");
+  sub->add_option("--from", a->from, "only records with sequence >= N (N >= 0: 0, 1000, 2^20)");
   sub->add_flag("--tail", a->tail, "follow: keep printing new records as they are appended (Ctrl-C stops)");
   AddCommonOptions(sub, &a->common);
   sub->footer("Example: momenta log big.npy --since 1764460800000 --json");

@@ -1,9 +1,36 @@
 // The momenta command-line tool: parse with CLI11, run one subcommand, map
-// every outcome to an exit code (0 ok, 1 runtime error, 2 usage error).
+// every outcome to an exit code (0 ok, 1 runtime error, 2 usage error,
+// 128 + N when signal N interrupted a long command).
 #include <CLI/CLI.hpp>
 #include <cstdio>
+#include <string>
 
 #include "tools/commands.h"
+
+namespace {
+
+// "create, info, get, ..." in the order they were registered.
+std::string SubcommandNames(const CLI::App& app) {
+  std::string names;
+  for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; }))
+    names += (names.empty() ? "" : ", ") + sub->get_name();
+  return names;
+}
+
+// A parse error before any subcommand was recognised: none was given, or the
+// first word is not one. Both name the subcommands.
+int NoSubcommand(const CLI::App& app, int argc, char** argv, const CLI::ParseError& e) {
+  const std::string first = argc > 1 ? argv[1] : "";
+  std::string problem;
+  if (first.empty()) problem = "a subcommand is required";
+  else if (first[0] != '-') problem = "unknown subcommand '" + first + "'";
+  else problem = e.what();
+  std::fprintf(stderr, "momenta: %s; the subcommands are: %s\nRun 'momenta --help' for what each does.\n",
+               problem.c_str(), SubcommandNames(app).c_str());
+  return momenta::cli::kExitUsage;
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   using namespace momenta::cli;
@@ -22,8 +49,10 @@ int main(int argc, char** argv) {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     // --help and --version arrive here too, with exit code 0.
-    const int rc = app.exit(e);
-    return rc == 0 ? kExitOk : kExitUsage;
+    if (e.get_exit_code() == 0) return app.exit(e) == 0 ? kExitOk : kExitUsage;
+    if (app.get_subcommands().empty()) return NoSubcommand(app, argc, argv, e);
+    std::fprintf(stderr, "momenta: %s\nRun with --help for more information.\n", e.what());
+    return kExitUsage;
   }
   if (!run) return UsageFail("no command given");
   const int rc = run();

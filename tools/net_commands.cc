@@ -368,9 +368,11 @@ void RegisterNetCommands(CLI::App& app, Command* run) {
     sub->add_option("--token-file", a->token_file, "sites must present the token in this file's first line");
     sub->add_option("--port-file", a->port_file, "write the port bound to this file once listening");
     sub->add_option("--max-frame", a->max_frame, "largest frame payload accepted, bytes")->capture_default_str();
-    sub->add_option("--handshake-timeout", a->handshake_ms, "close peers silent this long after connecting, ms")
+    NonNegative(sub->add_option("--handshake-timeout", a->handshake_ms,
+                                "close peers silent this long after connecting, ms"))
         ->capture_default_str();
-    sub->add_option("--idle-timeout", a->idle_ms, "close sites silent this long, ms")->capture_default_str();
+    NonNegative(sub->add_option("--idle-timeout", a->idle_ms, "close sites silent this long, ms"))
+        ->capture_default_str();
     sub->footer(
         "Example:\n"
         "  momenta root --listen 127.0.0.1:7070 --eps 0.01 --window 1m\n"
@@ -419,10 +421,10 @@ void RegisterNetCommands(CLI::App& app, Command* run) {
     sub->add_option("address", a->root, "the root's HOST:PORT")->required();
     sub->add_option("query", a->words, "count | item J | frequent PHI | quantile PHI | items | sites | stats")
         ->required();
-    sub->add_option("--at", a->at,
-                    "wait until every live site has reported time T (sites report only times nothing stamped at "
-                    "or before can still change), then answer: the same answer whenever asked");
-    sub->add_option("--wait", a->wait_ms, "with --at: give up after this many ms")->capture_default_str();
+    Integer64(sub->add_option("--at", a->at,
+                              "wait until every live site has reported time T (sites report only times nothing "
+                              "stamped at or before can still change), then answer: the same answer whenever asked"));
+    NonNegative(sub->add_option("--wait", a->wait_ms, "with --at: give up after this many ms"))->capture_default_str();
     sub->add_flag("--json", a->json, "answer as one JSON object");
     sub->footer(
         "Examples:\n"

@@ -6,9 +6,13 @@
 #include <cstring>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <sstream>
 
+#include "buffers/moments.h"
 #include "buffers/statistics.h"
+#include "storage/cancel.h"
+#include "tools/cli_signals.h"
 #include "tools/buffer_options.h"
 #include "tools/commands.h"
 #include "tools/json.h"
@@ -31,7 +35,7 @@ struct QueryArgs {
   std::string range;
   std::vector<std::string> stats;
   int order = -1;
-  std::string about;
+  std::optional<std::string> about;  // --about as given (even empty)
   int degree = 1;
   int ddof = 0;
 };
@@ -47,17 +51,14 @@ int RunQuery(const QueryArgs& a) {
   if (a.order >= 0) params.order = a.order;
   params.degree = a.degree;
   params.ddof = a.ddof;
-  if (!a.about.empty()) {
-    long double c = 0;
-    const char* begin = a.about.c_str();
-    char* end = nullptr;
-    c = std::strtold(begin, &end);
-    if (end == begin || *end != '\0' || !std::isfinite(c))
-      return UsageFail("--about: '" + a.about + "' is not a number");
-    params.about = c;
+  if (a.about) {
+    auto c = ParseFinite(*a.about, "--about");
+    if (!c.ok()) return UsageFail(c.status().ToString());
+    params.about = *c;
   }
+  InstallCancelHandlers();  // a rebuild on open stops at a chunk and removes its tree.new-PID
   auto ba = OpenBuffered(a.path, a.common, /*writable=*/false);
-  if (!ba.ok()) return Fail(ba.status());
+  if (!ba.ok()) return FailOrInterrupted(ba.status());
   auto range = ParseRange(a.range, (*ba)->length());
   if (!range.ok()) {
     if (range.status().code() == Status::Code::kInvalidArgument) return FailParse(range.status());
@@ -131,13 +132,14 @@ struct BuildArgs {
 int RunBuild(const BuildArgs& a) {
   auto tree = MakeTreeOptions(a.buffer);
   if (!tree.ok()) return UsageFail(tree.status().ToString());
+  InstallCancelHandlers();
   // The build below is the one pass: a stale buffer is not also rebuilt by Open.
   auto ba = OpenBuffered(a.path, a.common, /*writable=*/true, *tree, LogSync::kBatch, -1, /*rebuild_on_open=*/false);
-  if (!ba.ok()) return Fail(ba.status());
+  if (!ba.ok()) return FailOrInterrupted(ba.status());
   Progress bar("build " + a.path, (*ba)->array().length() * (*ba)->array().itemsize());
   auto stats = (*ba)->Rebuild(*tree, [&bar](uint64_t done, uint64_t) { bar.Update(done); });
   bar.Finish();
-  if (!stats.ok()) return Fail(stats.status());
+  if (!stats.ok()) return FailOrInterrupted(stats.status());
   const double mib_s = stats->seconds > 0 ? stats->data_bytes_read / stats->seconds / (1 << 20) : 0;
   if (a.common.json) {
     JsonWriter j;
@@ -158,10 +160,11 @@ struct VerifyArgs {
 };
 
 int RunVerify(const VerifyArgs& a) {
+  InstallCancelHandlers();  // a rebuild on open stops at a chunk and removes its tree.new-PID
   auto ba = OpenBuffered(a.path, a.common, /*writable=*/false);
-  if (!ba.ok()) return Fail(ba.status());
+  if (!ba.ok()) return FailOrInterrupted(ba.status());
   auto report = (*ba)->Verify();
-  if (!report.ok()) return Fail(report.status());
+  if (!report.ok()) return FailOrInterrupted(report.status());
   if (a.common.json) {
     JsonWriter j;
     j.BeginObject().Key("path").String(a.path).Key("nodes_checked").UInt(report->nodes_checked);
@@ -187,18 +190,6 @@ struct UpdateArgs {
   std::string input = "-";
   bool binary = false;
 };
-
-Result<std::string> ReadInput(const std::string& input) {
-  std::ostringstream ss;
-  if (input == "-") {
-    ss << std::cin.rdbuf();
-    return ss.str();
-  }
-  std::ifstream in(input, std::ios::binary);
-  if (!in) return Status::FromErrno(input, errno);
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 // Parses every update before any is applied: a bad line changes nothing.
 Result<std::vector<IndexedValue>> ParseUpdates(const std::string& text, bool binary, const std::string& name,
@@ -232,6 +223,7 @@ Result<std::vector<IndexedValue>> ParseUpdates(const std::string& text, bool bin
   uint64_t line_no = 0;
   while (std::getline(in, line)) {
     ++line_no;
+    if (line_no % (1 << 16) == 0) MOMENTA_RETURN_IF_ERROR(CheckCancel(name));
     if (!line.empty() && line.back() == '\r') line.pop_back();
     const size_t hash = line.find('#');
     if (hash != std::string::npos) line.resize(hash);
@@ -259,21 +251,55 @@ Result<std::vector<IndexedValue>> ParseUpdates(const std::string& text, bool bin
   return out;
 }
 
+// An update stopped by a signal: what was applied is committed, and the
+// message says exactly which updates and log sequences that was.
+int FailUpdateInterrupted(const Status& interrupted, BufferedArray& ba, uint64_t before_sequence,
+                          size_t applied, size_t total) {
+  const Status closed = ba.Close();
+  const uint64_t after = ba.applied_sequence();
+  std::string what;
+  if (applied == 0) {
+    what = "no update was applied";
+  } else {
+    what = "applied the first " + std::to_string(applied) + " of " + std::to_string(total) + " updates";
+    what += after > before_sequence ? " (log sequences " + std::to_string(before_sequence + 1) + ".." +
+                                          std::to_string(after) + ")"
+                                    : " (no value changed: nothing logged)";
+    what += closed.ok() ? ", the rest not" : ", the rest not; committing them failed: " + closed.ToString();
+  }
+  return FailInterrupted(interrupted, what);
+}
+
 int RunUpdate(const UpdateArgs& a) {
   auto sync = ParseLogSync(a.write.sync);
   auto time = ParseTimeFlag(a.write.time);
   if (!sync.ok()) return UsageFail(sync.status().ToString());
   if (!time.ok()) return UsageFail(time.status().ToString());
+  InstallCancelHandlers();
   auto ba = OpenBuffered(a.path, a.common, /*writable=*/true, {}, *sync, a.write.retain_ms);
+  if (!ba.ok() && ba.status().code() == Status::Code::kInterrupted)
+    return FailInterrupted(ba.status(), "no update was applied");  // stopped rebuilding the buffer
   if (!ba.ok()) return Fail(ba.status());
-  auto text = ReadInput(a.input);
-  if (!text.ok()) return Fail(text.status());
+  auto text = ReadWholeInput(a.input);
+  if (!text.ok()) {
+    if (text.status().code() == Status::Code::kInterrupted)
+      return FailUpdateInterrupted(text.status(), **ba, (*ba)->applied_sequence(), 0, 0);
+    return Fail(text.status());
+  }
   const std::string name = a.input == "-" ? "stdin" : a.input;
   auto updates = ParseUpdates(*text, a.binary, name, (*ba)->array().dtype(), (*ba)->length(), *time);
-  if (!updates.ok()) return Fail(updates.status());
+  if (!updates.ok()) {
+    if (updates.status().code() == Status::Code::kInterrupted)
+      return FailUpdateInterrupted(updates.status(), **ba, (*ba)->applied_sequence(), 0, 0);
+    return Fail(updates.status());
+  }
   Stopwatch timer;
+  // Batches end at a consistent point: a signal stops the loop between two.
   constexpr size_t kBatch = 1 << 16;
+  const uint64_t before_sequence = (*ba)->applied_sequence();
   for (size_t at = 0; at < updates->size(); at += kBatch) {
+    if (Status c = CheckCancel(a.path); !c.ok())
+      return FailUpdateInterrupted(c, **ba, before_sequence, at, updates->size());
     const size_t n = std::min(kBatch, updates->size() - at);
     if (Status s = (*ba)->Apply(std::span(updates->data() + at, n)); !s.ok()) return Fail(s);
   }
@@ -301,10 +327,16 @@ void RegisterQueryCommands(CLI::App& app, Command* run) {
     sub->add_option("--stat,-s", a->stats,
                     "sum count mean var std moment moments com spread polyfit min max (repeat for several)")
         ->required();
-    sub->add_option("--order,-k", a->order, "moment: order K (default 1); moments: orders 0..K (default J)");
-    sub->add_option("--about,-c", a->about, "centre c of moment/moments (absolute index; default P)");
-    sub->add_option("--degree,-d", a->degree, "polyfit degree (<= the buffer's order J)")->capture_default_str();
-    sub->add_option("--ddof", a->ddof, "var/std: 0 population, 1 sample")->capture_default_str();
+    sub->add_option("--order,-k", a->order,
+                    "moment: order K (default 1); moments: orders 0..K (default J); 0 <= K <= the buffer's J")
+        ->check(CLI::Range(0, kMaxMomentOrder));
+    sub->add_option_function<std::string>(
+        "--about,-c", [a](const std::string& c) { a->about = c; },
+        "centre c of moment/moments (absolute index, finite; default P)");
+    sub->add_option("--degree,-d", a->degree, "polyfit degree (0 <= D <= the buffer's order J)")
+        ->check(CLI::Range(0, kMaxMomentOrder))
+        ->capture_default_str();
+    NonNegative(sub->add_option("--ddof", a->ddof, "var/std: 0 population, 1 sample (>= 0)"))->capture_default_str();
     AddCommonOptions(sub, &a->common);
     sub->footer("Example: momenta query big.npy --range 1000:2^30 --stat mean --stat std --stat polyfit --degree 2\n"
                 "An empty range gives count 0 and sum 0; statistics that divide by the count fail on it.");
@@ -316,7 +348,8 @@ void RegisterQueryCommands(CLI::App& app, Command* run) {
     sub->add_option("PATH", a->path, "array file (.npy)")->required();
     AddBufferFlags(sub, &a->buffer);
     AddCommonOptions(sub, &a->common);
-    sub->footer("Example: momenta build big.npy --order 4 --ram-budget 1M");
+    sub->footer("Example: momenta build big.npy --order 4 --ram-budget 1M\n"
+                "Ctrl-C or SIGTERM stops it within a second (exit 130/143); the buffer it had stays.");
     sub->callback([a, run] { *run = [a] { return RunBuild(*a); }; });
   }
   {
@@ -335,7 +368,9 @@ void RegisterQueryCommands(CLI::App& app, Command* run) {
     sub->add_flag("--binary", a->binary, "input is 16-byte records: u64 index, f8 value (little-endian)");
     AddWriteFlags(sub, &a->write);
     AddCommonOptions(sub, &a->common);
-    sub->footer("Example: printf '10 3.5\\n11 -2\\n' | momenta update big.npy");
+    sub->footer("Example: printf '10 3.5\\n11 -2\\n' | momenta update big.npy\n"
+                "Ctrl-C or SIGTERM stops it between batches of 65536 updates (exit 130/143): what was\n"
+                "applied is committed, and the message says which updates and log sequences that was.");
     sub->callback([a, run] { *run = [a] { return RunUpdate(*a); }; });
   }
 }

@@ -1,22 +1,24 @@
 // import and export: move data between momenta arrays and .npy, raw binary
-// and text/CSV files. Every output is written to a temporary file beside the
-// destination and renamed into place only when complete, so a failure (bad
-// value, disk full) leaves no half-written destination behind.
+// and text/CSV files. Every output is written to a temporary file
+// DEST.partial-PID beside the destination and renamed into place only when
+// complete, so a failure (bad value, disk full, SIGINT/SIGTERM) leaves no
+// half-written destination behind; a temporary left by a killed process
+// (SIGKILL) is removed by the next import or export to the same destination.
 #include <fcntl.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
-#include <iostream>
-#include <sstream>
 #include <string>
 #include <vector>
 
+#include "storage/cancel.h"
 #include "storage/posix_file.h"
 #include "tools/cli_common.h"
+#include "tools/cli_signals.h"
 #include "tools/commands.h"
 
 namespace momenta::cli {
@@ -51,12 +53,24 @@ Result<Value> ConvertValue(DType to, const Value& v) {
   return ParseValue(to, FormatValue(v));  // integer to integer: exact range check
 }
 
+constexpr std::string_view kPartial = ".partial-";
+
+// True when every byte of [data, data + n) is zero.
+bool AllZero(const char* data, size_t n) {
+  return n == 0 || (data[0] == 0 && std::memcmp(data, data + 1, n - 1) == 0);
+}
+
 // A destination being written: a temporary file renamed over `final_path` by
-// Commit(); removed on destruction if never committed.
+// Commit(); removed on destruction if never committed (also on an interrupt:
+// the commands return through here).
 class PendingFile {
  public:
   explicit PendingFile(std::string final_path)
-      : final_(std::move(final_path)), temp_(final_ + ".partial-" + std::to_string(::getpid())) {}
+      : final_(std::move(final_path)), temp_(final_ + std::string(kPartial) + std::to_string(::getpid())) {
+    const std::filesystem::path d(final_);
+    RemoveDeadTemporaries(d.has_parent_path() ? d.parent_path().string() : ".",
+                          d.filename().string() + std::string(kPartial));
+  }
   ~PendingFile() {
     if (!committed_) ::unlink(temp_.c_str());
   }
@@ -80,30 +94,35 @@ Status CheckDestination(const std::string& dest, bool force) {
   return Status::OK();
 }
 
-// Reads all of `path` ("-" = stdin) as text.
+// Reads all of `path` ("-" = stdin) as text. Binary bytes on stdin (a .npy
+// file, raw data) are refused: only a file path can say what they are.
 Result<std::string> ReadAllText(const std::string& path) {
-  std::ostringstream ss;
-  if (path == "-") {
-    ss << std::cin.rdbuf();
-    return ss.str();
-  }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Status::FromErrno(path, errno);
-  ss << in.rdbuf();
-  if (in.bad()) return Status::FromErrno(path, errno);
-  return ss.str();
+  auto text = ReadWholeInput(path);
+  if (!text.ok() || path != "-") return text;
+  if (text->rfind("\x93NUMPY", 0) == 0)
+    return Status::InvalidArgument("stdin", "holds a .npy file, but import reads stdin as text "
+                                            "(give the file's path instead of -)");
+  if (text->find('\0') != std::string::npos)
+    return Status::InvalidArgument("stdin", "holds binary data, but import reads stdin as text "
+                                            "(for raw binary give a file path and --dtype)");
+  return text;
 }
 
 // Calls fn(token, line_number) for every value in a text/CSV body: values are
-// separated by commas, whitespace or newlines; '#' starts a comment.
+// separated by commas, whitespace or newlines; '#' starts a comment. A signal
+// stops it (Interrupted naming `name`).
 template <typename Fn>
-Status ForEachTextValue(const std::string& text, Fn&& fn) {
+Status ForEachTextValue(const std::string& text, const std::string& name, Fn&& fn) {
   uint64_t line = 1;
   size_t i = 0;
   const size_t n = text.size();
   while (i < n) {
     char c = text[i];
-    if (c == '\n') { ++line; ++i; continue; }
+    if (c == '\n') {
+      if (++line % (1 << 16) == 0) MOMENTA_RETURN_IF_ERROR(CheckCancel(name));
+      ++i;
+      continue;
+    }
     if (c == '#') { while (i < n && text[i] != '\n') ++i; continue; }
     if (c == ',' || c == ' ' || c == '\t' || c == '\r' || c == ';') { ++i; continue; }
     size_t j = i;
@@ -150,10 +169,12 @@ Status ImportNpy(const ImportArgs& a, const std::string& dtype_flag, PendingFile
   std::vector<char> raw(per_chunk * in.itemsize());
   std::vector<Value> values, converted;
   for (uint64_t at = 0; at < in.length(); at += per_chunk) {
+    MOMENTA_RETURN_IF_ERROR(CheckCancel(a.src));
     const uint64_t n = std::min(per_chunk, in.length() - at);
     if (to == in.dtype()) {
       MOMENTA_RETURN_IF_ERROR(in.ReadRaw(at, n, raw.data()));
-      MOMENTA_RETURN_IF_ERROR(out.WriteRaw(at, n, raw.data()));
+      // DEST starts as a hole: zeros stay one (a sparse array stays sparse).
+      if (!AllZero(raw.data(), n * in.itemsize())) MOMENTA_RETURN_IF_ERROR(out.WriteRaw(at, n, raw.data()));
     } else {
       MOMENTA_RETURN_IF_ERROR(in.ReadValues(at, n, &values));
       converted.clear();
@@ -196,10 +217,11 @@ Status ImportRaw(const ImportArgs& a, PendingFile& pending) {
   Progress progress("import " + a.src, *size);
   const uint64_t per_chunk = raw.size() / item;
   for (uint64_t at = 0; at < length; at += per_chunk) {
+    MOMENTA_RETURN_IF_ERROR(CheckCancel(a.src));
     const uint64_t n = std::min(per_chunk, length - at);
     MOMENTA_RETURN_IF_ERROR((*src)->Read(at * item, n * item, raw.data()));
     // Raw floats are taken as they are; raw integers always fit their dtype.
-    MOMENTA_RETURN_IF_ERROR(out.WriteRaw(at, n, raw.data()));
+    if (!AllZero(raw.data(), n * item)) MOMENTA_RETURN_IF_ERROR(out.WriteRaw(at, n, raw.data()));
     progress.Update((at + n) * item);
   }
   return out.Sync();
@@ -212,7 +234,7 @@ Status ImportText(const ImportArgs& a, PendingFile& pending) {
   if (!text.ok()) return text.status();
   // Pass 1 checks every value, so a bad one stops the import before any output.
   uint64_t count = 0;
-  MOMENTA_RETURN_IF_ERROR(ForEachTextValue(*text, [&](std::string_view tok, uint64_t line) {
+  MOMENTA_RETURN_IF_ERROR(ForEachTextValue(*text, a.src, [&](std::string_view tok, uint64_t line) {
     auto v = ParseValue(*dtype, tok);
     if (!v.ok()) return Status::InvalidArgument(a.src, "line " + std::to_string(line) + ": " + v.status().ToString());
     ++count;
@@ -225,7 +247,7 @@ Status ImportText(const ImportArgs& a, PendingFile& pending) {
   std::vector<Value> batch;
   uint64_t at = 0;
   Progress progress("import " + a.src, text->size());
-  MOMENTA_RETURN_IF_ERROR(ForEachTextValue(*text, [&](std::string_view tok, uint64_t) {
+  MOMENTA_RETURN_IF_ERROR(ForEachTextValue(*text, a.src, [&](std::string_view tok, uint64_t) {
     batch.push_back(ParseValue(*dtype, tok).value());
     if (batch.size() == (1 << 20)) {
       MOMENTA_RETURN_IF_ERROR(out.WriteValues(at, batch));
@@ -240,9 +262,13 @@ Status ImportText(const ImportArgs& a, PendingFile& pending) {
 }
 
 int RunImport(const ImportArgs& a) {
-  auto format = ResolveFormat(a.format, a.src);
+  // stdin has no extension to go by: it is text.
+  auto format = a.src == "-" && a.format == "auto" ? Format::kText : ResolveFormat(a.format, a.src);
   if (!format.ok()) return UsageFail(format.status().ToString());
+  if (a.src == "-" && *format != Format::kText)
+    return UsageFail("import reads stdin (-) as text only; give a file path for .npy or raw input");
   if (Status s = CheckDestination(a.dest, a.force); !s.ok()) return Fail(s);
+  InstallCancelHandlers();
   PendingFile pending(a.dest);
   Stopwatch timer;
   Status s;
@@ -251,6 +277,7 @@ int RunImport(const ImportArgs& a) {
     case Format::kRaw: s = ImportRaw(a, pending); break;
     case Format::kText: s = ImportText(a, pending); break;
   }
+  if (s.code() == Status::Code::kInterrupted) return FailInterrupted(s, a.dest + " was not created");
   if (!s.ok()) return Fail(s);
   if (Status c = pending.Commit(); !c.ok()) return Fail(c);
   std::fprintf(stderr, "imported %s into %s in %.1f ms\n", a.src.c_str(), a.dest.c_str(),
@@ -274,6 +301,8 @@ class ByteSink {
   ByteSink(int fd, std::string name) : fd_(fd), name_(std::move(name)) {}
   Status Append(const char* data, size_t n) {
     for (size_t done = 0; done < n;) {
+      // A signal ends a blocked write early (EINTR, or a short count).
+      MOMENTA_RETURN_IF_ERROR(CheckCancel(name_));
       ssize_t w = ::write(fd_, data + done, n - done);
       if (w < 0) {
         if (errno == EINTR) continue;
@@ -297,6 +326,7 @@ Status ExportStream(ArrayFile& in, IndexRange r, Format format, ByteSink& sink,
   std::string text;
   Progress progress(label, r.size() * in.itemsize());
   for (uint64_t at = r.begin; at < r.end; at += per_chunk) {
+    MOMENTA_RETURN_IF_ERROR(CheckCancel(in.path()));
     const uint64_t n = std::min(per_chunk, r.end - at);
     if (format == Format::kRaw) {
       MOMENTA_RETURN_IF_ERROR(in.ReadRaw(at, n, raw.data()));
@@ -325,9 +355,11 @@ Status ExportNpy(ArrayFile& in, IndexRange r, const ExportArgs& a, PendingFile& 
   std::vector<char> raw(per_chunk * in.itemsize());
   Progress progress("export " + a.path, r.size() * in.itemsize());
   for (uint64_t at = r.begin; at < r.end; at += per_chunk) {
+    MOMENTA_RETURN_IF_ERROR(CheckCancel(in.path()));
     const uint64_t n = std::min(per_chunk, r.end - at);
     MOMENTA_RETURN_IF_ERROR(in.ReadRaw(at, n, raw.data()));
-    MOMENTA_RETURN_IF_ERROR(out.WriteRaw(at - r.begin, n, raw.data()));
+    // DEST starts as a hole: zeros stay one (a sparse array stays sparse).
+    if (!AllZero(raw.data(), n * in.itemsize())) MOMENTA_RETURN_IF_ERROR(out.WriteRaw(at - r.begin, n, raw.data()));
     progress.Update((at + n - r.begin) * in.itemsize());
   }
   return out.Sync();
@@ -343,11 +375,16 @@ int RunExport(const ExportArgs& a) {
   if (!range.ok()) return FailParse(range.status());
   if (a.dest == "-") {
     if (*format == Format::kNpy) return UsageFail("export to stdout needs --format raw or csv");
+    if (*format == Format::kRaw && ::isatty(STDOUT_FILENO) == 1)
+      return UsageFail("export: stdout is a terminal, refusing to write binary (raw) data to it; "
+                       "redirect stdout (> FILE or | PROGRAM) or use --format csv");
+    InstallCancelHandlers();
     ByteSink sink(STDOUT_FILENO, "stdout");
-    if (Status s = ExportStream(in, *range, *format, sink, "export"); !s.ok()) return Fail(s);
+    if (Status s = ExportStream(in, *range, *format, sink, "export"); !s.ok()) return FailOrInterrupted(s);
     return kExitOk;
   }
   if (Status s = CheckDestination(a.dest, a.force); !s.ok()) return Fail(s);
+  InstallCancelHandlers();
   PendingFile pending(a.dest);
   Status s;
   if (*format == Format::kNpy) {
@@ -359,6 +396,7 @@ int RunExport(const ExportArgs& a) {
     s = ExportStream(in, *range, *format, sink, "export " + a.path);
     if (s.ok()) s = SyncData(fd->get(), a.dest);
   }
+  if (s.code() == Status::Code::kInterrupted) return FailInterrupted(s, a.dest + " was not created");
   if (!s.ok()) return Fail(s);
   if (Status c = pending.Commit(); !c.ok()) return Fail(c);
   return kExitOk;
@@ -370,7 +408,7 @@ void RegisterTransferCommands(CLI::App& app, Command* run) {
   {
     auto a = std::make_shared<ImportArgs>();
     CLI::App* sub = app.add_subcommand("import", "make a new array DEST from a .npy, raw binary or text/CSV file");
-    sub->add_option("SRC", a->src, "source file; - reads text from stdin")->required();
+    sub->add_option("SRC", a->src, "source file; - reads text (as --format csv) from stdin")->required();
     sub->add_option("DEST", a->dest, "new array file (.npy)")->required();
     sub->add_option("--dtype,-t", a->dtype, "element type of DEST (raw: of SRC too); default: SRC's, f8 for text");
     sub->add_option("--format", a->format, "SRC format: auto (by extension: .npy, .csv/.txt, else raw), npy, raw, csv")
@@ -385,7 +423,7 @@ void RegisterTransferCommands(CLI::App& app, Command* run) {
     auto a = std::make_shared<ExportArgs>();
     CLI::App* sub = app.add_subcommand("export", "write elements [P, Q) of an array to a .npy, raw or CSV file");
     sub->add_option("PATH", a->path, "array file (.npy)")->required();
-    sub->add_option("DEST", a->dest, "output file; - writes raw or csv to stdout")->required();
+    sub->add_option("DEST", a->dest, "output file; - writes raw (not to a terminal) or csv to stdout")->required();
     sub->add_option("--range,-r", a->range, "half-open slice P:Q (negative counts from the end)")
         ->capture_default_str();
     sub->add_option("--format", a->format, "auto (by DEST's extension), npy, raw, csv")->capture_default_str();

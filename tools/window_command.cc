@@ -260,7 +260,7 @@ void RegisterWindowCommand(CLI::App& app, Command* run) {
   sub->add_option("--item", a->item, "the item: index, index/G (regions of G elements) or value/G (grid of width G)")
       ->capture_default_str();
   sub->add_option("--every", a->every, "report every T time units instead of at each tick (live: default 1s)");
-  sub->add_option("--top", a->top, "how many top items to print")->capture_default_str();
+  NonNegative(sub->add_option("--top", a->top, "how many top items to print"))->capture_default_str();
   sub->add_option("--quantiles", a->quantiles, "comma-separated fractions to print quantiles for")
       ->capture_default_str();
   sub->add_option("--clock", a->clock, "data: the input's own timestamps; wall: live, the wall clock in ms")
