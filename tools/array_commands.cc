@@ -1,5 +1,6 @@
 // create, info, get, set: the commands that make and touch one array.
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <CLI/CLI.hpp>
 #include <cstdio>
@@ -56,13 +57,22 @@ int RunCreate(const CreateArgs& a) {
   if (!tree.ok()) return UsageFail(tree.status().ToString());
   Stopwatch timer;
   std::string notice;
+  std::error_code ec;
+  const bool had_sidecar = std::filesystem::exists(std::filesystem::symlink_status(SidecarPath(a.path), ec));
   auto array = ArrayFile::Create(a.path, *dtype, shape, *io, &notice);
   PrintNotice(notice);
-  if (!array.ok()) return Fail(array.status());
+  if (!array.ok()) return Fail(array.status());  // Create removed what it made
   array->reset();
   // The buffer of an all-hole array is all zero nodes: a sparse file, instant.
   auto buffered = OpenBuffered(a.path, a.common, /*writable=*/true, *tree);
-  if (!buffered.ok()) return Fail(buffered.status());
+  if (!buffered.ok()) {
+    // A failed create leaves nothing behind, so a retry does not meet "File
+    // exists": the array is ours (created exclusively), and so is the sidecar
+    // unless it was there before.
+    ::unlink(a.path.c_str());
+    if (!had_sidecar) std::filesystem::remove_all(SidecarPath(a.path), ec);
+    return Fail(buffered.status());
+  }
   BufferedArray& ba = **buffered;
   const double micros = timer.ElapsedMicros();
   const uint64_t bytes = ba.array().length() * ba.array().itemsize();
