@@ -1,5 +1,6 @@
 #include "storage/py_literal.h"
 
+#include <algorithm>
 #include <utility>
 
 namespace momenta {
@@ -65,6 +66,7 @@ class Parser {
         indent = text_[pos_] == '\f' && !python2_ ? 0 : indent + 1;
         ++pos_;
       }
+      if (!CheckCarriageReturnLine()) return false;
       if (pos_ < text_.size() && text_[pos_] == '#') SkipComment();
       if (AtLineBreak()) {
         SkipLineBreak();
@@ -84,6 +86,7 @@ class Parser {
     while (pos_ < text_.size()) {
       const size_t line = pos_;
       while (pos_ < text_.size() && (text_[pos_] == ' ' || text_[pos_] == '\t' || text_[pos_] == '\f')) ++pos_;
+      if (!CheckCarriageReturnLine()) return false;
       const bool comment = pos_ < text_.size() && text_[pos_] == '#';
       if (comment) SkipComment();
       if (AtLineBreak()) {
@@ -93,7 +96,8 @@ class Parser {
       if (pos_ < text_.size()) return Fail("unexpected " + Here() + " after the dict");
       // A last line of only whitespace without a line break: Python 3.11 says
       // "unexpected indent"; the 1.0/2.0 header filter drops it first.
-      if (pos_ > line && !comment && !python2_)
+      // (Not after a lone '\r': the filter's tokenizer only breaks lines at '\n'.)
+      if (pos_ > line && !comment && (!python2_ || text_[line - 1] == '\r'))
         return Fail("unexpected indent at byte " + std::to_string(line));
     }
     return true;
@@ -103,6 +107,26 @@ class Parser {
 
  private:
   // ---- whitespace -----------------------------------------------------------
+
+  // NumPy's 1.0/2.0 filter (Python's tokenize, which breaks lines at '\n'
+  // only) takes a top-level line whose first non-blank byte is '\r' as one
+  // blank line: untouched (no "L" dropped in it) when it ends in '\n', and a
+  // ValueError when it is the last line and ends in neither '\r' nor '\n'.
+  // Call at a top-level line start, after its spaces.
+  bool CheckCarriageReturnLine() {
+    if (!python2_ || pos_ >= text_.size() || text_[pos_] != '\r') return true;
+    size_t start = pos_;
+    while (start > 0 && (text_[start - 1] == ' ' || text_[start - 1] == '\t' || text_[start - 1] == '\f')) --start;
+    if (start > 0 && text_[start - 1] != '\n') return true;  // not where tokenize starts a line
+    const size_t end = text_.find('\n', pos_);
+    if (end != std::string_view::npos) {
+      no_long_suffix_before_ = std::max(no_long_suffix_before_, end);
+      return true;
+    }
+    if (text_.back() == '\r') return true;
+    return Fail("a line starting with '\\r' at byte " + std::to_string(pos_) +
+                " that NumPy's header filter cannot read");
+  }
 
   bool AtLineBreak() const {
     return pos_ < text_.size() && (text_[pos_] == '\n' || text_[pos_] == '\r');
@@ -448,7 +472,7 @@ class Parser {
   // headers, a Python 2 "L" token (NumPy's filter drops it, also after
   // spaces or a continuation).
   bool EndOfNumber(size_t start) {
-    if (python2_) {
+    if (python2_ && pos_ >= no_long_suffix_before_) {
       const size_t save = pos_;
       for (;;) {
         while (pos_ < text_.size() && (text_[pos_] == ' ' || text_[pos_] == '\t' || text_[pos_] == '\f')) ++pos_;
@@ -651,6 +675,7 @@ class Parser {
   const std::string_view text_;
   const bool python2_;
   size_t pos_ = 0;  // next byte to read; always <= text_.size()
+  size_t no_long_suffix_before_ = 0;  // bytes before this are in a line the filter leaves alone
   std::string error_;
 };
 

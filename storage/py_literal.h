@@ -16,8 +16,8 @@
 //   - whitespace " \t\f", comments, line breaks inside brackets, backslash
 //     continuations, blank lines before and after, but no indented first line.
 // Any other byte sequence is an error with a one-line message saying what and
-// where. Nesting deeper than kMaxPyNesting brackets is refused (Python 3.11's
-// parser refuses 200 nested parentheses).
+// where. Nesting deeper than kMaxPyNesting brackets is refused (so does
+// Python 3.11: "too many nested parentheses").
 #pragma once
 
 #include <cstdint>
@@ -27,7 +27,7 @@
 
 namespace momenta {
 
-inline constexpr int kMaxPyNesting = 199;
+inline constexpr int kMaxPyNesting = 200;
 
 struct PyLiteral {
   enum class Kind { kStr, kBytes, kInt, kFloat, kComplex, kBool, kNone, kEllipsis,

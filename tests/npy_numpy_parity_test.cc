@@ -178,6 +178,18 @@ std::vector<std::string> HandWritten() {
       "",
       "{",
   };
+  const std::string plain = "{'descr': '<f8', 'fortran_order': False, 'shape': (3,)}";
+  d.push_back("\r" + plain);
+  d.push_back(plain + "\r  ");
+  d.push_back(plain + "\r");
+  d.push_back(plain + "\n\r");
+  d.push_back(plain + std::string(9900, ' '));   // NumPy reads up to 10000 characters
+  d.push_back(plain + std::string(10000, ' '));
+  d.push_back("{'descr': '\xff\xfe', 'descr': '<f8', 'fortran_order': False, 'shape': (3,)}");
+  for (int depth : {20, 150, 198, 199, 200, 201, 250})
+    d.push_back("{'descr': " + std::string(static_cast<size_t>(depth), '[') +
+                std::string(static_cast<size_t>(depth), ']') +
+                ", 'descr': '<f8', 'fortran_order': False, 'shape': (3,)}");
   // Every dtype spelling momenta knows, and ones it does not.
   for (const char* descr :
        {"<f8", "f8", "=f8", "|f8", ">f8", "d", "<d", "float64", "double", "float", "float_", "<f4",
@@ -194,7 +206,9 @@ std::vector<std::string> HandWritten() {
   return d;
 }
 
-// Small random edits of a valid dict.
+// Small random edits of a valid dict: characters inserted, deleted, replaced,
+// pieces duplicated or cut, blanks/comments/continuations put between tokens,
+// quotes swapped.
 std::string Mutate(std::string s, std::mt19937_64& rng) {
   static const std::string kAlphabet =
       " \t\n\r,:()[]{}'\"#\\L0123456789-+_.jxobeflirsuTFNdcpa<>|=";
@@ -203,8 +217,13 @@ std::string Mutate(std::string s, std::mt19937_64& rng) {
     const size_t at = s.empty() ? 0 : rng() % (s.size() + 1);
     char c = kAlphabet[rng() % kAlphabet.size()];
     if (rng() % 40 == 0) c = static_cast<char>(rng() % 256);
-    switch (rng() % 5) {
+    static const char* kGaps[] = {" ", "\n", "\t", "  # c\n", "\\\n", "\r\n", "\r", "\f", ",", "L"};
+    switch (rng() % 7) {
       case 0: s.insert(s.begin() + static_cast<std::ptrdiff_t>(at), c); break;
+      case 5: s.insert(at, kGaps[rng() % std::size(kGaps)]); break;  // mostly between tokens
+      case 6:  // the other quote character throughout
+        for (char& q : s) q = q == '\'' ? '"' : q == '"' ? '\'' : q;
+        break;
       case 1:
         if (at < s.size()) s.erase(at, 1);
         break;
