@@ -15,6 +15,7 @@
 //     (keys and set items must be hashable);
 //   - whitespace " \t\f", comments, line breaks inside brackets, backslash
 //     continuations, blank lines before and after, but no indented first line.
+// (The number and string tokens are lexed by PyLexer, storage/py_tokens.h.)
 // Any other byte sequence is an error with a one-line message saying what and
 // where. Nesting deeper than kMaxPyNesting brackets is refused (so does
 // Python 3.11: "too many nested parentheses").
