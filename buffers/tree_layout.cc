@@ -46,6 +46,7 @@ TreeLayout::TreeLayout(const TreeLayoutParams& p) : length_(p.length), fanout_(p
     // Tree bytes ~ node_bytes * length / leaf * (1 + 1/fanout) ~ 0.1% of length * itemsize.
     leaf = std::max<uint64_t>(1024, PowerOfTwoAtLeast(CeilDiv(1000 * p.node_bytes, p.itemsize)));
   }
+  assert(leaf >= 1);
   leaf_span_ = leaf;
   if (length_ == 0) return;  // no levels: the members keep their empty defaults
   nodes_ = LevelNodes(length_, leaf, fanout_);

@@ -291,7 +291,7 @@ void RegisterArrayCommands(CLI::App& app, Command* run) {
     auto a = std::make_shared<CreateArgs>();
     CLI::App* sub = app.add_subcommand("create", "create a new sparse .npy array (instant, no disk used until written)");
     sub->add_option("PATH", a->path, "array file to create (must not exist)")->required();
-    sub->add_option("--length,-n", a->length, "number of elements: 1000, 2^40, 3*2^20");
+    sub->add_option("--length,-n", a->length, "number of elements: 1000, 2^40, 3*2^20 (0: an empty array)");
     sub->add_option("--shape", a->shape, "N-D shape instead of --length, e.g. --shape 1024,1024")->delimiter(',');
     sub->add_option("--dtype,-t", a->dtype, "f8 f4 i8 i4 i2 i1 u8 u4 u2 u1")->capture_default_str();
     AddBufferFlags(sub, &a->buffer);
