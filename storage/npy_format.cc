@@ -1,11 +1,11 @@
 #include "storage/npy_format.h"
 
-#include "storage/py_literal.h"
-
 #include <algorithm>
 #include <cassert>
 #include <cstring>
 #include <string_view>
+
+#include "storage/py_literal.h"
 
 namespace momenta {
 namespace {
