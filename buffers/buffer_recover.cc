@@ -142,8 +142,9 @@ Status BufferedArray::Recover(std::vector<std::string>* notices) {
     if (first_build) rebuild_reason = "it does not exist yet";
     if (!options_.rebuild_on_open) return Status::OK();  // the caller rebuilds next (momenta build)
     // Every pass over the whole array says so, with or without a terminal.
-    // (An array just made of holes needs no such word: its pass reads nothing.)
-    if (!options_.fresh_array)
+    // (An array just made of holes, or an empty one, needs no such word: its
+    // pass reads nothing.)
+    if (!options_.fresh_array && array_->length() > 0)
       say((first_build ? "building the moment buffer of " : "rebuilding the moment buffer of ") + path + ": " +
           rebuild_reason + " (one pass over " + HumanBytes(array_->length() * array_->itemsize()) +
           " of data; holes are skipped)");

@@ -36,7 +36,6 @@ uint64_t SumNodes(const std::vector<uint64_t>& nodes, size_t from) {
 
 TreeLayout::TreeLayout(const TreeLayoutParams& p) : length_(p.length), fanout_(p.fanout) {
   assert(p.fanout >= 2 && p.node_bytes > 0);
-  if (length_ == 0) return;
   const uint64_t budget_nodes = std::max<uint64_t>(1, p.ram_budget / p.node_bytes);
   uint64_t leaf = p.leaf_span;
   if (!p.disk_tier) {
@@ -47,6 +46,9 @@ TreeLayout::TreeLayout(const TreeLayoutParams& p) : length_(p.length), fanout_(p
     // Tree bytes ~ node_bytes * length / leaf * (1 + 1/fanout) ~ 0.1% of length * itemsize.
     leaf = std::max<uint64_t>(1024, PowerOfTwoAtLeast(CeilDiv(1000 * p.node_bytes, p.itemsize)));
   }
+  assert(leaf >= 1);
+  leaf_span_ = leaf;
+  if (length_ == 0) return;  // no levels: the members keep their empty defaults
   nodes_ = LevelNodes(length_, leaf, fanout_);
   span_.assign(nodes_.size(), 1);
   span_[1] = leaf;

@@ -4,7 +4,8 @@
 // elements; level k+1 has one node per `fanout` nodes of level k. Node j of
 // level k covers elements [j * span_k, min((j + 1) * span_k, length)): the last
 // node of a level may be short. The top level is the first with <= fanout
-// nodes. Levels are numbered 1..levels(); all nodes of all levels sit in one
+// nodes. An empty array (length 0) has no levels and no nodes; its leaf_span
+// is still resolved (never 0), so index math on it never divides by zero. Levels are numbered 1..levels(); all nodes of all levels sit in one
 // flat node array, level 1 first (node_base(k) gives a level's first slot).
 //
 // Tiers: the top levels whose nodes together fit the RAM budget form the RAM
@@ -37,13 +38,13 @@ class TreeLayout {
 
   uint64_t length() const { return length_; }
   uint32_t fanout() const { return fanout_; }
-  uint64_t leaf_span() const { return span_.empty() ? 0 : span_[1]; }
-  int levels() const { return static_cast<int>(span_.size()) - 1; }  // 0 when length == 0
+  uint64_t leaf_span() const { return leaf_span_; }  // >= 1, also when length == 0
+  int levels() const { return static_cast<int>(nodes_.size()) - 1; }  // 0 when length == 0
   // REQUIRES of all: 1 <= level <= levels()
   uint64_t span(int level) const { return span_[level]; }
   uint64_t nodes(int level) const { return nodes_[level]; }
   uint64_t node_base(int level) const { return base_[level]; }
-  uint64_t total_nodes() const { return base_.empty() ? 0 : base_.back(); }
+  uint64_t total_nodes() const { return base_.back(); }
   // Lowest level of the RAM tier; levels() + 1 when nothing fits the budget,
   // 1 when everything does (e.g. the disk tier is off).
   int ram_from() const { return ram_from_; }
@@ -79,9 +80,10 @@ class TreeLayout {
   uint64_t length_ = 0;
   uint32_t fanout_ = 0;
   int ram_from_ = 1;
-  std::vector<uint64_t> span_;   // [0] = 1 (elements), [k] = span of level k
-  std::vector<uint64_t> nodes_;  // [k] = nodes of level k
-  std::vector<uint64_t> base_;   // [k] = first slot of level k; back() = total
+  uint64_t leaf_span_ = 1;             // elements per leaf; >= 1
+  std::vector<uint64_t> span_{1};      // [0] = 1 (elements), [k] = span of level k
+  std::vector<uint64_t> nodes_{0};     // [k] = nodes of level k; [0] unused
+  std::vector<uint64_t> base_{0, 0};   // [k] = first slot of level k; back() = total
 };
 
 }  // namespace momenta

@@ -5,10 +5,10 @@
 #include <cstring>
 #include <string_view>
 
+#include "storage/py_literal.h"
+
 namespace momenta {
 namespace {
-
-constexpr int kMaxDepth = 16;  // nesting the literal parser follows before giving up
 
 // Header text quoted inside a one-line message: at most 40 bytes, control
 // and non-ASCII bytes shown as '?'.
@@ -38,201 +38,38 @@ std::string ShapeText(std::span<const uint64_t> shape, size_t max_dims = 8) {
 }
 
 // ---------------------------------------------------------------------------
-// A parser for the subset of Python literals that .npy headers use: dicts,
-// tuples, lists, strings, integers (with the "L" suffix of Python 2), True,
-// False, None. It checks every index against the end of the text and limits
-// nesting, so any bytes at all produce a value or an error message.
-
-struct PyLiteral {
-  enum class Kind { kString, kInt, kBool, kNone, kTuple, kList, kDict };
-  Kind kind = Kind::kNone;
-  std::string text;  // kString
-  bool negative = false;  // kInt
-  uint64_t magnitude = 0;  // kInt
-  bool huge = false;  // kInt: magnitude is 2^64 or more
-  bool flag = false;  // kBool
-  // kTuple, kList: the elements; kDict: key, value, key, value, ...
-  std::vector<PyLiteral> items;
-};
-
-class LiteralParser {
- public:
-  explicit LiteralParser(std::string_view text) : text_(text) {}
-
-  // Parses one literal followed only by whitespace. On failure returns false
-  // and error() says what was expected where.
-  bool ParseAll(PyLiteral* out) {
-    if (!Parse(out, 0)) return false;
-    SkipSpace();
-    if (pos_ != text_.size()) return Fail("unexpected " + Here() + " after the dict");
-    return true;
-  }
-  const std::string& error() const { return error_; }
-
- private:
-  bool Parse(PyLiteral* out, int depth) {
-    if (depth > kMaxDepth) return Fail("nesting deeper than " + std::to_string(kMaxDepth));
-    SkipSpace();
-    if (pos_ == text_.size()) return Fail("unexpected end of the header");
-    const char c = text_[pos_];
-    if (c == '\'' || c == '"') return ParseString(out);
-    if ((c == 'u' || c == 'U' || c == 'b' || c == 'B') && pos_ + 1 < text_.size() &&
-        (text_[pos_ + 1] == '\'' || text_[pos_ + 1] == '"')) {
-      ++pos_;  // Python 2 u'...' or b'...'
-      return ParseString(out);
-    }
-    if (c == '-' || c == '+' || (c >= '0' && c <= '9')) return ParseInt(out);
-    if (c == '(') return ParseSequence(out, PyLiteral::Kind::kTuple, ')', depth);
-    if (c == '[') return ParseSequence(out, PyLiteral::Kind::kList, ']', depth);
-    if (c == '{') return ParseDict(out, depth);
-    if (Keyword("True")) {
-      out->kind = PyLiteral::Kind::kBool;
-      out->flag = true;
-      return true;
-    }
-    if (Keyword("False")) {
-      out->kind = PyLiteral::Kind::kBool;
-      out->flag = false;
-      return true;
-    }
-    if (Keyword("None")) {
-      out->kind = PyLiteral::Kind::kNone;
-      return true;
-    }
-    return Fail("unexpected " + Here());
-  }
-
-  bool ParseString(PyLiteral* out) {
-    const char quote = text_[pos_++];
-    out->kind = PyLiteral::Kind::kString;
-    while (pos_ < text_.size() && text_[pos_] != quote) {
-      if (text_[pos_] == '\n') return Fail("line break inside a string");
-      if (text_[pos_] == '\\') {
-        if (++pos_ == text_.size()) break;
-      }
-      out->text.push_back(text_[pos_++]);
-    }
-    if (pos_ == text_.size()) return Fail("unterminated string");
-    ++pos_;  // closing quote
-    return true;
-  }
-
-  bool ParseInt(PyLiteral* out) {
-    out->kind = PyLiteral::Kind::kInt;
-    if (text_[pos_] == '-' || text_[pos_] == '+') out->negative = text_[pos_++] == '-';
-    const size_t start = pos_;
-    while (pos_ < text_.size() && text_[pos_] >= '0' && text_[pos_] <= '9') {
-      const uint64_t digit = static_cast<uint64_t>(text_[pos_++] - '0');
-      if (__builtin_mul_overflow(out->magnitude, uint64_t{10}, &out->magnitude) ||
-          __builtin_add_overflow(out->magnitude, digit, &out->magnitude))
-        out->huge = true;
-    }
-    if (pos_ == start) return Fail("expected digits at byte " + std::to_string(start));
-    if (pos_ < text_.size() && (text_[pos_] == 'L' || text_[pos_] == 'l')) ++pos_;  // Python 2
-    if (pos_ < text_.size() && IsWordChar(text_[pos_])) return Fail("unexpected " + Here());
-    return true;
-  }
-
-  // Items separated by commas, an optional trailing comma. A parenthesised
-  // single item without a comma is just that item, as in Python: "(5)" is 5.
-  bool ParseSequence(PyLiteral* out, PyLiteral::Kind kind, char close, int depth) {
-    ++pos_;  // opening bracket
-    out->kind = kind;
-    bool saw_comma = false;
-    for (;;) {
-      SkipSpace();
-      if (pos_ < text_.size() && text_[pos_] == close) break;
-      out->items.emplace_back();
-      if (!Parse(&out->items.back(), depth + 1)) return false;
-      SkipSpace();
-      if (pos_ < text_.size() && text_[pos_] == ',') {
-        ++pos_;
-        saw_comma = true;
-        continue;
-      }
-      if (pos_ < text_.size() && text_[pos_] == close) break;
-      return Fail(std::string("expected ',' or '") + close + "' but found " + Here());
-    }
-    ++pos_;  // closing bracket
-    if (kind == PyLiteral::Kind::kTuple && out->items.size() == 1 && !saw_comma) {
-      PyLiteral inner = std::move(out->items.front());
-      *out = std::move(inner);
-    }
-    return true;
-  }
-
-  bool ParseDict(PyLiteral* out, int depth) {
-    ++pos_;  // '{'
-    out->kind = PyLiteral::Kind::kDict;
-    for (;;) {
-      SkipSpace();
-      if (pos_ < text_.size() && text_[pos_] == '}') break;
-      out->items.emplace_back();
-      if (!Parse(&out->items.back(), depth + 1)) return false;
-      SkipSpace();
-      if (pos_ == text_.size() || text_[pos_] != ':')
-        return Fail("expected ':' after a key but found " + Here());
-      ++pos_;
-      out->items.emplace_back();
-      if (!Parse(&out->items.back(), depth + 1)) return false;
-      SkipSpace();
-      if (pos_ < text_.size() && text_[pos_] == ',') {
-        ++pos_;
-        continue;
-      }
-      if (pos_ < text_.size() && text_[pos_] == '}') break;
-      return Fail("expected ',' or '}' but found " + Here());
-    }
-    ++pos_;  // '}'
-    return true;
-  }
-
-  bool Keyword(std::string_view word) {
-    if (text_.substr(pos_, word.size()) != word) return false;
-    const size_t end = pos_ + word.size();
-    if (end < text_.size() && IsWordChar(text_[end])) return false;
-    pos_ = end;
-    return true;
-  }
-
-  static bool IsWordChar(char c) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
-  }
-
-  void SkipSpace() {
-    while (pos_ < text_.size() &&
-           (text_[pos_] == ' ' || text_[pos_] == '\t' || text_[pos_] == '\n' ||
-            text_[pos_] == '\r' || text_[pos_] == '\f' || text_[pos_] == '\v'))
-      ++pos_;
-  }
-
-  // "'x' at byte 12" / "end of the header", for messages.
-  std::string Here() const {
-    if (pos_ >= text_.size()) return "end of the header";
-    return Quote(text_.substr(pos_, 1)) + " at byte " + std::to_string(pos_);
-  }
-
-  bool Fail(std::string message) {
-    if (error_.empty()) error_ = std::move(message);
-    return false;
-  }
-
-  const std::string_view text_;
-  size_t pos_ = 0;  // next byte to read; always <= text_.size()
-  std::string error_;
-};
-
-// ---------------------------------------------------------------------------
 // From the parsed dict to an NpyHeader.
 
+// The descr spellings NumPy's numpy.dtype() reads as a dtype momenta stores:
+// the type code with its size and the one-letter codes, each with or without
+// a byte order ('<', '=', '|' little-endian here; '>' big-endian), and the
+// type names (no byte order). Other spellings NumPy understands (comma
+// strings such as 'f8,' or '1f8', a space inside 'f 8', tuple or list descrs)
+// are refused: momenta reads the plain spellings only.
 struct PlainType {
   std::string_view code;  // descr without its byte-order character
   DType dtype;
 };
 constexpr PlainType kPlainTypes[] = {
-    {"f8", DType::kF8}, {"f4", DType::kF4}, {"i8", DType::kI8}, {"i4", DType::kI4},
-    {"i2", DType::kI2}, {"i1", DType::kI1}, {"u8", DType::kU8}, {"u4", DType::kU4},
-    {"u2", DType::kU2}, {"u1", DType::kU1},
+    {"f8", DType::kF8}, {"d", DType::kF8}, {"f4", DType::kF4}, {"f", DType::kF4},
+    {"i8", DType::kI8}, {"l", DType::kI8}, {"q", DType::kI8}, {"p", DType::kI8},
+    {"i4", DType::kI4}, {"i", DType::kI4}, {"i2", DType::kI2}, {"h", DType::kI2},
+    {"i1", DType::kI1}, {"b", DType::kI1}, {"u8", DType::kU8}, {"L", DType::kU8},
+    {"Q", DType::kU8},  {"P", DType::kU8}, {"u4", DType::kU4}, {"I", DType::kU4},
+    {"u2", DType::kU2}, {"H", DType::kU2}, {"u1", DType::kU1}, {"B", DType::kU1},
+};
+constexpr PlainType kTypeNames[] = {
+    {"float64", DType::kF8}, {"double", DType::kF8},    {"float", DType::kF8},
+    {"float_", DType::kF8},  {"float32", DType::kF4},   {"single", DType::kF4},
+    {"int64", DType::kI8},   {"int", DType::kI8},       {"int_", DType::kI8},
+    {"int0", DType::kI8},    {"intp", DType::kI8},      {"long", DType::kI8},
+    {"longlong", DType::kI8}, {"int32", DType::kI4},    {"intc", DType::kI4},
+    {"int16", DType::kI2},   {"short", DType::kI2},     {"int8", DType::kI1},
+    {"byte", DType::kI1},    {"uint64", DType::kU8},    {"uint", DType::kU8},
+    {"uint0", DType::kU8},   {"uintp", DType::kU8},     {"ulong", DType::kU8},
+    {"ulonglong", DType::kU8}, {"uint32", DType::kU4},  {"uintc", DType::kU4},
+    {"uint16", DType::kU2},  {"ushort", DType::kU2},    {"uint8", DType::kU1},
+    {"ubyte", DType::kU1},
 };
 
 // What a NumPy type code letter means, for the message about an unsupported one.
@@ -259,9 +96,15 @@ Result<DType> DTypeFromDescr(const PyLiteral& descr, const std::string& file) {
     return Status::NotSupported(file,
                                 "structured dtype (descr is a list of fields) is not "
                                 "supported; momenta stores one plain numeric dtype per file");
-  if (descr.kind != PyLiteral::Kind::kString)
+  if (descr.kind == PyLiteral::Kind::kTuple)
+    return Status::NotSupported(file,
+                                "a tuple descr (a subarray dtype) is not supported; momenta "
+                                "reads descr as a plain string such as '<f8'");
+  if (descr.kind != PyLiteral::Kind::kStr)
     return Status::Corruption(file, ".npy header: 'descr' is not a string");
   const std::string& s = descr.text;
+  auto known = NpyDescrDType(s);
+  if (known.has_value()) return *known;
   std::string_view code = s;
   char order = '=';
   if (!code.empty() && (code[0] == '<' || code[0] == '>' || code[0] == '|' || code[0] == '=')) {
@@ -273,13 +116,11 @@ Result<DType> DTypeFromDescr(const PyLiteral& descr, const std::string& file) {
         file,
         "object dtype " + Quote(s) + " is not supported (it holds Python objects, not numbers)");
   for (const PlainType& p : kPlainTypes) {
-    if (code != p.code) continue;
-    if (order == '>' && DTypeSize(p.dtype) > 1)
-      return Status::NotSupported(file, "big-endian dtype " + Quote(s) +
-                                            " is not supported; convert it with NumPy: "
-                                            "np.save(path, arr.astype('<" +
-                                            std::string(code) + "'))");
-    return p.dtype;  // '<', '|', '=' and none all mean little-endian here
+    if (code != p.code || order != '>') continue;
+    const std::string le(DTypeName(p.dtype));
+    return Status::NotSupported(file, "big-endian dtype " + Quote(s) +
+                                          " is not supported; convert it with NumPy: "
+                                          "np.save(path, arr.astype('<" + le + "'))");
   }
   return Status::NotSupported(
       file, "dtype " + Quote(s) + std::string(KindWord(code.empty() ? ' ' : code[0])) +
@@ -293,7 +134,7 @@ Result<std::vector<uint64_t>> ShapeFromLiteral(const PyLiteral& shape, const std
   for (const PyLiteral& d : shape.items) {
     if (d.kind != PyLiteral::Kind::kInt)
       return Status::Corruption(file, ".npy header: 'shape' holds something other than integers");
-    if (d.negative && d.magnitude != 0)
+    if (d.negative)
       return Status::Corruption(file, ".npy header: 'shape' has a negative dimension");
     if (d.huge)
       return Status::Corruption(file, ".npy header: 'shape' has a dimension of 2^64 or more");
@@ -302,7 +143,8 @@ Result<std::vector<uint64_t>> ShapeFromLiteral(const PyLiteral& shape, const std
   return dims;
 }
 
-// The dict's three values, each checked to be present exactly once.
+// The dict's three values. Keys must be exactly these three, as in NumPy;
+// a key given twice keeps its last value (a Python dict does).
 struct HeaderFields {
   const PyLiteral* descr = nullptr;
   const PyLiteral* fortran_order = nullptr;
@@ -315,7 +157,7 @@ Result<HeaderFields> FindFields(const PyLiteral& dict, const std::string& file) 
   HeaderFields f;
   for (size_t i = 0; i + 1 < dict.items.size(); i += 2) {
     const PyLiteral& key = dict.items[i];
-    if (key.kind != PyLiteral::Kind::kString)
+    if (key.kind != PyLiteral::Kind::kStr)
       return Status::Corruption(file, ".npy header dict has a key that is not a string");
     const PyLiteral** slot = key.text == "descr"           ? &f.descr
                              : key.text == "fortran_order" ? &f.fortran_order
@@ -323,8 +165,6 @@ Result<HeaderFields> FindFields(const PyLiteral& dict, const std::string& file) 
                                                            : nullptr;
     if (slot == nullptr)
       return Status::Corruption(file, ".npy header dict has an unexpected key " + Quote(key.text));
-    if (*slot != nullptr)
-      return Status::Corruption(file, ".npy header dict repeats the key " + Quote(key.text));
     *slot = &dict.items[i + 1];
   }
   for (auto [value, name] :
@@ -332,6 +172,15 @@ Result<HeaderFields> FindFields(const PyLiteral& dict, const std::string& file) 
     if (value == nullptr)
       return Status::Corruption(file, std::string(".npy header dict lacks the key '") + name + "'");
   return f;
+}
+
+// Characters of the dict text as NumPy counts them (latin-1: bytes; UTF-8:
+// code points, the text being valid UTF-8 or refused anyway).
+uint64_t TextChars(std::string_view text, bool utf8) {
+  if (!utf8) return text.size();
+  uint64_t n = 0;
+  for (char c : text) n += (static_cast<unsigned char>(c) & 0xc0) != 0x80;
+  return n;
 }
 
 constexpr size_t kPrefix = 10;  // a v1.0 preamble: magic, version, u16 length
@@ -370,6 +219,22 @@ uint64_t ReadLength(std::span<const char> bytes, size_t width) {
 }
 
 }  // namespace
+
+std::optional<DType> NpyDescrDType(std::string_view descr) {
+  for (const PlainType& p : kTypeNames)
+    if (descr == p.code) return p.dtype;
+  char order = '=';
+  if (!descr.empty() && (descr[0] == '<' || descr[0] == '>' || descr[0] == '|' || descr[0] == '=')) {
+    order = descr[0];
+    descr.remove_prefix(1);
+  }
+  for (const PlainType& p : kPlainTypes) {
+    if (descr != p.code) continue;
+    if (order == '>' && DTypeSize(p.dtype) > 1) return std::nullopt;
+    return p.dtype;
+  }
+  return std::nullopt;
+}
 
 uint64_t NpyHeader::length() const {
   uint64_t n = 1;
@@ -423,10 +288,16 @@ Result<NpyHeader> ParseNpyHeader(std::span<const char> header, const std::string
   const size_t prefix = h.major_version == 1 ? 10 : 12;
   const std::string_view dict_text(header.data() + prefix, total - prefix);
 
+  const bool utf8 = h.major_version >= 3;
+  if (const uint64_t chars = TextChars(dict_text, utf8); chars > kMaxNpyDictChars)
+    return Status::Corruption(file, ".npy header dict of " + std::to_string(chars) +
+                                        " characters is longer than NumPy reads (" +
+                                        std::to_string(kMaxNpyDictChars) + ")");
   PyLiteral dict;
-  LiteralParser parser(dict_text);
-  if (!parser.ParseAll(&dict))
-    return Status::Corruption(file, ".npy header dict does not parse: " + parser.error());
+  std::string error;
+  if (!ParsePyLiteral(dict_text, utf8 ? PyHeaderText::kUtf8 : PyHeaderText::kLatin1Python2, &dict,
+                      &error))
+    return Status::Corruption(file, ".npy header dict does not parse: " + error);
   auto fields = FindFields(dict, file);
   if (!fields.ok()) return fields.status();
 

@@ -14,6 +14,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -28,6 +29,8 @@ inline constexpr std::string_view kNpyMagic{"\x93NUMPY", 6};
 inline constexpr uint64_t kMomentaDataOffset = 4096;
 // Longest header we accept when reading (NumPy's own reader cap is similar).
 inline constexpr uint64_t kMaxNpyHeaderBytes = 1 << 20;
+// Longest dict text NumPy's reader accepts (max_header_size, characters).
+inline constexpr uint64_t kMaxNpyDictChars = 10000;
 // Most dimensions a shape may have (NumPy 2 allows 64, NumPy 1 allows 32).
 inline constexpr size_t kMaxNpyDims = 64;
 
@@ -50,11 +53,27 @@ struct NpyHeader {
 Result<uint64_t> NpyHeaderSize(std::span<const char> first12, const std::string& file);
 
 // Parses a complete header (the file's bytes [0, data_offset); bytes past the
-// header, if the span holds more, are ignored). Rejects, each
-// with its own one-line message naming `file`: a bad magic or version, a dict
-// that does not parse, object/structured/unknown dtypes, big-endian dtypes,
-// fortran_order True, a shape whose element count overflows 2^63 bytes.
+// header, if the span holds more, are ignored) and accepts exactly what
+// NumPy's reader (numpy.lib.format, NumPy 1.24 on Python 3.11) accepts:
+// the dict is a Python literal read as ast.literal_eval reads it (see
+// storage/py_literal.h: any quotes, spacing, comments, trailing commas,
+// Python 2 "L" suffixes in versions 1.0 and 2.0, a key given twice keeping
+// its last value), text of at most kMaxNpyDictChars characters (latin-1 in
+// 1.0/2.0, UTF-8 in 3.0), keys exactly 'descr', 'fortran_order' and 'shape',
+// shape a tuple of non-negative ints (not True or False: np.load refuses them),
+// fortran_order True or False. Refused besides, where NumPy would read
+// them (the documented exceptions; each a one-line NotSupported message):
+// descrs other than the plain spellings of momenta's dtypes (NpyDescrDType),
+// big-endian dtypes, fortran_order True. Every refusal names `file`; a shape
+// whose byte size reaches 2^63 is Corruption.
 Result<NpyHeader> ParseNpyHeader(std::span<const char> header, const std::string& file);
+
+// The dtype a descr string names when it is one of the plain spellings
+// numpy.dtype() reads as a dtype momenta stores: a type code with its size or
+// a one-letter code ("f8", "d", "l", "B", ...), with an optional byte order
+// '<', '=', '|' (or '>' for one-byte types), or a type name ("float64",
+// "int", "uint8", ...). nullopt for anything else.
+std::optional<DType> NpyDescrDType(std::string_view descr);
 
 // OK when an array of `shape` and `dtype` can live in a file: at most
 // kMaxNpyDims dimensions, each below 2^63, and element count and byte size

@@ -235,9 +235,11 @@ TEST(NpyFormatTest, RejectsBadDicts) {
   EXPECT_HAS(RejectedDict("{'descr': '<f8', 'fortran_order': False}", kC), "lacks the key 'shape'");
   EXPECT_HAS(RejectedDict("{'descr': '<f8', 'shape': (1,), 'fortran_order': False, 'x': 1}", kC),
              "unexpected key 'x'");
-  EXPECT_HAS(
-      RejectedDict("{'descr': '<f8', 'shape': (1,), 'fortran_order': False, 'shape': (1,)}", kC),
-      "repeats the key 'shape'");
+  // A key given twice keeps its last value, as in a Python dict (and NumPy).
+  EXPECT_EQ(ParseOk("{'descr': '<f8', 'shape': (1,), 'fortran_order': False, 'shape': (4, 2)}").shape,
+            (std::vector<uint64_t>{4, 2}));
+  EXPECT_EQ(ParseOk("{'descr': [[1]], 'shape': (1,), 'fortran_order': False, 'descr': 'u1'}").dtype,
+            DType::kU1);
   EXPECT_HAS(RejectedDict("{'descr': '<f8', 'fortran_order': False, 'shape': (5)}", kC),
              "'shape' is not a tuple");  // (5) is 5 in Python
   EXPECT_HAS(RejectedDict("{'descr': '<f8', 'fortran_order': False, 'shape': [5]}", kC),
@@ -272,11 +274,20 @@ TEST(NpyFormatTest, RejectsBadDicts) {
                           "{'descr': '<f8', 'fortran_order': Falsey, 'shape': (3,)}",
                           "{'descr': '<f8', 'fortran_order': False, 'shape': (3x,)}",
                           "{'descr': '<f8', 'fortran_order': False, 'shape': (3,)} junk",
-                          "{'descr': '<f8', 'fortran_order': False, 'shape': (3.0,)}", "", "   ",
-                          "{", "}", "{'descr'}", "{:}"}) {
+                          "", "   ", "{", "}", "{:}", "{'descr': '<f8', 'fortran_order': False, "
+                          "'shape': (3,)}\n  {}", "{'a': 01}", "{'a': 1__0}", "{'a': 2j+1}",
+                          "{'a': -(-1)}", "{'a': f'x'}", "{'a': 'x\\x4'}", "{'a': 'x' b'y'}",
+                          "{'descr': '<f8', 'fortran_order': False, 'shape': (3,)}\v"}) {
     EXPECT_HAS(RejectedDict(bad, kC), "does not parse");
   }
-  std::string deep(100, '[');
+  EXPECT_HAS(RejectedDict("{'descr': '<f8', 'fortran_order': False, 'shape': (3.0,)}", kC),
+             "other than integers");
+  EXPECT_HAS(RejectedDict("{'descr': '<f8', 'fortran_order': False, 'shape': (True,)}", kC),
+             "other than integers");
+  EXPECT_HAS(RejectedDict("{'descr'}", kC), "not a dict");  // a set
+  EXPECT_HAS(RejectedDict("{'descr': '<f8', 'fortran_order': False, 'shape': (3,), [1]: 2}", kC),
+             "unhashable dict key");
+  std::string deep(250, '[');
   EXPECT_HAS(RejectedDict("{'descr': " + deep + "}", kC), "nesting deeper");
 }
 

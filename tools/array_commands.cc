@@ -1,5 +1,6 @@
 // create, info, get, set: the commands that make and touch one array.
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <CLI/CLI.hpp>
 #include <cstdio>
@@ -56,14 +57,24 @@ int RunCreate(const CreateArgs& a) {
   if (!tree.ok()) return UsageFail(tree.status().ToString());
   Stopwatch timer;
   std::string notice;
+  std::error_code ec;
+  const bool had_sidecar =
+      std::filesystem::exists(std::filesystem::symlink_status(SidecarPath(a.path, a.common.sidecar), ec));
   auto array = ArrayFile::Create(a.path, *dtype, shape, *io, &notice);
   PrintNotice(notice);
-  if (!array.ok()) return Fail(array.status());
+  if (!array.ok()) return Fail(array.status());  // Create removed what it made
   array->reset();
   // The buffer of an all-hole array is all zero nodes: a sparse file, instant.
   auto buffered = OpenBuffered(a.path, a.common, /*writable=*/true, *tree, LogSync::kBatch, -1,
                                /*rebuild_on_open=*/true, /*fresh_array=*/true);
-  if (!buffered.ok()) return Fail(buffered.status());
+  if (!buffered.ok()) {
+    // A failed create leaves nothing behind, so a retry does not meet "File
+    // exists": the array is ours (created exclusively), and so is the sidecar
+    // unless it was there before.
+    ::unlink(a.path.c_str());
+    if (!had_sidecar) std::filesystem::remove_all(SidecarPath(a.path, a.common.sidecar), ec);
+    return Fail(buffered.status());
+  }
   BufferedArray& ba = **buffered;
   const double micros = timer.ElapsedMicros();
   const uint64_t bytes = ba.array().length() * ba.array().itemsize();
@@ -305,7 +316,7 @@ void RegisterArrayCommands(CLI::App& app, Command* run) {
     auto a = std::make_shared<CreateArgs>();
     CLI::App* sub = app.add_subcommand("create", "create a new sparse .npy array (instant, no disk used until written)");
     sub->add_option("PATH", a->path, "array file to create (must not exist)")->required();
-    sub->add_option("--length,-n", a->length, "number of elements: 1000, 2^40, 3*2^20");
+    sub->add_option("--length,-n", a->length, "number of elements: 1000, 2^40, 3*2^20 (0: an empty array)");
     sub->add_option("--shape", a->shape, "N-D shape instead of --length, e.g. --shape 1024,1024")->delimiter(',');
     sub->add_option("--dtype,-t", a->dtype, "f8 f4 i8 i4 i2 i1 u8 u4 u2 u1")->capture_default_str();
     AddBufferFlags(sub, &a->buffer);

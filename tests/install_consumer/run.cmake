@@ -1,6 +1,11 @@
 # Installs the already-built project into a scratch prefix, then builds a tiny
-# consumer against it twice: with find_package(momenta CONFIG) and with
-# pkg-config's momenta.pc. Run by ctest (see tests/CMakeLists.txt).
+# consumer against it twice, each time with exactly the lines README.md's
+# "Embedding" section shows (read from the README, so the two cannot drift):
+#   1. its ```cmake block (find_package + target_link_libraries of `app`);
+#   2. its `c++ app.cc ... $(pkg-config --cflags --libs momenta)` line, run by
+#      /bin/sh as written (no --static).
+# Either one failing to configure, compile, link or run fails the test.
+# Run by ctest (see tests/CMakeLists.txt).
 file(REMOVE_RECURSE ${WORK_DIR})
 set(prefix ${WORK_DIR}/prefix)
 
@@ -11,24 +16,61 @@ function(run)
   endif()
 endfunction()
 
+# The README's Embedding section.
+file(READ ${SOURCE_DIR}/README.md readme)
+string(FIND "${readme}" "\n## Embedding" at)
+if(at LESS 0)
+  message(FATAL_ERROR "README.md has no '## Embedding' section")
+endif()
+string(SUBSTRING "${readme}" ${at} -1 embedding)
+string(SUBSTRING "${embedding}" 1 -1 embedding)
+string(FIND "${embedding}" "\n## " end)  # the next section
+if(end GREATER 0)
+  string(SUBSTRING "${embedding}" 0 ${end} embedding)
+endif()
+if(NOT embedding MATCHES "```cmake\n([^`]*)```")
+  message(FATAL_ERROR "README.md's Embedding section has no ```cmake block")
+endif()
+set(cmake_lines "${CMAKE_MATCH_1}")
+if(NOT embedding MATCHES "`(c\\+\\+ app\\.cc [^`]*pkg-config --cflags --libs momenta[^`]*)`")
+  message(FATAL_ERROR "README.md's Embedding section has no `c++ app.cc ... $(pkg-config --cflags --libs momenta)` line")
+endif()
+set(pc_line "${CMAKE_MATCH_1}")
+if(pc_line MATCHES "--static")
+  message(FATAL_ERROR "README.md's pkg-config line uses --static: ${pc_line}")
+endif()
+
 run(${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${prefix})
 
-# 1. CMake package.
-run(${CMAKE_COMMAND} -S ${SOURCE_DIR}/tests/install_consumer -B ${WORK_DIR}/cmake-build
+# 1. CMake package: the README's block, after an `app` target.
+set(cmake_src ${WORK_DIR}/cmake-src)
+file(MAKE_DIRECTORY ${cmake_src})
+configure_file(${SOURCE_DIR}/tests/install_consumer/consumer.cc ${cmake_src}/app.cc COPYONLY)
+file(WRITE ${cmake_src}/CMakeLists.txt
+  "cmake_minimum_required(VERSION 3.25)\n"
+  "project(momenta_consumer LANGUAGES CXX)\n"
+  "set(CMAKE_CXX_STANDARD 20)\n"
+  "add_executable(app app.cc)\n"
+  "${cmake_lines}")
+run(${CMAKE_COMMAND} -S ${cmake_src} -B ${WORK_DIR}/cmake-build
     -DCMAKE_PREFIX_PATH=${prefix} -DCMAKE_BUILD_TYPE=Release)
 run(${CMAKE_COMMAND} --build ${WORK_DIR}/cmake-build)
-run(${WORK_DIR}/cmake-build/consumer ${WORK_DIR}/a.npy)
+run(${WORK_DIR}/cmake-build/app ${WORK_DIR}/a.npy)
 
-# 2. pkg-config.
+# 2. pkg-config: the README's command line, as written, in a folder holding app.cc.
 find_program(PKG_CONFIG pkg-config REQUIRED)
-find_program(CXX NAMES c++ g++ REQUIRED)
+set(pc_dir ${WORK_DIR}/pc-build)
+file(MAKE_DIRECTORY ${pc_dir})
+configure_file(${SOURCE_DIR}/tests/install_consumer/consumer.cc ${pc_dir}/app.cc COPYONLY)
 set(ENV{PKG_CONFIG_PATH} ${prefix}/lib/pkgconfig:${prefix}/lib64/pkgconfig)
-execute_process(COMMAND ${PKG_CONFIG} --cflags --libs --static momenta
-                OUTPUT_VARIABLE flags RESULT_VARIABLE rc OUTPUT_STRIP_TRAILING_WHITESPACE)
+execute_process(COMMAND ${PKG_CONFIG} --exists momenta RESULT_VARIABLE rc)
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "pkg-config cannot find momenta.pc under ${prefix}")
 endif()
-separate_arguments(flags UNIX_COMMAND "${flags}")
-run(${CXX} ${SOURCE_DIR}/tests/install_consumer/consumer.cc -o ${WORK_DIR}/consumer-pc ${flags})
-run(${WORK_DIR}/consumer-pc ${WORK_DIR}/b.npy)
+execute_process(COMMAND /bin/sh -c "${pc_line}" WORKING_DIRECTORY ${pc_dir}
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "README.md's line failed (${rc}): ${pc_line}\n${out}\n${err}")
+endif()
+run(${pc_dir}/app ${WORK_DIR}/b.npy)
 file(REMOVE_RECURSE ${WORK_DIR})
