@@ -301,6 +301,7 @@ Status LogWriter::Commit() {
   if (options_.sync == LogSync::kBatch && !segment_.empty() && (synced_end_ < end_ || dir_unsynced_)) {
     if (Status s = SyncNow(); !s.ok()) return stopped_ = s;
   }
+  unit_left_ = 0;
   if (Status s = MarkLogged(); !s.ok()) return stopped_ = s;
   return Status::OK();
 }

@@ -120,7 +120,8 @@ class LogWriter {
   // allocates their blocks and their sequence numbers. A full disk fails here
   // with "IO error: <segment>: No space left on device" and nothing in the
   // log changes (an empty new segment may stay); after an OK Reserve those
-  // Appends cannot fail for want of space (an I/O error still can).
+  // Appends cannot fail for want of space (an I/O error still can). The
+  // reservation ends at the next Reserve or Commit.
   [[nodiscard]] Status Reserve(uint64_t records, uint64_t appends);
 
   // kBatch: fdatasync of what was appended since the last Commit (and fsync

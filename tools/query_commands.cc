@@ -263,11 +263,8 @@ int RunUpdate(const UpdateArgs& a) {
   auto updates = ParseUpdates(*text, a.binary, name, (*ba)->array().dtype(), (*ba)->length(), *time);
   if (!updates.ok()) return Fail(updates.status());
   Stopwatch timer;
-  constexpr size_t kBatch = 1 << 16;
-  for (size_t at = 0; at < updates->size(); at += kBatch) {
-    const size_t n = std::min(kBatch, updates->size() - at);
-    if (Status s = (*ba)->Apply(std::span(updates->data() + at, n)); !s.ok()) return Fail(s);
-  }
+  // The whole input is one all-or-nothing Apply: on a full disk nothing changes.
+  if (Status s = (*ba)->Apply(*updates); !s.ok()) return Fail(s);
   if (Status s = (*ba)->Close(); !s.ok()) return Fail(s);
   const double micros = timer.ElapsedMicros();
   if (a.common.json) {
@@ -326,7 +323,9 @@ void RegisterQueryCommands(CLI::App& app, Command* run) {
     sub->add_flag("--binary", a->binary, "input is 16-byte records: u64 index, f8 value (little-endian)");
     AddWriteFlags(sub, &a->write);
     AddCommonOptions(sub, &a->common);
-    sub->footer("Example: printf '10 3.5\\n11 -2\\n' | momenta update big.npy");
+    sub->footer("Example: printf '10 3.5\\n11 -2\\n' | momenta update big.npy\n"
+                "All or nothing: the whole input is read and checked, then log, buffer and array space is\n"
+                "reserved for all of it before the first change; a bad line or a full disk changes nothing.");
     sub->callback([a, run] { *run = [a] { return RunUpdate(*a); }; });
   }
 }
