@@ -17,7 +17,6 @@
 #include <vector>
 
 #include "storage/array_file.h"
-#include "storage/log_mark.h"
 #include "storage/log_reader.h"
 #include "storage/log_segments.h"
 #include "storage/log_writer.h"
