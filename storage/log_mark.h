@@ -18,8 +18,11 @@
 //
 // Trade-off: the writer raises `reserved` (one 64-byte write, synced unless
 // kNone) before an Append or Reserve that would hand out a sequence above it,
-// 64Ki sequences ahead, and raises `logged` after each sync of frames (at
-// Commit, at rotation, at Close): one small extra write and sync per commit.
+// ahead by 64Ki sequences or by as many as it has handed out so far, and
+// raises `logged` after each sync of frames (at Commit, at rotation, at
+// Close): one small extra write and sync per commit, and O(log n) per writer.
+// After a machine crash up to that many unused sequences are skipped (and
+// readers see them as a gap).
 // In return, after a crash of the machine the next writer starts above
 // `reserved` (records an unsynced writer handed out may have been read, then
 // lost), and after a crash of the process (same boot: every written frame is

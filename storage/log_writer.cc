@@ -112,7 +112,7 @@ Result<std::unique_ptr<LogWriter>> LogWriter::Open(const std::string& log_dir,
 
   std::unique_ptr<LogWriter> w(new LogWriter(log_dir, std::move(options), std::move(*lock)));
   w->recovery_ = std::move(*recovery);
-  w->next_sequence_ = w->recovery_.next_sequence;
+  w->next_sequence_ = w->opened_at_ = w->recovery_.next_sequence;
   // A log without a readable mark gets one; the sequences it reserves start
   // at the next record.
   const uint64_t logged = w->recovery_.mark ? w->recovery_.mark->logged : 0;
@@ -178,7 +178,10 @@ Status LogWriter::FinishSegment() {
 
 Status LogWriter::ReserveSequences(uint64_t last) {
   if (last <= mark_.mark().reserved) return Status::OK();
-  return mark_.Write(mark_.mark().logged, last + kLogMarkReserveAhead,
+  // Ahead by 64Ki, or by as many as this writer has handed out so far: a
+  // long-running writer rewrites the mark O(log n) times.
+  const uint64_t ahead = std::max(kLogMarkReserveAhead, last - opened_at_ + 1);
+  return mark_.Write(mark_.mark().logged, last + ahead,
                      options_.sync != LogSync::kNone);
 }
 

@@ -24,9 +24,11 @@
 //            the OS had written back (a torn or damaged part is detected and
 //            cut or skipped by the reader, never returned). The default; the
 //            caller commits once per batch (at least once per CLI call).
-//   kNone    As kBatch, but Commit() does nothing: the OS writes back when it
-//            chooses (about 30 s on Linux by default). A machine crash may lose
-//            any records not yet written back.
+//   kNone    As kBatch, but Commit() syncs nothing (it updates the high-water
+//            mark in the page cache): the OS writes back when it chooses (about
+//            30 s on Linux by default). A machine crash may lose any records
+//            not yet written back, and may let their sequence numbers be
+//            given again.
 // Under every policy a crash leaves a log that opens: at worst a torn last
 // frame, cut by the next Open. A frame is all-or-nothing for readers.
 //
@@ -38,9 +40,10 @@
 // A caller that must not fail half-way (all of a batch or none) calls
 // Reserve() for the whole batch first.
 //
-// High-water mark (log_mark.h): raised, synced unless kNone, before an Append
-// or Reserve hands out a sequence above its reservation (64Ki sequences
-// ahead), and after frames are synced: at Commit, at rotation, at Close.
+// High-water mark (log_mark.h): `reserved` is raised, synced unless kNone,
+// before an Append or Reserve hands out a sequence above it (ahead by 64Ki
+// sequences, or by as many as this writer has handed out: O(log n) writes),
+// and `logged` after frames are synced: at Commit, at rotation, at Close.
 // A failed sync (or a failed clean-up) stops the writer: every later call
 // returns that error, and the records of the failed call may or may not be
 // in the log after a crash (the writer tries to cut them); reopen to go on.
@@ -156,6 +159,7 @@ class LogWriter {
   std::unique_ptr<WriterLock> lock_;
   LogRecovery recovery_;
   uint64_t next_sequence_ = 1;
+  uint64_t opened_at_ = 1;         // next_sequence_ when Open returned
   std::string segment_;            // path of the segment appended to ("" before the first)
   FileDescriptor fd_;              // open on segment_
   uint64_t end_ = 0;               // bytes [0, end_) of segment_ hold its header and whole frames
