@@ -172,7 +172,9 @@ Result<std::optional<uint64_t>> SegmentScanner::LastSequenceAtEnd() {
   const uint64_t body = sizeof(LogSegmentHeader);
   if (size_ <= body) return std::optional<uint64_t>(After(std::nullopt));
   std::vector<LogRecord> records;
-  for (const uint64_t window : {uint64_t{kReadAhead}, LogFrameBytes(kMaxFrameRecords)}) {
+  // Small frames first (a few records each: one page), then the CLI's
+  // batches, then the largest frame there is.
+  for (const uint64_t window : {uint64_t{4096}, uint64_t{kReadAhead}, LogFrameBytes(kMaxFrameRecords)}) {
     const uint64_t span = std::min(window, size_ - body);
     auto all = View(size_ - span, static_cast<size_t>(span));  // later views hit this buffer
     if (!all.ok()) return all.status();

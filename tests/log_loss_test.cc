@@ -15,6 +15,7 @@
 #include "storage/crc32c.h"
 #include "storage/log_mark.h"
 #include "storage/log_reader.h"
+#include "storage/log_scan.h"
 #include "storage/log_segments.h"
 #include "storage/log_writer.h"
 #include "tests/test_util.h"
@@ -210,6 +211,51 @@ TEST(LogLossTest, MiddleSegmentCutAtAFrameBoundaryIsAGap) {
   EXPECT_EQ(rec.damage[0].first_lost, 5u);
   EXPECT_EQ(rec.damage[0].records_lost.value_or(0), 4u);
   EXPECT_EQ(got, 14u);
+}
+
+TEST(LogLossTest, OlderSegmentEndingInALargeFrameIsCheckedFromItsEnd) {
+  // Frames of 100, 5,000 and 10,000 records (4 KB, 200 KB, 400 KB): the
+  // writer finds each older segment's last record by looking back from its end.
+  for (uint64_t frame : {uint64_t{100}, uint64_t{5000}, uint64_t{10000}}) {
+    SCOPED_TRACE("frame of " + std::to_string(frame));
+    ScratchDir dir;
+    const std::string log = dir.File("log");
+    {
+      auto w = LogWriter::Open(log, Options(kHeader + 16 + frame * 40));  // one frame per segment
+      ASSERT_TRUE(w.ok());
+      for (int k = 0; k < 3; ++k) ASSERT_TRUE((*w)->Append(Recs(frame)).ok());
+      ASSERT_TRUE((*w)->Close().ok());
+    }
+    ASSERT_EQ(ListLogSegments(log)->size(), 3u);
+    for (uint64_t k = 0; k < 3; ++k) {
+      auto s = SegmentScanner::Open(Segment(log, k * frame + 1), k * frame + 1);
+      ASSERT_TRUE(s.ok());
+      auto last = (*s)->LastSequenceAtEnd();
+      ASSERT_TRUE(last.ok());
+      EXPECT_EQ(last->value_or(0), (k + 1) * frame);
+    }
+    {  // A torn end is no valid frame: the caller scans.
+      const std::string first = Segment(log, 1);
+      const std::string good = ReadFileBytes(first);
+      WriteFileBytes(first, good.substr(0, good.size() - 1));
+      auto s = SegmentScanner::Open(first, 1);
+      ASSERT_TRUE(s.ok());
+      auto last = (*s)->LastSequenceAtEnd();
+      ASSERT_TRUE(last.ok());
+      EXPECT_FALSE(last->has_value());
+      WriteFileBytes(first, good);
+    }
+    uint64_t got = 0;
+    EXPECT_TRUE(RecoverAndAppend(log, &got).damage.empty());
+    // The middle segment removed: the first one's end says where the gap begins.
+    ASSERT_EQ(::unlink(Segment(log, frame + 1).c_str()), 0);
+    LogRecovery rec = RecoverAndAppend(log, &got);
+    ASSERT_EQ(rec.damage.size(), 1u);
+    EXPECT_EQ(rec.damage[0].kind, Kind::kMissingRecords);
+    EXPECT_EQ(rec.damage[0].first_lost, frame + 1);
+    EXPECT_EQ(rec.damage[0].records_lost.value_or(0), frame);
+    EXPECT_EQ(got, 3 * frame + 2);
+  }
 }
 
 TEST(LogLossTest, MinNextSequence) {
