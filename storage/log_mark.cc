@@ -143,6 +143,9 @@ Result<LogMarkFile> LogMarkFile::Open(const std::string& log_dir,
   auto fd = OpenFile(f.path_, O_RDWR);
   if (!fd.ok()) return fd.status();
   f.fd_ = std::move(*fd);
+  // What a writer that crashed while creating the mark left.
+  const std::string temp = f.path_ + ".tmp";
+  if (::unlink(temp.c_str()) != 0 && errno != ENOENT) return Status::FromErrno(temp, errno);
   return f;
 }
 

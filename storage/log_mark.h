@@ -85,7 +85,8 @@ class LogMarkFile {
   // Opens the mark for writing. When `current` (the mark as read) is nullopt
   // (none, or unreadable) the file is created, or replaced, holding `logged`
   // and `reserved`: written whole under a temporary name and renamed into
-  // place (synced when `sync`), so a crash leaves no half-made mark.
+  // place (synced when `sync`), so a crash leaves no half-made mark (the
+  // temporary it may leave is removed by the next Open).
   // REQUIRES: logged <= reserved
   static Result<LogMarkFile> Open(const std::string& log_dir, const std::optional<LogMark>& current,
                                   uint64_t logged, uint64_t reserved, bool sync);

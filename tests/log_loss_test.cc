@@ -375,6 +375,10 @@ TEST(LogLossTest, AnUnreadableMarkIsReportedAndRewritten) {
   auto after = ReadLogMark(log);
   ASSERT_TRUE(after.ok() && *after) << after.status().ToString();
   EXPECT_EQ((*after)->generation, (*before)->generation - 1);
+  // A temporary left by a writer that crashed while it created the mark goes.
+  WriteFileBytes(LogMarkPath(log) + ".tmp", "half");
+  RecoverAndAppend(log, &got);
+  EXPECT_FALSE(std::filesystem::exists(LogMarkPath(log) + ".tmp"));
 }
 
 }  // namespace
