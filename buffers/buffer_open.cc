@@ -136,6 +136,12 @@ Status BufferedArray::PrepareWriter(std::vector<std::string>* notices) {
   log_options.dtype = array_->dtype();
   log_options.sync = options_.sync;
   log_options.segment_bytes = options_.log_segment_bytes;
+  // The buffer's header is a durable record of the last sequence handed out
+  // that it reflects: the log never hands it out again, even when segments
+  // holding it were removed or cut (and the recovery reports them lost).
+  if (Exists(tree_path_))
+    if (auto tree = MomentTree::Open(tree_path_, /*writable=*/false, options_.io); tree.ok())
+      log_options.min_next_sequence = (*tree)->header().log_sequence + 1;
   auto log = LogWriter::Open(LogDir(), log_options);
   if (!log.ok()) return log.status();
   log_ = std::move(log).value();

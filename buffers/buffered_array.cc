@@ -15,6 +15,7 @@
 #include <unordered_set>
 
 #include "buffers/buffer_internal.h"
+#include "storage/cancel.h"
 #include "storage/fault_guard.h"
 #include "storage/log_codec.h"
 #include "storage/log_reader.h"
@@ -163,17 +164,21 @@ Status BufferedArray::Write(uint64_t first, std::span<const Value> values, int64
   // A consecutive range reserves its blocks in one call; the file system
   // undoes a reservation that does not fit, so a full disk changes nothing.
   MOMENTA_RETURN_IF_ERROR(MarkDirty());  // fallocate may move the array's mtime
-  MOMENTA_RETURN_IF_ERROR(array_->io().Allocate(array_->ByteOffset(first), values.size() * array_->itemsize()));
+  if (Status s = array_->io().Allocate(array_->ByteOffset(first), values.size() * array_->itemsize()); !s.ok())
+    return s.WithNote("nothing was applied");
   std::vector<IndexedValue> updates(values.size());
   for (size_t k = 0; k < values.size(); ++k) updates[k] = {first + k, values[k], time};
   return ApplyUpdates(updates, /*prefault=*/false);
 }
 
-Status BufferedArray::Apply(std::span<const IndexedValue> updates) {
-  return ApplyUpdates(updates, /*prefault=*/true);
+Status BufferedArray::Apply(std::span<const IndexedValue> updates, size_t* applied) {
+  return ApplyUpdates(updates, /*prefault=*/true, applied);
 }
 
-Status BufferedArray::ApplyUpdates(std::span<const IndexedValue> updates, bool prefault) {
+Status BufferedArray::ApplyUpdates(std::span<const IndexedValue> updates, bool prefault, size_t* applied) {
+  size_t unused = 0;
+  if (!applied) applied = &unused;
+  *applied = 0;
   MOMENTA_RETURN_IF_ERROR(CheckWritable());
   const DType t = array_->dtype();
   for (const IndexedValue& u : updates) {
@@ -182,12 +187,60 @@ Status BufferedArray::ApplyUpdates(std::span<const IndexedValue> updates, bool p
       return Status::InvalidArgument(array_->path(), "value '" + FormatValue(u.value) +
                                                          "' does not fit dtype " + std::string(DTypeName(t)));
   }
+  if (updates.empty()) return Status::OK();
   MOMENTA_RETURN_IF_ERROR(MapArrayForUpdates());
   MOMENTA_RETURN_IF_ERROR(MarkDirty());
-  // Every element's page made writable first, by storing its own bytes back:
-  // a hole on a full disk (or a file truncated under us) fails here, before
-  // anything is logged or changed (holes filled before the one that failed
-  // stay allocated, as zeros).
+  // Chunks of distinct indices (an index repeated within a chunk would read
+  // its old value before the earlier update of the same chunk landed).
+  std::vector<size_t> chunk_ends;
+  {
+    std::unordered_set<uint64_t> seen;
+    for (size_t end = 0; end < updates.size();) {
+      seen.clear();
+      const size_t begin = end;
+      while (end < updates.size() && end - begin < kChunk && seen.insert(updates[end].index).second) ++end;
+      chunk_ends.push_back(end);
+    }
+  }
+  // All or nothing: everything the updates need is reserved before the first
+  // change, so a full disk fails here and leaves array, buffer and log as
+  // they were.
+  if (Status s = ReserveForUpdates(updates, chunk_ends.size(), prefault); !s.ok())
+    return s.WithNote("nothing was applied: none of the " + std::to_string(updates.size()) +
+                      " updates is in the array or the log");
+  const uint64_t first_sequence = log_->next_sequence();
+  size_t begin = 0;
+  for (const size_t end : chunk_ends) {
+    *applied = begin;
+    MOMENTA_RETURN_IF_ERROR(CheckCancel(array_->path()));  // between chunks: consistent
+    size_t done = 0;
+    if (Status s = ApplyChunk(updates.subspan(begin, end - begin), &done); !s.ok()) {
+      // Past the reservations only an I/O error gets here: say what stays.
+      const uint64_t logged_end = log_->next_sequence();
+      if (logged_end == first_sequence) return s.WithNote("nothing was applied");
+      return s.WithNote("the first " + std::to_string(begin) + " of " + std::to_string(updates.size()) +
+                        " updates were applied; the log holds sequences " + std::to_string(first_sequence) +
+                        ".." + std::to_string(logged_end - 1) + " of them, which recovery completes");
+    }
+    begin = end;
+  }
+  *applied = updates.size();
+  return Status::OK();
+}
+
+Status BufferedArray::ReserveForUpdates(std::span<const IndexedValue> updates, size_t chunks, bool prefault) {
+  // 1. The log: frames and sequence numbers for every update (an unchanged
+  //    value takes less than its share).
+  MOMENTA_RETURN_IF_ERROR(log_->Reserve(updates.size(), chunks));
+  // 2. The buffer: the page of every node the updates touch (the tree file is
+  //    sparse: a node's page may be a hole).
+  const TreeLayout& layout = tree_->layout();
+  for (const IndexedValue& u : updates)
+    for (int level = 1; level <= layout.levels(); ++level)
+      MOMENTA_RETURN_IF_ERROR(tree_->AllocateNodes(level, layout.NodeOf(level, u.index), 1));
+  // 3. The array. Every element's page made writable, by storing its own
+  //    bytes back: a hole on a full disk (or a file truncated under us) fails
+  //    here (holes filled before the one that failed stay allocated, as zeros).
   const size_t item = array_->itemsize();
   char* const base = array_map_->data();
   // Scattered stores need base pages under them (Prepare); a consecutive
@@ -203,18 +256,6 @@ Status BufferedArray::ApplyUpdates(std::span<const IndexedValue> updates, bool p
     char* element = base + array_->ByteOffset(u.index);
     if (!GuardedCopy(bytes, element, item)) return MappedAccessFailed(u.index, /*writing=*/false);
     if (!GuardedCopy(element, bytes, item)) return MappedAccessFailed(u.index, /*writing=*/true);
-  }
-  // Chunks of distinct indices (an index repeated within a chunk would read
-  // its old value before the earlier update of the same chunk landed).
-  std::unordered_set<uint64_t> seen;
-  size_t begin = 0;
-  while (begin < updates.size()) {
-    seen.clear();
-    size_t end = begin;
-    while (end < updates.size() && end - begin < kChunk && seen.insert(updates[end].index).second) ++end;
-    size_t done = 0;
-    MOMENTA_RETURN_IF_ERROR(ApplyChunk(updates.subspan(begin, end - begin), &done));
-    begin = end;
   }
   return Status::OK();
 }

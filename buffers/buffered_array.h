@@ -163,9 +163,16 @@ class BufferedArray {
   // before anything changes.
   [[nodiscard]] Status Write(uint64_t first, std::span<const Value> values, int64_t time = kLogTimeNow);
   // Scattered updates, applied in order (a later one to the same index wins).
-  // Bad input and a full disk are found before anything changes; an I/O
-  // error mid-way leaves the updates before it applied and logged.
-  [[nodiscard]] Status Apply(std::span<const IndexedValue> updates);
+  // All or nothing on a full disk: bad input is refused, and the log's frames
+  // and sequence numbers, the buffer's node pages and the array's blocks for
+  // every update are reserved, before anything changes; a failure there says
+  // "(nothing was applied: ...)". An I/O error after that leaves the updates
+  // before it applied and logged, and its message says which.
+  // (Write, for a consecutive range, is all or nothing the same way.)
+  // A cancellation request (storage/cancel.h) stops it between two chunks of
+  // a few thousand updates with Status::Interrupted; *applied (optional)
+  // receives how many of `updates`, from the first, were applied either way.
+  [[nodiscard]] Status Apply(std::span<const IndexedValue> updates, size_t* applied = nullptr);
   // Durable per the sync policy: the log is synced (kBatch); every few
   // million records the array and the buffer are also checkpointed.
   [[nodiscard]] Status Commit();
@@ -214,7 +221,12 @@ class BufferedArray {
   [[nodiscard]] Status MapArrayForUpdates();
   Status MappedAccessFailed(uint64_t index, bool writing) const;
   // Apply, with the pages made writable first (prefault) or already reserved.
-  [[nodiscard]] Status ApplyUpdates(std::span<const IndexedValue> updates, bool prefault);
+  [[nodiscard]] Status ApplyUpdates(std::span<const IndexedValue> updates, bool prefault,
+                                    size_t* applied = nullptr);
+  // Everything `updates` (in `chunks` chunks) will need: log frames and
+  // sequences, node pages, and the array's blocks (prefault) or their end
+  // pages (a consecutive range whose blocks were allocated).
+  [[nodiscard]] Status ReserveForUpdates(std::span<const IndexedValue> updates, size_t chunks, bool prefault);
   // One chunk of at most kChunk updates with distinct indices: log, store, apply.
   [[nodiscard]] Status ApplyChunk(std::span<const IndexedValue> chunk, size_t* done);
   // Array and nodes to disk (unless kNone), then a clean header naming the

@@ -26,7 +26,17 @@ std::string LogDamage::ToString() const {
       break;
     case Kind::kMissingRecords:
       out += "records missing before offset " + std::to_string(offset);
+      if (!problem.empty() && problem != "sequence gap") out += " (" + problem + ")";
       break;
+    case Kind::kMissingEnd:
+      out += "records missing at the end of the log (" + problem + ")";
+      break;
+    case Kind::kBadMark:
+      return out + problem + "; sequence numbers of lost records cannot be told";
+    case Kind::kUnusedSequences:
+      return out + Plural(records_lost.value_or(0), "sequence") + " " + std::to_string(first_lost) +
+             ".." + std::to_string(first_lost + records_lost.value_or(0) - 1) + " not reused (" +
+             problem + ")";
   }
   if (!records_lost) {
     if (kind != Kind::kBadSegment) out += "; records lost: unknown";

@@ -14,7 +14,12 @@ struct LogDamage {
     kTornTail,        // invalid bytes up to the end of a segment (a crash mid-append)
     kCorruptFrames,   // invalid bytes followed by a valid frame of the same segment
     kBadSegment,      // a segment whose header is unusable: all of it skipped
-    kMissingRecords,  // a sequence gap with no damaged bytes (a segment removed)
+    kMissingRecords,  // a sequence gap with no damaged bytes (a segment removed or cut)
+    kMissingEnd,      // the log ends below the high-water mark (or the caller's minimum):
+                      // its newest records are gone (segment = the newest segment or the folder)
+    kBadMark,         // the high-water mark is unreadable (segment = the mark's path)
+    kUnusedSequences, // recovery only: sequences reserved by a writer on an earlier boot
+                      // that left no record; never handed out again (first_lost.., records_lost)
   };
   Kind kind = Kind::kTornTail;
   std::string segment;   // the file's path

@@ -1,5 +1,6 @@
 // The update log's on-disk layout, version 1 (storage/ON_DISK.md has the prose).
-// Folder "<array>.momenta/log/": segments "<first sequence, 20 decimal digits>.log".
+// Folder "<array>.momenta/log/": segments "<first sequence, 20 decimal digits>.log",
+// and the high-water mark "high-water" (its layout: storage/log_mark.h).
 // All integers little-endian; every crc is CRC32C (storage/crc32c.h).
 //
 //   segment header, 64 bytes         frame header, 16 bytes        record, 40 bytes

@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <cassert>
+#include <cerrno>
 #include <thread>
 
 #include "storage/log_codec.h"
+#include "storage/log_mark.h"
 #include "storage/log_scan.h"
 
 namespace momenta {
@@ -17,6 +19,21 @@ LogReader::~LogReader() = default;
 Result<std::unique_ptr<LogReader>> LogReader::Open(const std::string& log_dir,
                                                    LogReaderOptions options) {
   std::unique_ptr<LogReader> r(new LogReader(log_dir, options));
+  // The mark first: every record at or below it was written before it, so
+  // the segments listed after it hold them unless they were lost.
+  auto mark = ReadLogMark(log_dir);
+  if (mark.ok()) {
+    if (*mark) r->mark_logged_ = (*mark)->logged;
+  } else if (mark.status().code() == Status::Code::kCorruption) {
+    LogDamage d;
+    d.kind = LogDamage::Kind::kBadMark;
+    d.segment = LogMarkPath(log_dir);
+    const std::string text = mark.status().ToString();
+    d.problem = text.substr(text.find(d.segment + ": ") + d.segment.size() + 2);
+    r->damage_.push_back(std::move(d));
+  } else if (mark.status().sys_errno() != ENOTDIR) {
+    return mark.status();
+  }
   MOMENTA_RETURN_IF_ERROR(r->List());
   return r;
 }
@@ -44,6 +61,7 @@ Result<bool> LogReader::OpenNextSegment() {
   while (next_segment_ < segments_.size()) {
     const LogSegmentFile seg = segments_[next_segment_++];
     last_opened_ = seg.first_sequence;
+    last_path_ = seg.path;
     auto s = SegmentScanner::Open(seg.path, seg.first_sequence);
     if (!s.ok()) {
       if (s.status().code() == Status::Code::kNotFound) continue;  // dropped since listed
@@ -112,6 +130,32 @@ void LogReader::AccountFrame(uint64_t first_sequence, uint64_t count, uint64_t o
   expected_ = *last_sequence_ + 1;
 }
 
+void LogReader::CheckEnd() {
+  if (end_checked_) return;
+  end_checked_ = true;
+  if (!mark_logged_) return;
+  const uint64_t expected = expected_.value_or(std::max<uint64_t>(options_.from_sequence, 1));
+  if (*mark_logged_ < expected) return;
+  const uint64_t lost = *mark_logged_ - expected + 1;
+  if (!unsettled_.empty()) {
+    for (size_t k = 1; k < unsettled_.size(); ++k) damage_[unsettled_[k]].records_lost.reset();
+    damage_[unsettled_[0]].records_lost = lost;
+    damage_[unsettled_[0]].first_lost = expected;
+    unsettled_.clear();
+    return;
+  }
+  LogDamage d;
+  d.kind = LogDamage::Kind::kMissingEnd;
+  d.segment = last_path_.empty() ? dir_ : last_path_;
+  d.offset = current_ ? current_->size() : 0;
+  d.problem = "the log ends at sequence " + std::to_string(expected - 1) +
+              ", but the high-water mark says sequence " + std::to_string(*mark_logged_) +
+              " was logged";
+  d.records_lost = lost;
+  d.first_lost = expected;
+  damage_.push_back(std::move(d));
+}
+
 Result<bool> LogReader::Next(LogRecord* record) {
   for (;;) {
     while (frame_pos_ < frame_.size()) {
@@ -128,11 +172,17 @@ Result<bool> LogReader::Next(LogRecord* record) {
       auto opened = OpenNextSegment();
       if (!opened.ok()) return opened.status();
       if (*opened) continue;
-      if (!options_.follow) return false;
+      if (!options_.follow) {
+        CheckEnd();
+        return false;
+      }
       MOMENTA_RETURN_IF_ERROR(List());
       opened = OpenNextSegment();
       if (!opened.ok()) return opened.status();
-      if (!*opened) return false;
+      if (!*opened) {
+        CheckEnd();
+        return false;
+      }
       continue;
     }
     auto step = current_->Next(current_->After(last_sequence_), &frame_);
@@ -146,7 +196,10 @@ Result<bool> LogReader::Next(LogRecord* record) {
       case SegmentScanner::Step::kEnd: {
         auto more = AtSegmentEnd();
         if (!more.ok()) return more.status();
-        if (!*more) return false;
+        if (!*more) {
+          CheckEnd();
+          return false;
+        }
         break;
       }
       case SegmentScanner::Step::kDamage:

@@ -14,6 +14,14 @@
 // mid-append; a plain reader reports it as a torn tail, a following reader
 // waits for it. Segments the writer drops before a reader reaches them show up
 // as one kMissingRecords gap. A LogReader is used by one thread at a time.
+//
+// Losses are reported with the sequences lost: a gap between frames or
+// segments (a segment removed, or cut at a frame boundary: kMissingRecords),
+// damaged bytes (settled against the next valid frame), and a log that ends
+// below its high-water mark (log_mark.h, read at Open: the newest segment
+// removed or cut; kMissingEnd, or settled on the torn tail). Readers open every
+// file read-only and never change the log: cutting and removing is the
+// writer's recovery's job (log_recovery.h).
 #pragma once
 
 #include <chrono>
@@ -81,6 +89,9 @@ class LogReader {
   void AddDamage(LogDamage d);
   // Books a valid frame: settles the loss of damage met since the last one.
   void AccountFrame(uint64_t first_sequence, uint64_t count, uint64_t offset);
+  // At the end of the log (for now), once: records below the mark that were
+  // not met are lost.
+  void CheckEnd();
 
   const std::string dir_;
   const LogReaderOptions options_;
@@ -95,6 +106,9 @@ class LogReader {
   std::optional<uint64_t> expected_;          // the sequence the next valid frame should start at
   std::vector<size_t> unsettled_;             // damage_ met since the last valid frame
   std::vector<LogDamage> damage_;
+  std::optional<uint64_t> mark_logged_;       // the high-water mark's `logged`, as read at Open
+  bool end_checked_ = false;                  // CheckEnd ran
+  std::string last_path_;                     // the segment opened last
   DType dtype_ = DType::kF8;
   uint64_t array_tag_ = 0;
 };

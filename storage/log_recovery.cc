@@ -23,14 +23,118 @@ Status CutSegment(const std::string& path, uint64_t size) {
   return SyncData(fd->get(), path);
 }
 
+LogDamage Gap(const std::string& segment, uint64_t offset, uint64_t first_lost, uint64_t last_lost) {
+  LogDamage d;
+  d.kind = LogDamage::Kind::kMissingRecords;
+  d.segment = segment;
+  d.offset = offset;
+  d.problem = "sequence gap";
+  d.records_lost = last_lost - first_lost + 1;
+  d.first_lost = first_lost;
+  return d;
+}
+
+// One segment read whole: its last valid record, and its damage with each
+// loss settled against the valid frame after it.
+struct WholeScan {
+  std::optional<uint64_t> last;    // the last valid record's sequence
+  uint64_t last_end = 0;           // the end of the last valid frame (or of the header)
+  std::vector<LogDamage> damage;
+  std::optional<size_t> unsettled;  // damage[*unsettled]: not yet followed by a valid frame
+  // The sequence the next valid record should have.
+  uint64_t expected(uint64_t first_sequence) const { return last ? *last + 1 : first_sequence; }
+  // Books a loss [expected, next_first) on the unsettled damage, else as a gap.
+  void Settle(uint64_t expected, uint64_t next_first, const std::string& segment, uint64_t offset) {
+    if (unsettled) {
+      damage[*unsettled].records_lost = next_first > expected ? next_first - expected : 0;
+      damage[*unsettled].first_lost = expected;
+      unsettled.reset();
+    } else if (next_first > expected) {
+      damage.push_back(Gap(segment, offset, expected, next_first - 1));
+    }
+  }
+};
+
+Status ScanWhole(SegmentScanner& s, uint64_t first_sequence, WholeScan* out) {
+  std::vector<LogRecord> records;
+  out->last_end = s.offset();
+  for (;;) {
+    auto step = s.Next(s.After(out->last), &records);
+    if (!step.ok()) return step.status();
+    if (step->kind == SegmentScanner::Step::kEnd) return Status::OK();
+    if (step->kind == SegmentScanner::Step::kDamage) {
+      out->damage.push_back(s.DamageOf(*step));
+      if (!out->unsettled) out->unsettled = out->damage.size() - 1;
+      continue;
+    }
+    out->Settle(out->expected(first_sequence), records.front().sequence, s.path(), step->begin);
+    out->last = records.back().sequence;
+    out->last_end = step->end;
+  }
+}
+
+// An older segment (finished when the writer moved on): its header, and its
+// last record against `next_first`, the first sequence of the segment after it.
+Status CheckOlderSegment(const LogSegmentFile& seg, const LogSegmentFile& next,
+                         std::vector<LogDamage>* out) {
+  auto opened = SegmentScanner::Open(seg.path, seg.first_sequence);
+  if (!opened.ok()) {
+    if (opened.status().code() == Status::Code::kNotFound) return Status::OK();
+    return opened.status();
+  }
+  SegmentScanner& s = **opened;
+  const Status& header = s.header_status();
+  if (header.code() == Status::Code::kNotSupported) return header;
+  if (!header.ok()) {
+    LogDamage d = s.HeaderDamage();
+    if (next.first_sequence > seg.first_sequence) {
+      d.records_lost = next.first_sequence - seg.first_sequence;
+      d.first_lost = seg.first_sequence;
+    }
+    out->push_back(std::move(d));
+    return Status::OK();
+  }
+  auto last = s.LastSequenceAtEnd();
+  if (!last.ok()) return last.status();
+  if (*last) {
+    if (**last + 1 < next.first_sequence)
+      out->push_back(Gap(next.path, sizeof(LogSegmentHeader), **last + 1, next.first_sequence - 1));
+    return Status::OK();
+  }
+  WholeScan scan;
+  MOMENTA_RETURN_IF_ERROR(ScanWhole(s, seg.first_sequence, &scan));
+  scan.Settle(scan.expected(seg.first_sequence), next.first_sequence, next.path,
+              sizeof(LogSegmentHeader));
+  out->insert(out->end(), scan.damage.begin(), scan.damage.end());
+  return Status::OK();
+}
+
 }  // namespace
 
-Result<LogRecovery> RecoverLog(const std::string& log_dir) {
+Result<LogRecovery> RecoverLog(const std::string& log_dir, const LogRecoveryOptions& options) {
   auto segments = ListLogSegments(log_dir);
   if (!segments.ok()) return segments.status();
   LogRecovery r;
-  std::vector<LogRecord> records;
-  for (size_t i = segments->size(); i-- > 0;) {
+  std::vector<LogDamage> newest_damage, removed;
+  auto mark = ReadLogMark(log_dir);
+  if (mark.ok()) {
+    r.mark = *mark;
+  } else if (mark.status().code() == Status::Code::kCorruption) {
+    r.mark_unreadable = true;
+    LogDamage d;
+    d.kind = LogDamage::Kind::kBadMark;
+    d.segment = LogMarkPath(log_dir);
+    const std::string text = mark.status().ToString();
+    d.problem = text.substr(text.find(d.segment + ": ") + d.segment.size() + 2);
+    r.damage.push_back(std::move(d));
+  } else {
+    return mark.status();
+  }
+
+  // 1. The newest segment, scanned whole and cut after its last valid frame.
+  std::optional<size_t> newest;
+  uint64_t next_in_log = 0;  // after the log's last valid record; 0: no segment
+  for (size_t i = segments->size(); i-- > 0 && !newest;) {
     const LogSegmentFile& seg = (*segments)[i];
     auto opened = SegmentScanner::Open(seg.path, seg.first_sequence);
     if (!opened.ok()) {
@@ -40,64 +144,96 @@ Result<LogRecovery> RecoverLog(const std::string& log_dir) {
     SegmentScanner& s = **opened;
     const Status& header = s.header_status();
     if (header.code() == Status::Code::kNotSupported) return header;
-
-    // Every frame, remembering the last valid one and settling each damage's
-    // loss against the next valid frame.
-    std::optional<uint64_t> last;
-    uint64_t last_end = s.offset();
-    std::vector<LogDamage> found;
-    std::optional<size_t> unsettled;
-    for (;;) {
-      auto step = s.Next(s.After(last), &records);
-      if (!step.ok()) return step.status();
-      if (step->kind == SegmentScanner::Step::kEnd) break;
-      if (step->kind == SegmentScanner::Step::kDamage) {
-        found.push_back(s.DamageOf(*step));
-        if (!unsettled) unsettled = found.size() - 1;
-        continue;
-      }
-      const uint64_t expected = last ? *last + 1 : seg.first_sequence;
-      if (unsettled) {
-        found[*unsettled].records_lost = records.front().sequence - expected;
-        found[*unsettled].first_lost = expected;
-        unsettled.reset();
-      }
-      last = records.back().sequence;
-      last_end = step->end;
-    }
+    WholeScan scan;
+    MOMENTA_RETURN_IF_ERROR(ScanWhole(s, seg.first_sequence, &scan));
 
     if (!header.ok()) {
       LogDamage d = s.HeaderDamage();
-      if (!last) {
+      if (!scan.last) {
         // Nothing valid in the newest segment: a crash while it was created.
         if (::unlink(seg.path.c_str()) != 0) return Status::FromErrno(seg.path, errno);
         MOMENTA_RETURN_IF_ERROR(SyncDirectory(log_dir));
         d.cut = true;
         r.bytes_cut += d.bytes;
-        r.damage.push_back(std::move(d));
+        removed.insert(removed.begin(), std::move(d));
         continue;
       }
       // Valid frames behind a bad header: keep them for readers' sake, and
       // append to a new segment.
-      r.damage.push_back(std::move(d));
-      r.damage.insert(r.damage.end(), found.begin(), found.end());
-      r.next_sequence = std::max(last ? *last + 1 : 0, seg.first_sequence);
-      return r;
+      newest = i;
+      newest_damage.push_back(std::move(d));
+      newest_damage.insert(newest_damage.end(), scan.damage.begin(), scan.damage.end());
+      next_in_log = std::max(*scan.last + 1, seg.first_sequence);
+      break;
     }
-
-    if (!found.empty() && found.back().kind == LogDamage::Kind::kTornTail) {
-      MOMENTA_RETURN_IF_ERROR(CutSegment(seg.path, last_end));
-      found.back().cut = true;
-      r.bytes_cut += found.back().bytes;
+    if (!scan.damage.empty() && scan.damage.back().kind == LogDamage::Kind::kTornTail) {
+      MOMENTA_RETURN_IF_ERROR(CutSegment(seg.path, scan.last_end));
+      scan.damage.back().cut = true;
+      r.bytes_cut += scan.damage.back().bytes;
     }
-    r.damage.insert(r.damage.end(), found.begin(), found.end());
-    r.next_sequence = last ? *last + 1 : seg.first_sequence;
+    newest = i;
+    next_in_log = scan.expected(seg.first_sequence);
     r.active_segment = seg.path;
-    r.active_end = last_end;
+    r.active_end = scan.last_end;
     r.dtype = LogSegmentDType(s.header());
     r.array_tag = s.header().array_tag;
-    return r;
+    // The end of the log, checked against the mark below: a torn tail there
+    // carries that loss.
+    if (scan.unsettled && scan.damage[*scan.unsettled].kind == LogDamage::Kind::kTornTail) {
+      const uint64_t logged = r.mark ? r.mark->logged : 0;
+      const uint64_t needed = options.min_next_sequence > 0 ? options.min_next_sequence - 1 : 0;
+      if (std::max(logged, needed) >= next_in_log)
+        scan.Settle(next_in_log, std::max(logged, needed) + 1, seg.path, s.size());
+    }
+    newest_damage.insert(newest_damage.end(), scan.damage.begin(), scan.damage.end());
   }
+
+  // 2. Older segments, cheaply: each one's end against the next one's start.
+  if (newest) {
+    for (size_t i = 0; i < *newest; ++i)
+      MOMENTA_RETURN_IF_ERROR(CheckOlderSegment((*segments)[i], (*segments)[i + 1], &r.damage));
+  }
+  r.damage.insert(r.damage.end(), newest_damage.begin(), newest_damage.end());
+  r.damage.insert(r.damage.end(), removed.begin(), removed.end());
+
+  // 3. The end of the log against the mark and the caller's minimum.
+  const uint64_t base = next_in_log > 0 ? next_in_log : options.first_sequence;
+  const uint64_t last = base - 1;
+  r.last_sequence = newest ? next_in_log - 1 : 0;
+  const uint64_t logged = r.mark ? r.mark->logged : 0;
+  const uint64_t needed = options.min_next_sequence > 0 ? options.min_next_sequence - 1 : 0;
+  uint64_t top = last;
+  if (std::max(logged, needed) > last) {
+    top = std::max(logged, needed);
+    const bool told = !newest_damage.empty() && newest_damage.back().kind == LogDamage::Kind::kTornTail &&
+                      newest_damage.back().first_lost == last + 1 &&
+                      newest_damage.back().records_lost.value_or(0) == top - last;
+    if (!told) {
+      LogDamage d;
+      d.kind = LogDamage::Kind::kMissingEnd;
+      d.segment = newest ? (*segments)[*newest].path : log_dir;
+      d.offset = newest ? r.active_end : 0;
+      d.problem = "the log ends at sequence " + std::to_string(last) + ", but " +
+                  (logged >= needed ? "the high-water mark says sequence " + std::to_string(logged) +
+                                          " was logged"
+                                    : "sequence " + std::to_string(needed) +
+                                          " is reflected by the log's user (its checkpoint)");
+      d.records_lost = top - last;
+      d.first_lost = last + 1;
+      r.damage.push_back(std::move(d));
+    }
+  }
+  if (r.mark && !r.mark->same_boot() && r.mark->reserved > top) {
+    LogDamage d;
+    d.kind = LogDamage::Kind::kUnusedSequences;
+    d.segment = LogMarkPath(log_dir);
+    d.problem = "reserved by a writer before the machine restarted; records it had not synced are lost";
+    d.records_lost = r.mark->reserved - top;
+    d.first_lost = top + 1;
+    r.damage.push_back(std::move(d));
+    top = r.mark->reserved;
+  }
+  r.next_sequence = top + 1;
   return r;
 }
 

@@ -1,6 +1,7 @@
 // RecoverLog: the writer's scan of the update log at open. It finds the last
-// valid record and cuts a torn tail, with the damage rules of log_reader.h
-// (which reports what readers meet; this cuts what only a writer may).
+// valid record, cuts a torn tail, and reports every loss it can see, with the
+// damage rules of log_reader.h (which reports what readers meet; this cuts
+// what only a writer may).
 #pragma once
 
 #include <cstdint>
@@ -10,28 +11,50 @@
 
 #include "storage/dtype.h"
 #include "storage/log_damage.h"
+#include "storage/log_mark.h"
 #include "storage/status.h"
 
 namespace momenta {
 
+struct LogRecoveryOptions {
+  uint64_t first_sequence = 1;     // the first sequence of an empty log
+  // 0: none. Else the next sequence is at least this, and a log ending below
+  // min_next_sequence - 1 has lost [last + 1, min_next_sequence - 1] (e.g. the
+  // caller's checkpoint reflects records the log no longer holds).
+  uint64_t min_next_sequence = 0;
+};
+
 // What RecoverLog found and did.
 struct LogRecovery {
-  uint64_t next_sequence = 0;      // the sequence after the last valid record; 0: no segment
+  uint64_t next_sequence = 0;      // the sequence the writer hands out next
+  uint64_t last_sequence = 0;      // the last valid record's (0: none)
   std::string active_segment;      // the newest segment, to append to; empty: start a new one
   uint64_t active_end = 0;         // its size after the cut
   std::optional<DType> dtype;      // from the newest readable segment header
   uint64_t array_tag = 0;
-  std::vector<LogDamage> damage;   // damage found in the segments scanned
+  std::optional<LogMark> mark;     // the high-water mark as found (nullopt: none or unreadable)
+  bool mark_unreadable = false;
+  std::vector<LogDamage> damage;   // every loss found, in log order
   uint64_t bytes_cut = 0;
 };
 
-// The writer's recovery scan. Scans the newest segment and cuts (truncates,
-// then syncs) a torn or corrupt tail after its last valid frame; damage in the
-// middle stays and is reported (readers skip it). A newest segment with no
-// valid frame and an unusable header (empty, or cut short by a machine crash)
-// is removed, and the one before it scanned instead. Older segments are not
-// scanned: they were complete when the writer moved on, and readers report
-// any damage there. REQUIRES: the caller holds the log's writer lock.
-Result<LogRecovery> RecoverLog(const std::string& log_dir);
+// The writer's recovery scan:
+//  - the newest segment is scanned whole; a torn or corrupt tail after its
+//    last valid frame is cut (truncated, then synced); damage in the middle
+//    stays and is reported (readers skip it). A newest segment with no valid
+//    frame and an unusable header (empty, or cut short by a machine crash) is
+//    removed, and the one before it scanned instead.
+//  - each older segment is checked cheaply: its header, and its last frame
+//    (read from the end) against the first sequence of the next segment, so a
+//    removed, emptied or cut segment is a reported gap [first lost, last lost];
+//    a segment whose end is no valid frame is scanned whole. (A corrupt frame
+//    in the middle of an older segment is left to readers to report.)
+//  - the high-water mark (log_mark.h): a log ending below it has lost its
+//    newest records (kMissingEnd). After a crash of the machine (the mark was
+//    written on another boot), the sequences it reserved are skipped
+//    (kUnusedSequences): a record may have been read before it was lost.
+// Changes nothing but the cut and the removal, each reported (cut = true).
+// REQUIRES: the caller holds the log's writer lock.
+Result<LogRecovery> RecoverLog(const std::string& log_dir, const LogRecoveryOptions& options = {});
 
 }  // namespace momenta

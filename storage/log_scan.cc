@@ -167,6 +167,35 @@ Result<SegmentScanner::Step> SegmentScanner::Next(uint64_t after, std::vector<Lo
   return step;
 }
 
+Result<std::optional<uint64_t>> SegmentScanner::LastSequenceAtEnd() {
+  assert(header_status_.ok());
+  const uint64_t body = sizeof(LogSegmentHeader);
+  if (size_ <= body) return std::optional<uint64_t>(After(std::nullopt));
+  std::vector<LogRecord> records;
+  // Small frames first (a few records each: one page), then the CLI's
+  // batches, then the largest frame there is.
+  for (const uint64_t window : {uint64_t{4096}, uint64_t{kReadAhead}, LogFrameBytes(kMaxFrameRecords)}) {
+    const uint64_t span = std::min(window, size_ - body);
+    auto all = View(size_ - span, static_cast<size_t>(span));  // later views hit this buffer
+    if (!all.ok()) return all.status();
+    if (all->size() < span) return std::optional<uint64_t>();  // the file shrank
+    for (uint32_t count = 1; count <= kMaxFrameRecords && LogFrameBytes(count) <= span; ++count) {
+      const uint64_t at = size_ - LogFrameBytes(count);
+      const auto h = DecodeLogFrameHeader(all->data() + (at - (size_ - span)));
+      if (!h || h->count != count) continue;
+      uint32_t claimed = 0;
+      uint64_t end = 0;
+      auto problem = TryFrame(at, After(std::nullopt), &records, &claimed, &end);
+      if (!problem.ok()) return problem.status();
+      if (problem->empty()) return std::optional<uint64_t>(records.back().sequence);
+      all = View(size_ - span, static_cast<size_t>(span));  // TryFrame may have moved the buffer
+      if (!all.ok()) return all.status();
+    }
+    if (span == size_ - body) break;
+  }
+  return std::optional<uint64_t>();
+}
+
 uint64_t SegmentScanner::After(const std::optional<uint64_t>& last_sequence) const {
   const uint64_t before_first = name_sequence_ > 0 ? name_sequence_ - 1 : 0;
   return std::max(before_first, last_sequence.value_or(0));

@@ -60,6 +60,14 @@ class SegmentScanner {
   // `after`: a valid frame's first sequence must be greater than this.
   [[nodiscard]] Result<Step> Next(uint64_t after, std::vector<LogRecord>* records);
 
+  // The sequence of the segment's last record when the file ends with a
+  // valid frame, found by looking back from the end (reads at most the last
+  // frame's bytes, plus read-ahead); the first sequence - 1 for a segment of
+  // header only; nullopt when the end is no valid frame (scan the segment to
+  // see what is there). Cheap: for checking segments the writer finished.
+  // REQUIRES: header_status().ok()
+  [[nodiscard]] Result<std::optional<uint64_t>> LastSequenceAtEnd();
+
   // The `after` for Next: the last valid sequence read so far (if any), but
   // never below the segment's first sequence - 1 (from its name).
   uint64_t After(const std::optional<uint64_t>& last_sequence) const;

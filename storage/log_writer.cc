@@ -100,7 +100,10 @@ Result<std::unique_ptr<LogWriter>> LogWriter::Open(const std::string& log_dir,
   auto lock = WriterLock::Acquire(log_dir + "/writer.lock", log_dir);
   if (!lock.ok()) return lock.status();
   MOMENTA_RETURN_IF_ERROR(RemoveTempSegments(log_dir));
-  auto recovery = RecoverLog(log_dir);
+  LogRecoveryOptions ro;
+  ro.first_sequence = options.first_sequence;
+  ro.min_next_sequence = options.min_next_sequence;
+  auto recovery = RecoverLog(log_dir, ro);
   if (!recovery.ok()) return recovery.status();
   if (recovery->dtype && *recovery->dtype != options.dtype)
     return Status::InvalidArgument(log_dir, "the log holds dtype " +
@@ -109,8 +112,15 @@ Result<std::unique_ptr<LogWriter>> LogWriter::Open(const std::string& log_dir,
 
   std::unique_ptr<LogWriter> w(new LogWriter(log_dir, std::move(options), std::move(*lock)));
   w->recovery_ = std::move(*recovery);
-  w->next_sequence_ = w->recovery_.next_sequence > 0 ? w->recovery_.next_sequence
-                                                     : w->options_.first_sequence;
+  w->next_sequence_ = w->opened_at_ = w->recovery_.next_sequence;
+  // A log without a readable mark gets one; the sequences it reserves start
+  // at the next record.
+  const uint64_t logged = w->recovery_.mark ? w->recovery_.mark->logged : 0;
+  auto mark = LogMarkFile::Open(log_dir, w->recovery_.mark, logged,
+                                std::max(logged, w->next_sequence_ - 1),
+                                w->options_.sync != LogSync::kNone);
+  if (!mark.ok()) return mark.status();
+  w->mark_ = std::move(*mark);
   if (!w->recovery_.active_segment.empty()) {
     auto fd = OpenFile(w->recovery_.active_segment, O_RDWR);
     if (!fd.ok()) return fd.status();
@@ -159,13 +169,46 @@ Status LogWriter::StartSegment() {
 Status LogWriter::FinishSegment() {
   if (options_.sync != LogSync::kNone && (synced_end_ < end_ || dir_unsynced_))
     MOMENTA_RETURN_IF_ERROR(SyncNow());
+  MOMENTA_RETURN_IF_ERROR(MarkLogged());
   TrimReservation();
   fd_ = FileDescriptor();
   segment_.clear();
   return Status::OK();
 }
 
-Status LogWriter::Reserve(uint64_t bytes) {
+Status LogWriter::ReserveSequences(uint64_t last) {
+  if (last <= mark_.mark().reserved) return Status::OK();
+  // Ahead by 64Ki, or by as many as this writer has handed out so far: a
+  // long-running writer rewrites the mark O(log n) times.
+  const uint64_t ahead = std::max(kLogMarkReserveAhead, last - opened_at_ + 1);
+  return mark_.Write(mark_.mark().logged, last + ahead,
+                     options_.sync != LogSync::kNone);
+}
+
+Status LogWriter::MarkLogged() {
+  const uint64_t last = next_sequence_ - 1;
+  const LogMark& m = mark_.mark();
+  if (last <= m.logged) return Status::OK();
+  return mark_.Write(last, std::max(m.reserved, last), options_.sync != LogSync::kNone);
+}
+
+Status LogWriter::Reserve(uint64_t records, uint64_t appends) {
+  if (!stopped_.ok()) return stopped_;
+  if (records == 0) return Status::OK();
+  // Each Append is at least one frame, and one more per kMaxFrameRecords.
+  const uint64_t frames = std::min(appends, records) + records / kMaxFrameRecords;
+  const uint64_t bytes = records * sizeof(LogRecord) + frames * sizeof(LogFrameHeader);
+  if (!segment_.empty() && end_ > sizeof(LogSegmentHeader) && end_ + bytes > options_.segment_bytes) {
+    if (Status s = FinishSegment(); !s.ok()) return stopped_ = s;
+  }
+  if (segment_.empty()) MOMENTA_RETURN_IF_ERROR(StartSegment());
+  MOMENTA_RETURN_IF_ERROR(ReserveBlocks(bytes));
+  MOMENTA_RETURN_IF_ERROR(ReserveSequences(next_sequence_ + records - 1));
+  unit_left_ = records;
+  return Status::OK();
+}
+
+Status LogWriter::ReserveBlocks(uint64_t bytes) {
   const uint64_t need = end_ + bytes;
   if (need <= reserved_end_) return Status::OK();
   MOMENTA_RETURN_IF_ERROR(Fault(LogFileOp::kReserve, segment_));
@@ -220,12 +263,14 @@ Result<uint64_t> LogWriter::Append(std::span<const LogRecord> records) {
     done += n;
   }
 
-  if (!segment_.empty() && end_ > sizeof(LogSegmentHeader) &&
+  const bool in_unit = unit_left_ >= records.size();  // reserved: no rotation inside the unit
+  if (!in_unit && !segment_.empty() && end_ > sizeof(LogSegmentHeader) &&
       end_ + frame_.size() > options_.segment_bytes) {
     if (Status s = FinishSegment(); !s.ok()) return stopped_ = s;
   }
   if (segment_.empty()) MOMENTA_RETURN_IF_ERROR(StartSegment());
-  MOMENTA_RETURN_IF_ERROR(Reserve(frame_.size()));
+  MOMENTA_RETURN_IF_ERROR(ReserveBlocks(frame_.size()));
+  MOMENTA_RETURN_IF_ERROR(ReserveSequences(first + records.size() - 1));
 
   Status s = Fault(LogFileOp::kWrite, segment_);
   if (s.ok()) s = PwriteFully(fd_.get(), segment_, end_, frame_.size(), frame_.data());
@@ -241,6 +286,7 @@ Result<uint64_t> LogWriter::Append(std::span<const LogRecord> records) {
   const uint64_t before = end_;
   end_ += frame_.size();
   next_sequence_ += records.size();
+  unit_left_ = in_unit ? unit_left_ - records.size() : 0;
   if (options_.sync == LogSync::kAlways) {
     if (Status synced = SyncNow(); !synced.ok()) {
       if (::ftruncate(fd_.get(), static_cast<off_t>(before)) == 0) {
@@ -255,9 +301,11 @@ Result<uint64_t> LogWriter::Append(std::span<const LogRecord> records) {
 
 Status LogWriter::Commit() {
   if (!stopped_.ok()) return stopped_;
-  if (options_.sync != LogSync::kBatch || segment_.empty()) return Status::OK();
-  if (synced_end_ == end_ && !dir_unsynced_) return Status::OK();
-  if (Status s = SyncNow(); !s.ok()) return stopped_ = s;
+  if (options_.sync == LogSync::kBatch && !segment_.empty() && (synced_end_ < end_ || dir_unsynced_)) {
+    if (Status s = SyncNow(); !s.ok()) return stopped_ = s;
+  }
+  unit_left_ = 0;
+  if (Status s = MarkLogged(); !s.ok()) return stopped_ = s;
   return Status::OK();
 }
 

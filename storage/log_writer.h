@@ -1,8 +1,11 @@
 // LogWriter: appends update records to the log folder, one frame per Append.
 //
 // Open() takes the log's writer lock ("<log dir>/writer.lock", see
-// writer_lock.h), runs RecoverLog (a torn tail is cut and reported in
-// recovery()), and continues the sequence after the last valid record.
+// writer_lock.h), runs RecoverLog (a torn tail is cut; every loss found is
+// reported in recovery()), and continues the sequence after the last valid
+// record, above the high-water mark (log_mark.h) and at least at
+// min_next_sequence: a sequence number given to a record that a reader may
+// have seen is never given again.
 // Segments rotate when the next frame would take the newest one past
 // segment_bytes (a segment always takes at least one frame); a new segment is
 // written under "<name>.tmp" and renamed into place, so readers never meet a
@@ -21,9 +24,11 @@
 //            the OS had written back (a torn or damaged part is detected and
 //            cut or skipped by the reader, never returned). The default; the
 //            caller commits once per batch (at least once per CLI call).
-//   kNone    As kBatch, but Commit() does nothing: the OS writes back when it
-//            chooses (about 30 s on Linux by default). A machine crash may lose
-//            any records not yet written back.
+//   kNone    As kBatch, but Commit() syncs nothing (it updates the high-water
+//            mark in the page cache): the OS writes back when it chooses (about
+//            30 s on Linux by default). A machine crash may lose any records
+//            not yet written back, and may let their sequence numbers be
+//            given again.
 // Under every policy a crash leaves a log that opens: at worst a torn last
 // frame, cut by the next Open. A frame is all-or-nothing for readers.
 //
@@ -32,6 +37,13 @@
 // "IO error: <segment>: No space left on device" before any byte is written;
 // a write that fails part-way is truncated away. Either way the log is
 // unchanged, no sequence number is used, and the next Append may succeed.
+// A caller that must not fail half-way (all of a batch or none) calls
+// Reserve() for the whole batch first.
+//
+// High-water mark (log_mark.h): `reserved` is raised, synced unless kNone,
+// before an Append or Reserve hands out a sequence above it (ahead by 64Ki
+// sequences, or by as many as this writer has handed out: O(log n) writes),
+// and `logged` after frames are synced: at Commit, at rotation, at Close.
 // A failed sync (or a failed clean-up) stops the writer: every later call
 // returns that error, and the records of the failed call may or may not be
 // in the log after a crash (the writer tries to cut them); reopen to go on.
@@ -46,6 +58,7 @@
 
 #include "storage/dtype.h"
 #include "storage/log_format.h"
+#include "storage/log_mark.h"
 #include "storage/log_recovery.h"
 #include "storage/posix_file.h"
 #include "storage/status.h"
@@ -67,6 +80,11 @@ struct LogWriterOptions {
   LogSync sync = LogSync::kBatch;
   uint64_t segment_bytes = uint64_t{64} << 20;  // rotate past this size
   uint64_t first_sequence = 1;   // the first sequence of an empty log (>= 1)
+  // 0: none. The writer never hands out a sequence below it, and a log that
+  // ends below min_next_sequence - 1 is reported as having lost
+  // [last + 1, min_next_sequence - 1] (e.g. the last sequence a checkpoint
+  // reflects, plus one).
+  uint64_t min_next_sequence = 0;
   // Test seam: called before each file operation; a non-OK result is returned
   // as that operation's error, as if the OS had refused it.
   std::function<Status(LogFileOp op, const std::string& path)> fault;
@@ -99,8 +117,19 @@ class LogWriter {
   // sync policy. An empty span appends nothing and returns next_sequence().
   [[nodiscard]] Result<uint64_t> Append(std::span<const LogRecord> records);
 
+  // Makes room for the next `records` records, appended by at most `appends`
+  // calls of Append: rotates now if they would not fit in the newest segment
+  // (they then all go to one segment, which may grow past segment_bytes),
+  // allocates their blocks and their sequence numbers. A full disk fails here
+  // with "IO error: <segment>: No space left on device" and nothing in the
+  // log changes (an empty new segment may stay); after an OK Reserve those
+  // Appends cannot fail for want of space (an I/O error still can). The
+  // reservation ends at the next Reserve or Commit.
+  [[nodiscard]] Status Reserve(uint64_t records, uint64_t appends);
+
   // kBatch: fdatasync of what was appended since the last Commit (and fsync
-  // of the folder after a new segment). kAlways, kNone: nothing to do.
+  // of the folder after a new segment). Under every policy, then raises the
+  // high-water mark's `logged` to the last record (synced unless kNone).
   [[nodiscard]] Status Commit();
 
   // Removes whole segments holding only records < sequence (never the newest
@@ -117,7 +146,11 @@ class LogWriter {
   [[nodiscard]] Status Fault(LogFileOp op, const std::string& path) const;
   [[nodiscard]] Status StartSegment();   // creates the segment named next_sequence_
   [[nodiscard]] Status FinishSegment();  // syncs per policy, trims, closes
-  [[nodiscard]] Status Reserve(uint64_t bytes);  // blocks for [end_, end_ + bytes)
+  [[nodiscard]] Status ReserveBlocks(uint64_t bytes);  // blocks for [end_, end_ + bytes)
+  // The mark's `reserved` raised to cover sequences up to `last`.
+  [[nodiscard]] Status ReserveSequences(uint64_t last);
+  // The mark's `logged` raised to the last record appended (call after a sync).
+  [[nodiscard]] Status MarkLogged();
   [[nodiscard]] Status SyncNow();
   void TrimReservation();
 
@@ -126,12 +159,15 @@ class LogWriter {
   std::unique_ptr<WriterLock> lock_;
   LogRecovery recovery_;
   uint64_t next_sequence_ = 1;
+  uint64_t opened_at_ = 1;         // next_sequence_ when Open returned
   std::string segment_;            // path of the segment appended to ("" before the first)
   FileDescriptor fd_;              // open on segment_
   uint64_t end_ = 0;               // bytes [0, end_) of segment_ hold its header and whole frames
   uint64_t synced_end_ = 0;        // bytes [0, synced_end_) of segment_ survived the last sync
   uint64_t reserved_end_ = 0;      // blocks of [0, reserved_end_) are allocated
   bool dir_unsynced_ = false;      // a segment was created since the folder's last fsync
+  LogMarkFile mark_;               // the high-water mark
+  uint64_t unit_left_ = 0;         // records of the last Reserve still to come: no rotation
   Status stopped_;                 // not OK: the writer stopped after this error
   std::string frame_;              // encoding buffer, reused
 };

@@ -38,6 +38,13 @@ Status Status::FromErrno(std::string_view context, int err) {
   return s;
 }
 
+Status Status::WithNote(std::string_view note) const {
+  if (ok()) return *this;
+  Status s = *this;
+  s.text_.append(" (").append(note).append(")");
+  return s;
+}
+
 std::string Status::ToString() const {
   if (ok()) return "OK";
   std::string out(KindName(code_));

@@ -61,6 +61,9 @@ class [[nodiscard]] Status {
   int sys_errno() const { return errno_; }  // errno behind an IO error, else 0
   // The whole one-line message, "OK" when ok().
   std::string ToString() const;
+  // The same error (code, errno) with " (<note>)" after its message, e.g.
+  // "IO error: a.npy: No space left on device (nothing was applied)". OK stays OK.
+  Status WithNote(std::string_view note) const;
 
  private:
   Status(Code code, std::string_view context, std::string_view msg);

@@ -159,6 +159,41 @@ TEST(LogDiskFullTest, InjectedNoSpaceLeavesTheLogAsItWas) {
   ExpectLogHolds(log, acked);
 }
 
+TEST(LogDiskFullTest, AfterReserveTheUnitsAppendsCannotRunOutOfSpace) {
+  // Reserve(records, appends) takes the blocks (and the rotation) up front:
+  // then a disk that is full for every later reservation or new segment still
+  // takes all of the unit, in one segment, and refuses only what comes after.
+  ScratchDir dir;
+  const std::string log = dir.File("log");
+  bool full = false;
+  LogWriterOptions o;
+  o.sync = LogSync::kBatch;
+  o.segment_bytes = 4096;  // the unit (10 frames of 30: 12,160 bytes) is larger
+  o.fault = [&](LogFileOp op, const std::string& path) {
+    if (full && (op == LogFileOp::kReserve || op == LogFileOp::kCreate)) return Status::FromErrno(path, ENOSPC);
+    return Status::OK();
+  };
+  auto w = LogWriter::Open(log, o);
+  ASSERT_TRUE(w.ok());
+  ASSERT_TRUE((*w)->Append(Records(0, 60)).ok());  // most of the first segment
+  full = true;
+  EXPECT_TRUE((*w)->Reserve(300, 10).ToString().ends_with(": No space left on device"));
+  EXPECT_EQ(ListLogSegments(log)->size(), 1u);
+  full = false;
+  ASSERT_TRUE((*w)->Reserve(300, 10).ok());
+  full = true;
+  for (int k = 0; k < 10; ++k) {
+    auto first = (*w)->Append(Records(60 + 30 * k, 30));
+    ASSERT_TRUE(first.ok()) << "append " << k << " of the reserved unit: " << first.status().ToString();
+    EXPECT_EQ(*first, 61u + 30 * k);
+  }
+  EXPECT_EQ(ListLogSegments(log)->size(), 2u);  // rotated once, at Reserve
+  ASSERT_TRUE((*w)->Commit().ok());
+  EXPECT_TRUE((*w)->Append(Records(360, 30)).status().ToString().ends_with(": No space left on device"));
+  w->reset();
+  ExpectLogHolds(log, 360);
+}
+
 TEST(LogDiskFullTest, AShortWriteIsTakenBack) {
   // RLIMIT_FSIZE makes the kernel store part of the frame and then refuse
   // (EFBIG): a real torn write, which the writer must truncate away.

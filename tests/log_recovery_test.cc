@@ -62,6 +62,17 @@ void WriteFrames(const std::string& log, const std::vector<size_t>& frames,
   ASSERT_TRUE((*w)->Close().ok());
 }
 
+// Appends one frame of n records and stops as a killed writer would: no
+// Commit, so the high-water mark does not cover it (a torn tail of this frame
+// loses no committed record).
+void AppendUncommitted(const std::string& log, size_t n) {
+  auto w = LogWriter::Open(log, Options());
+  ASSERT_TRUE(w.ok()) << w.status().ToString();
+  std::vector<LogRecord> recs;
+  for (size_t k = 0; k < n; ++k) recs.push_back(Rec((*w)->next_sequence() - 1 + k));
+  ASSERT_TRUE((*w)->Append(recs).ok());
+}
+
 struct ReadResult {
   std::vector<uint64_t> sequences;
   std::vector<LogDamage> damage;
@@ -173,7 +184,8 @@ TEST(LogRecoveryTest, FlippedByteAnywhereInAMiddleBatchFrame) {
 TEST(LogRecoveryTest, TornTailAtEveryByteOffsetOfTheLastFrame) {
   ScratchDir dir;
   const std::string log = dir.File("log");
-  WriteFrames(log, {1, 3, 2, 4});
+  WriteFrames(log, {1, 3, 2});
+  AppendUncommitted(log, 4);
   const std::string path = Segment(log, 1);
   const std::string good = ReadFileBytes(path);
   const uint64_t last_begin = good.size() - LogFrameBytes(4);
@@ -326,6 +338,9 @@ TEST(LogRecoveryTest, DamagedOlderSegmentsAreSkippedAndCounted) {
             (*segments)[1].path +
                 ": segment skipped (segment header is short (0 of 64 bytes)); 4 records lost "
                 "(sequences 5..8)");
+  LogRecovery rec = Recover(log);
+  ASSERT_EQ(rec.damage.size(), 1u);
+  EXPECT_EQ(rec.damage[0].ToString(), r.damage[0].ToString());
 
   // Torn tail of an older segment: a crash of the machine under kNone.
   WriteFileBytes((*segments)[1].path, good.substr(0, good.size() - 30));
@@ -335,8 +350,17 @@ TEST(LogRecoveryTest, DamagedOlderSegmentsAreSkippedAndCounted) {
   EXPECT_EQ(r.damage[0].kind, Kind::kTornTail);
   EXPECT_EQ(r.damage[0].records_lost.value_or(99), 1u);
   EXPECT_EQ(r.damage[0].first_lost, 8u);
-  // The writer leaves older segments alone.
-  EXPECT_TRUE(Recover(log).damage.empty());
+  // The writer reports it too (checked against the next segment's first
+  // sequence), and leaves the older segment as it is.
+  const std::string cut_short = ReadFileBytes((*segments)[1].path);
+  rec = Recover(log);
+  ASSERT_EQ(rec.damage.size(), 1u);
+  EXPECT_EQ(rec.damage[0].kind, Kind::kTornTail);
+  EXPECT_FALSE(rec.damage[0].cut);
+  EXPECT_EQ(rec.damage[0].ToString(),
+            (*segments)[1].path + ": torn tail of 26 bytes at offset 232 (" + rec.damage[0].problem +
+                "); 1 record lost (sequence 8)");
+  EXPECT_EQ(ReadFileBytes((*segments)[1].path), cut_short);
 
   // Removed by hand: the gap is reported.
   ASSERT_EQ(::unlink((*segments)[1].path.c_str()), 0);
@@ -346,6 +370,11 @@ TEST(LogRecoveryTest, DamagedOlderSegmentsAreSkippedAndCounted) {
   EXPECT_EQ(r.damage[0].kind, Kind::kMissingRecords);
   EXPECT_EQ(r.damage[0].records_lost.value_or(99), 4u);
   EXPECT_EQ(r.damage[0].first_lost, 5u);
+  rec = Recover(log);
+  ASSERT_EQ(rec.damage.size(), 1u);
+  EXPECT_EQ(rec.damage[0].ToString(), (*segments)[2].path +
+                                          ": records missing before offset 64; 4 records lost "
+                                          "(sequences 5..8)");
 }
 
 TEST(LogRecoveryTest, BadHeaderOfTheNewestSegmentStartsANewOne) {
@@ -375,7 +404,8 @@ TEST(LogRecoveryTest, BadHeaderOfTheNewestSegmentStartsANewOne) {
 TEST(LogRecoveryTest, MiddleDamageKeptTailCutInTheNewestSegment) {
   ScratchDir dir;
   const std::string log = dir.File("log");
-  WriteFrames(log, {1, 1, 1, 1});
+  WriteFrames(log, {1, 1, 1});
+  AppendUncommitted(log, 1);
   const std::string path = Segment(log, 1);
   std::string bytes = ReadFileBytes(path);
   bytes[kHeader + 56 + 30] ^= 4;               // frame two

@@ -109,7 +109,9 @@ void RegisterLogCommand(CLI::App& app, Command* run) {
   sub->add_option("--from", a->from, "only records with sequence >= N (N >= 0: 0, 1000, 2^20)");
   sub->add_flag("--tail", a->tail, "follow: keep printing new records as they are appended (Ctrl-C stops)");
   AddCommonOptions(sub, &a->common);
-  sub->footer("Example: momenta log big.npy --since 1764460800000 --json");
+  sub->footer("Example: momenta log big.npy --since 1764460800000 --json\n"
+              "Damage and lost records (a segment removed or cut) are reported on stderr with the\n"
+              "sequences lost. Reads only: the log is never changed (works on read-only media).");
   sub->callback([a, run] { *run = [a] { return RunLog(*a); }; });
 }
 

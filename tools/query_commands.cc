@@ -294,14 +294,14 @@ int RunUpdate(const UpdateArgs& a) {
     return Fail(updates.status());
   }
   Stopwatch timer;
-  // Batches end at a consistent point: a signal stops the loop between two.
-  constexpr size_t kBatch = 1 << 16;
+  // The whole input is one all-or-nothing Apply (on a full disk nothing
+  // changes); a signal stops it between two chunks, consistent.
   const uint64_t before_sequence = (*ba)->applied_sequence();
-  for (size_t at = 0; at < updates->size(); at += kBatch) {
-    if (Status c = CheckCancel(a.path); !c.ok())
-      return FailUpdateInterrupted(c, **ba, before_sequence, at, updates->size());
-    const size_t n = std::min(kBatch, updates->size() - at);
-    if (Status s = (*ba)->Apply(std::span(updates->data() + at, n)); !s.ok()) return Fail(s);
+  size_t applied = 0;
+  if (Status s = (*ba)->Apply(*updates, &applied); !s.ok()) {
+    if (s.code() == Status::Code::kInterrupted)
+      return FailUpdateInterrupted(s, **ba, before_sequence, applied, updates->size());
+    return Fail(s);
   }
   if (Status s = (*ba)->Close(); !s.ok()) return Fail(s);
   const double micros = timer.ElapsedMicros();
@@ -369,7 +369,9 @@ void RegisterQueryCommands(CLI::App& app, Command* run) {
     AddWriteFlags(sub, &a->write);
     AddCommonOptions(sub, &a->common);
     sub->footer("Example: printf '10 3.5\\n11 -2\\n' | momenta update big.npy\n"
-                "Ctrl-C or SIGTERM stops it between batches of 65536 updates (exit 130/143): what was\n"
+                "All or nothing: the whole input is read and checked, then log, buffer and array space is\n"
+                "reserved for all of it before the first change; a bad line or a full disk changes nothing.\n"
+                "Ctrl-C or SIGTERM stops it between chunks of 4096 updates (exit 130/143): what was\n"
                 "applied is committed, and the message says which updates and log sequences that was.");
     sub->callback([a, run] { *run = [a] { return RunUpdate(*a); }; });
   }
