@@ -292,7 +292,7 @@ Status BufferedArray::Checkpoint() {
   if (!identity.ok()) return identity.status();
   h.array = *identity;
   h.checkpoint_sequence = h.log_sequence;
-  h.state = kTreeClean;
+  tree_->MarkClean();
   if (options_.sync != LogSync::kNone) MOMENTA_RETURN_IF_ERROR(tree_->FlushHeader());
   dirty_ = false;
   return PruneLog();
@@ -343,6 +343,9 @@ Status BufferedArray::RefreshLeaf(uint64_t leaf) {
   const RangeSummary fresh =
       RangeSummary::OfElements(tree_->order(), array_->dtype(), leaf_scratch_.data(), n, leaf_doubles_.data());
   tree_->codec().Encode(fresh, tree_->Node(1, leaf));
+  // A parent's mask is recomputed with the parent (FlushRefreshes queues it);
+  // the top level's is the header's.
+  if (layout.levels() == 1) return tree_->MarkWritten(1, leaf);
   return Status::OK();
 }
 
@@ -360,13 +363,28 @@ Status BufferedArray::ApplyToTree(uint64_t index, const char* old_bytes, const c
   }
   const TreeLayout& layout = tree_->layout();
   const NodeCodec& codec = tree_->codec();
+  if (touched_.size() != static_cast<size_t>(layout.levels()) + 1) touched_.assign(layout.levels() + 1, {});
+  // Checks: a node changed here is resealed once at the chunk's end
+  // (FlushRefreshes), not per update: a check costs a CRC of the node, an
+  // update a few dozen multiply-adds. A node written for the first time (it
+  // was a hole) is recorded in its parent's children mask, which this update
+  // changes next (or in the header's top_mask), so a node zeroed later by
+  // damage is not taken for a hole.
+  int64_t new_child = -1;  // the node below was a hole: its bit in this level's node
   for (int level = 1; level <= layout.levels(); ++level) {
     const uint64_t j = layout.NodeOf(level, index);
     const uint64_t first = layout.node_first(level, j);
     const uint64_t count = layout.node_end(level, j) - first;
     MOMENTA_RETURN_IF_ERROR(tree_->AllocateNodes(level, j, 1));
+    double* node = tree_->Node(level, j);
+    if (new_child >= 0) codec.SetChild(node, static_cast<uint32_t>(new_child));
+    const bool was_hole = codec.Check(node) == 0;  // (or changed since, in this chunk)
     const NodeCodec::UpdateOutcome outcome =
-        codec.ApplyUpdate(tree_->Node(level, j), count, index - first, old_value, new_value, exact_delta);
+        codec.ApplyUpdate(node, count, index - first, old_value, new_value, exact_delta);
+    new_child = was_hole ? static_cast<int64_t>(j % layout.fanout()) : -1;
+    if (was_hole && level == layout.levels()) MOMENTA_RETURN_IF_ERROR(tree_->MarkWritten(level, j));
+    std::vector<uint64_t>& touched = touched_[level];
+    if (touched.empty() || touched.back() != j) touched.push_back(j);
     // Drift past the limit, or an extreme that may have shrunk: recompute the
     // node from data when the chunk ends (the array may already hold later
     // values of this chunk that the tree has not seen yet).
@@ -382,10 +400,24 @@ void BufferedArray::QueueRefresh(uint64_t index) {
 
 Status BufferedArray::FlushRefreshes() {
   const TreeLayout& layout = tree_->layout();
-  for (int level = 1; level < static_cast<int>(refresh_.size()); ++level) {
-    std::vector<uint64_t>& nodes = refresh_[level];
+  const int levels = static_cast<int>(std::max(refresh_.size(), touched_.size())) - 1;
+  auto sorted = [](std::vector<uint64_t>& nodes) {
     std::sort(nodes.begin(), nodes.end());
     nodes.erase(std::unique(nodes.begin(), nodes.end()), nodes.end());
+  };
+  // Level by level: a level's changed nodes are resealed before its
+  // recomputed ones are merged from the level below, whose checks say which
+  // children were written.
+  for (int level = 1; level <= levels; ++level) {
+    if (level < static_cast<int>(touched_.size())) {
+      std::vector<uint64_t>& nodes = touched_[level];
+      sorted(nodes);
+      for (uint64_t j : nodes) tree_->codec().Seal(tree_->Node(level, j));
+      nodes.clear();
+    }
+    if (level >= static_cast<int>(refresh_.size())) continue;
+    std::vector<uint64_t>& nodes = refresh_[level];
+    sorted(nodes);
     for (uint64_t j : nodes) {
       MOMENTA_RETURN_IF_ERROR(level == 1 ? RefreshLeaf(j) : RecomputeFromChildren(*tree_, level, j));
       if (level < layout.levels()) refresh_[level + 1].push_back(j / layout.fanout());
@@ -425,6 +457,12 @@ Result<VerifyReport> BufferedArray::Verify(const BuildProgress& progress) {
   for (int level = 1; level <= layout.levels(); ++level) {
     for (uint64_t j = 0; j < layout.nodes(level); ++j) {
       ++report.nodes_checked;
+      MomentTree::ParentMemo memo;
+      if (Status check = tree_->VerifyNode(level, j, tree_->Node(level, j), &memo); !check.ok()) {
+        ++report.mismatches;
+        if (report.examples.size() < 5) report.examples.push_back(check.ToString());
+        continue;
+      }
       const RangeSummary stored = tree_->Summary(level, j);
       const RangeSummary exact = (*fresh)->Summary(level, j);
       // Tolerances: the moments' own scale (a few ulps of long double after a
@@ -446,6 +484,7 @@ Result<VerifyReport> BufferedArray::Verify(const BuildProgress& progress) {
           !(std::isnan(exact.extremes.min) && std::isnan(stored.extremes.min)))
         what = "min/max";
       if (what.empty() && stored.exact_sum != exact.exact_sum) what = "exact integer sum";
+      if (what.empty() && !(stored.nonfinite == exact.nonfinite)) what = "NaN and infinity counts";
       if (!what.empty()) {
         ++report.mismatches;
         if (report.examples.size() < 5)

@@ -170,6 +170,9 @@ class BufferedArray {
   std::unique_ptr<ScatteredStores> scattered_;  // keeps array_map_'s cache in base pages
   bool dirty_ = false;                   // changes since the last Commit
   std::vector<std::vector<uint64_t>> refresh_;  // per level: nodes to recompute at chunk end
+  // Per level: nodes changed in place since their check was last computed;
+  // FlushRefreshes reseals them (once per node per chunk, not per update).
+  std::vector<std::vector<uint64_t>> touched_;
   std::vector<char> leaf_scratch_;
   std::vector<double> leaf_doubles_;
   std::vector<LogRecord> records_;       // the chunk being applied
