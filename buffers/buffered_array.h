@@ -156,7 +156,10 @@ class BufferedArray {
   // Applies a[index]: old -> new (raw element bytes) to every level.
   [[nodiscard]] Status ApplyToTree(uint64_t index, const char* old_bytes, const char* new_bytes);
   [[nodiscard]] Status RefreshLeaf(uint64_t leaf);
+  // Reseals the nodes of `level` changed since their last check, and
+  // recomputes the nodes queued for refresh, level by level (chunk end).
   [[nodiscard]] Status FlushRefreshes();
+  void SealTouched(int level);
   // Queues every level's node over `index` for recomputation.
   void QueueRefresh(uint64_t index);
 
@@ -173,6 +176,7 @@ class BufferedArray {
   // Per level: nodes changed in place since their check was last computed;
   // FlushRefreshes reseals them (once per node per chunk, not per update).
   std::vector<std::vector<uint64_t>> touched_;
+  std::vector<std::vector<uint64_t>> touched_bits_;  // per level: bit j set while node j is in touched_
   std::vector<char> leaf_scratch_;
   std::vector<double> leaf_doubles_;
   std::vector<LogRecord> records_;       // the chunk being applied

@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cstring>
+#include <thread>
 
 namespace momenta {
 namespace {
@@ -131,9 +133,19 @@ Result<std::unique_ptr<MomentTree>> MomentTree::Open(const std::string& path, bo
   if (!file.ok()) return file.status();
   if ((*file)->size() < kTreeHeaderBytes)
     return Status::Corruption(path, "too short for a moment-buffer header");
+  // A live writer may change the header while it is copied (a checkpoint
+  // seals it, then marks it clean): a copy that fails its check while the
+  // header is still moving is taken again.
   TreeFileHeader h;
-  std::memcpy(&h, (*file)->data(), sizeof h);
-  MOMENTA_RETURN_IF_ERROR(CheckHeader(path, h, (*file)->data()));
+  Status check;
+  for (int attempt = 0; attempt < 8; ++attempt) {
+    std::memcpy(&h, (*file)->data(), sizeof h);
+    check = CheckHeader(path, h, (*file)->data());
+    if (check.ok() || check.code() != Status::Code::kCorruption) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    if (std::memcmp(&h, (*file)->data(), sizeof h) == 0) break;  // it holds still: damage
+  }
+  MOMENTA_RETURN_IF_ERROR(check);
   TreeLayout layout(ParamsOf(h));
   if (layout.leaf_span() != h.leaf_span)
     return Status::Corruption(path, "header field leaf_span " + std::to_string(h.leaf_span) +
