@@ -37,12 +37,13 @@ Status CheckHeader(const std::string& path, const TreeFileHeader& h, const char*
     return Status::Corruption(path, "not a momenta moment buffer (header field magic)");
   if (h.version == 1)
     return Status::NotSupported(path, "moment buffer format version 1 (before NaN counts and node checks)");
-  if (h.params_crc != ParamsCrc(h))
-    return Status::Corruption(path, "moment buffer header fails its check (params_crc: magic, version, order, "
-                                    "fanout, leaf_span, ram_budget, disk_tier, node_bytes, length or dtype changed, or params_crc itself)");
   if (h.version != kTreeVersion)
     return Status::NotSupported(path, "moment buffer format version " + U(h.version) + " (this momenta reads " +
                                           U(kTreeVersion) + ")");
+  if (h.params_crc != ParamsCrc(h))
+    return Status::Corruption(path, "moment buffer header fails its check (params_crc: magic, version, order, "
+                                    "fanout, leaf_span, ram_budget, disk_tier, node_bytes, length or dtype "
+                                    "changed, or params_crc itself)");
   auto bad = [&](const char* field, uint64_t value, const std::string& why) {
     return Status::Corruption(path, std::string("header field ") + field + " " + U(value) + " " + why);
   };

@@ -20,6 +20,7 @@
 #include <filesystem>
 #include <vector>
 
+#include "buffers/buffered_array.h"
 #include "buffers/moment_tree.h"
 #include "buffers/tree_build.h"
 #include "tests/test_util.h"
@@ -44,6 +45,28 @@ TEST(TreeGoldenTest, VersionOneIsRefusedCleanly) {
   EXPECT_EQ(tree.status().code(), Status::Code::kNotSupported);
   EXPECT_EQ(tree.status().ToString(),
             "Not supported: " + tree_path + ": moment buffer format version 1 (before NaN counts and node checks)");
+}
+
+// In a sidecar, a v1 buffer is rebuilt with a notice naming the version.
+TEST(TreeGoldenTest, VersionOneInASidecarIsRebuilt) {
+  testing::ScratchDir dir;
+  const std::string array_path = dir.File("a.npy");
+  std::filesystem::copy_file(kData + "/golden_tree_v1_array.npy", array_path);
+  std::filesystem::create_directory(array_path + ".momenta");
+  std::filesystem::copy_file(kData + "/golden_tree_v1.tree", array_path + ".momenta/tree");
+  BufferedArrayOptions options;
+  options.io = PreadIo();
+  std::vector<std::string> notices;
+  auto ba = BufferedArray::Open(array_path, options, &notices);
+  ASSERT_TRUE(ba.ok()) << ba.status().ToString();
+  ASSERT_EQ(notices.size(), 1u);
+  EXPECT_NE(notices[0].find("rebuilding the moment buffer of " + array_path), std::string::npos) << notices[0];
+  EXPECT_NE(notices[0].find("format version 1 (before NaN counts and node checks)"), std::string::npos)
+      << notices[0];
+  EXPECT_EQ((*ba)->tree().header().version, 2u);
+  auto s = (*ba)->Summarize(0, 1000, true);
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  EXPECT_EQ(s->count(), 1000u);
 }
 
 TEST(TreeGoldenTest, VersionTwoDecodes) {
