@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <cmath>
 #include <cstring>
@@ -365,11 +366,7 @@ Status BufferedArray::ApplyToTree(uint64_t index, const char* old_bytes, const c
   }
   const TreeLayout& layout = tree_->layout();
   const NodeCodec& codec = tree_->codec();
-  if (touched_.size() != static_cast<size_t>(layout.levels()) + 1) {
-    touched_.assign(layout.levels() + 1, {});
-    touched_bits_.assign(layout.levels() + 1, {});
-    for (int level = 1; level <= layout.levels(); ++level) touched_bits_[level].assign(layout.nodes(level) / 64 + 1, 0);
-  }
+  SizeTouchedForTree();
   // Checks: a node changed here is listed once (a bit per node) and
   // resealed once at the chunk's end (FlushRefreshes), not per update: a
   // check costs a CRC of the node, an update a few dozen multiply-adds. The
@@ -411,6 +408,19 @@ void BufferedArray::QueueRefresh(uint64_t index) {
   for (int level = 1; level <= layout.levels(); ++level) refresh_[level].push_back(layout.NodeOf(level, index));
 }
 
+void BufferedArray::SizeTouchedForTree() {
+  // Sized for the tree's layout; a rebuild may change it: start afresh (what
+  // was listed belonged to the old file).
+  const TreeLayout& layout = tree_->layout();
+  const std::array<uint64_t, 4> shape = {static_cast<uint64_t>(layout.levels()), layout.leaf_span(),
+                                         layout.fanout(), layout.length()};
+  if (shape == touched_shape_) return;
+  touched_shape_ = shape;
+  touched_.assign(layout.levels() + 1, {});
+  touched_bits_.assign(layout.levels() + 1, {});
+  for (int level = 1; level <= layout.levels(); ++level) touched_bits_[level].assign(layout.nodes(level) / 64 + 1, 0);
+}
+
 void BufferedArray::SealTouched(int level) {
   std::vector<uint64_t>& nodes = touched_[level];
   for (uint64_t j : nodes) {
@@ -421,6 +431,7 @@ void BufferedArray::SealTouched(int level) {
 }
 
 Status BufferedArray::FlushRefreshes() {
+  SizeTouchedForTree();
   const TreeLayout& layout = tree_->layout();
   const int levels = static_cast<int>(std::max(refresh_.size(), touched_.size())) - 1;
   auto sorted = [](std::vector<uint64_t>& nodes) {

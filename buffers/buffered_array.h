@@ -29,6 +29,7 @@
 // Not thread-safe within a process: one BufferedArray per thread.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <span>
@@ -160,6 +161,7 @@ class BufferedArray {
   // recomputes the nodes queued for refresh, level by level (chunk end).
   [[nodiscard]] Status FlushRefreshes();
   void SealTouched(int level);
+  void SizeTouchedForTree();
   // Queues every level's node over `index` for recomputation.
   void QueueRefresh(uint64_t index);
 
@@ -177,6 +179,7 @@ class BufferedArray {
   // FlushRefreshes reseals them (once per node per chunk, not per update).
   std::vector<std::vector<uint64_t>> touched_;
   std::vector<std::vector<uint64_t>> touched_bits_;  // per level: bit j set while node j is in touched_
+  std::array<uint64_t, 4> touched_shape_{};  // levels, leaf span, fan-out, length they are sized for
   std::vector<char> leaf_scratch_;
   std::vector<double> leaf_doubles_;
   std::vector<LogRecord> records_;       // the chunk being applied

@@ -265,6 +265,43 @@ TEST_P(NonFiniteTest, RandomRangesAndUpdatesFollowNumpy) {
 INSTANTIATE_TEST_SUITE_P(Floats, NonFiniteTest, ::testing::Values(DType::kF8, DType::kF4),
                          [](const ::testing::TestParamInfo<DType>& info) { return std::string(DTypeName(info.param)); });
 
+// Updates after a rebuild to another layout (as many levels, more nodes) keep
+// every node's check and counts right.
+TEST(NonFiniteRebuildTest, UpdatesAfterARebuildToAnotherLayout) {
+  ScratchDir dir;
+  const std::string path = dir.File("r.npy");
+  const uint64_t n = 5000;
+  {
+    IoOptions io;
+    io.writable = true;
+    io.kind = IoKind::kPread;
+    const uint64_t shape[] = {n};
+    ASSERT_TRUE(ArrayFile::Create(path, DType::kF8, shape, io).ok());
+  }
+  BufferedArrayOptions options;
+  options.io.kind = IoKind::kPread;
+  options.io.writable = true;
+  options.tree.leaf_span = 64;
+  options.tree.fanout = 8;
+  auto ba = BufferedArray::Open(path, options);
+  ASSERT_TRUE(ba.ok()) << ba.status().ToString();
+  std::mt19937_64 rng(3);
+  auto update = [&] {
+    std::vector<IndexedValue> ups;
+    for (int k = 0; k < 300; ++k) ups.push_back({rng() % n, Value::Float(RandomCell(rng, DType::kF8))});
+    ASSERT_TRUE((*ba)->Apply(ups).ok());
+  };
+  update();
+  TreeOptions smaller = options.tree;
+  smaller.leaf_span = 16;  // 313, 40, 5 nodes against 79, 10, 2: as many levels, more nodes
+  ASSERT_TRUE((*ba)->Rebuild(smaller).ok());
+  update();
+  auto report = (*ba)->Verify();
+  ASSERT_TRUE(report.ok()) << report.status().ToString();
+  EXPECT_EQ(report->mismatches, 0u) << (report->examples.empty() ? "" : report->examples.front());
+  EXPECT_EQ(report->nodes_checked, (*ba)->tree().layout().total_nodes());
+}
+
 // A node's counts and finite moments after random transitions between every
 // class, against a recount of its cells.
 TEST(NonFiniteNodeTest, TransitionsKeepCountsExact) {
