@@ -246,6 +246,7 @@ Status BufferedArray::BeginChunk() {
     std::this_thread::sleep_for(std::chrono::nanoseconds(wait_until - now));
   MOMENTA_RETURN_IF_ERROR(MarkDirty());
   refresh_.assign(tree_->layout().levels() + 1, {});
+  SizeTouchedForTree();  // a rebuild may have changed the layout since the last chunk
   Epoch(h).fetch_add(1, std::memory_order_acq_rel);  // odd: changing
   return Status::OK();
 }
@@ -366,13 +367,13 @@ Status BufferedArray::ApplyToTree(uint64_t index, const char* old_bytes, const c
   }
   const TreeLayout& layout = tree_->layout();
   const NodeCodec& codec = tree_->codec();
-  SizeTouchedForTree();
+  if (touched_tree_ != tree_.get()) SizeTouchedForTree();  // (chunks check the layout itself)
   // Checks: a node changed here is listed once (a bit per node) and
   // resealed once at the chunk's end (FlushRefreshes), not per update: a
   // check costs a CRC of the node, an update a few dozen multiply-adds. The
   // trade-off (storage/ON_DISK.md): checks are stale while a chunk runs
   // (readers retry on the epoch anyway); measured, listing and sealing add
-  // 3.7% to a warm hot-range update. A node written for the first time (it
+  // 3.8% to a warm hot-range update (instructions). A node written for the first time (it
   // was a hole) is recorded in its parent's children mask, which this update
   // changes next (or in the header's top_mask), so a node zeroed later by
   // damage is not taken for a hole.
@@ -414,6 +415,7 @@ void BufferedArray::SizeTouchedForTree() {
   const TreeLayout& layout = tree_->layout();
   const std::array<uint64_t, 4> shape = {static_cast<uint64_t>(layout.levels()), layout.leaf_span(),
                                          layout.fanout(), layout.length()};
+  touched_tree_ = tree_.get();
   if (shape == touched_shape_) return;
   touched_shape_ = shape;
   touched_.assign(layout.levels() + 1, {});

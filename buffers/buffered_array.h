@@ -180,6 +180,7 @@ class BufferedArray {
   std::vector<std::vector<uint64_t>> touched_;
   std::vector<std::vector<uint64_t>> touched_bits_;  // per level: bit j set while node j is in touched_
   std::array<uint64_t, 4> touched_shape_{};  // levels, leaf span, fan-out, length they are sized for
+  const MomentTree* touched_tree_ = nullptr;  // the tree SizeTouchedForTree last looked at
   std::vector<char> leaf_scratch_;
   std::vector<double> leaf_doubles_;
   std::vector<LogRecord> records_;       // the chunk being applied
