@@ -9,8 +9,13 @@
 // 1000 f8 elements written by NumPy with NaN, +inf and -inf sprinkled, a run
 // of zeros at 320:400 and a leaf of NaN only at 512:528; J = 2, leaf 16,
 // fan-out 4) opens, every node passes its check, and every node equals the
-// summary recomputed from the array, NaN and infinity counts included. It was
-// written once by DISABLED_WriteVersionTwo below (MOMENTA_GOLDEN_OUT=tests/data,
+// summary recomputed from the array, NaN and infinity counts included. The
+// array was made with NumPy 1.24 by
+//   rng = np.random.default_rng(20261201); a = rng.normal(3.0, 100.0, 1000)
+//   a[rng.integers(0, 1000, 30)] = np.nan; a[rng.integers(0, 1000, 10)] = np.inf
+//   a[rng.integers(0, 1000, 10)] = -np.inf; a[320:400] = 0.0; a[512:528] = np.nan
+//   np.save('golden_tree_v2_array.npy', a.astype('<f8'))
+// and the tree written once by DISABLED_WriteVersionTwo below (MOMENTA_GOLDEN_OUT=tests/data,
 // --gtest_also_run_disabled_tests, --gtest_filter=TreeGoldenTest.DISABLED_WriteVersionTwo).
 // A format change adds a v3 golden file; these stay as they are.
 #include <gtest/gtest.h>
