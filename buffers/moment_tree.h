@@ -78,6 +78,7 @@ class MomentTree {
   const double* Node(int level, uint64_t j) const {
     return reinterpret_cast<const double*>(file_->data() + NodeOffset(level, j));
   }
+  // The stored summary, decoded without looking at the node's check (see VerifyNode).
   RangeSummary Summary(int level, uint64_t j) const {
     return codec_.Decode(Node(level, j), layout_.node_end(level, j) - layout_.node_first(level, j));
   }

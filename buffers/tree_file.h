@@ -88,6 +88,8 @@ static_assert(sizeof(TreeFileHeader) ==
 // SealHeader (FlushHeader seals too) before another process may open it.
 // While the state is not clean only params_crc protects the header: damage to
 // log_sequence then is not detected (the nodes' checks still are).
+// A field added later is sealed unless SealedHeaderCrc zeroes it: a field
+// that may change while the header is clean must be zeroed there.
 uint32_t ParamsCrc(const TreeFileHeader& h);
 // The clean seal of `h` as if its state were kTreeClean.
 uint32_t SealedHeaderCrc(const TreeFileHeader& h);
