@@ -159,15 +159,16 @@ Status BufferedArray::Recover(std::vector<std::string>* notices) {
   }
   if (replayed > 0 || tree_->header().state != kTreeClean) {
     MOMENTA_RETURN_IF_ERROR(FlushRefreshes());
+    // A writer killed inside a chunk left the seqlock odd ("changing") for
+    // good; the nodes are consistent again now, so it is made even (before
+    // the checkpoint seals the header). Without this every later chunk would
+    // flip it the wrong way round, and readers would wait for a writer that
+    // is gone.
+    std::atomic_ref<uint64_t> epoch(tree_->header().write_epoch);
+    if (epoch.load(std::memory_order_acquire) % 2 == 1) epoch.fetch_add(1, std::memory_order_acq_rel);
     dirty_ = true;
     MOMENTA_RETURN_IF_ERROR(Checkpoint());
   }
-  // A writer killed inside a chunk left the seqlock odd ("changing") for
-  // good; the nodes are consistent again now, so it is made even. Without
-  // this every later chunk would flip it the wrong way round, and readers
-  // would wait for a writer that is gone.
-  std::atomic_ref<uint64_t> epoch(tree_->header().write_epoch);
-  if (epoch.load(std::memory_order_acquire) % 2 == 1) epoch.fetch_add(1, std::memory_order_acq_rel);
   return Status::OK();
 }
 
@@ -184,6 +185,10 @@ Status BufferedArray::ReplayIntoArrayAndTree(uint64_t after, bool tree_too, uint
   const size_t item = array_->itemsize();
   char* base = nullptr;  // the array mapped writable at the first record to store (a reader's
                          // recovery with nothing to replay needs no write access to the array)
+  // A writer killed mid-chunk stored record after+1 and may have applied it
+  // to some levels of nodes and not others (log_sequence moves once all are
+  // done): its nodes are recomputed from data rather than updated again.
+  const bool first_may_be_partial = tree_too && tree_->header().state == kTreeUpdating;
   LogRecord r;
   while (true) {
     auto more = (*reader)->Next(&r);
@@ -206,7 +211,10 @@ Status BufferedArray::ReplayIntoArrayAndTree(uint64_t after, bool tree_too, uint
     char* element = base + array_->ByteOffset(r.index);
     if (!GuardedCopy(element, reinterpret_cast<const char*>(&r.new_raw), item))
       return MappedAccessFailed(r.index, /*writing=*/true);
-    if (tree_too) {
+    if (tree_too && first_may_be_partial && r.sequence == after + 1) {
+      QueueRefresh(r.index);  // recomputed from the array at the next flush: absolute, so exact
+      tree_->header().log_sequence = r.sequence;
+    } else if (tree_too) {
       MOMENTA_RETURN_IF_ERROR(ApplyToTree(r.index, reinterpret_cast<const char*>(&r.old_raw),
                                           reinterpret_cast<const char*>(&r.new_raw)));
       tree_->header().log_sequence = r.sequence;

@@ -42,6 +42,7 @@
 // Not thread-safe within a process: one BufferedArray per thread.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <span>
@@ -241,7 +242,11 @@ class BufferedArray {
   // Applies a[index]: old -> new (raw element bytes) to every level.
   [[nodiscard]] Status ApplyToTree(uint64_t index, const char* old_bytes, const char* new_bytes);
   [[nodiscard]] Status RefreshLeaf(uint64_t leaf);
+  // Reseals the nodes of `level` changed since their last check, and
+  // recomputes the nodes queued for refresh, level by level (chunk end).
   [[nodiscard]] Status FlushRefreshes();
+  void SealTouched(int level);
+  void SizeTouchedForTree();
   // Queues every level's node over `index` for recomputation.
   void QueueRefresh(uint64_t index);
 
@@ -263,6 +268,12 @@ class BufferedArray {
   std::unique_ptr<ScatteredStores> scattered_;  // keeps array_map_'s cache in base pages
   bool dirty_ = false;                   // changes since the last Commit
   std::vector<std::vector<uint64_t>> refresh_;  // per level: nodes to recompute at chunk end
+  // Per level: nodes changed in place since their check was last computed;
+  // FlushRefreshes reseals them (once per node per chunk, not per update).
+  std::vector<std::vector<uint64_t>> touched_;
+  std::vector<std::vector<uint64_t>> touched_bits_;  // per level: bit j set while node j is in touched_
+  std::array<uint64_t, 4> touched_shape_{};  // levels, leaf span, fan-out, length they are sized for
+  const MomentTree* touched_tree_ = nullptr;  // the tree SizeTouchedForTree last looked at
   std::vector<char> leaf_scratch_;
   std::vector<double> leaf_doubles_;
   std::vector<LogRecord> records_;       // the chunk being applied

@@ -49,8 +49,12 @@ class MomentTree {
   // clean. The file is sparse where level-1 nodes are not yet written.
   static Result<std::unique_ptr<MomentTree>> Create(const std::string& path, ArrayFile& array,
                                                     const TreeOptions& options, const IoOptions& io);
-  // Maps an existing tree file; Corruption when its header is not a tree's,
-  // or its size does not match its own parameters.
+  // Maps an existing tree file. NotSupported for another format version
+  // (version 1: "format version 1 (before NaN counts and node checks)"), so
+  // the caller rebuilds it; Corruption, naming the field, when the header
+  // fails its check (params_crc; clean_crc when the state is clean) or a
+  // field is impossible (parameters, layout, state, an odd write_epoch in a
+  // clean header, padding), or the file's size does not match its parameters.
   static Result<std::unique_ptr<MomentTree>> Open(const std::string& path, bool writable,
                                                   const IoOptions& io);
 
@@ -74,9 +78,34 @@ class MomentTree {
   const double* Node(int level, uint64_t j) const {
     return reinterpret_cast<const double*>(file_->data() + NodeOffset(level, j));
   }
+  // The stored summary, decoded without looking at the node's check (see VerifyNode).
   RangeSummary Summary(int level, uint64_t j) const {
     return codec_.Decode(Node(level, j), layout_.node_end(level, j) - layout_.node_first(level, j));
   }
+
+  // OK when node j of `level`, whose bytes are `node` (the mapping's, or a
+  // copy read from the file), may be answered from: a written node whose
+  // check matches, or a hole (all zero) that its parent (or, at the top, the
+  // header's top_mask) records as never written; a hole's parent is checked
+  // in turn. Else Corruption(path(), "<what>: node j of level L fails its
+  // check"). `memo` (optional) remembers the last parent checked, so a run
+  // of siblings costs one parent check.
+  struct ParentMemo {
+    int level = 0;
+    uint64_t index = 0;
+    uint64_t mask = 0;
+  };
+  [[nodiscard]] Status VerifyNode(int level, uint64_t j, const double* node, ParentMemo* memo = nullptr) const;
+  // Records that node j of `level` has been written: sets its bit in its
+  // parent's children mask (the parent's check is then stale: the caller
+  // reseals or re-encodes the parent) or, at the top, in the header's
+  // top_mask. Allocates the parent's page first.
+  [[nodiscard]] Status MarkWritten(int level, uint64_t j);
+  // Recomputes clean_crc as if the state were clean (see tree_file.h).
+  void SealHeader();
+  // Seals the header, then sets the state to kTreeClean (a reader that sees
+  // the state sees the seal).
+  void MarkClean();
 
   // Makes nodes [first, first + count) of `level` safe to store into.
   [[nodiscard]] Status AllocateNodes(int level, uint64_t first, uint64_t count);
@@ -88,8 +117,8 @@ class MomentTree {
 
   // Writes every dirty page of the mapping to disk.
   [[nodiscard]] Status Flush() { return file_->FlushAll(); }
-  // Writes the header page to disk.
-  [[nodiscard]] Status FlushHeader() { return file_->Flush(0, kTreeHeaderBytes); }
+  // Seals the header (when clean) and writes its page to disk.
+  [[nodiscard]] Status FlushHeader();
 
  private:
   MomentTree(std::unique_ptr<MappedFile> file, std::unique_ptr<IoBackend> io, TreeLayout layout,

@@ -343,6 +343,32 @@ void ValueMoments::ApplyUpdate(double old_value, double new_value) {
   if (2 * s1_ * s1_ > static_cast<long double>(count_) * s2_) *this = Recentered();
 }
 
+void ValueMoments::Insert(double value) {
+  if (count_ == 0) {
+    *this = ValueMoments(1, value, 0, 0);
+    return;
+  }
+  const long double dev = static_cast<long double>(value) - shift_;
+  ++count_;
+  s1_ += dev;
+  s2_ += dev * dev;
+  if (2 * s1_ * s1_ > static_cast<long double>(count_) * s2_) *this = Recentered();
+}
+
+void ValueMoments::Erase(double value) {
+  assert(count_ > 0);
+  if (count_ == 1) {
+    *this = ValueMoments();
+    return;
+  }
+  const long double dev = static_cast<long double>(value) - shift_;
+  --count_;
+  s1_ -= dev;
+  s2_ -= dev * dev;
+  if (s2_ < 0) s2_ = 0;
+  if (2 * s1_ * s1_ > static_cast<long double>(count_) * s2_) *this = Recentered();
+}
+
 ValueMoments ValueMoments::RecenteredAt(double k) const {
   if (count_ == 0) return ValueMoments();
   const long double n = static_cast<long double>(count_);

@@ -172,7 +172,8 @@ MomentTerms ReferenceErrorBound(const IndexMoments& magnitudes, long double cent
 // re-centres its result, and ApplyUpdate re-centres when (mean − K)² grows past
 // the variance. K is a double, so the stored form (3 doubles) keeps it exactly.
 //
-// Non-finite values make every derived statistic NaN or infinite.
+// Non-finite values make every derived statistic NaN or infinite; the buffer
+// keeps them out (RangeSummary counts them apart).
 class ValueMoments {
  public:
   ValueMoments() = default;  // empty: count 0
@@ -203,6 +204,12 @@ class ValueMoments {
   // Replaces one cell's value old_value by new_value.
   // REQUIRES: count() > 0
   void ApplyUpdate(double old_value, double new_value);
+  // Adds one cell (count + 1), or takes one that the run holds out (count − 1;
+  // the run becomes empty, every part 0, when it was the last). Used when a
+  // cell turns finite or stops being finite (the buffer keeps value moments
+  // over the finite cells only). REQUIRES of Erase: count() > 0
+  void Insert(double value);
+  void Erase(double value);
   // The same run with shift k: S1 += n(K − k), S2 += 2(K − k)S1 + n(K − k)².
   ValueMoments RecenteredAt(double k) const;
 

@@ -122,14 +122,23 @@ Result<RangeSummary> SummarizeRange(MomentTree& tree, ArrayFile& array, uint64_t
   // 4. One batch for everything.
   MOMENTA_RETURN_IF_ERROR(array.io().ReadBatchWith(array_reads, tree.io(), tier_reads));
 
-  // 5. Combine left to right.
+  // 5. Every node the answer takes passes its check first (a run of
+  // siblings shares one parent: the memo checks it once).
+  auto node_bytes_of = [&](const NodeSource& s, uint64_t k) {
+    return s.buffer_at == SIZE_MAX ? tree.Node(s.level, s.first + k)
+                                   : tier_buffer.data() + s.buffer_at + k * tree.codec().doubles();
+  };
+  for (const NodeSource& s : sources) {
+    MomentTree::ParentMemo memo;
+    for (uint64_t k = 0; k < s.count; ++k)
+      MOMENTA_RETURN_IF_ERROR(tree.VerifyNode(s.level, s.first + k, node_bytes_of(s, k), &memo));
+  }
+
+  // 6. Combine left to right.
   auto node_summary = [&](const NodeSource& s, uint64_t k) {
     const uint64_t j = s.first + k;
     const uint64_t count = layout.node_end(s.level, j) - layout.node_first(s.level, j);
-    const double* node = s.buffer_at == SIZE_MAX
-                             ? tree.Node(s.level, j)
-                             : tier_buffer.data() + s.buffer_at + k * tree.codec().doubles();
-    return tree.codec().Decode(node, count);
+    return tree.codec().Decode(node_bytes_of(s, k), count);
   };
   // Raw pieces are summarised a slice at a time, so the scratch stays small
   // even for the paper's huge in-RAM bins (--disk-tier off).

@@ -2,24 +2,34 @@
 // its index moments, value moments, extremes and, for integer dtypes, its
 // exact integer sum — and the fixed binary form a tree node stores it in.
 //
-// A node of order J is NodeCodec(J).doubles() = 2J + 12 doubles (8-byte slots;
-// 128 bytes at the default J = 2):
+// A node of order J is NodeCodec(J).doubles() = 2J + 17 doubles (8-byte slots;
+// 168 bytes at the default J = 2), format version 2:
 //
 //   slot                        what
-//   [0, J]                      index moments M_0..M_J about the run's start (double part)
+//   [0, J]                      index moments M_0..M_J about the run's start (double part),
+//                               over the finite cells (a NaN or infinite cell counts as 0)
 //   [J+1, 2J+1]                 their residues (M_j = value + residue exactly in long double)
 //   2J+2                        value shift K
-//   2J+3, 2J+4                  S1 = Σ(a−K): double part, residue
-//   2J+5, 2J+6                  S2 = Σ(a−K)²: double part, residue
-//   2J+7, 2J+8                  min, max
+//   2J+3, 2J+4                  S1 = Σ(a−K) over the finite cells: double part, residue
+//   2J+5, 2J+6                  S2 = Σ(a−K)² over the finite cells: double part, residue
+//   2J+7, 2J+8                  min, max over the non-NaN cells (infinities included)
 //   2J+9, 2J+10                 exact integer sum, an __int128 (0 for float dtypes)
 //   2J+11                       drift: a bound on the rounding error S2 has gathered
 //                               from incremental updates since it was last computed
 //                               from data (0 after a build or refresh)
+//   2J+12, 2J+13, 2J+14         counts of NaN, +inf and −inf cells (u64)
+//   2J+15                       children mask (u64): bit c set when child c (level − 1,
+//                               node fan-out·j + c) has been written (its check is not 0);
+//                               0 in leaves
+//   2J+16                       check (u64): 2^32 | CRC32C of slots [0, 2J+16), never 0
+//                               for a written node; 0 only in a never-written (all-zero) node
 //
-// The run's count is not stored: the tree layout knows every node's span. An
-// all-zero node is exactly the summary of a run of zeros, so a sparse tree
-// file describes a sparse array without being written.
+// The run's count is not stored: the tree layout knows every node's span; the
+// finite count is that minus the three non-finite counts. An all-zero node is
+// exactly the summary of a run of zeros, so a sparse tree file describes a
+// sparse array without being written; a written node is never all zero (its
+// check), and its parent's mask says it was written, so a node zeroed by
+// damage is told from a hole (NodeCodec::Classify, MomentTree::CheckNode).
 //
 // Residues keep every stored sum as exact as the long double it came from.
 // Incremental updates still round at the magnitude of the sums at the time
@@ -42,17 +52,29 @@ namespace momenta {
 __extension__ typedef __int128 Int128;
 __extension__ typedef unsigned __int128 UInt128;
 
+// How many cells of a run are NaN, +inf, −inf (always 0 for integer dtypes).
+struct NonFiniteCounts {
+  uint64_t nan = 0;
+  uint64_t pos_inf = 0;
+  uint64_t neg_inf = 0;
+  uint64_t total() const { return nan + pos_inf + neg_inf; }
+  bool operator==(const NonFiniteCounts&) const = default;
+};
+
 struct RangeSummary {
-  IndexMoments index;
-  ValueMoments values;
-  Extremes extremes;
+  IndexMoments index;  // count = every cell; moments over the finite cells (others count as 0)
+  ValueMoments values;  // over the finite cells only: values.count() = count() − nonfinite.total()
+  Extremes extremes;    // over the non-NaN cells (infinities included)
+  NonFiniteCounts nonfinite;
   Int128 exact_sum = 0;  // Σ a_i for integer dtypes, else 0
 
   explicit RangeSummary(int order = 0) : index(order) {}
   uint64_t count() const { return index.count(); }
 
   // The summary of `count` elements of dtype `t` stored at `bytes`
-  // (little-endian). `scratch` must hold `count` doubles.
+  // (little-endian). `scratch` must hold `count` doubles. Integer dtypes and
+  // float runs without NaN or infinity cost one pass; a float run that has
+  // some is summarised again with those cells set aside.
   static RangeSummary OfElements(int order, DType t, const char* bytes, size_t count,
                                  double* scratch);
 };
@@ -68,21 +90,40 @@ RangeSummary UnmergeLeft(const RangeSummary& total, const RangeSummary& right);
 // asks for the node to be recomputed from data.
 inline constexpr long double kDriftLimit = 1e-12L;
 
+// The largest fan-out a node's children mask can describe.
+inline constexpr uint32_t kMaxFanout = 64;
+
 // The stored form of a node of a given order.
 class NodeCodec {
  public:
   explicit NodeCodec(int order) : order_(order) {}
   int order() const { return order_; }
-  size_t doubles() const { return 2 * static_cast<size_t>(order_) + 12; }
+  size_t doubles() const { return 2 * static_cast<size_t>(order_) + 17; }
   size_t bytes() const { return doubles() * sizeof(double); }
 
-  void Encode(const RangeSummary& s, double* node) const;
+  // Writes the whole node, `children_mask` and a fresh check included.
+  void Encode(const RangeSummary& s, double* node, uint64_t children_mask = 0) const;
+  // The summary a node stores (its check is not looked at: see Classify).
   RangeSummary Decode(const double* node, uint64_t count) const;
+
+  // What a node's bytes are: a never-written node (all zero, check 0), a
+  // written node whose check matches, or damage.
+  enum class NodeState { kHole, kWritten, kDamaged };
+  NodeState Classify(const double* node) const;
+  // Recomputes the check of a node changed in place (ApplyUpdate, SetChild).
+  void Seal(double* node) const;
+  uint64_t Check(const double* node) const;  // the stored check (0: never written)
+  uint64_t ChildrenMask(const double* node) const;
+  // Sets bit `child` of the children mask; the check is stale until Seal.
+  // REQUIRES: child < kMaxFanout
+  void SetChild(double* node, uint32_t child) const;
 
   // In-place update of one cell of a stored node: value old -> new at `offset`
   // within the node's run of `count` cells. `exact_delta` is new − old as an
-  // integer (integer dtypes), else 0. Extremes are widened when the new value
-  // exceeds them.
+  // integer (integer dtypes), else 0. A NaN or infinite value moves between
+  // the non-finite counts and the finite moments (which count it as 0).
+  // Extremes are widened when the new value exceeds them. The check is left
+  // stale: the caller Seals the node before readers may look (chunk end).
   struct UpdateOutcome {
     bool extremes_may_shrink = false;  // the old value was an extreme: recompute extremes
     bool drifted = false;              // rounding drift past kDriftLimit: recompute the node

@@ -1,6 +1,8 @@
 #include "buffers/statistics.h"
 
 #include <algorithm>
+#include <array>
+#include <limits>
 
 namespace momenta {
 namespace {
@@ -63,46 +65,33 @@ std::string Int128ToString(Int128 v) {
   return std::string(digits.rbegin(), digits.rend());
 }
 
-Result<StatAnswer> ComputeStat(Stat stat, const StatParams& params, const RangeSummary& range,
-                               uint64_t p, DType dtype) {
+namespace {
+
+constexpr long double kNaN = std::numeric_limits<long double>::quiet_NaN();
+constexpr long double kInf = std::numeric_limits<long double>::infinity();
+
+// An index tuple of the same order and count whose moments can fail no check
+// that depends on the data (M_0 = 1, others 0): run on it, a statistic
+// reports only the errors that do not depend on the values.
+IndexMoments Benign(const IndexMoments& range) {
+  std::array<double, kMaxMomentTerms> values{};
+  values[0] = 1;
+  return IndexMoments::Load(range.order(), range.count(),
+                            std::span<const double>(values.data(), range.order() + 1));
+}
+
+// The index statistics, from the finite cells' moments.
+Result<StatAnswer> IndexStat(Stat stat, const StatParams& params, const IndexMoments& index, uint64_t p) {
   const long double centre = params.about.value_or(static_cast<long double>(p));
   switch (stat) {
-    case Stat::kCount: {
-      StatAnswer a = One(stat, static_cast<long double>(range.count()));
-      a.is_integer = true;
-      a.integer = range.count();
-      return a;
-    }
-    case Stat::kSum: {
-      StatAnswer a = One(stat, Sum(range.index));
-      if (DTypeIsInteger(dtype)) {
-        a.is_integer = true;
-        a.integer = range.exact_sum;
-        a.values[0] = static_cast<long double>(range.exact_sum);
-      }
-      return a;
-    }
-    case Stat::kMean: {
-      if (DTypeIsInteger(dtype) && range.count() > 0)  // exact numerator
-        return One(stat, static_cast<long double>(range.exact_sum) / range.count());
-      auto v = Mean(range.values);
-      if (!v.ok()) return v.status();
-      return One(stat, *v);
-    }
-    case Stat::kVar:
-    case Stat::kStd: {
-      auto v = stat == Stat::kVar ? Variance(range.values, params.ddof) : StdDev(range.values, params.ddof);
-      if (!v.ok()) return v.status();
-      return One(stat, *v);
-    }
     case Stat::kMoment: {
-      auto v = Moment(range.index, p, params.order.value_or(1), centre);
+      auto v = Moment(index, p, params.order.value_or(1), centre);
       if (!v.ok()) return v.status();
       return One(stat, *v);
     }
     case Stat::kMoments: {
-      const int k = params.order.value_or(range.index.order());
-      auto v = Moments(range.index, p, k, centre);
+      const int k = params.order.value_or(index.order());
+      auto v = Moments(index, p, k, centre);
       if (!v.ok()) return v.status();
       StatAnswer a;
       a.stat = stat;
@@ -110,28 +99,103 @@ Result<StatAnswer> ComputeStat(Stat stat, const StatParams& params, const RangeS
       return a;
     }
     case Stat::kCom: {
-      auto v = CenterOfMass(range.index, p);
+      auto v = CenterOfMass(index, p);
       if (!v.ok()) return v.status();
       return One(stat, *v);
     }
     case Stat::kSpread: {
-      auto v = Spread(range.index);
+      auto v = Spread(index);
       if (!v.ok()) return v.status();
       return One(stat, *v);
     }
-    case Stat::kPolyfit: {
-      auto v = PolyFit(range.index, params.degree);
+    default: {  // kPolyfit
+      auto v = PolyFit(index, params.degree);
       if (!v.ok()) return v.status();
       StatAnswer a;
       a.stat = stat;
       a.values.assign(v->begin(), v->begin() + params.degree + 1);
       return a;
     }
+  }
+}
+
+// The value of a sum over cells whose finite part sums to `finite`, with
+// `pos`/`neg` infinities (IEEE: inf − inf is NaN).
+long double WithInfinities(long double finite, uint64_t pos, uint64_t neg) {
+  if (pos > 0 && neg > 0) return kNaN;
+  if (pos > 0) return kInf;
+  if (neg > 0) return -kInf;
+  return finite;
+}
+
+}  // namespace
+
+Result<StatAnswer> ComputeStat(Stat stat, const StatParams& params, const RangeSummary& range,
+                               uint64_t p, DType dtype) {
+  const NonFiniteCounts& nf = range.nonfinite;
+  const uint64_t n = range.count();
+  // Cells the answer is over (count and divisor), and whether a NaN decides it.
+  const uint64_t kept = params.skipna ? n - nf.nan : n;
+  const bool nan_in = nf.nan > 0 && !params.skipna;
+  const bool has_inf = nf.pos_inf + nf.neg_inf > 0;
+  switch (stat) {
+    case Stat::kCount: {
+      StatAnswer a = One(stat, static_cast<long double>(kept));
+      a.is_integer = true;
+      a.integer = kept;
+      return a;
+    }
+    case Stat::kSum: {
+      if (DTypeIsInteger(dtype)) {
+        StatAnswer a = One(stat, static_cast<long double>(range.exact_sum));
+        a.is_integer = true;
+        a.integer = range.exact_sum;
+        return a;
+      }
+      if (nan_in) return One(stat, kNaN);
+      return One(stat, WithInfinities(Sum(range.index), nf.pos_inf, nf.neg_inf));
+    }
+    case Stat::kMean: {
+      if (n == 0) return Status::InvalidArgument("mean", "the range is empty");
+      if (DTypeIsInteger(dtype))  // exact numerator
+        return One(stat, static_cast<long double>(range.exact_sum) / n);
+      if (nan_in || kept == 0) return One(stat, kNaN);
+      if (has_inf) return One(stat, WithInfinities(0, nf.pos_inf, nf.neg_inf));
+      auto v = Mean(range.values);
+      if (!v.ok()) return v.status();
+      return One(stat, *v);
+    }
+    case Stat::kVar:
+    case Stat::kStd: {
+      // Errors that do not depend on the values: on the count of every cell.
+      ValueMoments shape = range.values;
+      if (shape.count() != n) shape = ValueMoments::FromParts(n, 0, 0, 0);
+      auto v = stat == Stat::kVar ? Variance(shape, params.ddof) : StdDev(shape, params.ddof);
+      if (!v.ok()) return v.status();
+      if (nan_in || has_inf || kept <= static_cast<uint64_t>(params.ddof)) return One(stat, kNaN);
+      v = stat == Stat::kVar ? Variance(range.values, params.ddof) : StdDev(range.values, params.ddof);
+      if (!v.ok()) return v.status();
+      return One(stat, *v);
+    }
     case Stat::kMin:
     case Stat::kMax: {
+      if (n == 0) return Status::InvalidArgument(StatName(stat), "the range is empty");
+      if (nan_in || kept == 0) return One(stat, kNaN);
       auto v = stat == Stat::kMin ? Min(range.extremes) : Max(range.extremes);
       if (!v.ok()) return v.status();
       return One(stat, *v);
+    }
+    case Stat::kMoment:
+    case Stat::kMoments:
+    case Stat::kCom:
+    case Stat::kSpread:
+    case Stat::kPolyfit: {
+      const bool poisoned = nan_in || has_inf || (stat == Stat::kPolyfit && nf.nan > 0);
+      if (!poisoned) return IndexStat(stat, params, range.index, p);
+      auto shape = IndexStat(stat, params, Benign(range.index), p);
+      if (!shape.ok()) return shape.status();
+      for (long double& v : shape->values) v = kNaN;
+      return shape;
     }
   }
   return Status::InvalidArgument("--stat", "unknown statistic");

@@ -30,6 +30,7 @@ struct StatParams {
   std::optional<long double> about;   // centre c (absolute index; default: p)
   int degree = 1;                     // polyfit degree
   int ddof = 0;                       // var/std: 0 population, 1 sample
+  bool skipna = false;                // NaN cells left out, as NumPy's nan* functions
 };
 
 struct StatAnswer {
@@ -43,6 +44,22 @@ struct StatAnswer {
 // about p), for an array of `dtype`. Errors (InvalidArgument, naming the
 // stat): an empty range for statistics that divide by the count, an order or
 // degree above the buffer's J, weights summing to 0, and the like.
+//
+// NaN and infinity, as NumPy answers them:
+//  - sum mean var std min max count as np.sum np.mean np.var np.std np.min
+//    np.max and the length: a NaN in the range makes them NaN (count
+//    excepted); ±inf follow IEEE rules (inf − inf is NaN; var and std of a
+//    range holding an infinity are NaN).
+//  - skipna: as np.nansum np.nanmean np.nanvar np.nanstd np.nanmin np.nanmax;
+//    count is the non-NaN count; infinities are not skipped; a range whose
+//    cells are all NaN (or fewer than ddof + 1 non-NaN cells, for var/std)
+//    answers NaN (NumPy's value, without its warning), sum 0.
+//  - moment moments com spread polyfit are NaN (every entry) whenever the
+//    range holds a non-finite value that is not skipped; skipna skips NaN
+//    cells (they weigh nothing) except for polyfit, whose normal equations
+//    assume every cell of the range: any NaN or infinity makes it NaN.
+// Errors that do not depend on the data (an order above J, an empty range,
+// too few cells for a degree or ddof) come first, whatever the values.
 Result<StatAnswer> ComputeStat(Stat stat, const StatParams& params, const RangeSummary& range,
                                uint64_t p, DType dtype);
 

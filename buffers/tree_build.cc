@@ -74,30 +74,23 @@ void SummariseLeaves(MomentTree& tree, DType dtype, const char* bytes, uint64_t 
   }
 }
 
-bool AllZero(const double* node, size_t doubles) {
-  for (size_t k = 0; k < doubles; ++k)
-    if (node[k] != 0 || std::signbit(node[k])) return false;
-  return true;
-}
-
 }  // namespace
 
 Status RecomputeFromChildren(MomentTree& tree, int level, uint64_t j) {
   const TreeLayout& layout = tree.layout();
+  const NodeCodec& codec = tree.codec();
   const uint64_t first = j * layout.fanout();
   const uint64_t end = std::min(first + layout.fanout(), layout.nodes(level - 1));
-  const size_t doubles = tree.codec().doubles();
-  bool zero = true;
-  for (uint64_t c = first; c < end && zero; ++c) zero = AllZero(tree.Node(level - 1, c), doubles);
-  if (zero && AllZero(tree.Node(level, j), doubles)) return Status::OK();  // may be a hole: no store
+  uint64_t mask = 0;  // children written so far
+  for (uint64_t c = first; c < end; ++c)
+    if (codec.Check(tree.Node(level - 1, c)) != 0) mask |= uint64_t{1} << (c - first);
+  if (mask == 0 && codec.Classify(tree.Node(level, j)) == NodeCodec::NodeState::kHole)
+    return Status::OK();  // zeros under a hole: it stays one (no store, no page)
   MOMENTA_RETURN_IF_ERROR(tree.AllocateNodes(level, j, 1));
-  if (zero) {
-    std::memset(tree.Node(level, j), 0, tree.codec().bytes());
-    return Status::OK();
-  }
   RangeSummary acc(tree.order());
   for (uint64_t c = first; c < end; ++c) acc = Merge(acc, tree.Summary(level - 1, c));
-  tree.codec().Encode(acc, tree.Node(level, j));
+  codec.Encode(acc, tree.Node(level, j), mask);
+  if (level == layout.levels()) return tree.MarkWritten(level, j);
   return Status::OK();
 }
 
@@ -160,6 +153,9 @@ Result<BuildStats> BuildTree(ArrayFile& array, MomentTree& tree, const BuildProg
     if (progress) progress(done, total);
   }
   if (pending.valid()) pending.get();
+  if (layout.levels() == 1)  // the leaves are the top: the header records which were written
+    for (const LeafRun& r : runs)
+      for (uint64_t j = r.first; j < r.first + r.count; ++j) MOMENTA_RETURN_IF_ERROR(tree.MarkWritten(1, j));
 
   // Only parents of leaves with data can differ from the zero node they
   // start as: walk up the runs of changed nodes, level by level.

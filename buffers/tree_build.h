@@ -26,7 +26,9 @@ using BuildProgress = std::function<void(uint64_t done, uint64_t total)>;
 // `array`. Leaves the header's state and identity to the caller.
 Result<BuildStats> BuildTree(ArrayFile& array, MomentTree& tree, const BuildProgress& progress = {});
 
-// Recomputes node j of `level` >= 2 from its children (used by the build and
+// Recomputes node j of `level` >= 2 from its children, its children mask from
+// their checks (a node with no written child that is a hole stays one; the
+// top level sets the header's top_mask) (used by the build and
 // when an update may have shrunk an extreme). Fails only when the node's page
 // cannot be allocated (disk full).
 [[nodiscard]] Status RecomputeFromChildren(MomentTree& tree, int level, uint64_t j);

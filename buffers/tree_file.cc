@@ -2,11 +2,35 @@
 
 #include <sys/stat.h>
 
+#include <cstddef>
+#include <cstring>
+
 #include <fstream>
 #include <functional>
 #include <string>
 
+#include "storage/crc32c.h"
+
 namespace momenta {
+
+uint32_t ParamsCrc(const TreeFileHeader& h) {
+  const char* bytes = reinterpret_cast<const char*>(&h);
+  const uint32_t head = Crc32c(bytes, offsetof(TreeFileHeader, state));  // magic, version
+  return Crc32cExtend(head, bytes + offsetof(TreeFileHeader, order),
+                      offsetof(TreeFileHeader, reserved0) - offsetof(TreeFileHeader, order));
+}
+
+uint32_t SealedHeaderCrc(const TreeFileHeader& h) {
+  TreeFileHeader sealed;
+  std::memcpy(&sealed, &h, sizeof sealed);
+  sealed.state = kTreeClean;
+  sealed.reader_wait_until_ns = 0;
+  sealed.boot_id = 0;
+  sealed.durable_marks = 0;
+  sealed.chunk_first_sequence = 0;
+  sealed.clean_crc = 0;
+  return Crc32c(&sealed, sizeof sealed);
+}
 
 Result<ArrayIdentity> IdentityOf(const std::string& array_path) {
   struct stat st;

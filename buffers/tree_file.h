@@ -9,6 +9,8 @@
 // rebuilt from and the identity of the array file it summarises; a buffer
 // whose identity differs from the array's (changed behind momenta's back) or
 // whose state is not kClean is stale and must be rebuilt, never answered from.
+// The header and every written node carry checks (format 2, below and
+// range_summary.h): damage is found by Open or by the query that reads it.
 #pragma once
 
 #include <cstdint>
@@ -38,7 +40,7 @@ inline constexpr uint64_t kTreeHeaderBytes = 4096;
 
 struct TreeFileHeader {
   char magic[8];            // "MOMTREE\0"
-  uint32_t version;         // 1
+  uint32_t version;         // 2 (1: before NaN counts and checks; refused, rebuilt)
   uint32_t state;           // TreeState
   // Parameters (the layout is a pure function of these).
   uint32_t order;           // J: index moments 0..J
@@ -64,10 +66,33 @@ struct TreeFileHeader {
   // [chunk_first_sequence, log_sequence] touched may owe a recomputation
   // (an extreme that shrank, drift) that a crash interrupted.
   uint64_t chunk_first_sequence;
+  // Format 2: checks.
+  uint32_t params_crc;      // CRC32C of magic, version, then order .. dtype (state left out)
+  uint32_t clean_crc;       // state kTreeClean: CRC32C of the sealed header (SealedHeaderCrc)
+  uint64_t top_mask;        // bit j: node j of the top level has been written (its check is not 0)
 };
 static_assert(sizeof(ArrayIdentity) == 40);
 static_assert(sizeof(TreeFileHeader) ==
-              8 + 4 + 4 + 4 + 4 + 8 + 8 + 4 + 4 + 8 + 4 + 4 + 40 + 8 + 8 + 8 + 8 + 8 + 8 + 4 + 4 + 8);
+              8 + 4 + 4 + 4 + 4 + 8 + 8 + 4 + 4 + 8 + 4 + 4 + 40 + 8 + 8 + 8 + 8 + 8 + 8 + 4 + 4 + 8 + 4 + 4 + 8);
+
+// The check fields of the header, format 2.
+//
+// params_crc covers the fields the layout is derived from (they never change
+// after Create) and is checked by every Open. clean_crc seals every other
+// field except the ones that change under a clean header or matter only
+// while it is not clean (reader_wait_until_ns, boot_id, durable_marks,
+// chunk_first_sequence); it is checked by Open when the state is kTreeClean.
+// CONTRACT: whoever changes a sealed field (state, array, log_sequence,
+// checkpoint_sequence, updates_since_build, write_epoch, top_mask) of a clean
+// header, or makes a header clean, calls MomentTree::MarkClean or
+// SealHeader (FlushHeader seals too) before another process may open it.
+// While the state is not clean only params_crc protects the header: damage to
+// log_sequence then is not detected (the nodes' checks still are).
+// A field added later is sealed unless SealedHeaderCrc zeroes it: a field
+// that may change while the header is clean must be zeroed there.
+uint32_t ParamsCrc(const TreeFileHeader& h);
+// The clean seal of `h` as if its state were kTreeClean.
+uint32_t SealedHeaderCrc(const TreeFileHeader& h);
 static_assert(sizeof(TreeFileHeader) <= 4096);
 
 // A hash of this boot of the kernel (/proc/sys/kernel/random/boot_id): a

@@ -26,7 +26,7 @@ struct TreeLayoutParams {
   uint32_t fanout = 64;         // children per node above level 1
   bool disk_tier = true;
   // With the disk tier: elements per leaf (0 = the default: the power of two
-  // making the whole tree about 0.1% of the array's bytes, at least 1024).
+  // nearest to making the whole tree 0.1% of the array's bytes, at least 1024).
   uint64_t leaf_span = 0;
   uint64_t itemsize = 8;        // bytes per element (for the 0.1% default)
 };

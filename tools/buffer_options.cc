@@ -38,8 +38,8 @@ void AddBufferFlags(CLI::App* sub, BufferFlags* flags) {
       ->check(CLI::IsMember({"on", "off"}))
       ->capture_default_str();
   sub->add_option("--leaf", flags->leaf, "elements per disk-tier leaf (default: tree ~0.1% of the array)");
-  sub->add_option("--fanout", flags->fanout, "children per node above the leaves")
-      ->check(CLI::Range(2, 4096))
+  sub->add_option("--fanout", flags->fanout, "children per node above the leaves (2..64)")
+      ->check(CLI::Range(2, 64))
       ->capture_default_str();
 }
 

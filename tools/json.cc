@@ -65,8 +65,12 @@ JsonWriter& JsonWriter::UInt(uint64_t v) {
 
 JsonWriter& JsonWriter::Double(double v) {
   Separate();
-  if (!std::isfinite(v)) {
-    out_ += "null";
+  if (std::isnan(v)) {
+    out_ += "\"NaN\"";
+    return *this;
+  }
+  if (std::isinf(v)) {
+    out_ += v > 0 ? "\"Infinity\"" : "\"-Infinity\"";
     return *this;
   }
   char buf[32];

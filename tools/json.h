@@ -1,6 +1,8 @@
 // A minimal JSON writer for the CLI's --json output: one object or array per
-// call, keys in insertion order. Non-finite numbers are written as null (JSON
-// has no NaN); strings are escaped per RFC 8259.
+// call, keys in insertion order. JSON has no NaN or infinity: Double writes
+// them as the strings "NaN", "Infinity", "-Infinity" (valid JSON, and what
+// Python's json module and NumPy users read back with float()); an absent
+// value is Null(). Strings are escaped per RFC 8259.
 #pragma once
 
 #include <cstdint>

@@ -20,7 +20,10 @@
 namespace momenta::cli {
 namespace {
 
+// Shortest round-trip text; NaN is "nan" whatever its sign bit, infinities
+// "inf" and "-inf" (as NumPy prints them).
 std::string FormatNumber(long double v) {
+  if (std::isnan(v)) return "nan";
   char buf[40];
   const double d = static_cast<double>(v);
   auto res = std::to_chars(buf, buf + sizeof buf, d);
@@ -38,6 +41,7 @@ struct QueryArgs {
   std::optional<std::string> about;  // --about as given (even empty)
   int degree = 1;
   int ddof = 0;
+  bool skipna = false;
 };
 
 int RunQuery(const QueryArgs& a) {
@@ -51,6 +55,7 @@ int RunQuery(const QueryArgs& a) {
   if (a.order >= 0) params.order = a.order;
   params.degree = a.degree;
   params.ddof = a.ddof;
+  params.skipna = a.skipna;
   if (a.about) {
     auto c = ParseFinite(*a.about, "--about");
     if (!c.ok()) return UsageFail(c.status().ToString());
@@ -90,8 +95,9 @@ int RunQuery(const QueryArgs& a) {
       if (list) out += '[';
       for (size_t k = 0; k < answers[s].values.size(); ++k) {
         if (k) out += ',';
-        const std::string v = value_text(answers[s], k);
-        out += std::isfinite(answers[s].values[k]) || answers[s].is_integer ? v : "null";
+        const long double v = answers[s].values[k];
+        if (answers[s].is_integer || std::isfinite(v)) out += value_text(answers[s], k);
+        else out += JsonWriter().Double(static_cast<double>(v)).str();  // "NaN", "Infinity", "-Infinity"
       }
       if (list) out += ']';
     }
@@ -337,9 +343,17 @@ void RegisterQueryCommands(CLI::App& app, Command* run) {
         ->check(CLI::Range(0, kMaxMomentOrder))
         ->capture_default_str();
     NonNegative(sub->add_option("--ddof", a->ddof, "var/std: 0 population, 1 sample (>= 0)"))->capture_default_str();
+    sub->add_flag("--skipna", a->skipna,
+                  "leave NaN cells out, as np.nansum np.nanmean np.nanvar np.nanstd np.nanmin np.nanmax "
+                  "(count: the non-NaN cells; infinities are kept)");
     AddCommonOptions(sub, &a->common);
     sub->footer("Example: momenta query big.npy --range 1000:2^30 --stat mean --stat std --stat polyfit --degree 2\n"
-                "An empty range gives count 0 and sum 0; statistics that divide by the count fail on it.");
+                "An empty range gives count 0 and sum 0; statistics that divide by the count fail on it.\n"
+                "NaN and infinity are answered as NumPy does: sum mean var std min max as np.sum np.mean np.var\n"
+                "np.std np.min np.max (a NaN gives NaN; inf - inf is NaN; var and std with an infinity are NaN).\n"
+                "moment moments com spread polyfit are NaN whenever the range holds a NaN or an infinity that\n"
+                "is not skipped (polyfit: any NaN, even with --skipna). Text prints nan, inf, -inf; --json\n"
+                "prints the strings \"NaN\", \"Infinity\", \"-Infinity\".");
     sub->callback([a, run] { *run = [a] { return RunQuery(*a); }; });
   }
   {
