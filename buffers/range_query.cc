@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cassert>
+#include <cmath>
 #include <cstdlib>
 #include <memory>
 #include <vector>
@@ -159,11 +160,47 @@ Result<RangeSummary> SummarizeRange(MomentTree& tree, ArrayFile& array, uint64_t
   // The summary of the wanted piece for raw read k; `leaf_source` indexes the
   // complement leaf's node source.
   size_t complement_source = plan.runs.size();
+  // The wanted piece read and summarised directly: the fallback when taking
+  // the complement from the leaf would lose the variance (below).
+  Status direct_status;
+  auto direct_summary = [&](uint64_t begin, uint64_t end) {
+    std::vector<char> bytes((end - begin) * array.itemsize());
+    direct_status = array.ReadRaw(begin, end - begin, bytes.data());
+    c.array_bytes += bytes.size();
+    c.requests += 1;
+    RangeSummary acc(order);
+    for (uint64_t at = 0; direct_status.ok() && at < end - begin; at += scratch.size()) {
+      const uint64_t m = std::min<uint64_t>(scratch.size(), end - begin - at);
+      acc = Merge(acc, RangeSummary::OfElements(order, array.dtype(), bytes.data() + at * array.itemsize(), m,
+                                                scratch.data()));
+    }
+    return acc;
+  };
   auto piece_summary = [&](const RawPiece& r, bool left_side) {
     if (!r.complement) return raw_summary(r);
     const RangeSummary leaf = node_summary(sources[complement_source++], 0);
-    const RangeSummary part = raw_summary(r);
-    return left_side ? UnmergeRight(leaf, part) : UnmergeLeft(leaf, part);
+    const RangeSummary complement = raw_summary(r);
+    RangeSummary part = left_side ? UnmergeRight(leaf, complement) : UnmergeLeft(leaf, complement);
+    // Subtracting sums of squares cancels: part = leaf − complement keeps
+    // Σ(a − mean)² only to ~2^-50 of the sums subtracted (plus the leaf's
+    // update drift, kDriftLimit of its own). When that is not within 1e-10
+    // of the part's own Σ(a − mean)² — the part's values much closer
+    // together than the leaf's, e.g. a run of zeros beside large values —
+    // the part is read and summarised itself: one more read, only then.
+    if (part.values.count() > 0 && leaf.values.count() > 0) {
+      const long double leaf_s2 = std::fabs(leaf.values.sum_of_squared_deviations());
+      const long double complement_s2 =
+          complement.values.count() > 0
+              ? std::fabs(complement.values.RecenteredAt(leaf.values.shift()).sum_of_squared_deviations())
+              : 0.0L;
+      const long double error = kDriftLimit * leaf.values.central_sum_of_squares() +
+                                0x1p-50L * (leaf_s2 + complement_s2);
+      if (error > 1e-10L * part.values.central_sum_of_squares()) {
+        const uint64_t leaf_first = layout.node_first(1, r.leaf), leaf_end = layout.node_end(1, r.leaf);
+        part = left_side ? direct_summary(r.end, leaf_end) : direct_summary(leaf_first, r.begin);
+      }
+    }
+    return part;
   };
 
   RangeSummary acc(order);
@@ -173,6 +210,7 @@ Result<RangeSummary> SummarizeRange(MomentTree& tree, ArrayFile& array, uint64_t
   for (size_t s = 0; s < plan.runs.size(); ++s)
     for (uint64_t k = 0; k < sources[s].count; ++k) acc = Merge(acc, node_summary(sources[s], k));
   if (next_raw < raw.size()) acc = Merge(acc, piece_summary(raw[next_raw++], /*left_side=*/false));
+  MOMENTA_RETURN_IF_ERROR(direct_status);
   return acc;
 }
 

@@ -143,9 +143,7 @@ void CheckRange(BufferedArray& ba, const Reference& ref, const Config& cfg, uint
   }
 }
 
-TEST_P(BufferedArrayTest, RandomRangesAndUpdatesMatchAScan) {
-  const Config cfg = GetParam();
-  const uint64_t seed = testing::TestSeed();
+void RandomRangesAndUpdatesMatchAScan(const Config& cfg, uint64_t seed) {
   SCOPED_TRACE("seed " + std::to_string(seed) + " (MOMENTA_SEED=" + std::to_string(seed) + " reproduces)");
   std::mt19937_64 rng(seed);
   ScratchDir dir;
@@ -247,6 +245,19 @@ TEST_P(BufferedArrayTest, RandomRangesAndUpdatesMatchAScan) {
       CheckRange(**again, ref, cfg, p, q, rng);
     }
   }
+}
+
+TEST_P(BufferedArrayTest, RandomRangesAndUpdatesMatchAScan) {
+  RandomRangesAndUpdatesMatchAScan(GetParam(), testing::TestSeed());
+}
+
+// Seeds that once failed: a partial end leaf read on its shorter side and
+// subtracted from the leaf cancelled the variance of a run of zeros beside
+// i8 values of ~1e18 (var 1149.8, 3460.4 and 6.9e15 for 0); range_query.cc
+// now reads such a part directly.
+TEST(BufferedArrayKnownSeedsTest, ShorterSideCancellation) {
+  for (uint64_t seed : {12513854145563446872ull, 7117592546456277698ull, 2687894709979959869ull})
+    RandomRangesAndUpdatesMatchAScan(Config{DType::kI8, 2, true, 8, 64}, seed);
 }
 
 INSTANTIATE_TEST_SUITE_P(
@@ -421,3 +432,4 @@ TEST(BufferedArrayLargeBinsTest, LongRawPiecesMatchAScan) {
 
 }  // namespace
 }  // namespace momenta
+
