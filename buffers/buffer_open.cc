@@ -77,6 +77,16 @@ Result<BufferCondition> BufferedArray::Inspect(const std::string& path, const Bu
 
 // ---- writers -------------------------------------------------------------------
 
+Status BufferedArray::MakeSidecarAndLock() {
+  std::error_code ec;
+  std::filesystem::create_directories(sidecar_, ec);
+  if (ec) return Status::IOError(sidecar_, ec.message());
+  auto lock = LockArrayForWriting(array_->path(), sidecar_);
+  if (!lock.ok()) return lock.status();
+  lock_ = std::move(lock).value();
+  return Status::OK();
+}
+
 Status BufferedArray::OpenAsWriter(std::vector<std::string>* notices) {
   const std::string& path = array_->path();
   struct stat st;
@@ -87,12 +97,7 @@ Status BufferedArray::OpenAsWriter(std::vector<std::string>* notices) {
                   " names (hard links); momenta keeps one sidecar and one writer lock per name, so updates "
                   "through two names would split the log: update it through a single name with "
                   "--sidecar DIR, or copy it");
-  std::error_code ec;
-  std::filesystem::create_directories(sidecar_, ec);
-  if (ec) return Status::IOError(sidecar_, ec.message());
-  auto lock = LockArrayForWriting(path, sidecar_);
-  if (!lock.ok()) return lock.status();
-  lock_ = std::move(lock).value();
+  MOMENTA_RETURN_IF_ERROR(MakeSidecarAndLock());
   MOMENTA_RETURN_IF_ERROR(PrepareWriter(notices));
   MOMENTA_RETURN_IF_ERROR(Recover(notices));
   if (tree_) {
@@ -121,12 +126,7 @@ Status BufferedArray::PrepareWriter(std::vector<std::string>* notices) {
     if (!aside.ok()) return aside.status();
     say("the sidecar " + sidecar_ + " belonged to another array (" + *foreign + "): moved it, with its log, to " +
         *aside + "; starting a fresh one");
-    std::error_code ec;
-    std::filesystem::create_directories(sidecar_, ec);
-    if (ec) return Status::IOError(sidecar_, ec.message());
-    auto lock = LockArrayForWriting(path, sidecar_);
-    if (!lock.ok()) return lock.status();
-    lock_ = std::move(lock).value();
+    MOMENTA_RETURN_IF_ERROR(MakeSidecarAndLock());
   }
   auto recorded = ReadSidecarIdentity(sidecar_);
   if (!recorded.ok() || !(*recorded == *current)) MOMENTA_RETURN_IF_ERROR(WriteSidecarIdentity(sidecar_, *current));

@@ -204,6 +204,8 @@ class BufferedArray {
   // Why the sidecar does not belong to this array ("" when it does).
   Result<std::string> ForeignSidecarReason();
   void RemoveLeftovers(std::vector<std::string>* notices);
+  // Creates the sidecar folder if needed and takes its writer lock.
+  [[nodiscard]] Status MakeSidecarAndLock();
   // A Corruption naming the tree file: damage found while answering.
   bool IsTreeDamage(const Status& s) const;
   // Recovery (buffer_recover.cc).

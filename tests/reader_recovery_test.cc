@@ -138,24 +138,41 @@ void DieMidChunk(const std::string& path, int ready_fd, int go_fd) {
   _exit(0);            // like SIGKILL: no destructor, no cleanup
 }
 
+// A child running DieMidChunk: ready once its update is done, dead (exit 0)
+// after DieNow.
+class DyingWriter {
+ public:
+  explicit DyingWriter(const std::string& path) {
+    if (pipe(ready_) != 0 || pipe(go_) != 0) return;
+    pid_ = fork();
+    if (pid_ == 0) DieMidChunk(path, ready_[1], go_[0]);
+  }
+  bool WaitReady() {
+    char c;
+    return pid_ > 0 && read(ready_[0], &c, 1) == 1;
+  }
+  bool DieNow() {
+    char c = 0;
+    if (write(go_[1], &c, 1) != 1) return false;
+    int status = 0;
+    waitpid(pid_, &status, 0);
+    return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+  }
+
+ private:
+  int ready_[2] = {-1, -1}, go_[2] = {-1, -1};
+  pid_t pid_ = -1;
+};
+
 TEST(ReaderRecoveryTest, AReaderOpenedBeforeTheWriterDiedDoesNotWaitForIt) {
   testing::ScratchDir dir;
   const std::string path = MakeArray(dir);
   { ASSERT_TRUE(BufferedArray::Open(path, Options(true)).ok()); }
-  int ready[2], go[2];
-  ASSERT_EQ(pipe(ready), 0);
-  ASSERT_EQ(pipe(go), 0);
-  const pid_t pid = fork();
-  ASSERT_GE(pid, 0);
-  if (pid == 0) DieMidChunk(path, ready[1], go[0]);
-  char c;
-  ASSERT_EQ(read(ready[0], &c, 1), 1);
+  DyingWriter writer(path);
+  ASSERT_TRUE(writer.WaitReady());
   auto r = BufferedArray::Open(path, Options(false));  // a live writer: synchronises with it
   ASSERT_TRUE(r.ok()) << r.status().ToString();
-  ASSERT_EQ(write(go[1], &c, 1), 1);
-  int status = 0;
-  waitpid(pid, &status, 0);
-  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  ASSERT_TRUE(writer.DieNow());
   const double sum = Bounded([&] { return SumOf(**r); }, std::chrono::seconds(20));
   EXPECT_EQ(sum, 5);
   auto notices = (*r)->TakeNotices();
@@ -175,16 +192,9 @@ TEST(ReaderRecoveryTest, AReaderAfterADeadWriterRecoversAndAnswers) {
   testing::ScratchDir dir;
   const std::string path = MakeArray(dir);
   { ASSERT_TRUE(BufferedArray::Open(path, Options(true)).ok()); }
-  int ready[2], go[2];
-  ASSERT_EQ(pipe(ready), 0);
-  ASSERT_EQ(pipe(go), 0);
-  const pid_t pid = fork();
-  ASSERT_GE(pid, 0);
-  if (pid == 0) DieMidChunk(path, ready[1], go[0]);
-  char c = 0;
-  ASSERT_EQ(read(ready[0], &c, 1), 1);
-  ASSERT_EQ(write(go[1], &c, 1), 1);
-  waitpid(pid, nullptr, 0);
+  DyingWriter writer(path);
+  ASSERT_TRUE(writer.WaitReady());
+  ASSERT_TRUE(writer.DieNow());
   EXPECT_FALSE(WriterIsAlive(SidecarPath(path) + "/writer.lock"));
   std::vector<std::string> notices;
   auto r = Bounded([&] { return BufferedArray::Open(path, Options(false), &notices); }, std::chrono::seconds(20));
