@@ -20,6 +20,7 @@
 
 #include "stream/bucket_window.h"
 #include "stream/byte_codec.h"
+#include "stream/key_count_sort.h"
 #include "stream/window_spec.h"
 
 namespace momenta {
@@ -109,10 +110,10 @@ void EncodeAscendingPairs(const std::vector<Entry>& e, int64_t Entry::*key, uint
   out.Varint(e.size());
   int64_t prev = 0;
   for (size_t i = 0; i < e.size(); ++i) {
-    const int64_t k = e[i].*key;
+    const int64_t k = LoadField(e[i], key);
     // The first as is, then gaps (wrapping arithmetic).
     out.Varint(i == 0 ? ZigZag(k) : static_cast<uint64_t>(k) - static_cast<uint64_t>(prev));
-    out.Varint(e[i].*count);
+    out.Varint(LoadField(e[i], count));
     prev = k;
   }
 }
@@ -140,8 +141,8 @@ Status DecodeAscendingPairs(ByteReader& in, uint64_t max_size, const char* too_m
     if (i > 0 && k <= prev) return in.Bad(std::string(keys) + " out of order");
     if (c == 0 || c > kMaxBucketItems) return in.Bad(std::string("bad ") + counts);
     *sum += c;
-    (*e)[i].*key = k;
-    (*e)[i].*count = static_cast<uint32_t>(c);
+    StoreField((*e)[i], key, k);  // (packed entries: key_count_sort.h)
+    StoreField((*e)[i], count, static_cast<uint32_t>(c));
     prev = k;
   }
   return Status::OK();
