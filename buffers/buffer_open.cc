@@ -14,6 +14,7 @@
 
 #include "buffers/buffer_internal.h"
 #include "buffers/buffered_array.h"
+#include "storage/leftovers.h"
 #include "storage/log_codec.h"
 #include "storage/log_segments.h"
 #include "storage/posix_file.h"
@@ -38,17 +39,6 @@ std::optional<DType> LoggedDType(const std::string& log_dir) {
   auto h = DecodeLogSegmentHeader(std::string_view(bytes, sizeof bytes), segments->front().path);
   if (!h.ok()) return std::nullopt;
   return LogSegmentDType(*h);
-}
-
-// The pid in "<prefix><pid>" names, or 0.
-long PidSuffix(const std::string& name, const std::string& prefix) {
-  if (name.size() <= prefix.size() || name.compare(0, prefix.size(), prefix) != 0) return 0;
-  long pid = 0;
-  for (size_t k = prefix.size(); k < name.size(); ++k) {
-    if (name[k] < '0' || name[k] > '9' || pid > (1L << 40)) return 0;
-    pid = pid * 10 + (name[k] - '0');
-  }
-  return pid;
 }
 
 }  // namespace
@@ -190,18 +180,7 @@ Result<std::string> BufferedArray::ForeignSidecarReason() {
 void BufferedArray::RemoveLeftovers(std::vector<std::string>* notices) {
   // Scratch files of killed processes: a build's tree.new-PID, a verify's
   // tree.verify-PID, an identity record's identity.tmp-PID.
-  std::error_code ec;
-  for (const auto& entry : std::filesystem::directory_iterator(sidecar_, ec)) {
-    const std::string name = entry.path().filename().string();
-    long pid = 0;
-    for (const char* prefix : {"tree.new-", "tree.verify-", "identity.tmp-"})
-      if (pid == 0) pid = PidSuffix(name, prefix);
-    if (pid <= 0 || pid == ::getpid()) continue;
-    if (::kill(static_cast<pid_t>(pid), 0) == 0 || errno != ESRCH) continue;  // alive (or not ours to ask)
-    if (std::filesystem::remove(entry.path(), ec) && notices)
-      notices->push_back("removed " + entry.path().string() + ", left by a command that was killed (process " +
-                         std::to_string(pid) + ")");
-  }
+  RemoveFilesOfDeadProcesses(sidecar_, {"tree.new-", "tree.verify-", "identity.tmp-"}, notices);
 }
 
 // ---- readers -------------------------------------------------------------------
@@ -222,20 +201,22 @@ Result<BufferCondition> BufferedArray::Classify() {
     if (h.state == kTreeRetired && attempt < 8) continue;  // replaced meanwhile: open the new one
     if (h.length != array_->length() || h.dtype != static_cast<uint32_t>(array_->dtype()))
       return BufferCondition{Kind::kRebuild, "it was built for another array shape or dtype"};
+    // A live writer is asked about (one open and fcntl) only where it changes
+    // the answer; our own lock is no other writer.
     long pid = 0;
-    const bool writer = !lock_ && WriterIsAlive(LockPath(), &pid);  // our own lock is no other writer
+    auto writer_alive = [&] { return !lock_ && WriterIsAlive(LockPath(), &pid); };
     if (h.state == kTreeClean) {
-      if (writer) return BufferCondition{Kind::kLiveWriter, ""};
       auto id = IdentityOf(path);
       if (!id.ok()) return id.status();
-      if (!SameContents(h.array, *id))
-        return BufferCondition{
-            Kind::kRebuild,
-            "the array file was modified outside momenta (its size or modification time changed), and the file "
-            "system cannot say which elements changed, so every node is recomputed"};
-      return BufferCondition{Kind::kCurrent, ""};
+      if (SameContents(h.array, *id)) return BufferCondition{Kind::kCurrent, ""};
+      // A live writer moves the array's mtime: its changes are not an outside write.
+      if (writer_alive()) return BufferCondition{Kind::kLiveWriter, ""};
+      return BufferCondition{
+          Kind::kRebuild,
+          "the array file was modified outside momenta (its size or modification time changed), and the file "
+          "system cannot say which elements changed, so every node is recomputed"};
     }
-    if (writer) return BufferCondition{Kind::kLiveWriter, ""};
+    if (writer_alive()) return BufferCondition{Kind::kLiveWriter, ""};
     const std::string who = pid > 0 ? "the last writer (pid " + std::to_string(pid) + ")" : "the last writer";
     if (h.state == kTreeUpdating) return BufferCondition{Kind::kRecover, who + " stopped mid-update"};
     if (h.state == kTreeBuilding) return BufferCondition{Kind::kRebuild, "its last build did not finish"};

@@ -1,5 +1,7 @@
 #include "tools/cli_common.h"
 
+#include "storage/leftovers.h"
+
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/stat.h>
@@ -217,21 +219,9 @@ Result<std::unique_ptr<ArrayFile>> OpenArray(const std::string& path, const Comm
 }
 
 void RemoveDeadTemporaries(const std::string& dir, const std::string& prefix) {
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  for (auto it = fs::directory_iterator(dir, ec); !ec && it != fs::directory_iterator(); it.increment(ec)) {
-    const std::string name = it->path().filename().string();
-    if (name.rfind(prefix, 0) != 0) continue;
-    const std::string digits = name.substr(prefix.size());
-    pid_t pid = 0;
-    auto r = std::from_chars(digits.data(), digits.data() + digits.size(), pid);
-    if (digits.empty() || r.ec != std::errc() || r.ptr != digits.data() + digits.size() || pid <= 0) continue;
-    if (pid != ::getpid() && (::kill(pid, 0) == 0 || errno == EPERM)) continue;  // alive
-    const std::string path = it->path().string();
-    if (::unlink(path.c_str()) == 0)
-      PrintNotice("removed " + path + ", left by a command that was killed (process " + std::to_string(pid) +
-                  " is gone)");
-  }
+  std::vector<std::string> notices;
+  RemoveFilesOfDeadProcesses(dir, {prefix}, &notices);
+  for (const auto& n : notices) PrintNotice(n);
 }
 
 std::string FormatBytes(uint64_t bytes) {
