@@ -1,8 +1,11 @@
 // The test helpers themselves: RunCommand survives a child that exits
-// without reading its input.
+// without reading its input; ASSERT_OK prints the failed Status's message.
 #include "tests/test_util.h"
 
+#include <gtest/gtest-spi.h>
 #include <gtest/gtest.h>
+
+#include "tests/assert_ok.h"
 
 #include <string>
 
@@ -20,6 +23,22 @@ TEST(RunCommandTest, InputReachesTheChild) {
   const CommandResult r = RunCommand({"/bin/sh", "-c", "wc -c"}, std::string(100000, 'x'));
   EXPECT_EQ(r.exit_code, 0);
   EXPECT_EQ(std::stoi(r.out), 100000);
+}
+
+TEST(AssertOkTest, AFailedStatusPrintsTheExpressionAndItsMessage) {
+  EXPECT_NONFATAL_FAILURE(EXPECT_OK(Status::NotFound("data.npy", "no such file")),
+                          "Status::NotFound(\"data.npy\", \"no such file\"): ");
+  EXPECT_NONFATAL_FAILURE(EXPECT_OK(Status::NotFound("data.npy", "no such file")), "data.npy: no such file");
+  const Result<int> r = Status::Corruption("tree", "bad check");
+  EXPECT_NONFATAL_FAILURE(EXPECT_OK(r), "r: ");
+  EXPECT_NONFATAL_FAILURE(EXPECT_OK(r), "tree: bad check");
+}
+
+TEST(AssertOkTest, AnOkStatusOrResultPasses) {
+  ASSERT_OK(Status::OK());
+  const Result<int> r = 7;
+  ASSERT_OK(r);
+  EXPECT_EQ(r.value(), 7);
 }
 
 }  // namespace
