@@ -17,6 +17,7 @@
 #include <filesystem>
 #include <random>
 
+#include "tests/assert_ok.h"
 #include "tests/test_util.h"
 
 namespace momenta {
@@ -39,13 +40,13 @@ IoOptions Pread() { return IoOptions{.kind = IoKind::kPread}; }
 std::unique_ptr<ArrayFile> MustCreate(const std::string& path, DType t, std::vector<uint64_t> shape,
                                       IoOptions io = Pread()) {
   auto f = ArrayFile::Create(path, t, shape, io);
-  EXPECT_TRUE(f.ok()) << f.status().ToString();
+  EXPECT_OK(f);
   return f.ok() ? std::move(f).value() : nullptr;
 }
 
 std::unique_ptr<ArrayFile> MustOpen(const std::string& path, IoOptions io = Pread()) {
   auto f = ArrayFile::Open(path, io);
-  EXPECT_TRUE(f.ok()) << f.status().ToString();
+  EXPECT_OK(f);
   return f.ok() ? std::move(f).value() : nullptr;
 }
 
@@ -103,18 +104,18 @@ TEST_P(ArrayFileBackendTest, CreateWriteReopenReadEveryDType) {
         const uint64_t count = 1 + rng() % std::min<uint64_t>(200, n - first);
         std::vector<Value> run;
         for (uint64_t j = 0; j < count; ++j) run.push_back(RandomValue(t, rng));
-        ASSERT_TRUE(f->WriteValues(first, run).ok());
+        ASSERT_OK(f->WriteValues(first, run));
         std::copy(run.begin(), run.end(), want.begin() + static_cast<ptrdiff_t>(first));
       }
       // The extremes at the two ends.
       std::vector<Value> ends = {DecodeValue(t, "\xff\xff\xff\xff\xff\xff\xff\x7f"),
                                  DecodeValue(t, "\x00\x00\x00\x00\x00\x00\x00\x80")};
-      ASSERT_TRUE(f->WriteValues(0, std::span(ends).first(1)).ok());
-      ASSERT_TRUE(f->WriteValues(n - 1, std::span(ends).last(1)).ok());
+      ASSERT_OK(f->WriteValues(0, std::span(ends).first(1)));
+      ASSERT_OK(f->WriteValues(n - 1, std::span(ends).last(1)));
       want[0] = ends[0];
       want[n - 1] = ends[1];
-      ASSERT_TRUE(f->Sync().ok());
-      ASSERT_TRUE(f->CheckSize().ok());
+      ASSERT_OK(f->Sync());
+      ASSERT_OK(f->CheckSize());
     }
     struct stat st;
     ASSERT_EQ(::stat(path.c_str(), &st), 0);
@@ -125,16 +126,16 @@ TEST_P(ArrayFileBackendTest, CreateWriteReopenReadEveryDType) {
     EXPECT_EQ(f->dtype(), t);
     EXPECT_EQ(f->header().shape, std::vector<uint64_t>{n});
     std::vector<Value> got;
-    ASSERT_TRUE(f->ReadValues(0, n, &got).ok());
+    ASSERT_OK(f->ReadValues(0, n, &got));
     ASSERT_EQ(got.size(), n);
     for (uint64_t k = 0; k < n; ++k)
       ASSERT_TRUE(Same(got[k], want[k]))
           << "#" << k << ": " << FormatValue(got[k]) << " != " << FormatValue(want[k]);
     // Doubles and raw bytes agree with the values, also for a sub-range.
     std::vector<double> d(n - 10);
-    ASSERT_TRUE(f->ReadDoubles(10, n - 10, d.data()).ok());
+    ASSERT_OK(f->ReadDoubles(10, n - 10, d.data()));
     std::vector<char> raw((n - 10) * DTypeSize(t));
-    ASSERT_TRUE(f->ReadRaw(10, n - 10, raw.data()).ok());
+    ASSERT_OK(f->ReadRaw(10, n - 10, raw.data()));
     for (uint64_t k = 10; k < n; ++k) {
       const double w = static_cast<double>(want[k].AsLongDouble());
       ASSERT_TRUE(d[k - 10] == w || (std::isnan(w) && std::isnan(d[k - 10]))) << "#" << k;
@@ -153,13 +154,13 @@ TEST_P(ArrayFileBackendTest, NDimensionalArraysAreTheirFlatIndexSpace) {
   EXPECT_EQ(f->length(), 60u);
   std::vector<Value> v;
   for (int k = 0; k < 60; ++k) v.push_back(Value::Int(k * 7 - 100));
-  ASSERT_TRUE(f->WriteValues(0, v).ok());
+  ASSERT_OK(f->WriteValues(0, v));
   f.reset();
   f = MustOpen(path, io());
   ASSERT_TRUE(f);
   EXPECT_EQ(f->header().shape, (std::vector<uint64_t>{3, 4, 5}));
   std::vector<Value> got;
-  ASSERT_TRUE(f->ReadValues(0, 60, &got).ok());
+  ASSERT_OK(f->ReadValues(0, 60, &got));
   for (int k = 0; k < 60; ++k) EXPECT_EQ(got[k].i, k * 7 - 100);
 
   auto scalar = MustCreate(dir_.File("scalar.npy"), DType::kF8, {}, io());
@@ -169,7 +170,7 @@ TEST_P(ArrayFileBackendTest, NDimensionalArraysAreTheirFlatIndexSpace) {
   ASSERT_TRUE(empty);
   EXPECT_EQ(empty->length(), 0u);
   EXPECT_EQ(empty->header().data_offset, 128u);  // see ArrayFile::Create
-  EXPECT_TRUE(empty->ReadValues(0, 0, &got).ok());
+  EXPECT_OK(empty->ReadValues(0, 0, &got));
   EXPECT_TRUE(got.empty());
 }
 
@@ -181,15 +182,15 @@ TEST_P(ArrayFileBackendTest, LargeReadsCrossChunks) {
   ASSERT_TRUE(f);
   std::vector<uint64_t> data(n);
   for (uint64_t k = 0; k < n; ++k) data[k] = k * 0x9E3779B97F4A7C15ull;
-  ASSERT_TRUE(f->WriteRaw(0, n, reinterpret_cast<const char*>(data.data())).ok());
+  ASSERT_OK(f->WriteRaw(0, n, reinterpret_cast<const char*>(data.data())));
   std::vector<uint64_t> back(n - 5);
-  ASSERT_TRUE(f->ReadRaw(5, n - 5, reinterpret_cast<char*>(back.data())).ok());
+  ASSERT_OK(f->ReadRaw(5, n - 5, reinterpret_cast<char*>(back.data())));
   for (uint64_t k = 5; k < n; ++k) ASSERT_EQ(back[k - 5], data[k]) << "#" << k;
   std::vector<double> d(n);
-  ASSERT_TRUE(f->ReadDoubles(0, n, d.data()).ok());
+  ASSERT_OK(f->ReadDoubles(0, n, d.data()));
   for (uint64_t k = 0; k < n; k += 4099) ASSERT_EQ(d[k], static_cast<double>(data[k])) << "#" << k;
   std::vector<Value> v;
-  ASSERT_TRUE(f->ReadValues(n - 2, 2, &v).ok());
+  ASSERT_OK(f->ReadValues(n - 2, 2, &v));
   EXPECT_EQ(v[1].u, data[n - 1]);
 }
 
@@ -212,18 +213,18 @@ TEST(ArrayFileTest, SparseCreateOf2To40ElementsIsInstantAndSmall) {
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (!f.ok() && f.status().sys_errno() == EFBIG)
     GTEST_SKIP() << "this file system cannot hold an 8 TiB sparse file: " << f.status().ToString();
-  ASSERT_TRUE(f.ok()) << f.status().ToString();
+  ASSERT_OK(f);
   EXPECT_LT(seconds, 1.0);
   EXPECT_EQ((*f)->length(), n);
   // Touch both ends.
   const Value v[] = {Value::Float(-1.5)};
-  ASSERT_TRUE((*f)->WriteValues(n - 1, v).ok());
-  ASSERT_TRUE((*f)->WriteValues(0, v).ok());
+  ASSERT_OK((*f)->WriteValues(n - 1, v));
+  ASSERT_OK((*f)->WriteValues(0, v));
   double d[2] = {7, 7};
-  ASSERT_TRUE((*f)->ReadDoubles(n - 2, 2, d).ok());
+  ASSERT_OK((*f)->ReadDoubles(n - 2, 2, d));
   EXPECT_EQ(d[0], 0.0);
   EXPECT_EQ(d[1], -1.5);
-  ASSERT_TRUE((*f)->Sync().ok());
+  ASSERT_OK((*f)->Sync());
   struct stat st;
   ASSERT_EQ(::stat(path.c_str(), &st), 0);
   EXPECT_EQ(static_cast<uint64_t>(st.st_size), kMomentaDataOffset + 8 * n);
@@ -248,8 +249,8 @@ TEST(ArrayFileTest, OutOfRangeIsAnErrorAndChangesNothing) {
             "Out of range: " + path + ": range 5:12 is outside the array (length 10)");
   EXPECT_EQ(f->ReadDoubles(11, 0, d).code(), Status::Code::kOutOfRange);
   EXPECT_HAS(f->CheckRange(2, ~uint64_t{0}).ToString(), "range 2:18446744073709551617 is outside");
-  EXPECT_TRUE(f->CheckRange(10, 0).ok());  // the empty range at the end
-  EXPECT_TRUE(f->CheckRange(0, 10).ok());
+  EXPECT_OK(f->CheckRange(10, 0));  // the empty range at the end
+  EXPECT_OK(f->CheckRange(0, 10));
 
   const std::string before = ReadFileBytes(path);
   const std::vector<Value> three(3, Value::Int(5));
@@ -313,7 +314,7 @@ TEST(ArrayFileTest, CheckSizeNoticesAFileThatShrank) {
   const std::string path = dir.File("s.npy");
   auto f = MustCreate(path, DType::kU4, {1000});
   ASSERT_TRUE(f);
-  EXPECT_TRUE(f->CheckSize().ok());
+  EXPECT_OK(f->CheckSize());
   ASSERT_EQ(::truncate(path.c_str(), 5000), 0);
   const Status s = f->CheckSize();
   EXPECT_EQ(s.code(), Status::Code::kIOError);
@@ -339,7 +340,7 @@ TEST(ArrayFileTest, CreateNeverOverwrites) {
     auto a = MustCreate(arr, DType::kI1, {4});
     ASSERT_TRUE(a);
     const std::vector<Value> v(4, Value::Int(9));
-    ASSERT_TRUE(a->WriteValues(0, v).ok());
+    ASSERT_OK(a->WriteValues(0, v));
   }
   const std::string before = ReadFileBytes(arr);
   EXPECT_FALSE(ArrayFile::Create(arr, DType::kI1, std::vector<uint64_t>{4}, Pread()).ok());
@@ -411,7 +412,7 @@ TEST(ArrayFileTest, InjectedDiskFullFailsBeforeAnyByteChanges) {
   {
     auto f = MustCreate(path, DType::kF8, {1000});
     ASSERT_TRUE(f);
-    ASSERT_TRUE(f->WriteValues(0, old).ok());
+    ASSERT_OK(f->WriteValues(0, old));
   }
   const std::string before = ReadFileBytes(path);
   const std::vector<Value> update(500, Value::Float(-1));
@@ -419,10 +420,10 @@ TEST(ArrayFileTest, InjectedDiskFullFailsBeforeAnyByteChanges) {
   for (const bool fail_write : {false, true}) {
     SCOPED_TRACE(fail_write ? "Write fails" : "Allocate fails");
     auto inner = OpenIoBackend(path, IoOptions{.kind = IoKind::kPread, .writable = true});
-    ASSERT_TRUE(inner.ok()) << inner.status().ToString();
+    ASSERT_OK(inner);
     auto* full = new FullDiskBackend(std::move(inner).value(), !fail_write, fail_write);
     auto f = ArrayFile::OpenWith(std::unique_ptr<IoBackend>(full));
-    ASSERT_TRUE(f.ok()) << f.status().ToString();
+    ASSERT_OK(f);
     Status s = (*f)->WriteValues(50, update);
     EXPECT_EQ(s.code(), Status::Code::kIOError);
     EXPECT_EQ(s.ToString(), "IO error: " + path + ": No space left on device");
@@ -437,7 +438,7 @@ TEST(ArrayFileTest, InjectedDiskFullFailsBeforeAnyByteChanges) {
   auto f = MustOpen(path);
   ASSERT_TRUE(f);
   std::vector<Value> got;
-  ASSERT_TRUE(f->ReadValues(0, 100, &got).ok());
+  ASSERT_OK(f->ReadValues(0, 100, &got));
   for (int k = 0; k < 100; ++k) EXPECT_EQ(got[k].f, k + 0.25);
 }
 
@@ -454,7 +455,7 @@ TEST(ArrayFileTest, RealDiskFullOnATinyTmpfs) {
   ASSERT_TRUE(f);
   std::vector<Value> old;
   for (int k = 0; k < 1000; ++k) old.push_back(Value::Float(k * 3.0));
-  ASSERT_TRUE(f->WriteValues(0, old).ok());
+  ASSERT_OK(f->WriteValues(0, old));
 
   const std::vector<Value> big(300000, Value::Float(7));  // 2.4 MB > 1 MiB
   const Status s = f->WriteValues(100000, big);
@@ -464,11 +465,11 @@ TEST(ArrayFileTest, RealDiskFullOnATinyTmpfs) {
   f = MustOpen(path);
   ASSERT_TRUE(f);
   std::vector<Value> got;
-  ASSERT_TRUE(f->ReadValues(0, 1000, &got).ok());
+  ASSERT_OK(f->ReadValues(0, 1000, &got));
   for (int k = 0; k < 1000; ++k) ASSERT_EQ(got[k].f, k * 3.0) << "#" << k;
   // Nothing of the failed write landed.
   std::vector<double> d(300000);
-  ASSERT_TRUE(f->ReadDoubles(100000, d.size(), d.data()).ok());
+  ASSERT_OK(f->ReadDoubles(100000, d.size(), d.data()));
   for (size_t k = 0; k < d.size(); ++k) ASSERT_EQ(d[k], 0.0) << "#" << k;
 }
 

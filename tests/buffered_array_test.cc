@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "buffers/statistics.h"
+#include "tests/assert_ok.h"
 #include "tests/test_util.h"
 
 namespace momenta {
@@ -82,13 +83,13 @@ void CheckRange(BufferedArray& ba, const Reference& ref, const Config& cfg, uint
   const bool extremes = rng() % 2;
   QueryCost cost;
   auto summary = ba.Summarize(p, q, extremes, &cost);
-  ASSERT_TRUE(summary.ok()) << summary.status().ToString();
+  ASSERT_OK(summary);
   const RangeSummary& s = *summary;
   ASSERT_EQ(s.count(), q - p);
   long double mag = 0;
   // sum (exact for integer dtypes)
   auto sum = ComputeStat(Stat::kSum, {}, s, p, cfg.dtype);
-  ASSERT_TRUE(sum.ok());
+  ASSERT_OK(sum);
   if (DTypeIsInteger(cfg.dtype)) {
     Int128 e = 0;
     for (uint64_t i = p; i < q; ++i) e += ref.exact[i];
@@ -105,7 +106,7 @@ void CheckRange(BufferedArray& ba, const Reference& ref, const Config& cfg, uint
       params.order = k;
       params.about = c;
       auto m = ComputeStat(Stat::kMoment, params, s, p, cfg.dtype);
-      ASSERT_TRUE(m.ok()) << m.status().ToString();
+      ASSERT_OK(m);
       const long double want = ref.Moment(p, q, k, c, lo, hi, &mag);
       EXPECT_LE(std::fabs(m->values[0] - want), 1e-9L * mag + 1e-12L)
           << "moment " << k << " about " << static_cast<double>(c) << ": got " << static_cast<double>(m->values[0])
@@ -122,10 +123,10 @@ void CheckRange(BufferedArray& ba, const Reference& ref, const Config& cfg, uint
       scale += ref.a[i] * ref.a[i];
     }
     auto m = ComputeStat(Stat::kMean, {}, s, p, cfg.dtype);
-    ASSERT_TRUE(m.ok());
+    ASSERT_OK(m);
     EXPECT_NEAR(static_cast<double>(m->values[0]), static_cast<double>(mean), 1e-9 * std::sqrt(static_cast<double>(scale / (q - p))) + 1e-12);
     auto v = ComputeStat(Stat::kVar, {}, s, p, cfg.dtype);
-    ASSERT_TRUE(v.ok());
+    ASSERT_OK(v);
     EXPECT_NEAR(static_cast<double>(v->values[0]), static_cast<double>(ss / (q - p)),
                 1e-9 * static_cast<double>(scale / (q - p)) + 1e-12);
     if (extremes) {
@@ -136,7 +137,8 @@ void CheckRange(BufferedArray& ba, const Reference& ref, const Config& cfg, uint
       }
       auto mn = ComputeStat(Stat::kMin, {}, s, p, cfg.dtype);
       auto mx = ComputeStat(Stat::kMax, {}, s, p, cfg.dtype);
-      ASSERT_TRUE(mn.ok() && mx.ok());
+      ASSERT_OK(mn);
+      ASSERT_OK(mx);
       EXPECT_EQ(static_cast<double>(mn->values[0]), static_cast<double>(lo));
       EXPECT_EQ(static_cast<double>(mx->values[0]), static_cast<double>(hi));
     }
@@ -161,7 +163,7 @@ void RandomRangesAndUpdatesMatchAScan(const Config& cfg, uint64_t seed) {
       io.kind = IoKind::kPread;
       const uint64_t shape[] = {n};
       auto f = ArrayFile::Create(path, cfg.dtype, shape, io);
-      ASSERT_TRUE(f.ok()) << f.status().ToString();
+      ASSERT_OK(f);
       // Data in a few regions, zeros (holes) elsewhere.
       std::vector<Value> values;
       for (uint64_t i = 0; i < n; ++i) values.push_back(rng() % 4 ? RandomValue(cfg.dtype, rng) : Value::Int(0));
@@ -171,9 +173,9 @@ void RandomRangesAndUpdatesMatchAScan(const Config& cfg, uint64_t seed) {
         if (values[i].kind == Value::Kind::kInt && values[i].i == 0 && !DTypeIsInteger(cfg.dtype)) values[i] = Value::Float(0);
         if (!ValueFits(cfg.dtype, values[i])) values[i] = DTypeIsInteger(cfg.dtype) ? Value::UInt(0) : Value::Float(0);
       }
-      ASSERT_TRUE((*f)->WriteValues(0, values).ok());
+      ASSERT_OK((*f)->WriteValues(0, values));
       std::vector<char> bytes(n * DTypeSize(cfg.dtype));
-      ASSERT_TRUE((*f)->ReadRaw(0, n, bytes.data()).ok());
+      ASSERT_OK((*f)->ReadRaw(0, n, bytes.data()));
       for (uint64_t i = 0; i < n; ++i) {
         const Value v = DecodeValue(cfg.dtype, bytes.data() + i * DTypeSize(cfg.dtype));
         ref.Set(i, DecodeDouble(cfg.dtype, bytes.data() + i * DTypeSize(cfg.dtype)),
@@ -189,7 +191,7 @@ void RandomRangesAndUpdatesMatchAScan(const Config& cfg, uint64_t seed) {
     options.tree.fanout = cfg.fanout;
     options.tree.ram_budget = 1024;  // tiny: most levels land in the disk tier
     auto opened = BufferedArray::Open(path, options);
-    ASSERT_TRUE(opened.ok()) << opened.status().ToString();
+    ASSERT_OK(opened);
     std::unique_ptr<BufferedArray> ba = std::move(opened).value();
 
     auto random_range = [&](uint64_t* p, uint64_t* q) {
@@ -209,7 +211,7 @@ void RandomRangesAndUpdatesMatchAScan(const Config& cfg, uint64_t seed) {
         std::vector<IndexedValue> ups;
         for (int u = 0; u < 5; ++u) ups.push_back({rng() % n, RandomValue(cfg.dtype, rng)});
         if (rng() % 4 == 0) ups.push_back({rng() % n, DTypeIsInteger(cfg.dtype) ? Value::UInt(0) : Value::Float(0)});
-        ASSERT_TRUE(ba->Apply(ups).ok());
+        ASSERT_OK(ba->Apply(ups));
         for (const auto& u : ups) {
           char b[8];
           EncodeValue(cfg.dtype, u.value, b);
@@ -221,7 +223,7 @@ void RandomRangesAndUpdatesMatchAScan(const Config& cfg, uint64_t seed) {
         const uint64_t count = std::min<uint64_t>(n - first, 1 + rng() % 40);
         std::vector<Value> vals;
         for (uint64_t k = 0; k < count; ++k) vals.push_back(RandomValue(cfg.dtype, rng));
-        ASSERT_TRUE(ba->Write(first, vals).ok());
+        ASSERT_OK(ba->Write(first, vals));
         for (uint64_t k = 0; k < count; ++k) {
           char b[8];
           EncodeValue(cfg.dtype, vals[k], b);
@@ -234,10 +236,10 @@ void RandomRangesAndUpdatesMatchAScan(const Config& cfg, uint64_t seed) {
     ba.reset();
     std::vector<std::string> notices;
     auto again = BufferedArray::Open(path, options, &notices);
-    ASSERT_TRUE(again.ok());
+    ASSERT_OK(again);
     EXPECT_TRUE(notices.empty()) << notices.front();
     auto report = (*again)->Verify();
-    ASSERT_TRUE(report.ok());
+    ASSERT_OK(report);
     EXPECT_EQ(report->mismatches, 0u) << (report->examples.empty() ? "" : report->examples.front());
     for (int step = 0; step < 30; ++step) {
       uint64_t p, q;
@@ -277,28 +279,28 @@ TEST(BufferedArrayStaleTest, ChangedBehindItsBackIsRebuilt) {
   const uint64_t shape[] = {1000};
   {
     auto f = ArrayFile::Create(path, DType::kF8, shape, io);
-    ASSERT_TRUE(f.ok());
+    ASSERT_OK(f);
     std::vector<Value> v(1000, Value::Float(1.0));
-    ASSERT_TRUE((*f)->WriteValues(0, v).ok());
+    ASSERT_OK((*f)->WriteValues(0, v));
   }
   BufferedArrayOptions options;
   options.io.writable = true;
   {
     auto ba = BufferedArray::Open(path, options);
-    ASSERT_TRUE(ba.ok());
+    ASSERT_OK(ba);
     auto s = (*ba)->Summarize(0, 1000, false);
     EXPECT_EQ(static_cast<double>(Sum(s->index)), 1000.0);
   }
   // Another program changes the array.
   {
     auto f = ArrayFile::Open(path, io);
-    ASSERT_TRUE(f.ok());
+    ASSERT_OK(f);
     std::vector<Value> v{Value::Float(101.0)};
-    ASSERT_TRUE((*f)->WriteValues(10, v).ok());
+    ASSERT_OK((*f)->WriteValues(10, v));
   }
   std::vector<std::string> notices;
   auto ba = BufferedArray::Open(path, options, &notices);
-  ASSERT_TRUE(ba.ok());
+  ASSERT_OK(ba);
   ASSERT_EQ(notices.size(), 1u);
   EXPECT_NE(notices[0].find("changed"), std::string::npos) << notices[0];
   auto s = (*ba)->Summarize(0, 1000, false);
@@ -308,7 +310,7 @@ TEST(BufferedArrayStaleTest, ChangedBehindItsBackIsRebuilt) {
   ba->reset();
   notices.clear();
   auto again = BufferedArray::Open(path, options, &notices);
-  ASSERT_TRUE(again.ok());
+  ASSERT_OK(again);
   ASSERT_EQ(notices.size(), 1u);
   EXPECT_NE(notices[0].find("mid-update"), std::string::npos) << notices[0];
 }
@@ -326,21 +328,21 @@ TEST(BufferedArrayAccuracyTest, LargeMeanVarianceAndMillionUpdates) {
   std::vector<long double> ref(n);
   {
     auto f = ArrayFile::Create(path, DType::kF8, shape, io);
-    ASSERT_TRUE(f.ok());
+    ASSERT_OK(f);
     std::vector<Value> v(n);
     std::normal_distribution<double> noise(0, 1);
     for (uint64_t i = 0; i < n; ++i) {
       v[i] = Value::Float(1e9 + noise(rng));
       ref[i] = v[i].f;
     }
-    ASSERT_TRUE((*f)->WriteValues(0, v).ok());
+    ASSERT_OK((*f)->WriteValues(0, v));
   }
   BufferedArrayOptions options;
   options.io.writable = true;
   options.tree.leaf_span = 256;
   options.tree.fanout = 8;
   auto ba = BufferedArray::Open(path, options);
-  ASSERT_TRUE(ba.ok());
+  ASSERT_OK(ba);
   auto check = [&](const char* when) {
     SCOPED_TRACE(when);
     for (int k = 0; k < 20; ++k) {
@@ -352,9 +354,9 @@ TEST(BufferedArrayAccuracyTest, LargeMeanVarianceAndMillionUpdates) {
       mean /= (q - p);
       for (uint64_t i = p; i < q; ++i) ss += (ref[i] - mean) * (ref[i] - mean);
       auto s = (*ba)->Summarize(p, q, false);
-      ASSERT_TRUE(s.ok());
+      ASSERT_OK(s);
       auto v = Variance(s->values);
-      ASSERT_TRUE(v.ok());
+      ASSERT_OK(v);
       EXPECT_NEAR(static_cast<double>(*v / (ss / (q - p))), 1.0, 1e-6) << p << ":" << q;
     }
   };
@@ -368,13 +370,13 @@ TEST(BufferedArrayAccuracyTest, LargeMeanVarianceAndMillionUpdates) {
     batch.push_back({i, Value::Float(x)});
     ref[i] = x;
     if (batch.size() == 10000) {
-      ASSERT_TRUE((*ba)->Apply(batch).ok());
+      ASSERT_OK((*ba)->Apply(batch));
       batch.clear();
     }
   }
   check("after 10^6 updates");
   auto report = (*ba)->Verify();
-  ASSERT_TRUE(report.ok());
+  ASSERT_OK(report);
   EXPECT_EQ(report->mismatches, 0u) << (report->examples.empty() ? "" : report->examples.front());
 }
 
@@ -399,23 +401,23 @@ TEST(BufferedArrayLargeBinsTest, LongRawPiecesMatchAScan) {
     io.writable = true;
     const uint64_t shape[] = {n};
     auto f = ArrayFile::Create(path, DType::kF8, shape, io);
-    ASSERT_TRUE(f.ok());
+    ASSERT_OK(f);
     std::vector<Value> v(n);
     for (uint64_t i = 0; i < n; ++i) v[i] = Value::Float(a[i] = std::normal_distribution<double>(5, 3)(rng));
-    ASSERT_TRUE((*f)->WriteValues(0, v).ok());
+    ASSERT_OK((*f)->WriteValues(0, v));
   }
   BufferedArrayOptions options;
   options.tree.disk_tier = false;
   options.tree.ram_budget = 1024;
   auto ba = BufferedArray::Open(path, options);
-  ASSERT_TRUE(ba.ok()) << ba.status().ToString();
+  ASSERT_OK(ba);
   ASSERT_GT((*ba)->tree().layout().leaf_span(), uint64_t{1} << 16);
   for (int k = 0; k < 20; ++k) {
     uint64_t p = rng() % n, q = rng() % n;
     if (p > q) std::swap(p, q);
     const bool extremes = k % 2;
     auto s = (*ba)->Summarize(p, q, extremes);
-    ASSERT_TRUE(s.ok());
+    ASSERT_OK(s);
     long double sum = 0, lo = INFINITY, hi = -INFINITY;
     for (uint64_t i = p; i < q; ++i) {
       sum += a[i];

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "buffers/buffered_array.h"
+#include "tests/assert_ok.h"
 #include "tests/test_util.h"
 
 namespace momenta {
@@ -28,7 +29,7 @@ struct CancelReset {
 TEST(CancelTest, RequestNamesTheSignalAndTheFirstOneWins) {
   CancelReset reset;
   EXPECT_FALSE(CancelRequested());
-  EXPECT_TRUE(CheckCancel("a.npy").ok());
+  EXPECT_OK(CheckCancel("a.npy"));
   RequestCancel(SIGTERM);
   RequestCancel(SIGINT);
   EXPECT_TRUE(CancelRequested());
@@ -51,14 +52,14 @@ TEST(CancelTest, RebuildStopsAndKeepsTheBufferItHad) {
   const uint64_t shape[] = {100000};
   {
     auto f = ArrayFile::Create(path, DType::kF8, shape, io);
-    ASSERT_TRUE(f.ok()) << f.status().ToString();
+    ASSERT_OK(f);
     std::vector<Value> v(100000, Value::Float(2.0));
-    ASSERT_TRUE((*f)->WriteValues(0, v).ok());
+    ASSERT_OK((*f)->WriteValues(0, v));
   }
   BufferedArrayOptions options;
   options.io.writable = true;
   auto ba = BufferedArray::Open(path, options);
-  ASSERT_TRUE(ba.ok()) << ba.status().ToString();
+  ASSERT_OK(ba);
   RequestCancel(SIGINT);
   TreeOptions other;
   other.order = 4;
@@ -70,10 +71,10 @@ TEST(CancelTest, RebuildStopsAndKeepsTheBufferItHad) {
     EXPECT_EQ(e.path().filename().string().find(".new-"), std::string::npos) << e.path();
   EXPECT_EQ((*ba)->tree().order(), 2);
   auto s = (*ba)->Summarize(0, 100000, false);
-  ASSERT_TRUE(s.ok());
+  ASSERT_OK(s);
   EXPECT_EQ(static_cast<double>(Sum(s->index)), 200000.0);
   // Without a request the same rebuild goes through.
-  ASSERT_TRUE((*ba)->Rebuild(other).ok());
+  ASSERT_OK((*ba)->Rebuild(other));
   EXPECT_EQ((*ba)->tree().order(), 4);
 }
 

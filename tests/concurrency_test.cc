@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "buffers/buffered_array.h"
+#include "tests/assert_ok.h"
 #include "tests/test_util.h"
 
 namespace momenta {
@@ -45,7 +46,7 @@ TEST(ConcurrencyTest, ReaderAnswersMatchSomeSequenceDuringTheQuery) {
     IoOptions io;
     io.writable = true;
     const uint64_t shape[] = {kLength};
-    ASSERT_TRUE(ArrayFile::Create(path, DType::kF8, shape, io).ok());
+    ASSERT_OK(ArrayFile::Create(path, DType::kF8, shape, io));
   }
   BufferedArrayOptions writer_options;
   writer_options.io.writable = true;
@@ -54,7 +55,7 @@ TEST(ConcurrencyTest, ReaderAnswersMatchSomeSequenceDuringTheQuery) {
   writer_options.tree.fanout = 8;
   {  // build the buffer before the race starts
     auto ba = BufferedArray::Open(path, writer_options);
-    ASSERT_TRUE(ba.ok()) << ba.status().ToString();
+    ASSERT_OK(ba);
   }
   int ready[2];
   ASSERT_EQ(pipe(ready), 0);
@@ -77,7 +78,7 @@ TEST(ConcurrencyTest, ReaderAnswersMatchSomeSequenceDuringTheQuery) {
   ASSERT_EQ(read(ready[0], &c, 1), 1);
   BufferedArrayOptions reader_options;  // not writable: a reader beside a live writer
   auto reader = BufferedArray::Open(path, reader_options);
-  ASSERT_TRUE(reader.ok()) << reader.status().ToString();
+  ASSERT_OK(reader);
   int checked = 0, moved = 0;
   const auto stop = std::chrono::steady_clock::now() + std::chrono::seconds(3);
   while (std::chrono::steady_clock::now() < stop) {
@@ -87,7 +88,7 @@ TEST(ConcurrencyTest, ReaderAnswersMatchSomeSequenceDuringTheQuery) {
     uint64_t as_of = 0;
     auto s = (*reader)->Summarize(p, q, /*need_extremes=*/false, nullptr, &as_of);
     const uint64_t end = (*reader)->applied_sequence();
-    ASSERT_TRUE(s.ok()) << s.status().ToString();
+    ASSERT_OK(s);
     EXPECT_LE(start, as_of);
     EXPECT_LE(as_of, end);
     EXPECT_EQ(Sum(s->index), SumAfter(as_of, p, q)) << "range " << p << ":" << q << " as of " << as_of;

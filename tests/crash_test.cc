@@ -22,6 +22,7 @@
 #include "buffers/buffered_array.h"
 #include "storage/log_reader.h"
 #include "storage/log_segments.h"
+#include "tests/assert_ok.h"
 #include "tests/test_util.h"
 
 namespace momenta {
@@ -79,7 +80,7 @@ double BoundedReaderSum(BufferedArray& reader) {
     std::_Exit(1);  // the stuck thread cannot be joined
   }
   auto s = answer.get();
-  EXPECT_TRUE(s.ok()) << s.status().ToString();
+  EXPECT_OK(s);
   return s.ok() ? static_cast<double>(s->index.moment(0)) : -1;
 }
 
@@ -93,7 +94,7 @@ TEST(CrashTest, TwoHundredKillsLoseNothingAcknowledged) {
     IoOptions io;
     io.writable = true;
     const uint64_t shape[] = {kLength};
-    ASSERT_TRUE(ArrayFile::Create(path, DType::kF8, shape, io).ok());
+    ASSERT_OK(ArrayFile::Create(path, DType::kF8, shape, io));
   }
   uint64_t acknowledged = 0;  // highest update number any child saw acknowledged
   uint64_t next = 1;          // the next child starts here
@@ -137,7 +138,7 @@ TEST(CrashTest, TwoHundredKillsLoseNothingAcknowledged) {
         std::_Exit(1);
       }
       auto reader = r.get();
-      ASSERT_TRUE(reader.ok()) << reader.status().ToString();
+      ASSERT_OK(reader);
       reader_sum = BoundedReaderSum(**reader);
     }
     early.reset();
@@ -145,7 +146,7 @@ TEST(CrashTest, TwoHundredKillsLoseNothingAcknowledged) {
     // Reopen as the next writer would: recovery runs.
     std::vector<std::string> notices;
     auto ba = BufferedArray::Open(path, Options(), &notices);
-    ASSERT_TRUE(ba.ok()) << ba.status().ToString();
+    ASSERT_OK(ba);
     // The array equals the replay of the whole log over zeros, and every
     // acknowledged update is in the log.
     std::vector<double> replay(kLength, 0.0);
@@ -156,7 +157,7 @@ TEST(CrashTest, TwoHundredKillsLoseNothingAcknowledged) {
         LogRecord r;
         while (true) {
           auto more = (*reader)->Next(&r);
-          ASSERT_TRUE(more.ok()) << more.status().ToString();
+          ASSERT_OK(more);
           if (!*more) break;
           ++records;
           ASSERT_EQ(r.sequence, records) << "sequences must be dense";
@@ -173,7 +174,7 @@ TEST(CrashTest, TwoHundredKillsLoseNothingAcknowledged) {
     EXPECT_GE(last_update, acknowledged) << "an acknowledged update is missing from the log";
     EXPECT_EQ(records, last_update) << "one record per update, in order";
     std::vector<double> array(kLength);
-    ASSERT_TRUE((*ba)->array().ReadDoubles(0, kLength, array.data()).ok());
+    ASSERT_OK((*ba)->array().ReadDoubles(0, kLength, array.data()));
     for (uint64_t i = 0; i < kLength; ++i) ASSERT_EQ(array[i], replay[i]) << "element " << i;
     long double replay_sum = 0;
     for (double v : replay) replay_sum += v;
@@ -181,7 +182,7 @@ TEST(CrashTest, TwoHundredKillsLoseNothingAcknowledged) {
         << "the reader after the kill answered for another state than the log's";
     EXPECT_EQ((*ba)->applied_sequence(), records);
     auto report = (*ba)->Verify();
-    ASSERT_TRUE(report.ok()) << report.status().ToString();
+    ASSERT_OK(report);
     ASSERT_EQ(report->mismatches, 0u) << report->examples.front();
     next = last_update + 1;
     if (::testing::Test::HasFatalFailure()) return;

@@ -9,6 +9,7 @@
 #include <limits>
 #include <random>
 
+#include "tests/assert_ok.h"
 #include "tests/test_util.h"
 
 namespace momenta {
@@ -23,7 +24,7 @@ std::string Text(const Status& s) { return s.ToString(); }
 // Parses and expects success; returns the value.
 Value Parse(DType t, std::string_view text) {
   auto v = ParseValue(t, text);
-  EXPECT_TRUE(v.ok()) << DTypeName(t) << " '" << text << "': " << Text(v.status());
+  EXPECT_OK(v) << DTypeName(t) << " '" << text << "': " << Text(v.status());
   return v.ok() ? *v : Value();
 }
 
@@ -67,7 +68,8 @@ TEST(DTypeTest, NamesSizesAndDescrs) {
     EXPECT_EQ(DTypeIsSigned(c.t), c.name[0] != 'u');
     auto a = ParseDTypeName(c.name);
     auto b = ParseDTypeName(c.long_name);
-    ASSERT_TRUE(a.ok() && b.ok());
+    ASSERT_OK(a);
+    ASSERT_OK(b);
     EXPECT_EQ(*a, c.t);
     EXPECT_EQ(*b, c.t);
   }
@@ -183,7 +185,7 @@ TEST(DTypeTest, FloatDTypes) {
 TEST(DTypeTest, ValueFromDouble) {
   auto ok = [](DType t, double d) {
     auto v = ValueFromDouble(t, d);
-    EXPECT_TRUE(v.ok()) << DTypeName(t) << " " << d << ": " << Text(v.status());
+    EXPECT_OK(v) << DTypeName(t) << " " << d << ": " << Text(v.status());
     return v.ok() ? *v : Value();
   };
   auto bad = [](DType t, double d) {
@@ -263,7 +265,7 @@ TEST(DTypeTest, RandomRoundTrips) {
       }
       for (const std::string& text : {FormatValue(v), FormatValue(t, v)}) {
         auto parsed = ParseValue(t, text);
-        ASSERT_TRUE(parsed.ok()) << DTypeName(t) << " '" << text << "': " << Text(parsed.status());
+        ASSERT_OK(parsed) << DTypeName(t) << " '" << text << "': " << Text(parsed.status());
         ASSERT_TRUE(SameValue(*parsed, v))
             << DTypeName(t) << " '" << text << "' came back as " << FormatValue(*parsed);
       }

@@ -13,6 +13,7 @@
 #include "buffers/buffered_array.h"
 #include "buffers/tree_layout.h"
 #include "storage/array_file.h"
+#include "tests/assert_ok.h"
 #include "tests/test_util.h"
 
 namespace momenta {
@@ -200,37 +201,37 @@ TEST(EmptyArrayTest, BufferedArrayOnAnEmptyArray) {
   const uint64_t shape[] = {3, 0};
   IoOptions io;
   io.writable = true;
-  ASSERT_TRUE(ArrayFile::Create(a, DType::kF8, shape, io).ok());
+  ASSERT_OK(ArrayFile::Create(a, DType::kF8, shape, io));
   BufferedArrayOptions options;
   options.io.writable = true;
   {
     auto w = BufferedArray::Open(a, options);
-    ASSERT_TRUE(w.ok()) << w.status().ToString();
+    ASSERT_OK(w);
     BufferedArray& b = **w;
     EXPECT_EQ(b.length(), 0u);
     EXPECT_EQ(b.tree().layout().levels(), 0);
     auto s = b.Summarize(0, 0, /*need_extremes=*/true);
-    ASSERT_TRUE(s.ok()) << s.status().ToString();
+    ASSERT_OK(s);
     EXPECT_EQ(s->count(), 0u);
     EXPECT_EQ(b.Summarize(0, 1, false).status().code(), Status::Code::kOutOfRange);
-    EXPECT_TRUE(b.Write(0, std::vector<Value>{}).ok());
+    EXPECT_OK(b.Write(0, std::vector<Value>{}));
     EXPECT_EQ(b.Write(0, std::vector<Value>{Value::Float(1)}).code(), Status::Code::kOutOfRange);
-    EXPECT_TRUE(b.Apply(std::vector<IndexedValue>{}).ok());
+    EXPECT_OK(b.Apply(std::vector<IndexedValue>{}));
     const std::vector<IndexedValue> one{{0, Value::Float(1)}};
     EXPECT_EQ(b.Apply(one).code(), Status::Code::kOutOfRange);
-    EXPECT_TRUE(b.Commit().ok());
+    EXPECT_OK(b.Commit());
     auto rebuilt = b.Rebuild(TreeOptions{});
-    ASSERT_TRUE(rebuilt.ok()) << rebuilt.status().ToString();
+    ASSERT_OK(rebuilt);
     EXPECT_EQ(rebuilt->data_bytes_read, 0u);
     auto report = b.Verify();
-    ASSERT_TRUE(report.ok()) << report.status().ToString();
+    ASSERT_OK(report);
     EXPECT_EQ(report->mismatches, 0u);
-    EXPECT_TRUE(b.Close().ok());
+    EXPECT_OK(b.Close());
   }
   auto r = BufferedArray::Open(a, BufferedArrayOptions{});
-  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  ASSERT_OK(r);
   auto s = (*r)->Summarize(0, 0, false);
-  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  ASSERT_OK(s);
   EXPECT_EQ(s->count(), 0u);
 }
 

@@ -32,6 +32,7 @@
 #include <gtest/gtest.h>
 
 #include "storage/io_backend.h"
+#include "tests/assert_ok.h"
 #include "tests/test_util.h"
 
 namespace momenta {
@@ -102,7 +103,7 @@ class IoBackendTest : public ::testing::TestWithParam<BackendParam> {
     auto backend = OpenIoBackend(probe, Options(false, 8));
     if (!backend.ok() && backend.status().code() == Status::Code::kNotSupported)
       GTEST_SKIP() << GetParam().name << ": " << backend.status().ToString();
-    ASSERT_TRUE(backend.ok()) << backend.status().ToString();
+    ASSERT_OK(backend);
   }
 
   IoOptions Options(bool writable, unsigned queue_depth) const {
@@ -118,7 +119,7 @@ class IoBackendTest : public ::testing::TestWithParam<BackendParam> {
   std::unique_ptr<IoBackend> Open(const std::string& path, bool writable = false,
                                   unsigned queue_depth = 8) {
     auto backend = OpenIoBackend(path, Options(writable, queue_depth));
-    EXPECT_TRUE(backend.ok()) << backend.status().ToString();
+    EXPECT_OK(backend);
     if (!backend.ok()) return nullptr;
     return std::move(backend).value();
   }
@@ -126,7 +127,7 @@ class IoBackendTest : public ::testing::TestWithParam<BackendParam> {
   std::string ReadString(IoBackend& b, uint64_t offset, size_t length) {
     std::string out(length, '\0');
     Status s = b.Read(offset, length, out.data());
-    EXPECT_TRUE(s.ok()) << s.ToString() << " (offset " << offset << ", length " << length << ")";
+    EXPECT_OK(s) << " (offset " << offset << ", length " << length << ")";
     return out;
   }
 
@@ -161,8 +162,8 @@ TEST_P(IoBackendTest, WriteThenReadRoundTrip) {
 
   const std::string head = RandomBytes(100, rng);
   const std::string tail = RandomBytes(5000, rng);
-  ASSERT_TRUE(b->Write(0, head).ok());
-  ASSERT_TRUE(b->Write(3 * kPage + 7, tail).ok());  // extends the file, leaves a hole
+  ASSERT_OK(b->Write(0, head));
+  ASSERT_OK(b->Write(3 * kPage + 7, tail));  // extends the file, leaves a hole
   ASSERT_EQ(b->Size().value(), 3 * kPage + 7 + tail.size());
   EXPECT_EQ(ReadString(*b, 0, head.size()), head);
   EXPECT_EQ(ReadString(*b, 3 * kPage + 7, tail.size()), tail);
@@ -171,9 +172,9 @@ TEST_P(IoBackendTest, WriteThenReadRoundTrip) {
 
   // Overwrite inside what was read before: the new bytes come back.
   const std::string patch = RandomBytes(kPage, rng);
-  ASSERT_TRUE(b->Write(2 * kPage, patch).ok());
+  ASSERT_OK(b->Write(2 * kPage, patch));
   EXPECT_EQ(ReadString(*b, 2 * kPage, kPage), patch);
-  ASSERT_TRUE(b->Sync().ok());
+  ASSERT_OK(b->Sync());
   b.reset();
 
   std::string expect = head + std::string(3 * kPage + 7 - head.size(), '\0') + tail;
@@ -219,7 +220,7 @@ TEST_P(IoBackendTest, LongRandomBatchMatchesReference) {
   for (size_t i = 0; i < requests.size(); ++i) requests[i].dest = arena.data() + dest_at[i];
 
   Status s = b->ReadBatch(requests);
-  ASSERT_TRUE(s.ok()) << s.ToString();
+  ASSERT_OK(s);
   for (size_t i = 0; i < requests.size(); ++i) {
     const ReadRequest& r = requests[i];
     ASSERT_EQ(std::memcmp(r.dest, file.data() + r.offset, r.length), 0)
@@ -250,7 +251,7 @@ TEST_P(IoBackendTest, MisalignedReadsOfWrittenData) {
       for (size_t shift : dest_shifts) {
         char* dest = buf.data() + shift;
         Status s = b->Read(offset, length, dest);
-        ASSERT_TRUE(s.ok()) << s.ToString() << " offset " << offset << " length " << length
+        ASSERT_OK(s) << " offset " << offset << " length " << length
                             << " dest+" << shift;
         ASSERT_EQ(std::memcmp(dest, file.data() + offset, length), 0)
             << "offset " << offset << " length " << length << " dest+" << shift;
@@ -261,7 +262,7 @@ TEST_P(IoBackendTest, MisalignedReadsOfWrittenData) {
   }
   // The same ranges as one batch.
   Status s = b->ReadBatch(batch);
-  ASSERT_TRUE(s.ok()) << s.ToString();
+  ASSERT_OK(s);
   for (const ReadRequest& r : batch)
     ASSERT_EQ(std::memcmp(r.dest, file.data() + r.offset, r.length), 0) << "batch offset " << r.offset;
 }
@@ -280,10 +281,10 @@ TEST_P(IoBackendTest, ReadsAcrossHolesOfSparseFile) {
     ASSERT_NE(w, nullptr);
     for (uint64_t at : {uint64_t{2 * 1024 * 1024 + 100}, uint64_t{5 * 1024 * 1024}}) {
       const std::string data = RandomBytes(5000, rng);
-      ASSERT_TRUE(w->Write(at, data).ok());
+      ASSERT_OK(w->Write(at, data));
       reference.replace(at, data.size(), data);
     }
-    ASSERT_TRUE(w->Sync().ok());
+    ASSERT_OK(w->Sync());
   }
   auto b = Open(path);
   ASSERT_NE(b, nullptr);
@@ -307,7 +308,7 @@ TEST_P(IoBackendTest, ReadsAcrossHolesOfSparseFile) {
     char* dest = buf.data() + c.shift;
     std::memset(dest, 0x5a, c.length);  // a hole must overwrite this with zeros
     Status s = b->Read(c.offset, c.length, dest);
-    ASSERT_TRUE(s.ok()) << s.ToString();
+    ASSERT_OK(s);
     EXPECT_EQ(std::memcmp(dest, reference.data() + c.offset, c.length), 0)
         << "offset " << c.offset << " length " << c.length;
   }
@@ -341,7 +342,7 @@ TEST_P(IoBackendTest, ReadPastEndIsAnErrorNamingTheFile) {
   EXPECT_EQ(ReadString(*b, 9990, 10), std::string(10, 'q'));
   batch[7].offset = 0;
   batch[7].length = kPage;
-  EXPECT_TRUE(b->ReadBatch(batch).ok());
+  EXPECT_OK(b->ReadBatch(batch));
 }
 
 TEST_P(IoBackendTest, FileTruncatedAfterOpenIsAnErrorNotACrash) {
@@ -354,7 +355,7 @@ TEST_P(IoBackendTest, FileTruncatedAfterOpenIsAnErrorNotACrash) {
   auto b = Open(path);
   ASSERT_NE(b, nullptr);
   AlignedBuffer buf(64 * 1024);
-  ASSERT_TRUE(b->Read(512 * 1024, 64 * 1024, buf.data()).ok());  // pages now mapped / cached
+  ASSERT_OK(b->Read(512 * 1024, 64 * 1024, buf.data()));  // pages now mapped / cached
 
   Truncate(path, 2 * kPage + 100);  // another process shrinks the file
   for (auto [offset, length] : {std::pair<uint64_t, size_t>{512 * 1024, 64 * 1024},
@@ -376,7 +377,7 @@ TEST_P(IoBackendTest, SizeFollowsTheFile) {
   auto b = Open(path, /*writable=*/true);
   ASSERT_NE(b, nullptr);
   EXPECT_EQ(b->Size().value(), 12345u);
-  ASSERT_TRUE(b->Write(20000, std::string(5, 't')).ok());
+  ASSERT_OK(b->Write(20000, std::string(5, 't')));
   EXPECT_EQ(b->Size().value(), 20005u);
   // Growth by someone else shows up, and the new bytes read.
   {
@@ -398,9 +399,9 @@ TEST_P(IoBackendTest, AllocateReservesBlocksInsideTheFile) {
   ASSERT_EQ(::stat(path.c_str(), &before), 0);
   auto b = Open(path, /*writable=*/true);
   ASSERT_NE(b, nullptr);
-  ASSERT_TRUE(b->Allocate(0, kSize).ok());
+  ASSERT_OK(b->Allocate(0, kSize));
   EXPECT_EQ(b->Size().value(), kSize);  // inside the file: size unchanged
-  ASSERT_TRUE(b->Allocate(0, 0).ok());
+  ASSERT_OK(b->Allocate(0, 0));
   struct stat after;
   ASSERT_EQ(::stat(path.c_str(), &after), 0);
   // Blocks are only checked where the file system has fallocate (ext4, xfs,
@@ -434,8 +435,8 @@ TEST_P(IoBackendTest, ShortFile) {
   ASSERT_NE(b, nullptr);
   EXPECT_EQ(ReadString(*b, 0, 10), "0123456789");
   EXPECT_EQ(ReadString(*b, 5, 5), "56789");
-  EXPECT_TRUE(b->Read(10, 0, nullptr).ok());   // an empty range reads nothing, anywhere
-  EXPECT_TRUE(b->Read(100, 0, nullptr).ok());
+  EXPECT_OK(b->Read(10, 0, nullptr));   // an empty range reads nothing, anywhere
+  EXPECT_OK(b->Read(100, 0, nullptr));
   char buf[16];
   Status s = b->Read(0, 11, buf);
   ASSERT_FALSE(s.ok());
@@ -449,10 +450,10 @@ TEST_P(IoBackendTest, EmptyFileThenWritten) {
   auto b = Open(path, /*writable=*/true);  // mmap: nothing to map yet
   ASSERT_NE(b, nullptr);
   EXPECT_EQ(b->Size().value(), 0u);
-  EXPECT_TRUE(b->Read(0, 0, nullptr).ok());
+  EXPECT_OK(b->Read(0, 0, nullptr));
   char c;
   EXPECT_FALSE(b->Read(0, 1, &c).ok());
-  ASSERT_TRUE(b->Write(0, std::string("abc")).ok());
+  ASSERT_OK(b->Write(0, std::string("abc")));
   EXPECT_EQ(ReadString(*b, 0, 3), "abc");
 }
 
@@ -471,9 +472,9 @@ TEST_P(IoBackendTest, DirectReadsSeeUnsyncedBufferedWrites) {
   for (int round = 0; round < 3; ++round) {
     const std::string patch = RandomBytes(1000 + round, rng);
     const uint64_t at = 64 * 1024 + 100 + round * 3000;
-    ASSERT_TRUE(b->Write(at, patch).ok());  // dirty in the page cache, no Sync
+    ASSERT_OK(b->Write(at, patch));  // dirty in the page cache, no Sync
     file.replace(at, patch.size(), patch);
-    ASSERT_TRUE(b->Read(64 * 1024, 64 * 1024, buf.data()).ok());  // aligned: O_DIRECT
+    ASSERT_OK(b->Read(64 * 1024, 64 * 1024, buf.data()));  // aligned: O_DIRECT
     ASSERT_EQ(std::memcmp(buf.data(), file.data() + 64 * 1024, 64 * 1024), 0) << "round " << round;
   }
 }
@@ -637,7 +638,7 @@ TEST_F(IoBackendFallback, AutoUsesIoUringWhenTheKernelAllowsIt) {
   IoOptions options;
   std::string notice;
   auto b = OpenIoBackend(path_, options, &notice);
-  ASSERT_TRUE(b.ok()) << b.status().ToString();
+  ASSERT_OK(b);
   EXPECT_EQ((*b)->Name().rfind("io_uring", 0), 0u) << (*b)->Name();
   EXPECT_EQ(notice, "");
 }

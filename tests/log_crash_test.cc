@@ -18,6 +18,7 @@
 
 #include "storage/log_reader.h"
 #include "storage/log_writer.h"
+#include "tests/assert_ok.h"
 #include "tests/test_util.h"
 
 namespace momenta {
@@ -95,7 +96,7 @@ TEST(LogCrashTest, KilledWritersLoseNothingAcknowledged) {
       ++kills;
 
       auto w = LogWriter::Open(log, LogWriterOptions{});
-      ASSERT_TRUE(w.ok()) << w.status().ToString();
+      ASSERT_OK(w);
       for (const LogDamage& d : (*w)->recovery().damage) {
         ASSERT_EQ(d.kind, LogDamage::Kind::kTornTail) << d.ToString();
         ++torn;
@@ -104,12 +105,12 @@ TEST(LogCrashTest, KilledWritersLoseNothingAcknowledged) {
       ASSERT_GE(last, acked) << "an acknowledged record was lost";
       w->reset();
       auto reader = LogReader::Open(log);
-      ASSERT_TRUE(reader.ok());
+      ASSERT_OK(reader);
       LogRecord r;
       uint64_t seen = 0;
       for (;;) {
         auto got = (*reader)->Next(&r);
-        ASSERT_TRUE(got.ok()) << got.status().ToString();
+        ASSERT_OK(got);
         if (!*got) break;
         ++seen;
         LogRecord want = RecordFor(seen);

@@ -19,6 +19,7 @@
 #include "storage/log_reader.h"
 #include "storage/log_segments.h"
 #include "storage/log_writer.h"
+#include "tests/assert_ok.h"
 #include "tests/test_util.h"
 
 namespace momenta {
@@ -41,12 +42,12 @@ std::vector<LogRecord> Records(uint64_t first_index, size_t n) {
 // Reads every record; expects sequences 1..n with index = sequence - 1 and no damage.
 void ExpectLogHolds(const std::string& log, uint64_t n) {
   auto reader = LogReader::Open(log);
-  ASSERT_TRUE(reader.ok()) << reader.status().ToString();
+  ASSERT_OK(reader);
   LogRecord r;
   uint64_t seen = 0;
   for (;;) {
     auto got = (*reader)->Next(&r);
-    ASSERT_TRUE(got.ok()) << got.status().ToString();
+    ASSERT_OK(got);
     if (!*got) break;
     ++seen;
     ASSERT_EQ(r.sequence, seen);
@@ -79,7 +80,7 @@ TEST(LogDiskFullTest, RealDiskFullOnATinyTmpfs) {
     o.sync = sync;
     o.segment_bytes = 100 << 10;  // rotations on the way, so creating a segment can fail too
     auto w = LogWriter::Open(log, o);
-    ASSERT_TRUE(w.ok()) << w.status().ToString();
+    ASSERT_OK(w);
     uint64_t acked = 0;
     Status failed;
     for (int k = 0; k < 1000 && failed.ok(); ++k) {
@@ -90,7 +91,7 @@ TEST(LogDiskFullTest, RealDiskFullOnATinyTmpfs) {
       }
       ASSERT_EQ(*first, acked + 1);
       acked += 500;
-      ASSERT_TRUE((*w)->Commit().ok());
+      ASSERT_OK((*w)->Commit());
     }
     ASSERT_FALSE(failed.ok()) << "1 MiB never filled up";
     const std::string msg = failed.ToString();
@@ -109,7 +110,7 @@ TEST(LogDiskFullTest, RealDiskFullOnATinyTmpfs) {
     w->reset();
     ExpectLogHolds(log, acked);
     auto again = LogWriter::Open(log, o);
-    ASSERT_TRUE(again.ok()) << again.status().ToString();
+    ASSERT_OK(again);
     EXPECT_TRUE((*again)->recovery().damage.empty());
     EXPECT_EQ((*again)->next_sequence(), acked + 1);
   }
@@ -128,13 +129,13 @@ TEST(LogDiskFullTest, InjectedNoSpaceLeavesTheLogAsItWas) {
     return Status::OK();
   };
   auto w = LogWriter::Open(log, o);
-  ASSERT_TRUE(w.ok());
+  ASSERT_OK(w);
   uint64_t acked = 0;
   int refusals = 0;
   // Until the first frame that needs more blocks (reserved 4 KiB at a time here).
   for (int k = 0; k < 200; ++k) {
     auto first = (*w)->Append(Records(acked, 30));
-    ASSERT_TRUE(first.ok()) << first.status().ToString();
+    ASSERT_OK(first);
     ASSERT_EQ(*first, acked + 1);
     acked += 30;
     full = true;
@@ -174,21 +175,21 @@ TEST(LogDiskFullTest, AfterReserveTheUnitsAppendsCannotRunOutOfSpace) {
     return Status::OK();
   };
   auto w = LogWriter::Open(log, o);
-  ASSERT_TRUE(w.ok());
-  ASSERT_TRUE((*w)->Append(Records(0, 60)).ok());  // most of the first segment
+  ASSERT_OK(w);
+  ASSERT_OK((*w)->Append(Records(0, 60)));  // most of the first segment
   full = true;
   EXPECT_TRUE((*w)->Reserve(300, 10).ToString().ends_with(": No space left on device"));
   EXPECT_EQ(ListLogSegments(log)->size(), 1u);
   full = false;
-  ASSERT_TRUE((*w)->Reserve(300, 10).ok());
+  ASSERT_OK((*w)->Reserve(300, 10));
   full = true;
   for (int k = 0; k < 10; ++k) {
     auto first = (*w)->Append(Records(60 + 30 * k, 30));
-    ASSERT_TRUE(first.ok()) << "append " << k << " of the reserved unit: " << first.status().ToString();
+    ASSERT_OK(first) << "append " << k << " of the reserved unit: " << first.status().ToString();
     EXPECT_EQ(*first, 61u + 30 * k);
   }
   EXPECT_EQ(ListLogSegments(log)->size(), 2u);  // rotated once, at Reserve
-  ASSERT_TRUE((*w)->Commit().ok());
+  ASSERT_OK((*w)->Commit());
   EXPECT_TRUE((*w)->Append(Records(360, 30)).status().ToString().ends_with(": No space left on device"));
   w->reset();
   ExpectLogHolds(log, 360);
@@ -202,8 +203,8 @@ TEST(LogDiskFullTest, AShortWriteIsTakenBack) {
   LogWriterOptions o;
   o.sync = LogSync::kBatch;
   auto w = LogWriter::Open(log, o);
-  ASSERT_TRUE(w.ok());
-  ASSERT_TRUE((*w)->Append(Records(0, 10)).ok());  // also reserves blocks ahead
+  ASSERT_OK(w);
+  ASSERT_OK((*w)->Append(Records(0, 10)));  // also reserves blocks ahead
   const std::string segment = ListLogSegments(log)->back().path;
   const uint64_t size = FileSizeOf(segment);
 
@@ -221,9 +222,9 @@ TEST(LogDiskFullTest, AShortWriteIsTakenBack) {
   EXPECT_EQ(r.status().ToString(), "IO error: " + segment + ": File too large");
   EXPECT_EQ(size_after, size);
   auto retried = (*w)->Append(Records(10, 10));
-  ASSERT_TRUE(retried.ok()) << retried.status().ToString();
+  ASSERT_OK(retried);
   EXPECT_EQ(*retried, 11u);
-  ASSERT_TRUE((*w)->Commit().ok());
+  ASSERT_OK((*w)->Commit());
   w->reset();
   ExpectLogHolds(log, 20);
 }
@@ -241,9 +242,9 @@ TEST(LogDiskFullTest, AFailedSyncStopsTheWriter) {
       return Status::OK();
     };
     auto w = LogWriter::Open(log, o);
-    ASSERT_TRUE(w.ok());
-    ASSERT_TRUE((*w)->Append(Records(0, 5)).ok());
-    ASSERT_TRUE((*w)->Commit().ok());
+    ASSERT_OK(w);
+    ASSERT_OK((*w)->Append(Records(0, 5)));
+    ASSERT_OK((*w)->Commit());
     fail = true;
     const std::string segment = ListLogSegments(log)->back().path;
     const std::string eio = "IO error: " + segment + ": Input/output error";
@@ -251,7 +252,7 @@ TEST(LogDiskFullTest, AFailedSyncStopsTheWriter) {
       EXPECT_EQ((*w)->Append(Records(5, 5)).status().ToString(), eio);
       EXPECT_EQ(FileSizeOf(segment), 64u + 16 + 200);  // the unsynced frame was cut
     } else {
-      ASSERT_TRUE((*w)->Append(Records(5, 5)).ok());
+      ASSERT_OK((*w)->Append(Records(5, 5)));
       EXPECT_EQ((*w)->Commit().ToString(), eio);
     }
     fail = false;
@@ -260,8 +261,8 @@ TEST(LogDiskFullTest, AFailedSyncStopsTheWriter) {
     w->reset();
     ExpectLogHolds(log, sync == LogSync::kAlways ? 5 : 10);
     auto again = LogWriter::Open(log, o);
-    ASSERT_TRUE(again.ok());
-    EXPECT_TRUE((*again)->Append(Records(sync == LogSync::kAlways ? 5 : 10, 1)).ok());
+    ASSERT_OK(again);
+    EXPECT_OK((*again)->Append(Records(sync == LogSync::kAlways ? 5 : 10, 1)));
   }
 }
 

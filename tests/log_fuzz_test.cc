@@ -15,6 +15,7 @@
 #include "storage/log_reader.h"
 #include "storage/log_segments.h"
 #include "storage/log_writer.h"
+#include "tests/assert_ok.h"
 #include "tests/test_util.h"
 
 namespace momenta {
@@ -84,7 +85,7 @@ TEST(LogFuzzTest, RandomBytesWhereSegmentsShouldBe) {
     for (const auto& r : plain) max_seen = std::max(max_seen, r.sequence);
     LogRecord rec;
     auto first = (*w)->Append({&rec, 1});
-    ASSERT_TRUE(first.ok()) << first.status().ToString();
+    ASSERT_OK(first);
     w->reset();
     const auto after = ReadAllChecked(log, false);
     ASSERT_FALSE(after.empty());
@@ -106,7 +107,7 @@ TEST(LogFuzzTest, MutatedValidLogs) {
     std::map<uint64_t, LogRecord> written;
     {
       auto w = LogWriter::Open(log, o);
-      ASSERT_TRUE(w.ok());
+      ASSERT_OK(w);
       const int frames = 1 + static_cast<int>(rng() % 30);
       for (int f = 0; f < frames; ++f) {
         std::vector<LogRecord> recs(1 + rng() % 12);
@@ -117,7 +118,7 @@ TEST(LogFuzzTest, MutatedValidLogs) {
           r.new_raw = rng();
         }
         auto first = (*w)->Append(recs);
-        ASSERT_TRUE(first.ok());
+        ASSERT_OK(first);
         for (size_t k = 0; k < recs.size(); ++k) {
           recs[k].sequence = *first + k;
           written[*first + k] = recs[k];
@@ -125,7 +126,7 @@ TEST(LogFuzzTest, MutatedValidLogs) {
       }
     }
     auto segments = ListLogSegments(log);
-    ASSERT_TRUE(segments.ok());
+    ASSERT_OK(segments);
     const int mutations = 1 + static_cast<int>(rng() % 4);
     for (int m = 0; m < mutations; ++m) {
       const std::string& path = (*segments)[rng() % segments->size()].path;
@@ -153,11 +154,11 @@ TEST(LogFuzzTest, MutatedValidLogs) {
     }
     // The writer reopens the damaged log and goes on past everything readable.
     auto w = LogWriter::Open(log, o);
-    ASSERT_TRUE(w.ok()) << w.status().ToString();
+    ASSERT_OK(w);
     LogRecord extra;
     extra.index = 77;
     auto first = (*w)->Append({&extra, 1});
-    ASSERT_TRUE(first.ok()) << first.status().ToString();
+    ASSERT_OK(first);
     w->reset();
     const auto after = ReadAllChecked(log, false);
     ASSERT_FALSE(after.empty());

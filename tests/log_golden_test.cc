@@ -14,6 +14,7 @@
 #include "storage/log_reader.h"
 #include "storage/log_segments.h"
 #include "storage/log_writer.h"
+#include "tests/assert_ok.h"
 #include "tests/test_util.h"
 
 namespace momenta {
@@ -47,14 +48,14 @@ TEST(LogGoldenTest, VersionOneStillDecodes) {
   std::filesystem::create_directories(log);
   std::filesystem::copy_file(kGolden, log + "/" + LogSegmentName(7));
   auto reader = LogReader::Open(log);
-  ASSERT_TRUE(reader.ok()) << reader.status().ToString();
+  ASSERT_OK(reader);
   uint64_t sequence = 7;
   for (const auto& frame : Golden()) {
     for (const GoldenRecord& want : frame) {
       SCOPED_TRACE("sequence " + std::to_string(sequence));
       LogRecord got;
       auto next = (*reader)->Next(&got);
-      ASSERT_TRUE(next.ok()) << next.status().ToString();
+      ASSERT_OK(next);
       ASSERT_TRUE(*next);
       EXPECT_EQ((*reader)->dtype(), DType::kI4);
       EXPECT_EQ((*reader)->array_tag(), kTag);
@@ -70,7 +71,7 @@ TEST(LogGoldenTest, VersionOneStillDecodes) {
   }
   LogRecord extra;
   auto end = (*reader)->Next(&extra);
-  ASSERT_TRUE(end.ok());
+  ASSERT_OK(end);
   EXPECT_FALSE(*end);
   EXPECT_TRUE((*reader)->damage().empty());
 
@@ -78,7 +79,7 @@ TEST(LogGoldenTest, VersionOneStillDecodes) {
   LogWriterOptions o;
   o.dtype = DType::kI4;
   auto w = LogWriter::Open(log, o);
-  ASSERT_TRUE(w.ok()) << w.status().ToString();
+  ASSERT_OK(w);
   EXPECT_EQ((*w)->next_sequence(), 13u);
   EXPECT_TRUE((*w)->recovery().damage.empty());
 }
@@ -91,7 +92,7 @@ TEST(LogGoldenTest, TodaysWriterProducesVersionOneByteForByte) {
   o.array_tag = kTag;
   o.first_sequence = 7;
   auto w = LogWriter::Open(log, o);
-  ASSERT_TRUE(w.ok());
+  ASSERT_OK(w);
   for (const auto& frame : Golden()) {
     std::vector<LogRecord> records;
     for (const GoldenRecord& g : frame) {
@@ -102,9 +103,9 @@ TEST(LogGoldenTest, TodaysWriterProducesVersionOneByteForByte) {
       r.new_raw = LogRawFromValue(DType::kI4, Value::Int(g.new_value));
       records.push_back(r);
     }
-    ASSERT_TRUE((*w)->Append(records).ok());
+    ASSERT_OK((*w)->Append(records));
   }
-  ASSERT_TRUE((*w)->Close().ok());
+  ASSERT_OK((*w)->Close());
   const std::string written = ReadFileBytes(log + "/" + LogSegmentName(7));
   const std::string golden = ReadFileBytes(kGolden);
   ASSERT_EQ(golden.size(), 64u + 16 + 40 + 16 + 3 * 40 + 16 + 2 * 40);

@@ -14,6 +14,7 @@
 #include "storage/log_segments.h"
 #include "storage/log_writer.h"
 #include "storage/writer_lock.h"
+#include "tests/assert_ok.h"
 #include "tests/test_util.h"
 
 namespace momenta {
@@ -52,7 +53,7 @@ TEST(LogLockTest, SecondWriterInAnotherProcessGetsThePid) {
   ScratchDir dir;
   const std::string array = dir.File("data.npy");
   auto lock = LockArrayForWriting(array);
-  ASSERT_TRUE(lock.ok()) << lock.status().ToString();
+  ASSERT_OK(lock);
   EXPECT_EQ(InChild([&] { return TryLock(array); }),
             "IO error: " + array + ": locked by another writer (pid " +
                 std::to_string(::getpid()) + ")");
@@ -94,10 +95,10 @@ TEST(LogLockTest, OneLogWriterAtATimeReadersFree) {
   const std::string log = dir.File("data.npy.momenta/log");
   LogWriterOptions o;
   auto w = LogWriter::Open(log, o);
-  ASSERT_TRUE(w.ok()) << w.status().ToString();
+  ASSERT_OK(w);
   LogRecord r;
   r.index = 3;
-  ASSERT_TRUE((*w)->Append({&r, 1}).ok());
+  ASSERT_OK((*w)->Append({&r, 1}));
   const std::string child = InChild([&] {
     auto second = LogWriter::Open(log, LogWriterOptions{});
     return second.ok() ? std::string("opened") : second.status().ToString();
@@ -106,12 +107,13 @@ TEST(LogLockTest, OneLogWriterAtATimeReadersFree) {
                        std::to_string(::getpid()) + ")");
   // A reader needs no lock, and sees the record the writer handed to the kernel.
   auto reader = LogReader::Open(log);
-  ASSERT_TRUE(reader.ok());
+  ASSERT_OK(reader);
   LogRecord got;
   auto next = (*reader)->Next(&got);
-  ASSERT_TRUE(next.ok() && *next);
+  ASSERT_OK(next);
+  ASSERT_TRUE(*next);
   EXPECT_EQ(got.index, 3u);
-  ASSERT_TRUE((*w)->Close().ok());
+  ASSERT_OK((*w)->Close());
   EXPECT_EQ(InChild([&] {
               auto second = LogWriter::Open(log, LogWriterOptions{});
               return second.ok() ? std::string("opened") : second.status().ToString();

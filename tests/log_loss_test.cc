@@ -18,6 +18,7 @@
 #include "storage/log_scan.h"
 #include "storage/log_segments.h"
 #include "storage/log_writer.h"
+#include "tests/assert_ok.h"
 #include "tests/test_util.h"
 
 namespace momenta {
@@ -50,9 +51,9 @@ std::vector<LogRecord> Recs(uint64_t n) {
 // n one-record frames, committed and closed; segments of `per_segment` frames.
 void WriteCommitted(const std::string& log, uint64_t n, uint64_t per_segment = 1000) {
   auto w = LogWriter::Open(log, Options(kHeader + per_segment * 56));
-  ASSERT_TRUE(w.ok()) << w.status().ToString();
-  for (uint64_t k = 0; k < n; ++k) ASSERT_TRUE((*w)->Append(Recs(1)).ok());
-  ASSERT_TRUE((*w)->Close().ok());
+  ASSERT_OK(w);
+  for (uint64_t k = 0; k < n; ++k) ASSERT_OK((*w)->Append(Recs(1)));
+  ASSERT_OK((*w)->Close());
 }
 
 struct ReadResult {
@@ -63,12 +64,12 @@ struct ReadResult {
 ReadResult ReadAll(const std::string& log) {
   ReadResult r;
   auto reader = LogReader::Open(log);
-  EXPECT_TRUE(reader.ok()) << reader.status().ToString();
+  EXPECT_OK(reader);
   if (!reader.ok()) return r;
   LogRecord rec;
   for (;;) {
     auto got = (*reader)->Next(&rec);
-    EXPECT_TRUE(got.ok()) << got.status().ToString();
+    EXPECT_OK(got);
     if (!got.ok() || !*got) break;
     r.sequences.push_back(rec.sequence);
   }
@@ -93,13 +94,13 @@ std::string Segment(const std::string& log, uint64_t first) { return log + "/" +
 // report and the sequence the record got.
 LogRecovery RecoverAndAppend(const std::string& log, uint64_t* got, LogWriterOptions o = Options()) {
   auto w = LogWriter::Open(log, o);
-  EXPECT_TRUE(w.ok()) << w.status().ToString();
+  EXPECT_OK(w);
   if (!w.ok()) return {};
   LogRecovery rec = (*w)->recovery();
   auto first = (*w)->Append(Recs(1));
-  EXPECT_TRUE(first.ok());
+  EXPECT_OK(first);
   *got = first.ok() ? *first : 0;
-  EXPECT_TRUE((*w)->Close().ok());
+  EXPECT_OK((*w)->Close());
   return rec;
 }
 
@@ -222,16 +223,16 @@ TEST(LogLossTest, OlderSegmentEndingInALargeFrameIsCheckedFromItsEnd) {
     const std::string log = dir.File("log");
     {
       auto w = LogWriter::Open(log, Options(kHeader + 16 + frame * 40));  // one frame per segment
-      ASSERT_TRUE(w.ok());
-      for (int k = 0; k < 3; ++k) ASSERT_TRUE((*w)->Append(Recs(frame)).ok());
-      ASSERT_TRUE((*w)->Close().ok());
+      ASSERT_OK(w);
+      for (int k = 0; k < 3; ++k) ASSERT_OK((*w)->Append(Recs(frame)));
+      ASSERT_OK((*w)->Close());
     }
     ASSERT_EQ(ListLogSegments(log)->size(), 3u);
     for (uint64_t k = 0; k < 3; ++k) {
       auto s = SegmentScanner::Open(Segment(log, k * frame + 1), k * frame + 1);
-      ASSERT_TRUE(s.ok());
+      ASSERT_OK(s);
       auto last = (*s)->LastSequenceAtEnd();
-      ASSERT_TRUE(last.ok());
+      ASSERT_OK(last);
       EXPECT_EQ(last->value_or(0), (k + 1) * frame);
     }
     {  // A torn end is no valid frame: the caller scans.
@@ -239,9 +240,9 @@ TEST(LogLossTest, OlderSegmentEndingInALargeFrameIsCheckedFromItsEnd) {
       const std::string good = ReadFileBytes(first);
       WriteFileBytes(first, good.substr(0, good.size() - 1));
       auto s = SegmentScanner::Open(first, 1);
-      ASSERT_TRUE(s.ok());
+      ASSERT_OK(s);
       auto last = (*s)->LastSequenceAtEnd();
-      ASSERT_TRUE(last.ok());
+      ASSERT_OK(last);
       EXPECT_FALSE(last->has_value());
       WriteFileBytes(first, good);
     }
@@ -298,10 +299,11 @@ TEST(LogLossTest, AKilledWriterKeepsTheSequenceDense) {
   const std::string log = dir.File("log");
   {
     auto w = LogWriter::Open(log, Options());
-    ASSERT_TRUE(w.ok());
-    ASSERT_TRUE((*w)->Append(Recs(3)).ok());
+    ASSERT_OK(w);
+    ASSERT_OK((*w)->Append(Recs(3)));
     auto mark = ReadLogMark(log);
-    ASSERT_TRUE(mark.ok() && *mark);
+    ASSERT_OK(mark);
+    ASSERT_TRUE(*mark);
     EXPECT_EQ((*mark)->logged, 0u);
     EXPECT_EQ((*mark)->reserved, 3u + kLogMarkReserveAhead);
   }  // destroyed without Close, as by SIGKILL
@@ -311,7 +313,8 @@ TEST(LogLossTest, AKilledWriterKeepsTheSequenceDense) {
   EXPECT_EQ(got, 4u);
   EXPECT_TRUE(ReadAll(log).damage.empty());
   auto mark = ReadLogMark(log);
-  ASSERT_TRUE(mark.ok() && *mark);
+  ASSERT_OK(mark);
+  ASSERT_TRUE(*mark);
   EXPECT_EQ((*mark)->logged, 4u);
 }
 
@@ -368,12 +371,14 @@ TEST(LogLossTest, AnUnreadableMarkIsReportedAndRewritten) {
   // One torn slot: the other still holds the mark before it.
   std::string bytes = ReadFileBytes(LogMarkPath(log));
   auto before = ReadLogMark(log);
-  ASSERT_TRUE(before.ok() && *before);
+  ASSERT_OK(before);
+  ASSERT_TRUE(*before);
   const size_t newest_slot = ((*before)->generation % 2) * 64;
   bytes[newest_slot + 30] ^= 1;
   WriteFileBytes(LogMarkPath(log), bytes);
   auto after = ReadLogMark(log);
-  ASSERT_TRUE(after.ok() && *after) << after.status().ToString();
+  ASSERT_OK(after);
+  ASSERT_TRUE(*after);
   EXPECT_EQ((*after)->generation, (*before)->generation - 1);
   // A temporary left by a writer that crashed while it created the mark goes.
   WriteFileBytes(LogMarkPath(log) + ".tmp", "half");

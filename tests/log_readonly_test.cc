@@ -20,6 +20,7 @@
 #include "storage/log_reader.h"
 #include "storage/log_segments.h"
 #include "storage/log_writer.h"
+#include "tests/assert_ok.h"
 #include "tests/test_util.h"
 
 namespace momenta {
@@ -55,21 +56,21 @@ void MakeDamagedLog(const std::string& array) {
   IoOptions io;
   io.writable = true;
   const uint64_t shape[] = {100};
-  ASSERT_TRUE(ArrayFile::Create(array, DType::kI8, shape, io).ok());
+  ASSERT_OK(ArrayFile::Create(array, DType::kI8, shape, io));
   const std::string log = LogDirPath(array);
   LogWriterOptions o;
   o.dtype = DType::kI8;
   o.segment_bytes = kHeader + 4 * 56;
   auto w = LogWriter::Open(log, o);
-  ASSERT_TRUE(w.ok()) << w.status().ToString();
+  ASSERT_OK(w);
   for (uint64_t s = 1; s <= 20; ++s) {
     LogRecord r;
     r.index = s;
     r.time = static_cast<int64_t>(s);
     r.new_raw = s * 10;
-    ASSERT_TRUE((*w)->Append(std::vector<LogRecord>{r}).ok());
+    ASSERT_OK((*w)->Append(std::vector<LogRecord>{r}));
   }
-  ASSERT_TRUE((*w)->Close().ok());
+  ASSERT_OK((*w)->Close());
   auto seg = [&](uint64_t first) { return log + "/" + LogSegmentName(first); };
   ASSERT_EQ(ListLogSegments(log)->size(), 5u);
   ASSERT_EQ(::unlink(seg(5).c_str()), 0);
@@ -111,12 +112,12 @@ TEST(LogReadOnlyTest, ReadersLeaveADamagedLogExactlyAsItWas) {
   const auto before = Snapshot(sidecar);
 
   auto reader = LogReader::Open(LogDirPath(array));
-  ASSERT_TRUE(reader.ok());
+  ASSERT_OK(reader);
   LogRecord rec;
   size_t n = 0;
   for (;;) {
     auto got = (*reader)->Next(&rec);
-    ASSERT_TRUE(got.ok()) << got.status().ToString();
+    ASSERT_OK(got);
     if (!*got) break;
     ++n;
   }

@@ -20,6 +20,7 @@
 #include "storage/log_reader.h"
 #include "storage/log_segments.h"
 #include "storage/log_writer.h"
+#include "tests/assert_ok.h"
 #include "tests/test_util.h"
 
 namespace momenta {
@@ -53,13 +54,13 @@ LogRecord Rec(uint64_t i) {
 void WriteFrames(const std::string& log, const std::vector<size_t>& frames,
                  uint64_t segment_bytes = 64 << 20) {
   auto w = LogWriter::Open(log, Options(segment_bytes));
-  ASSERT_TRUE(w.ok()) << w.status().ToString();
+  ASSERT_OK(w);
   for (size_t n : frames) {
     std::vector<LogRecord> recs;
     for (size_t k = 0; k < n; ++k) recs.push_back(Rec((*w)->next_sequence() - 1 + k));
-    ASSERT_TRUE((*w)->Append(recs).ok());
+    ASSERT_OK((*w)->Append(recs));
   }
-  ASSERT_TRUE((*w)->Close().ok());
+  ASSERT_OK((*w)->Close());
 }
 
 // Appends one frame of n records and stops as a killed writer would: no
@@ -67,10 +68,10 @@ void WriteFrames(const std::string& log, const std::vector<size_t>& frames,
 // loses no committed record).
 void AppendUncommitted(const std::string& log, size_t n) {
   auto w = LogWriter::Open(log, Options());
-  ASSERT_TRUE(w.ok()) << w.status().ToString();
+  ASSERT_OK(w);
   std::vector<LogRecord> recs;
   for (size_t k = 0; k < n; ++k) recs.push_back(Rec((*w)->next_sequence() - 1 + k));
-  ASSERT_TRUE((*w)->Append(recs).ok());
+  ASSERT_OK((*w)->Append(recs));
 }
 
 struct ReadResult {
@@ -82,12 +83,12 @@ struct ReadResult {
 ReadResult ReadAll(const std::string& log) {
   ReadResult r;
   auto reader = LogReader::Open(log);
-  EXPECT_TRUE(reader.ok()) << reader.status().ToString();
+  EXPECT_OK(reader);
   if (!reader.ok()) return r;
   LogRecord rec;
   for (;;) {
     auto got = (*reader)->Next(&rec);
-    EXPECT_TRUE(got.ok()) << got.status().ToString();
+    EXPECT_OK(got);
     if (!got.ok() || !*got) break;
     EXPECT_EQ(rec, [&] { LogRecord w = Rec(rec.sequence - 1); w.sequence = rec.sequence; return w; }());
     r.sequences.push_back(rec.sequence);
@@ -109,7 +110,7 @@ std::string Segment(const std::string& log, uint64_t first) {
 // Opens (recovers) and closes a writer; returns its recovery report.
 LogRecovery Recover(const std::string& log, uint64_t* next = nullptr) {
   auto w = LogWriter::Open(log, Options());
-  EXPECT_TRUE(w.ok()) << w.status().ToString();
+  EXPECT_OK(w);
   if (!w.ok()) return {};
   if (next) *next = (*w)->next_sequence();
   return (*w)->recovery();
@@ -284,8 +285,8 @@ TEST(LogRecoveryTest, EmptyAndHeaderOnlySegments) {
   // A segment with its header and no frame (a crash before the first frame).
   {
     auto w = LogWriter::Open(log, Options(kHeader + 100));  // rotates at the next frame
-    ASSERT_TRUE(w.ok());
-    ASSERT_TRUE((*w)->Append(std::vector<LogRecord>{Rec(3)}).ok());
+    ASSERT_OK(w);
+    ASSERT_OK((*w)->Append(std::vector<LogRecord>{Rec(3)}));
   }
   ASSERT_TRUE(std::filesystem::exists(Segment(log, 4)));
   WriteFileBytes(Segment(log, 4), ReadFileBytes(Segment(log, 4)).substr(0, kHeader));
@@ -438,7 +439,7 @@ TEST(LogRecoveryTest, NewerFormatVersionIsAnErrorNotDamage) {
   std::memcpy(bytes.data(), &h, sizeof h);
   WriteFileBytes(path, bytes);
   auto reader = LogReader::Open(log);
-  ASSERT_TRUE(reader.ok());
+  ASSERT_OK(reader);
   LogRecord rec;
   EXPECT_EQ((*reader)->Next(&rec).status().ToString(),
             "Not supported: " + path +

@@ -5,6 +5,7 @@
 
 #include "buffers/buffered_array.h"
 #include "storage/log_segments.h"
+#include "tests/assert_ok.h"
 #include "tests/test_util.h"
 
 namespace momenta {
@@ -22,15 +23,15 @@ void Fill(const std::string& path, int64_t retain_ms) {
   o.retain_ms = retain_ms;
   o.sync = LogSync::kNone;  // what is measured here is retention, not fsync latency
   auto ba = BufferedArray::Open(path, o);
-  ASSERT_TRUE(ba.ok()) << ba.status().ToString();
+  ASSERT_OK(ba);
   for (int batch = 0; batch < 20; ++batch) {
     std::vector<IndexedValue> ups;
     for (int k = 0; k < 100; ++k)
       ups.push_back({static_cast<uint64_t>(batch * 100 + k), Value::Float(batch + 1.0), /*time=*/1000 + batch});
-    ASSERT_TRUE((*ba)->Apply(ups).ok());
-    ASSERT_TRUE((*ba)->Commit().ok());
+    ASSERT_OK((*ba)->Apply(ups));
+    ASSERT_OK((*ba)->Commit());
   }
-  ASSERT_TRUE((*ba)->Close().ok());
+  ASSERT_OK((*ba)->Close());
 }
 
 TEST(LogRetentionTest, OldSegmentsGoOnlyWithARetention) {
@@ -41,7 +42,7 @@ TEST(LogRetentionTest, OldSegmentsGoOnlyWithARetention) {
       IoOptions io;
       io.writable = true;
       const uint64_t shape[] = {4096};
-      ASSERT_TRUE(ArrayFile::Create(path, DType::kF8, shape, io).ok());
+      ASSERT_OK(ArrayFile::Create(path, DType::kF8, shape, io));
     }
     Fill(path, retain);
     if (retain < 0) {
@@ -51,9 +52,9 @@ TEST(LogRetentionTest, OldSegmentsGoOnlyWithARetention) {
     }
     BufferedArrayOptions o;
     auto ba = BufferedArray::Open(path, o);
-    ASSERT_TRUE(ba.ok()) << ba.status().ToString();
+    ASSERT_OK(ba);
     auto s = (*ba)->Summarize(0, 2000, false);
-    ASSERT_TRUE(s.ok());
+    ASSERT_OK(s);
     EXPECT_EQ(static_cast<double>(Sum(s->index)), 100.0 * (20 * 21 / 2));
   }
 }

@@ -14,6 +14,7 @@
 #include "storage/log_reader.h"
 #include "storage/log_segments.h"
 #include "storage/log_writer.h"
+#include "tests/assert_ok.h"
 #include "tests/test_util.h"
 
 namespace momenta {
@@ -35,7 +36,7 @@ std::vector<LogRecord> Records(uint64_t first_index, size_t n) {
 
 // True when a record came; a failed expectation on an error.
 bool Got(Result<bool> r) {
-  EXPECT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_OK(r);
   return r.ok() && *r;
 }
 
@@ -44,7 +45,7 @@ std::unique_ptr<LogReader> Follow(const std::string& log, uint64_t from = 0) {
   o.follow = true;
   o.from_sequence = from;
   auto r = LogReader::Open(log, o);
-  EXPECT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_OK(r);
   return r.ok() ? std::move(*r) : nullptr;
 }
 
@@ -55,7 +56,7 @@ TEST(LogTailTest, FollowerSeesEveryRecordAcrossRotations) {
   o.sync = LogSync::kNone;
   o.segment_bytes = 2048;
   auto w = LogWriter::Open(log, o);
-  ASSERT_TRUE(w.ok());
+  ASSERT_OK(w);
   auto follower = Follow(log);
   ASSERT_TRUE(follower);
   const uint64_t seed = testing::TestSeed();
@@ -75,7 +76,7 @@ TEST(LogTailTest, FollowerSeesEveryRecordAcrossRotations) {
   LogRecord r;
   while (seen < total) {
     auto got = follower->NextWithin(&r, 10s, 1ms);
-    ASSERT_TRUE(got.ok()) << got.status().ToString();
+    ASSERT_OK(got);
     if (!*got) break;
     ++seen;
     ASSERT_EQ(r.sequence, seen);
@@ -87,7 +88,7 @@ TEST(LogTailTest, FollowerSeesEveryRecordAcrossRotations) {
   EXPECT_GT(ListLogSegments(log)->size(), 50u);
   EXPECT_TRUE(follower->damage().empty()) << follower->damage().front().ToString();
   auto more = follower->NextWithin(&r, 20ms);
-  ASSERT_TRUE(more.ok());
+  ASSERT_OK(more);
   EXPECT_FALSE(*more);
 }
 
@@ -96,7 +97,7 @@ TEST(LogTailTest, AFrameBeingWrittenIsWaitedFor) {
   const std::string log = dir.File("log");
   {
     auto w = LogWriter::Open(log, LogWriterOptions{});
-    ASSERT_TRUE((*w)->Append(Records(0, 2)).ok());
+    ASSERT_OK((*w)->Append(Records(0, 2)));
   }
   auto follower = Follow(log);
   LogRecord r;
@@ -114,13 +115,14 @@ TEST(LogTailTest, AFrameBeingWrittenIsWaitedFor) {
   for (size_t piece : {size_t{5}, size_t{16}, size_t{17}, frame.size() - 1}) {
     WriteFileBytes(path, before + frame.substr(0, piece));
     auto got = follower->Next(&r);
-    ASSERT_TRUE(got.ok());
+    ASSERT_OK(got);
     EXPECT_FALSE(*got) << "piece " << piece;
   }
   WriteFileBytes(path, before + frame);
   for (uint64_t s = 3; s <= 5; ++s) {
     auto got = follower->Next(&r);
-    ASSERT_TRUE(got.ok() && *got);
+    ASSERT_OK(got);
+    ASSERT_TRUE(*got);
     EXPECT_EQ(r.sequence, s);
   }
   EXPECT_TRUE(follower->damage().empty());
@@ -131,7 +133,7 @@ TEST(LogTailTest, ATornTailCutByTheNextWriterIsNotReported) {
   const std::string log = dir.File("log");
   {
     auto w = LogWriter::Open(log, LogWriterOptions{});
-    ASSERT_TRUE((*w)->Append(Records(0, 3)).ok());
+    ASSERT_OK((*w)->Append(Records(0, 3)));
   }
   auto follower = Follow(log);
   LogRecord r;
@@ -140,15 +142,16 @@ TEST(LogTailTest, ATornTailCutByTheNextWriterIsNotReported) {
   const std::string path = ListLogSegments(log)->back().path;
   WriteFileBytes(path, ReadFileBytes(path) + std::string(30, '\x5A'));
   auto got = follower->Next(&r);
-  ASSERT_TRUE(got.ok());
+  ASSERT_OK(got);
   EXPECT_FALSE(*got);
   // The next writer cuts it and goes on.
   auto w = LogWriter::Open(log, LogWriterOptions{});
-  ASSERT_TRUE(w.ok());
+  ASSERT_OK(w);
   EXPECT_EQ((*w)->recovery().bytes_cut, 30u);
-  ASSERT_TRUE((*w)->Append(Records(3, 1)).ok());
+  ASSERT_OK((*w)->Append(Records(3, 1)));
   got = follower->NextWithin(&r, 1s);
-  ASSERT_TRUE(got.ok() && *got);
+  ASSERT_OK(got);
+  ASSERT_TRUE(*got);
   EXPECT_EQ(r.sequence, 4u);
   EXPECT_TRUE(follower->damage().empty());
 }
@@ -161,7 +164,7 @@ TEST(LogTailTest, ATornTailBeforeARotationIsReported) {
   o.segment_bytes = 64 + 2 * 56;
   {
     auto w = LogWriter::Open(log, o);
-    for (uint64_t k = 0; k < 2; ++k) ASSERT_TRUE((*w)->Append(Records(k, 1)).ok());
+    for (uint64_t k = 0; k < 2; ++k) ASSERT_OK((*w)->Append(Records(k, 1)));
   }
   auto follower = Follow(log);
   LogRecord r;
@@ -170,11 +173,12 @@ TEST(LogTailTest, ATornTailBeforeARotationIsReported) {
   // Lost in a machine crash: the old segment's tail is garbage, the new one is fine.
   {
     auto w = LogWriter::Open(log, o);
-    ASSERT_TRUE((*w)->Append(Records(2, 1)).ok());  // rotates: segment 3
+    ASSERT_OK((*w)->Append(Records(2, 1)));  // rotates: segment 3
   }
   WriteFileBytes(first, ReadFileBytes(first) + std::string(10, '\x01'));
   auto got = follower->NextWithin(&r, 1s);
-  ASSERT_TRUE(got.ok() && *got);
+  ASSERT_OK(got);
+  ASSERT_TRUE(*got);
   EXPECT_EQ(r.sequence, 3u);
   ASSERT_EQ(follower->damage().size(), 1u);
   EXPECT_EQ(follower->damage()[0].kind, LogDamage::Kind::kTornTail);
@@ -187,15 +191,16 @@ TEST(LogTailTest, FollowFromASequenceAndThroughDroppedSegments) {
   LogWriterOptions o;
   o.segment_bytes = 1024;
   auto w = LogWriter::Open(log, o);
-  for (int k = 0; k < 20; ++k) ASSERT_TRUE((*w)->Append(Records(5 * k, 5)).ok());
+  for (int k = 0; k < 20; ++k) ASSERT_OK((*w)->Append(Records(5 * k, 5)));
   auto follower = Follow(log, 42);
   LogRecord r;
   ASSERT_TRUE(Got(follower->NextWithin(&r, 1s)));
   EXPECT_EQ(r.sequence, 42u);
-  ASSERT_TRUE((*w)->DropSegmentsBefore(80).ok());
+  ASSERT_OK((*w)->DropSegmentsBefore(80));
   for (uint64_t s = 43; s <= 100; ++s) {
     auto got = follower->NextWithin(&r, 1s);
-    ASSERT_TRUE(got.ok() && *got) << s;
+    ASSERT_OK(got) << s;
+    ASSERT_TRUE(*got) << s;
     if (r.sequence != s) {
       // The segments behind the follower's are gone: a reported gap, then on.
       ASSERT_FALSE(follower->damage().empty());

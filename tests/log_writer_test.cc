@@ -14,6 +14,7 @@
 #include "storage/log_reader.h"
 #include "storage/log_segments.h"
 #include "storage/log_writer.h"
+#include "tests/assert_ok.h"
 #include "tests/test_util.h"
 
 namespace momenta {
@@ -24,7 +25,7 @@ using testing::ScratchDir;
 // The value of an OK result; a failed expectation and T{} otherwise.
 template <typename T>
 T Get(Result<T> r) {
-  EXPECT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_OK(r);
   return r.ok() ? std::move(r).value() : T{};
 }
 
@@ -38,7 +39,7 @@ LogWriterOptions Options(LogSync sync = LogSync::kBatch, uint64_t segment_bytes 
 
 std::unique_ptr<LogWriter> MustOpen(const std::string& dir, LogWriterOptions o) {
   auto w = LogWriter::Open(dir, std::move(o));
-  EXPECT_TRUE(w.ok()) << w.status().ToString();
+  EXPECT_OK(w);
   return w.ok() ? std::move(*w) : nullptr;
 }
 
@@ -63,12 +64,12 @@ struct ReadResult {
 ReadResult ReadAll(const std::string& dir, LogReaderOptions options = {}) {
   ReadResult r;
   auto reader = LogReader::Open(dir, options);
-  EXPECT_TRUE(reader.ok()) << reader.status().ToString();
+  EXPECT_OK(reader);
   if (!reader.ok()) return r;
   LogRecord rec;
   for (;;) {
     auto got = (*reader)->Next(&rec);
-    EXPECT_TRUE(got.ok()) << got.status().ToString();
+    EXPECT_OK(got);
     if (!got.ok() || !*got) break;
     r.records.push_back(rec);
   }
@@ -103,13 +104,13 @@ TEST(LogWriterTest, RoundTripAcrossRotation) {
   while (total < 2000) {
     const size_t n = 1 + rng() % 20;
     auto first = w->Append(Records(total, n));
-    ASSERT_TRUE(first.ok()) << first.status().ToString();
+    ASSERT_OK(first);
     ASSERT_EQ(*first, total + 1);
     total += n;
   }
-  ASSERT_TRUE(w->Commit().ok());
+  ASSERT_OK(w->Commit());
   auto segments = ListLogSegments(log);
-  ASSERT_TRUE(segments.ok());
+  ASSERT_OK(segments);
   EXPECT_GT(segments->size(), 10u);
   uint64_t expect_first = 1;
   for (const auto& s : *segments) {
@@ -136,12 +137,12 @@ TEST(LogWriterTest, SequenceContinuesAfterReopen) {
     EXPECT_TRUE(w->recovery().damage.empty());
     for (int k = 0; k < 7; ++k) {
       auto first = w->Append(Records(total, 3));
-      ASSERT_TRUE(first.ok());
+      ASSERT_OK(first);
       EXPECT_EQ(*first, total + 1);
       total += 3;
     }
     if (round % 2 == 0) {
-      ASSERT_TRUE(w->Close().ok());
+      ASSERT_OK(w->Close());
     }  // else: dropped without Close (a process exit)
   }
   ExpectRecords(ReadAll(log).records, 1, 0, total);
@@ -175,20 +176,20 @@ TEST(LogWriterTest, EachSyncPolicySyncsWhenItPromises) {
     };
     auto w = MustOpen(dir.File("log"), o);
     ASSERT_TRUE(w);
-    ASSERT_TRUE(w->Append(Records(0, 1)).ok());
-    ASSERT_TRUE(w->Append(Records(1, 2)).ok());
+    ASSERT_OK(w->Append(Records(0, 1)));
+    ASSERT_OK(w->Append(Records(1, 2)));
     EXPECT_EQ(syncs, sync == LogSync::kAlways ? 2 : 0);
-    ASSERT_TRUE(w->Commit().ok());
+    ASSERT_OK(w->Commit());
     EXPECT_EQ(syncs, sync == LogSync::kAlways ? 2 : sync == LogSync::kBatch ? 1 : 0);
-    ASSERT_TRUE(w->Commit().ok());  // nothing new: no second sync
+    ASSERT_OK(w->Commit());  // nothing new: no second sync
     EXPECT_EQ(syncs, sync == LogSync::kAlways ? 2 : sync == LogSync::kBatch ? 1 : 0);
     // Rotation (20 records = 816 bytes a frame, 2048-byte segments): kBatch
     // syncs the segment it leaves, so one Commit covers the new one only.
     syncs = 0;
-    for (int k = 0; k < 6; ++k) ASSERT_TRUE(w->Append(Records(3 + 20 * k, 20)).ok());
+    for (int k = 0; k < 6; ++k) ASSERT_OK(w->Append(Records(3 + 20 * k, 20)));
     const int rotations = 2;  // 3 segments for 2 + 2 + 2 frames
     EXPECT_EQ(syncs, sync == LogSync::kAlways ? 6 : sync == LogSync::kBatch ? rotations : 0);
-    ASSERT_TRUE(w->Close().ok());
+    ASSERT_OK(w->Close());
     const ReadResult r = ReadAll(dir.File("log"));
     EXPECT_TRUE(r.damage.empty());
     ExpectRecords(r.records, 1, 0, 123);
@@ -201,7 +202,7 @@ TEST(LogWriterTest, FirstCommitAfterReopenSyncsWhatAnEarlierWriterLeft) {
   ScratchDir dir;
   {
     auto w = MustOpen(dir.File("log"), Options(LogSync::kNone));
-    ASSERT_TRUE(w->Append(Records(0, 3)).ok());
+    ASSERT_OK(w->Append(Records(0, 3)));
   }
   int syncs = 0;
   LogWriterOptions o = Options(LogSync::kBatch);
@@ -210,9 +211,9 @@ TEST(LogWriterTest, FirstCommitAfterReopenSyncsWhatAnEarlierWriterLeft) {
     return Status::OK();
   };
   auto w = MustOpen(dir.File("log"), o);
-  ASSERT_TRUE(w->Commit().ok());
+  ASSERT_OK(w->Commit());
   EXPECT_EQ(syncs, 1);
-  ASSERT_TRUE(w->Commit().ok());
+  ASSERT_OK(w->Commit());
   EXPECT_EQ(syncs, 1);
 }
 
@@ -233,7 +234,7 @@ TEST(LogWriterTest, TimestampsDefaultToTheWallClock) {
   recs[1].time = -42;               // the caller's own clock
   const int64_t before = std::chrono::duration_cast<std::chrono::milliseconds>(
                              std::chrono::system_clock::now().time_since_epoch()).count();
-  ASSERT_TRUE(w->Append(recs).ok());
+  ASSERT_OK(w->Append(recs));
   const int64_t after = std::chrono::duration_cast<std::chrono::milliseconds>(
                             std::chrono::system_clock::now().time_since_epoch()).count();
   const ReadResult r = ReadAll(dir.File("log"));
@@ -247,7 +248,7 @@ TEST(LogWriterTest, ReaderFiltersBySequenceAndTime) {
   ScratchDir dir;
   const std::string log = dir.File("log");
   auto w = MustOpen(log, Options(LogSync::kNone, 1024));
-  for (int k = 0; k < 50; ++k) ASSERT_TRUE(w->Append(Records(10 * k, 10)).ok());  // times 1000..1499
+  for (int k = 0; k < 50; ++k) ASSERT_OK(w->Append(Records(10 * k, 10)));  // times 1000..1499
   LogReaderOptions o;
   o.from_sequence = 123;
   ExpectRecords(ReadAll(log, o).records, 123, 122, 378);
@@ -269,7 +270,7 @@ TEST(LogWriterTest, BatchesBeyondOneFrameAndEmptyAppends) {
   const size_t n = kMaxFrameRecords * 2 + 5;
   ASSERT_EQ(Get(w->Append(Records(0, n))), 1u);
   EXPECT_EQ(w->next_sequence(), n + 1);
-  ASSERT_TRUE(w->Close().ok());
+  ASSERT_OK(w->Close());
   EXPECT_FALSE(w->Append(Records(0, 1)).ok());  // closed
   const ReadResult r = ReadAll(dir.File("log"));
   EXPECT_TRUE(r.damage.empty());
@@ -280,7 +281,7 @@ TEST(LogWriterTest, DropSegmentsBefore) {
   ScratchDir dir;
   const std::string log = dir.File("log");
   auto w = MustOpen(log, Options(LogSync::kBatch, 1024));
-  for (int k = 0; k < 30; ++k) ASSERT_TRUE(w->Append(Records(5 * k, 5)).ok());  // 150 records
+  for (int k = 0; k < 30; ++k) ASSERT_OK(w->Append(Records(5 * k, 5)));  // 150 records
   auto before = ListLogSegments(log);
   ASSERT_GE(before->size(), 5u);
   EXPECT_EQ(Get(w->DropSegmentsBefore(0)), 0u);
@@ -295,7 +296,7 @@ TEST(LogWriterTest, DropSegmentsBefore) {
   EXPECT_EQ(Get(w->DropSegmentsBefore(UINT64_MAX)), after->size() - 1);
   auto last = ListLogSegments(log);
   ASSERT_EQ(last->size(), 1u);
-  ASSERT_TRUE(w->Append(Records(150, 1)).ok());
+  ASSERT_OK(w->Append(Records(150, 1)));
   w.reset();
   w = MustOpen(log, Options(LogSync::kBatch, 1024));
   EXPECT_EQ(w->next_sequence(), 152u);
@@ -304,7 +305,7 @@ TEST(LogWriterTest, DropSegmentsBefore) {
 TEST(LogWriterTest, AnotherDTypeIsRefused) {
   ScratchDir dir;
   auto w = MustOpen(dir.File("log"), Options());
-  ASSERT_TRUE(w->Append(Records(0, 1)).ok());
+  ASSERT_OK(w->Append(Records(0, 1)));
   w.reset();
   LogWriterOptions o = Options();
   o.dtype = DType::kI4;
@@ -323,7 +324,7 @@ TEST(LogWriterTest, ValuesKeepTheirDTypeBytes) {
   r.old_raw = LogRawFromValue(DType::kI2, Value::Int(-2));
   r.new_raw = LogRawFromValue(DType::kI2, Value::Int(32767));
   EXPECT_EQ(r.old_raw, 0xFFFEu);  // little-endian bytes, zero-padded
-  ASSERT_TRUE(w->Append({&r, 1}).ok());
+  ASSERT_OK(w->Append({&r, 1}));
   auto reader = LogReader::Open(dir.File("log"));
   LogRecord got;
   ASSERT_TRUE(Get((*reader)->Next(&got)));

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "tests/assert_ok.h"
 #include "tests/test_util.h"
 
 namespace momenta {
@@ -107,7 +108,7 @@ TEST(MomentsReference, QueryMomentsSection1_1) {
   EXPECT_EQ(range.moment(1), 76);
   EXPECT_EQ(range.moment(2), 284);
   Result<ld> about = Moment(range, /*p=*/2, /*k=*/2, /*c=*/4.5L);
-  ASSERT_TRUE(about.ok()) << about.status().ToString();
+  ASSERT_OK(about);
   EXPECT_EQ(about.value(), 72.75L);
   EXPECT_EQ(about.value(), BruteMoments(Slice(kReferenceArray, 2, 8), 2, 2.5L)[2]);
 }
@@ -340,7 +341,7 @@ TEST(IndexMoments, MomentAboutAbsoluteCentreNearTwoToTheForty) {
   for (const ld offset : {0.0L, 1000.5L, -12345.25L, 2000.0L, 777777.0L}) {
     const ld c = static_cast<ld>(p) + offset;
     Result<MomentTerms> got = Moments(range, p, 4, c);
-    ASSERT_TRUE(got.ok()) << got.status().ToString();
+    ASSERT_OK(got);
     // Brute force in absolute indices: i − c is exact in long double.
     MomentTerms exact{}, scale{};
     for (size_t x = 0; x < a.size(); ++x) {
@@ -354,7 +355,7 @@ TEST(IndexMoments, MomentAboutAbsoluteCentreNearTwoToTheForty) {
     ExpectMomentsNear(got.value(), exact, scale, 4, kReferenceRelativeError,
                       "offset " + std::to_string(double(offset)));
     Result<ld> one = Moment(range, p, 3, c);
-    ASSERT_TRUE(one.ok());
+    ASSERT_OK(one);
     EXPECT_EQ(one.value(), got.value()[3]);
   }
 }
@@ -530,7 +531,8 @@ void ExpectValueStats(const ValueMoments& got, const std::vector<double>& a, ld 
   const ExactValueStats exact = BruteValueStats(a);
   Result<ld> mean = Mean(got);
   Result<ld> var = Variance(got);
-  ASSERT_TRUE(mean.ok() && var.ok()) << what;
+  ASSERT_OK(mean) << what;
+  ASSERT_OK(var) << what;
   const ld exact_var = exact.central / a.size();
   EXPECT_LE(std::fabs(mean.value() - exact.mean), 1e-15L * std::fabs(exact.mean) + 1e-15L) << what;
   EXPECT_LE(std::fabs(var.value() - exact_var), relative * exact_var)
@@ -582,11 +584,11 @@ TEST(ValueMoments, VarianceSurvivesLargeMean) {
   ExpectValueStats(ValueMoments::Load(whole.count(), stored), a, 1e-9L, "stored");
 
   Result<ld> sample = Variance(whole, 1);
-  ASSERT_TRUE(sample.ok());
+  ASSERT_OK(sample);
   const ExactValueStats exact = BruteValueStats(a);
   EXPECT_NEAR(static_cast<double>(sample.value() / (exact.central / (a.size() - 1))), 1.0, 1e-9);
   Result<ld> sd = StdDev(whole, 1);
-  ASSERT_TRUE(sd.ok());
+  ASSERT_OK(sd);
   EXPECT_NEAR(static_cast<double>(sd.value()), std::sqrt(static_cast<double>(sample.value())),
               1e-12);
 }
@@ -714,7 +716,8 @@ TEST(DerivedStats, CenterOfMassAndSpread) {
     for (size_t x = 0; x < n; ++x) second += (static_cast<ld>(x) - g) * (static_cast<ld>(x) - g) * a[x];
     Result<ld> com = CenterOfMass(range, p);
     Result<ld> spread = Spread(range);
-    ASSERT_TRUE(com.ok() && spread.ok());
+    ASSERT_OK(com);
+    ASSERT_OK(spread);
     // An absolute index near 2^40 resolves to 2^-23 in long double.
     const ld exact_com = static_cast<ld>(p) + g;
     EXPECT_LE(std::fabs(com.value() - exact_com),
@@ -740,7 +743,7 @@ TEST(DerivedStats, CenterOfMassAndSpreadErrors) {
   const std::vector<double> mixed = {-1, 3, -1};  // Σ (x − com)² a_x < 0
   EXPECT_EQ(Spread(IndexMoments::Of(2, mixed)).status().code(), Status::Code::kInvalidArgument);
   const std::vector<double> negative = {-1, -2, -3};  // all negative weights are fine
-  EXPECT_TRUE(Spread(IndexMoments::Of(2, negative)).ok());
+  EXPECT_OK(Spread(IndexMoments::Of(2, negative)));
 }
 
 // ---- empty and single-element ranges --------------------------------------------
@@ -750,7 +753,7 @@ TEST(DerivedStats, EmptyRange) {
   EXPECT_EQ(empty.count(), 0u);
   EXPECT_EQ(Sum(empty), 0);
   Result<MomentTerms> moments = Moments(empty, 5, 4, 7.5L);
-  ASSERT_TRUE(moments.ok());
+  ASSERT_OK(moments);
   for (ld m : moments.value()) EXPECT_EQ(m, 0);
   EXPECT_EQ(PolyFit(empty, 0).status().ToString(), "Invalid argument: polyfit: the range is empty");
   // The empty run is the identity of Merge, on both sides.
@@ -836,7 +839,7 @@ TEST(PolyFit, RecoversExactPolynomials) {
       }
       const IndexMoments range = IndexMoments::Of(4, a);
       Result<MomentTerms> fit = PolyFit(range, degree);
-      ASSERT_TRUE(fit.ok()) << fit.status().ToString();
+      ASSERT_OK(fit);
       ld scale = 0;
       for (int m = 0; m <= degree; ++m) scale = std::max(scale, std::fabs(truth[m]) * std::pow(ld(w), m));
       for (int m = 0; m <= degree; ++m) {
@@ -863,7 +866,7 @@ TEST(PolyFit, HugeRangeFromClosedFormMoments) {
     }
     const IndexMoments range = IndexMoments::Load(degree, w, moments);
     Result<MomentTerms> fit = PolyFit(range, degree);
-    ASSERT_TRUE(fit.ok()) << fit.status().ToString();
+    ASSERT_OK(fit);
     for (int m = 0; m <= degree; ++m) {
       EXPECT_NEAR(static_cast<double>(fit.value()[m] * std::pow(wl, m)),
                   static_cast<double>(scaled_truth[m]), 1e-9)
@@ -924,7 +927,7 @@ TEST(PolyFit, MatchesLeastSquaresOnNoisyData) {
       }
       const IndexMoments range = IndexMoments::Of(8, a);
       Result<MomentTerms> fit = PolyFit(range, degree);
-      ASSERT_TRUE(fit.ok()) << fit.status().ToString();
+      ASSERT_OK(fit);
       const std::vector<ld> reference = BruteLeastSquares(a, degree);
       ld scale = 0;
       for (ld c : reference) scale = std::max(scale, std::fabs(c));

@@ -16,6 +16,7 @@
 #include "stream/net_socket.h"
 #include "stream/wire_batch.h"
 #include "stream/wire_frame.h"
+#include "tests/assert_ok.h"
 #include "tests/net_test_util.h"
 
 namespace momenta {
@@ -147,7 +148,7 @@ TEST(NetFaultTest, BadPeersAreClosedAndOthersServed) {
   // past the output cap (once the kernel's buffers are full) and it is cut off.
   {
     auto sock = ConnectTcp(at, std::chrono::milliseconds(2000));
-    ASSERT_TRUE(sock.ok());
+    ASSERT_OK(sock);
     std::string chunk;
     for (int i = 0; i < 10000; ++i) chunk += "help\n";
     const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(30);

@@ -16,6 +16,7 @@
 #include "stream/handshake.h"
 #include "stream/net_socket.h"
 #include "stream/wire_frame.h"
+#include "tests/assert_ok.h"
 #include "tests/net_test_util.h"
 
 namespace momenta {
@@ -111,16 +112,16 @@ void ExpectServed(const HostPort& root, const std::string& name, const std::stri
   o.name = name;
   o.log = [](const std::string&) {};
   auto c = SiteClient::Create(o);
-  ASSERT_TRUE(c.ok());
+  ASSERT_OK(c);
   const auto t0 = std::chrono::steady_clock::now();
   Status st = (*c)->ConnectWithin(std::chrono::milliseconds(1500));
-  ASSERT_TRUE(st.ok()) << st.ToString();
+  ASSERT_OK(st);
   (*c)->Tick(5, {{5, 1}, {5, 2}});
   (*c)->Flush();
   auto q = QueryClient::Connect(root, std::chrono::milliseconds(1000));
-  ASSERT_TRUE(q.ok()) << q.status().ToString();
+  ASSERT_OK(q);
   auto a = (*q)->Ask("at 5 wait 1000 sites", std::chrono::milliseconds(1500));
-  ASSERT_TRUE(a.ok()) << a.status().ToString();
+  ASSERT_OK(a);
   EXPECT_NE(a->find(name + " live clock=5"), std::string::npos) << *a;
   EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::milliseconds(2500));
 }
@@ -200,8 +201,8 @@ TEST(NetRootLimitsTest, EvictionOrder) {
   so.name = "keep";
   so.log = [](const std::string&) {};
   auto site = SiteClient::Create(so);
-  ASSERT_TRUE(site.ok());
-  ASSERT_TRUE((*site)->ConnectWithin(std::chrono::milliseconds(2000)).ok());
+  ASSERT_OK(site);
+  ASSERT_OK((*site)->ConnectWithin(std::chrono::milliseconds(2000)));
   auto silent = OpenTricklers(root.address(), 2, "");
   std::this_thread::sleep_for(std::chrono::milliseconds(50));
   auto third = OpenTricklers(root.address(), 1, "");
@@ -235,7 +236,7 @@ TEST(NetRootLimitsTest, EscapeForLog) {
   EXPECT_EQ(EscapeForLog("a\nb\\'", 64), "a\\x0ab\\\\\\'");
   EXPECT_EQ(EscapeForLog("\xff", 64), "\\xff");
   EXPECT_EQ(EscapeForLog(std::string(10, 'z'), 4), "zzzz...");
-  EXPECT_TRUE(CheckSiteName(std::string(64, 'a')).ok());
+  EXPECT_OK(CheckSiteName(std::string(64, 'a')));
   EXPECT_FALSE(CheckSiteName(std::string(65, 'a')).ok());
   EXPECT_EQ(CheckSiteName("x\ny").ToString(),
             "Invalid argument: site name: 'x\\x0ay' (3 bytes): a site name is 1-64 letters, digits, '.', '_' or '-'");

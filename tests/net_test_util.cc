@@ -1,3 +1,4 @@
+#include "tests/assert_ok.h"
 #include "tests/net_test_util.h"
 
 #include <fcntl.h>
@@ -50,7 +51,7 @@ void RootThread::Launch(uint16_t port) {
   port_ = server_->port();
   thread_ = std::thread([s = server_.get()] {
     Status st = s->Run();
-    EXPECT_TRUE(st.ok()) << st.ToString();
+    EXPECT_OK(st);
   });
 }
 
@@ -115,7 +116,7 @@ LockstepRun::LockstepRun(RootThread& root, uint32_t k, const std::string& worklo
   for (uint32_t s = 0; s < k; ++s) {
     clients_.push_back(NewClient(s));
     Status st = clients_.back()->ConnectWithin(std::chrono::milliseconds(5000));
-    EXPECT_TRUE(st.ok()) << st.ToString();
+    EXPECT_OK(st);
   }
 }
 
@@ -131,14 +132,14 @@ std::unique_ptr<SiteClient> LockstepRun::NewClient(uint32_t s) {
   o.backoff_max = std::chrono::milliseconds(100);
   o.log = [](const std::string&) {};
   auto c = SiteClient::Create(o);
-  EXPECT_TRUE(c.ok());
+  EXPECT_OK(c);
   return std::move(*c);
 }
 
 QueryClient& LockstepRun::query() {
   if (!query_) {
     auto q = QueryClient::Connect(root_.address(), std::chrono::milliseconds(5000));
-    EXPECT_TRUE(q.ok()) << q.status().ToString();
+    EXPECT_OK(q);
     query_ = std::move(*q);
   }
   return *query_;
@@ -183,7 +184,7 @@ void LockstepRun::KillSite(uint32_t s) { clients_[s].reset(); }
 void LockstepRun::RestartSite(uint32_t s, int64_t t) {
   clients_[s] = NewClient(s);
   Status st = clients_[s]->ConnectWithin(std::chrono::milliseconds(5000));
-  ASSERT_TRUE(st.ok()) << st.ToString();
+  ASSERT_OK(st);
   for (const auto& [tick, arrivals] : history_[s])
     if (tick > t - params_.spec.window && tick <= t) clients_[s]->Tick(tick, arrivals);
   clients_[s]->Flush();

@@ -11,6 +11,7 @@
 #include "stream/site_mirror.h"
 #include "stream/wire_batch.h"
 #include "stream/wire_frame.h"
+#include "tests/assert_ok.h"
 #include "tests/test_util.h"
 
 namespace momenta {
@@ -38,24 +39,24 @@ std::vector<Message> SomeMessages() {
 TEST(NetWireTest, RoundTrips) {
   Hello h{kProtocolVersion, "site-1.a_b", "tok", MonitorParams{0.01, {60000, 5}}};
   auto h2 = DecodeHello(EncodeHello(h));
-  ASSERT_TRUE(h2.ok()) << h2.status().ToString();
+  ASSERT_OK(h2);
   EXPECT_EQ(h2->name, h.name);
   EXPECT_EQ(h2->token, h.token);
   EXPECT_EQ(*h2->params, *h.params);
   Welcome w{MonitorParams{0.1, {100, 0}}, 3, 0xabcdef};
   auto w2 = DecodeWelcome(EncodeWelcome(w));
-  ASSERT_TRUE(w2.ok());
+  ASSERT_OK(w2);
   EXPECT_EQ(w2->params, w.params);
   EXPECT_EQ(w2->slot, 3u);
   EXPECT_EQ(w2->root_id, 0xabcdefu);
   auto b = DecodeBatch(EncodeBatch(8, SomeMessages()));
-  ASSERT_TRUE(b.ok()) << b.status().ToString();
+  ASSERT_OK(b);
   EXPECT_EQ(b->clock, 8);
   EXPECT_EQ(b->messages, SomeMessages());
   // A mirror's snapshot rebuilds the same state.
   SiteMirror m(100), m2(100);
-  for (const Message& x : SomeMessages()) ASSERT_TRUE(m.Apply(x).ok());
-  for (const Message& x : m.Snapshot(8)) ASSERT_TRUE(m2.Apply(x).ok());
+  for (const Message& x : SomeMessages()) ASSERT_OK(m.Apply(x));
+  for (const Message& x : m.Snapshot(8)) ASSERT_OK(m2.Apply(x));
   EXPECT_EQ(m.Snapshot(8), m2.Snapshot(8));
   EXPECT_EQ(m2.bc_level(), 12u);
 }
@@ -74,7 +75,7 @@ TEST(NetWireTest, TruncationsRefused) {
     r.Append(frame.data(), n);
     Frame f;
     auto more = r.Next(&f);
-    ASSERT_TRUE(more.ok()) << n;
+    ASSERT_OK(more) << n;
     EXPECT_FALSE(*more) << n;  // waits for the rest
   }
 }

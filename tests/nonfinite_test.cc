@@ -14,6 +14,7 @@
 
 #include "buffers/buffered_array.h"
 #include "buffers/statistics.h"
+#include "tests/assert_ok.h"
 #include "tests/test_util.h"
 
 namespace momenta {
@@ -122,7 +123,7 @@ void ExpectValue(const std::string& what, ld got, ld want, ld tolerance) {
 
 ld Answer(Stat stat, const StatParams& params, const RangeSummary& s, uint64_t p, DType t, size_t k = 0) {
   auto a = ComputeStat(stat, params, s, p, t);
-  EXPECT_TRUE(a.ok()) << StatName(stat) << ": " << a.status().ToString();
+  EXPECT_OK(a) << StatName(stat) << ": " << a.status().ToString();
   if (!a.ok() || a->values.size() <= k) return -12345;
   return a->values[k];
 }
@@ -134,7 +135,7 @@ void CheckRange(BufferedArray& ba, const std::vector<ld>& a, DType t, uint64_t p
       SCOPED_TRACE("range " + std::to_string(p) + ":" + std::to_string(q) + (skipna ? " skipna" : "") +
                    (need_extremes ? " (extremes)" : " (shorter side)"));
       auto s = ba.Summarize(p, q, need_extremes != 0);
-      ASSERT_TRUE(s.ok()) << s.status().ToString();
+      ASSERT_OK(s);
       StatParams params;
       params.skipna = skipna != 0;
       params.ddof = static_cast<int>(rng() % 2);
@@ -161,7 +162,7 @@ void CheckRange(BufferedArray& ba, const std::vector<ld>& a, DType t, uint64_t p
                   1e-9L * e.moment_scale[1] + 1e-300L);
       auto com = ComputeStat(Stat::kCom, params, *s, p, t);
       if (e.index_nan) {
-        ASSERT_TRUE(com.ok()) << com.status().ToString();
+        ASSERT_OK(com);
         EXPECT_TRUE(std::isnan(com->values[0]));
       } else if (com.ok() && std::fabs(e.moments[0]) > 1e-3L * e.sum_abs) {
         ExpectValue("com", com->values[0], e.com, 1e-6L * (q + 1));
@@ -169,14 +170,14 @@ void CheckRange(BufferedArray& ba, const std::vector<ld>& a, DType t, uint64_t p
       if (order >= 2) {
         auto spread = ComputeStat(Stat::kSpread, params, *s, p, t);
         if (e.index_nan) {
-          ASSERT_TRUE(spread.ok()) << spread.status().ToString();
+          ASSERT_OK(spread);
           EXPECT_TRUE(std::isnan(spread->values[0]));
         }
       }
       params.degree = 1;
       auto fit = ComputeStat(Stat::kPolyfit, params, *s, p, t);
       if (q - p >= 2) {
-        ASSERT_TRUE(fit.ok()) << fit.status().ToString();
+        ASSERT_OK(fit);
         EXPECT_EQ(std::isnan(fit->values[0]), e.polyfit_nan);
         EXPECT_EQ(std::isnan(fit->values[1]), e.polyfit_nan);
       }
@@ -201,14 +202,14 @@ TEST_P(NonFiniteTest, RandomRangesAndUpdatesFollowNumpy) {
     io.kind = IoKind::kPread;
     const uint64_t shape[] = {n};
     auto f = ArrayFile::Create(path, t, shape, io);
-    ASSERT_TRUE(f.ok()) << f.status().ToString();
+    ASSERT_OK(f);
     std::vector<Value> values(n);
     for (uint64_t i = 0; i < n; ++i) values[i] = Value::Float(RandomCell(rng, t));
     // Runs: a leaf's worth of NaN, of +inf, and a run mixing both infinities.
     for (uint64_t i = 64; i < 96 && i < n; ++i) values[i] = Value::Float(std::nan(""));
     for (uint64_t i = 200; i < 216 && i < n; ++i) values[i] = Value::Float(kInf);
     for (uint64_t i = 300; i < 340 && i < n; ++i) values[i] = Value::Float(i % 2 ? kInf : -kInf);
-    ASSERT_TRUE((*f)->WriteValues(0, values).ok());
+    ASSERT_OK((*f)->WriteValues(0, values));
     for (uint64_t i = 0; i < n; ++i) a[i] = values[i].f;
   }
   BufferedArrayOptions options;
@@ -219,7 +220,7 @@ TEST_P(NonFiniteTest, RandomRangesAndUpdatesFollowNumpy) {
   options.tree.fanout = 4;
   options.tree.ram_budget = 1024;  // most levels in the disk tier
   auto opened = BufferedArray::Open(path, options);
-  ASSERT_TRUE(opened.ok()) << opened.status().ToString();
+  ASSERT_OK(opened);
   std::unique_ptr<BufferedArray> ba = std::move(opened).value();
   auto random_range = [&](uint64_t* p, uint64_t* q) {
     *p = rng() % (n + 1);
@@ -244,16 +245,16 @@ TEST_P(NonFiniteTest, RandomRangesAndUpdatesFollowNumpy) {
       for (uint64_t i = first; i < std::min(n, first + 20); ++i)
         ups.push_back({i, Value::Float(step % 8 == 0 ? 1.5 : std::nan(""))});
     }
-    ASSERT_TRUE(ba->Apply(ups).ok());
+    ASSERT_OK(ba->Apply(ups));
     for (const IndexedValue& u : ups) a[u.index] = u.value.f;
   }
   // Reopened, the buffer is exact (Verify compares the counts too).
   ba.reset();
   options.io.writable = false;
   auto again = BufferedArray::Open(path, options);
-  ASSERT_TRUE(again.ok()) << again.status().ToString();
+  ASSERT_OK(again);
   auto report = (*again)->Verify();
-  ASSERT_TRUE(report.ok()) << report.status().ToString();
+  ASSERT_OK(report);
   EXPECT_EQ(report->mismatches, 0u) << (report->examples.empty() ? "" : report->examples.front());
   for (int step = 0; step < 20; ++step) {
     uint64_t p, q;
@@ -276,7 +277,7 @@ TEST(NonFiniteRebuildTest, UpdatesAfterARebuildToAnotherLayout) {
     io.writable = true;
     io.kind = IoKind::kPread;
     const uint64_t shape[] = {n};
-    ASSERT_TRUE(ArrayFile::Create(path, DType::kF8, shape, io).ok());
+    ASSERT_OK(ArrayFile::Create(path, DType::kF8, shape, io));
   }
   BufferedArrayOptions options;
   options.io.kind = IoKind::kPread;
@@ -284,20 +285,20 @@ TEST(NonFiniteRebuildTest, UpdatesAfterARebuildToAnotherLayout) {
   options.tree.leaf_span = 64;
   options.tree.fanout = 8;
   auto ba = BufferedArray::Open(path, options);
-  ASSERT_TRUE(ba.ok()) << ba.status().ToString();
+  ASSERT_OK(ba);
   std::mt19937_64 rng(3);
   auto update = [&] {
     std::vector<IndexedValue> ups;
     for (int k = 0; k < 300; ++k) ups.push_back({rng() % n, Value::Float(RandomCell(rng, DType::kF8))});
-    ASSERT_TRUE((*ba)->Apply(ups).ok());
+    ASSERT_OK((*ba)->Apply(ups));
   };
   update();
   TreeOptions smaller = options.tree;
   smaller.leaf_span = 16;  // 313, 40, 5 nodes against 79, 10, 2: as many levels, more nodes
-  ASSERT_TRUE((*ba)->Rebuild(smaller).ok());
+  ASSERT_OK((*ba)->Rebuild(smaller));
   update();
   auto report = (*ba)->Verify();
-  ASSERT_TRUE(report.ok()) << report.status().ToString();
+  ASSERT_OK(report);
   EXPECT_EQ(report->mismatches, 0u) << (report->examples.empty() ? "" : report->examples.front());
   EXPECT_EQ(report->nodes_checked, (*ba)->tree().layout().total_nodes());
 }
@@ -358,10 +359,10 @@ TEST(NonFiniteNodeTest, IntegersCountNothing) {
   StatParams params;
   params.skipna = true;
   auto sum = ComputeStat(Stat::kSum, params, s, 0, DType::kI4);
-  ASSERT_TRUE(sum.ok());
+  ASSERT_OK(sum);
   EXPECT_EQ(Int128ToString(sum->integer), "6");
   auto count = ComputeStat(Stat::kCount, params, s, 0, DType::kI4);
-  ASSERT_TRUE(count.ok());
+  ASSERT_OK(count);
   EXPECT_EQ(count->integer, 6);
 }
 

@@ -13,6 +13,7 @@
 #include <random>
 
 #include "storage/array_file.h"
+#include "tests/assert_ok.h"
 #include "tests/test_util.h"
 
 namespace momenta {
@@ -44,7 +45,7 @@ Result<NpyHeader> Parse(const std::string& bytes) { return ParseNpyHeader(bytes,
 
 NpyHeader ParseOk(const std::string& dict, int major = 1) {
   auto h = Parse(MakeHeader(dict, major));
-  EXPECT_TRUE(h.ok()) << dict << ": " << h.status().ToString();
+  EXPECT_OK(h) << dict << ": " << h.status().ToString();
   return h.ok() ? *h : NpyHeader();
 }
 
@@ -78,10 +79,10 @@ TEST(NpyFormatTest, EncodeParseRoundTrip) {
       EXPECT_EQ(bytes.back(), '\n');
       EXPECT_EQ(bytes.substr(0, 10), std::string("\x93NUMPY\x01\x00\xf6\x0f", 10));  // 4086
       auto size = NpyHeaderSize(std::span<const char>(bytes.data(), 12), "x.npy");
-      ASSERT_TRUE(size.ok()) << size.status().ToString();
+      ASSERT_OK(size);
       EXPECT_EQ(*size, kMomentaDataOffset);
       auto h = Parse(bytes);
-      ASSERT_TRUE(h.ok()) << h.status().ToString();
+      ASSERT_OK(h);
       EXPECT_EQ(h->dtype, t);
       EXPECT_EQ(h->shape, shape);
       EXPECT_EQ(h->data_offset, kMomentaDataOffset);
@@ -107,7 +108,7 @@ TEST(NpyFormatTest, MinDataOffsetIsTheShortestHeader) {
       EXPECT_NE(offset % 4096, 0u);
       const std::string h = EncodeNpyHeader(t, shape, offset);
       auto parsed = Parse(h);
-      ASSERT_TRUE(parsed.ok()) << parsed.status().ToString();
+      ASSERT_OK(parsed);
       EXPECT_EQ(parsed->data_offset, offset);
       EXPECT_EQ(parsed->shape, shape);
       // 64 bytes less would not hold the dict and its '\n'.
@@ -199,7 +200,7 @@ TEST(NpyFormatTest, AcceptsEverySpellingOfTheDict) {
   // Bytes after the header are not looked at.
   auto more =
       Parse(MakeHeader("{'descr': '<f8', 'fortran_order': False, 'shape': (1,)}") + "xxxxxxxx");
-  ASSERT_TRUE(more.ok());
+  ASSERT_OK(more);
   EXPECT_EQ(more->data_offset, 128u);
 }
 
@@ -324,14 +325,14 @@ void ExpectValues(const std::string& name, DType t, const std::vector<T>& want,
   SCOPED_TRACE(name);
   if (shape.empty()) shape = {want.size()};
   auto f = ArrayFile::Open(DataFile(name), IoOptions{.kind = IoKind::kPread});
-  ASSERT_TRUE(f.ok()) << f.status().ToString();
+  ASSERT_OK(f);
   const ArrayFile& a = **f;
   EXPECT_EQ(a.dtype(), t);
   EXPECT_EQ(a.header().shape, shape);
   EXPECT_EQ(a.header().data_offset, 128u);
   ASSERT_EQ(a.length(), want.size());
   std::vector<Value> got;
-  ASSERT_TRUE((*f)->ReadValues(0, want.size(), &got).ok());
+  ASSERT_OK((*f)->ReadValues(0, want.size(), &got));
   for (size_t k = 0; k < want.size(); ++k) {
     if constexpr (std::is_floating_point_v<T>) {
       ASSERT_EQ(got[k].kind, Value::Kind::kFloat);
@@ -378,18 +379,18 @@ TEST(NpyFormatTest, GoldenFilesFromNumpyOpen) {
 
 TEST(NpyFormatTest, GoldenScalarAndEmpty) {
   auto scalar = ArrayFile::Open(DataFile("scalar_f8.npy"), IoOptions{.kind = IoKind::kPread});
-  ASSERT_TRUE(scalar.ok()) << scalar.status().ToString();
+  ASSERT_OK(scalar);
   EXPECT_TRUE((*scalar)->header().shape.empty());
   ASSERT_EQ((*scalar)->length(), 1u);
   double d = 0;
-  ASSERT_TRUE((*scalar)->ReadDoubles(0, 1, &d).ok());
+  ASSERT_OK((*scalar)->ReadDoubles(0, 1, &d));
   EXPECT_EQ(d, 3.5);
 
   auto empty = ArrayFile::Open(DataFile("empty_f8.npy"), IoOptions{.kind = IoKind::kPread});
-  ASSERT_TRUE(empty.ok()) << empty.status().ToString();
+  ASSERT_OK(empty);
   EXPECT_EQ((*empty)->header().shape, std::vector<uint64_t>{0});
   EXPECT_EQ((*empty)->length(), 0u);
-  EXPECT_TRUE((*empty)->ReadDoubles(0, 0, &d).ok());
+  EXPECT_OK((*empty)->ReadDoubles(0, 0, &d));
   EXPECT_EQ((*empty)->ReadDoubles(0, 1, &d).code(), Status::Code::kOutOfRange);
 }
 
@@ -472,7 +473,7 @@ TEST(NpyFormatTest, FuzzedHeadersNeverCrash) {
       continue;
     }
     ++accepted;
-    ASSERT_TRUE(size.ok());
+    ASSERT_OK(size);
     ASSERT_EQ(parsed->data_offset, *size);
     ASSERT_LE(parsed->data_offset, h.size());
     ASSERT_LE(parsed->shape.size(), kMaxNpyDims);

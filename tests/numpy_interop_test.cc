@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "storage/array_file.h"
+#include "tests/assert_ok.h"
 #include "tests/test_util.h"
 
 namespace momenta {
@@ -113,17 +114,17 @@ TEST(NumpyInteropTest, MomentaReadsWhatNumpyWrites) {
           std::cout << "[ skipped  ] io_uring: " << f.status().ToString() << "\n";
           goto next_backend;
         }
-        ASSERT_TRUE(f.ok()) << f.status().ToString();
+        ASSERT_OK(f);
         EXPECT_EQ((*f)->dtype(), t);
         EXPECT_EQ((*f)->header().shape, v.shape);
         EXPECT_EQ((*f)->header().major_version, v.version);
         const auto want = Lines(ReadFileBytes(base + ".txt"));
         ASSERT_EQ((*f)->length(), want.size());
         std::vector<Value> got;
-        ASSERT_TRUE((*f)->ReadValues(0, want.size(), &got).ok());
+        ASSERT_OK((*f)->ReadValues(0, want.size(), &got));
         for (size_t k = 0; k < want.size(); ++k) {
           auto w = ParseValue(t, want[k]);
-          ASSERT_TRUE(w.ok()) << want[k] << ": " << w.status().ToString();
+          ASSERT_OK(w) << want[k] << ": " << w.status().ToString();
           ASSERT_TRUE(Same(got[k], *w)) << "#" << k << ": momenta read " << FormatValue(got[k])
                                         << ", NumPy wrote " << want[k];
         }
@@ -185,7 +186,7 @@ TEST(NumpyInteropTest, NumpyMapsWhatMomentaWrites) {
       const std::vector<uint64_t>& shape = shapes[s];
       const std::string base = dir.File(std::string(DTypeName(t)) + "_" + std::to_string(s));
       auto f = ArrayFile::Create(base + ".npy", t, shape, IoOptions{.kind = IoKind::kPread});
-      ASSERT_TRUE(f.ok()) << f.status().ToString();
+      ASSERT_OK(f);
       std::vector<Value> values;
       for (uint64_t k = 0; k < (*f)->length(); ++k) {
         char bytes[8];
@@ -193,7 +194,7 @@ TEST(NumpyInteropTest, NumpyMapsWhatMomentaWrites) {
         std::memcpy(bytes, &r, sizeof r);
         values.push_back(DecodeValue(t, bytes));
       }
-      ASSERT_TRUE((*f)->WriteValues(0, values).ok());
+      ASSERT_OK((*f)->WriteValues(0, values));
       std::string text;
       for (const Value& v : values) text += FormatValue(v) + "\n";  // the exact value
       WriteFileBytes(base + ".txt", text);
@@ -206,9 +207,9 @@ TEST(NumpyInteropTest, NumpyMapsWhatMomentaWrites) {
     const std::string big = dir.File("big_u1.npy");
     auto f = ArrayFile::Create(big, DType::kU1, std::vector<uint64_t>{uint64_t{1} << 32},
                                IoOptions{.kind = IoKind::kPread});
-    ASSERT_TRUE(f.ok()) << f.status().ToString();
+    ASSERT_OK(f);
     const Value seven[] = {Value::UInt(7)};
-    ASSERT_TRUE((*f)->WriteValues((uint64_t{1} << 32) - 1, seven).ok());
+    ASSERT_OK((*f)->WriteValues((uint64_t{1} << 32) - 1, seven));
     manifest += big + "|u1|(4294967296,)|\n";
   }
   WriteFileBytes(dir.File("manifest.txt"), manifest);

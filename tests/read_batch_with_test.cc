@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "storage/io_backend.h"
+#include "tests/assert_ok.h"
 #include "tests/test_util.h"
 
 namespace momenta {
@@ -50,7 +51,7 @@ TEST_P(ReadBatchWithTest, BothFilesInOneBatch) {
       (side ? rb : ra).push_back({off, len, bufs.back().data()});
     }
   }
-  ASSERT_TRUE((*fa)->ReadBatchWith(ra, **fb, rb).ok());
+  ASSERT_OK((*fa)->ReadBatchWith(ra, **fb, rb));
   for (const auto& r : ra) EXPECT_EQ(std::string(r.dest, r.length), a.substr(r.offset, r.length));
   for (const auto& r : rb) EXPECT_EQ(std::string(r.dest, r.length), b.substr(r.offset, r.length));
 

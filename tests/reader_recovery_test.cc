@@ -21,6 +21,7 @@
 
 #include "buffers/buffered_array.h"
 #include "storage/writer_lock.h"
+#include "tests/assert_ok.h"
 #include "tests/test_util.h"
 
 namespace momenta {
@@ -43,13 +44,13 @@ std::string MakeArray(const testing::ScratchDir& dir, const std::string& name = 
   IoOptions io;
   io.writable = true;
   const uint64_t shape[] = {kLength};
-  EXPECT_TRUE(ArrayFile::Create(path, DType::kF8, shape, io).ok());
+  EXPECT_OK(ArrayFile::Create(path, DType::kF8, shape, io));
   return path;
 }
 
 double SumOf(BufferedArray& ba) {
   auto s = ba.Summarize(0, ba.length(), false);
-  EXPECT_TRUE(s.ok()) << s.status().ToString();
+  EXPECT_OK(s);
   return s.ok() ? static_cast<double>(s->index.moment(0)) : -1;
 }
 
@@ -83,25 +84,25 @@ TEST(ReaderRecoveryTest, ReadersTakeNoLockAndWriteNothing) {
   const std::string path = MakeArray(dir);
   {
     auto w = BufferedArray::Open(path, Options(true));
-    ASSERT_TRUE(w.ok()) << w.status().ToString();
+    ASSERT_OK(w);
     std::vector<Value> v = {Value::Float(1), Value::Float(2)};
-    ASSERT_TRUE((*w)->Write(10, v).ok());
-    ASSERT_TRUE((*w)->Close().ok());
+    ASSERT_OK((*w)->Write(10, v));
+    ASSERT_OK((*w)->Close());
   }
   const auto before = Snapshot(SidecarPath(path));
   auto r = BufferedArray::Open(path, Options(false));
-  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  ASSERT_OK(r);
   EXPECT_EQ(SumOf(**r), 3);
   EXPECT_EQ(Snapshot(SidecarPath(path)), before) << "a reader changed the sidecar (locks included)";
   // A writer opens (and is not refused) while the reader is open.
   auto w = BufferedArray::Open(path, Options(true));
-  ASSERT_TRUE(w.ok()) << w.status().ToString();
+  ASSERT_OK(w);
 }
 
 TEST(ReaderRecoveryTest, AReaderOpeningDuringOthersQueriesNeverRefusesAWriter) {
   testing::ScratchDir dir;
   const std::string path = MakeArray(dir);
-  { ASSERT_TRUE(BufferedArray::Open(path, Options(true)).ok()); }
+  { ASSERT_OK(BufferedArray::Open(path, Options(true))); }
   std::atomic<bool> stop{false};
   std::thread readers([&] {
     while (!stop) {
@@ -167,11 +168,11 @@ class DyingWriter {
 TEST(ReaderRecoveryTest, AReaderOpenedBeforeTheWriterDiedDoesNotWaitForIt) {
   testing::ScratchDir dir;
   const std::string path = MakeArray(dir);
-  { ASSERT_TRUE(BufferedArray::Open(path, Options(true)).ok()); }
+  { ASSERT_OK(BufferedArray::Open(path, Options(true))); }
   DyingWriter writer(path);
   ASSERT_TRUE(writer.WaitReady());
   auto r = BufferedArray::Open(path, Options(false));  // a live writer: synchronises with it
-  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  ASSERT_OK(r);
   ASSERT_TRUE(writer.DieNow());
   const double sum = Bounded([&] { return SumOf(**r); }, std::chrono::seconds(20));
   EXPECT_EQ(sum, 5);
@@ -181,24 +182,24 @@ TEST(ReaderRecoveryTest, AReaderOpenedBeforeTheWriterDiedDoesNotWaitForIt) {
   // The recovery left a clean buffer the next writer trusts as it is.
   std::vector<std::string> next;
   auto w = BufferedArray::Open(path, Options(true), &next);
-  ASSERT_TRUE(w.ok()) << w.status().ToString();
+  ASSERT_OK(w);
   EXPECT_TRUE(next.empty()) << next.front();
   auto report = (*w)->Verify();
-  ASSERT_TRUE(report.ok());
+  ASSERT_OK(report);
   EXPECT_EQ(report->mismatches, 0u);
 }
 
 TEST(ReaderRecoveryTest, AReaderAfterADeadWriterRecoversAndAnswers) {
   testing::ScratchDir dir;
   const std::string path = MakeArray(dir);
-  { ASSERT_TRUE(BufferedArray::Open(path, Options(true)).ok()); }
+  { ASSERT_OK(BufferedArray::Open(path, Options(true))); }
   DyingWriter writer(path);
   ASSERT_TRUE(writer.WaitReady());
   ASSERT_TRUE(writer.DieNow());
   EXPECT_FALSE(WriterIsAlive(SidecarPath(path) + "/writer.lock"));
   std::vector<std::string> notices;
   auto r = Bounded([&] { return BufferedArray::Open(path, Options(false), &notices); }, std::chrono::seconds(20));
-  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  ASSERT_OK(r);
   EXPECT_TRUE((*r)->open_report().recovered);
   ASSERT_FALSE(notices.empty());
   EXPECT_NE(notices.front().find("stopped mid-update"), std::string::npos) << notices.front();
@@ -215,10 +216,10 @@ TEST(ReaderRecoveryTest, ARecordAppliedToSomeLevelsIsNotAddedTwice) {
     // Extremes beside the cell, so that its old value is no node's min or
     // max (a shrinking extreme would have its node recomputed anyway).
     auto w = BufferedArray::Open(path, Options(true));
-    ASSERT_TRUE(w.ok());
+    ASSERT_OK(w);
     std::vector<Value> v = {Value::Float(3), Value::Float(100), Value::Float(-100)};
-    ASSERT_TRUE((*w)->Write(7, v).ok());
-    ASSERT_TRUE((*w)->Close().ok());
+    ASSERT_OK((*w)->Write(7, v));
+    ASSERT_OK((*w)->Close());
   }
   const pid_t pid = fork();
   ASSERT_GE(pid, 0);
@@ -238,12 +239,12 @@ TEST(ReaderRecoveryTest, ARecordAppliedToSomeLevelsIsNotAddedTwice) {
   ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
   std::vector<std::string> notices;
   auto r = BufferedArray::Open(path, Options(false), &notices);
-  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  ASSERT_OK(r);
   EXPECT_EQ(SumOf(**r), 5) << "the record was added to the nodes twice";
   auto w = BufferedArray::Open(path, Options(true));
-  ASSERT_TRUE(w.ok());
+  ASSERT_OK(w);
   auto report = (*w)->Verify();
-  ASSERT_TRUE(report.ok());
+  ASSERT_OK(report);
   EXPECT_EQ(report->mismatches, 0u) << (report->examples.empty() ? "" : report->examples.front());
 }
 
@@ -255,11 +256,11 @@ TEST(ReaderRecoveryTest, ADamagedNodeFoundByAQueryIsRebuiltAndAnswered) {
   uint64_t offset = 0;
   {
     auto w = BufferedArray::Open(path, Options(true));
-    ASSERT_TRUE(w.ok());
+    ASSERT_OK(w);
     std::vector<Value> v = {Value::Float(1.5), Value::Float(2.5)};
-    ASSERT_TRUE((*w)->Write(10, v).ok());
+    ASSERT_OK((*w)->Write(10, v));
     offset = (*w)->tree().NodeOffset(1, 0);
-    ASSERT_TRUE((*w)->Close().ok());
+    ASSERT_OK((*w)->Close());
   }
   {
     const std::string tree = SidecarPath(path) + "/tree";
@@ -275,12 +276,12 @@ TEST(ReaderRecoveryTest, ADamagedNodeFoundByAQueryIsRebuiltAndAnswered) {
   // be answered from the root alone).
   auto sum_of_two_leaves = [](BufferedArray& ba) {
     auto s = ba.Summarize(0, 128, false);
-    EXPECT_TRUE(s.ok()) << s.status().ToString();
+    EXPECT_OK(s);
     return s.ok() ? static_cast<double>(s->index.moment(0)) : -1;
   };
   std::vector<std::string> opened;
   auto r = BufferedArray::Open(path, Options(false), &opened);
-  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  ASSERT_OK(r);
   EXPECT_TRUE(opened.empty()) << opened.front();
   EXPECT_EQ(sum_of_two_leaves(**r), 4);
   auto notices = (*r)->TakeNotices();
@@ -291,7 +292,7 @@ TEST(ReaderRecoveryTest, ADamagedNodeFoundByAQueryIsRebuiltAndAnswered) {
   uint64_t offset2 = 0;
   {
     auto w = BufferedArray::Open(path, Options(true));
-    ASSERT_TRUE(w.ok());
+    ASSERT_OK(w);
     offset2 = (*w)->tree().NodeOffset(1, 0);
   }
   {
@@ -301,7 +302,7 @@ TEST(ReaderRecoveryTest, ADamagedNodeFoundByAQueryIsRebuiltAndAnswered) {
     ::close(fd);
   }
   auto w = BufferedArray::Open(path, Options(true));
-  ASSERT_TRUE(w.ok()) << w.status().ToString();
+  ASSERT_OK(w);
   EXPECT_EQ(sum_of_two_leaves(**w), 4);
   EXPECT_FALSE((*w)->TakeNotices().empty());
 }
@@ -311,12 +312,12 @@ TEST(ReaderRecoveryTest, ARebuiltBufferDoesNotReplayTheLogAgain) {
   const std::string path = MakeArray(dir);
   {
     auto w = BufferedArray::Open(path, Options(true));
-    ASSERT_TRUE(w.ok());
+    ASSERT_OK(w);
     for (int k = 0; k < 50; ++k) {
       std::vector<Value> v = {Value::Float(k + 0.5)};
-      ASSERT_TRUE((*w)->Write(k * 31, v).ok());
+      ASSERT_OK((*w)->Write(k * 31, v));
     }
-    ASSERT_TRUE((*w)->Close().ok());
+    ASSERT_OK((*w)->Close());
   }
   double exact = 0;
   for (int k = 0; k < 50; ++k) exact += k + 0.5;
@@ -326,7 +327,7 @@ TEST(ReaderRecoveryTest, ARebuiltBufferDoesNotReplayTheLogAgain) {
     SCOPED_TRACE("open " + std::to_string(open));
     std::vector<std::string> notices;
     auto r = BufferedArray::Open(path, Options(false), &notices);
-    ASSERT_TRUE(r.ok()) << r.status().ToString();
+    ASSERT_OK(r);
     EXPECT_EQ(SumOf(**r), exact);
     EXPECT_EQ((*r)->applied_sequence(), 50u);
     if (open == 0) {
@@ -335,7 +336,7 @@ TEST(ReaderRecoveryTest, ARebuiltBufferDoesNotReplayTheLogAgain) {
     }
   }
   auto w = BufferedArray::Open(path, Options(true));
-  ASSERT_TRUE(w.ok());
+  ASSERT_OK(w);
   EXPECT_EQ(SumOf(**w), exact);
 }
 
@@ -345,7 +346,7 @@ TEST(ReaderRecoveryTest, EveryFullPassSaysWhatItReadsAndWhy) {
   {
     std::vector<std::string> notices;
     auto w = BufferedArray::Open(path, Options(true), &notices);
-    ASSERT_TRUE(w.ok());
+    ASSERT_OK(w);
     ASSERT_EQ(notices.size(), 1u);
     EXPECT_NE(notices[0].find("building the moment buffer"), std::string::npos) << notices[0];
     EXPECT_NE(notices[0].find("one pass over 32.0 KiB"), std::string::npos) << notices[0];
@@ -360,12 +361,12 @@ TEST(ReaderRecoveryTest, EveryFullPassSaysWhatItReadsAndWhy) {
     ::close(fd);
   }
   auto condition = BufferedArray::Inspect(path, Options(false));
-  ASSERT_TRUE(condition.ok());
+  ASSERT_OK(condition);
   EXPECT_EQ(condition->kind, BufferCondition::Kind::kRebuild);
   EXPECT_NE(condition->why.find("cannot say which elements changed"), std::string::npos) << condition->why;
   std::vector<std::string> notices;
   auto r = BufferedArray::Open(path, Options(false), &notices);
-  ASSERT_TRUE(r.ok());
+  ASSERT_OK(r);
   ASSERT_FALSE(notices.empty());
   EXPECT_NE(notices.back().find("modified outside momenta"), std::string::npos) << notices.back();
   EXPECT_TRUE((*r)->open_report().full_pass);
@@ -381,17 +382,17 @@ TEST(ReaderRecoveryTest, EveryFullPassSaysWhatItReadsAndWhy) {
   once.rebuild_on_open = false;
   notices.clear();
   auto w = BufferedArray::Open(path, once, &notices);
-  ASSERT_TRUE(w.ok()) << w.status().ToString();
+  ASSERT_OK(w);
   EXPECT_FALSE((*w)->open_report().full_pass);
   auto stats = (*w)->Rebuild(once.tree);
-  ASSERT_TRUE(stats.ok()) << stats.status().ToString();
+  ASSERT_OK(stats);
   EXPECT_EQ(SumOf(**w), 43);
 }
 
 TEST(ReaderRecoveryTest, AKilledBuildsScratchFileIsRemovedByTheNextWriter) {
   testing::ScratchDir dir;
   const std::string path = MakeArray(dir);
-  { ASSERT_TRUE(BufferedArray::Open(path, Options(true)).ok()); }
+  { ASSERT_OK(BufferedArray::Open(path, Options(true))); }
   const pid_t dead = fork();
   if (dead == 0) _exit(0);
   waitpid(dead, nullptr, 0);
@@ -399,7 +400,7 @@ TEST(ReaderRecoveryTest, AKilledBuildsScratchFileIsRemovedByTheNextWriter) {
   const std::string alive = SidecarPath(path) + "/tree.new-" + std::to_string(::getppid());
   testing::WriteFileBytes(leftover, std::string(1 << 16, 'x'));
   testing::WriteFileBytes(alive, "a live process's");
-  { ASSERT_TRUE(BufferedArray::Open(path, Options(true)).ok()); }
+  { ASSERT_OK(BufferedArray::Open(path, Options(true))); }
   EXPECT_FALSE(std::filesystem::exists(leftover));
   EXPECT_TRUE(std::filesystem::exists(alive));
 }

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "storage/mapped_file.h"
+#include "tests/assert_ok.h"
 #include "tests/test_util.h"
 
 namespace momenta {
@@ -39,7 +40,7 @@ TEST(ScatteredStoresTest, RecachesOnlyCachedBlocksAndOnlyOnce) {
   testing::ScratchDir dir;
   const std::string path = WriteBlocks(dir, 3);
   auto map = MappedFile::Open(path, /*writable=*/true);
-  ASSERT_TRUE(map.ok()) << map.status().ToString();
+  ASSERT_OK(map);
   // Block 2 leaves the cache entirely; blocks 0 and 1 stay (just written).
   const int fd = ::open(path.c_str(), O_RDONLY);
   ASSERT_GE(fd, 0);
@@ -65,7 +66,7 @@ TEST(ScatteredStoresTest, DirtyStoresSurviveRecaching) {
   testing::ScratchDir dir;
   const std::string path = WriteBlocks(dir, 2);
   auto map = MappedFile::Open(path, /*writable=*/true);
-  ASSERT_TRUE(map.ok()) << map.status().ToString();
+  ASSERT_OK(map);
   char* data = (*map)->data();
   // Stores not yet written back, every 4 KiB page of block 0 and one of block 1.
   for (uint64_t at = 0; at < kBlock; at += 4096) data[at + 7] = 'X';
@@ -81,7 +82,7 @@ TEST(ScatteredStoresTest, DirtyStoresSurviveRecaching) {
   }
   EXPECT_EQ(data[kBlock + 12345], 'Y');
   EXPECT_EQ(data[kBlock + 12346], 'b');
-  ASSERT_TRUE((*map)->FlushAll().ok());
+  ASSERT_OK((*map)->FlushAll());
   // And on disk, read past the cache.
   const int fd = ::open(path.c_str(), O_RDONLY);
   ASSERT_GE(fd, 0);
@@ -100,7 +101,7 @@ TEST(ScatteredStoresTest, ALastBlockShorterThanTwoMebibytes) {
   ASSERT_EQ(::pwrite(fd, bytes.data(), bytes.size(), 0), static_cast<ssize_t>(bytes.size()));
   ::close(fd);
   auto map = MappedFile::Open(path, /*writable=*/true);
-  ASSERT_TRUE(map.ok()) << map.status().ToString();
+  ASSERT_OK(map);
   ScatteredStores stores(map->get());
   stores.Prepare(kBlock + 4999);
   (*map)->data()[kBlock + 4999] = 'w';

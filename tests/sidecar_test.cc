@@ -12,6 +12,7 @@
 
 #include "buffers/buffered_array.h"
 #include "storage/sidecar.h"
+#include "tests/assert_ok.h"
 #include "tests/test_util.h"
 
 namespace momenta {
@@ -29,15 +30,15 @@ void Create(const std::string& path, DType t, uint64_t n) {
   io.writable = true;
   const uint64_t shape[] = {n};
   auto a = ArrayFile::Create(path, t, shape, io);
-  ASSERT_TRUE(a.ok()) << a.status().ToString();
+  ASSERT_OK(a);
 }
 
 void WriteOne(const std::string& path, uint64_t index, double v, std::vector<std::string>* notices = nullptr) {
   auto w = BufferedArray::Open(path, Options(true), notices);
-  ASSERT_TRUE(w.ok()) << w.status().ToString();
+  ASSERT_OK(w);
   std::vector<Value> values = {Value::Float(v)};
-  ASSERT_TRUE((*w)->Write(index, values).ok());
-  ASSERT_TRUE((*w)->Close().ok());
+  ASSERT_OK((*w)->Write(index, values));
+  ASSERT_OK((*w)->Close());
 }
 
 std::vector<std::string> Orphans(const std::string& dir) {
@@ -54,7 +55,7 @@ TEST(SidecarTest, ASymlinkSharesTheFilesSidecarAndLock) {
   ASSERT_EQ(::symlink(path.c_str(), link.c_str()), 0);
   EXPECT_EQ(SidecarPath(link), SidecarPath(path));
   auto first = BufferedArray::Open(link, Options(true));
-  ASSERT_TRUE(first.ok()) << first.status().ToString();
+  ASSERT_OK(first);
   auto second = BufferedArray::Open(path, Options(true));
   ASSERT_FALSE(second.ok()) << "two writers of one file through two names";
   EXPECT_NE(second.status().ToString().find("locked by another writer"), std::string::npos);
@@ -71,7 +72,7 @@ TEST(SidecarTest, AWriterRefusesAFileWithHardLinks) {
   EXPECT_NE(w.status().ToString().find("hard links"), std::string::npos) << w.status().ToString();
   // Readers are fine (each name's derived buffer is only derived state).
   auto r = BufferedArray::Open(other, Options(false));
-  EXPECT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_OK(r);
 }
 
 TEST(SidecarTest, ASidecarOfAnotherDtypeIsSetAsideWithItsLog) {
@@ -84,7 +85,7 @@ TEST(SidecarTest, ASidecarOfAnotherDtypeIsSetAsideWithItsLog) {
   Create(path, DType::kI4, 100);
   std::vector<std::string> notices;
   auto w = BufferedArray::Open(path, Options(true), &notices);
-  ASSERT_TRUE(w.ok()) << w.status().ToString();
+  ASSERT_OK(w);
   ASSERT_FALSE(notices.empty());
   EXPECT_NE(notices.front().find("belonged to another array"), std::string::npos) << notices.front();
   EXPECT_EQ((*w)->applied_sequence(), 0u) << "a fresh log";
@@ -92,7 +93,7 @@ TEST(SidecarTest, ASidecarOfAnotherDtypeIsSetAsideWithItsLog) {
   ASSERT_EQ(orphans.size(), 1u);
   EXPECT_TRUE(std::filesystem::exists(orphans[0] + "/log")) << "the old log is kept";
   std::vector<Value> v = {Value::Int(7)};
-  EXPECT_TRUE((*w)->Write(3, v).ok());
+  EXPECT_OK((*w)->Write(3, v));
 }
 
 TEST(SidecarTest, ANewFileOfTheSameLayoutInPlaceIsForeignButAMovedOneIsNot) {
@@ -113,7 +114,7 @@ TEST(SidecarTest, ANewFileOfTheSameLayoutInPlaceIsForeignButAMovedOneIsNot) {
   std::vector<std::string> notices;
   {
     auto w = BufferedArray::Open(moved, Options(true), &notices);
-    ASSERT_TRUE(w.ok()) << w.status().ToString();
+    ASSERT_OK(w);
     EXPECT_EQ((*w)->applied_sequence(), 1u) << "the moved array keeps its log";
     for (const auto& n : notices) EXPECT_EQ(n.find("another array"), std::string::npos) << n;
   }
@@ -123,7 +124,7 @@ TEST(SidecarTest, ANewFileOfTheSameLayoutInPlaceIsForeignButAMovedOneIsNot) {
   ASSERT_EQ(::rename(temp.c_str(), path.c_str()), 0);
   notices.clear();
   auto w = BufferedArray::Open(path, Options(true), &notices);
-  ASSERT_TRUE(w.ok()) << w.status().ToString();
+  ASSERT_OK(w);
   ASSERT_FALSE(notices.empty());
   EXPECT_NE(notices.front().find("belonged to another array"), std::string::npos) << notices.front();
   EXPECT_EQ((*w)->applied_sequence(), 0u);

@@ -12,6 +12,7 @@
 #include "stream/window_count.h"
 #include "stream/window_quantiles.h"
 #include "stream/workloads.h"
+#include "tests/assert_ok.h"
 #include "tests/test_util.h"
 
 namespace momenta {
@@ -61,7 +62,7 @@ TEST(StreamMessageTest, RoundTripAndWords) {
   for (const Message& m : SampleMessages()) {
     const std::string bytes = EncodeMessage(m);
     auto back = DecodeMessage(bytes);
-    ASSERT_TRUE(back.ok()) << back.status().ToString();
+    ASSERT_OK(back);
     EXPECT_EQ(*back, m);
     for (size_t cut = 0; cut < bytes.size(); ++cut) {
       auto r = DecodeMessage(bytes.substr(0, cut));
@@ -113,7 +114,7 @@ void CheckSynopsisCodec(Synopsis a, Feed feed) {
   }
   const std::string bytes = a.Encode();
   auto b = Synopsis::Decode(bytes);
-  ASSERT_TRUE(b.ok()) << b.status().ToString();
+  ASSERT_OK(b);
   EXPECT_EQ(b->Encode(), bytes);
   // Both go on identically.
   for (int64_t t = 250; t < 400; ++t) {
@@ -147,19 +148,19 @@ void CheckSynopsisCodec(Synopsis a, Feed feed) {
 
 TEST(StreamSynopsisCodecTest, WindowCount) {
   auto c = WindowCount::Create({40, 6}, 0.05);
-  ASSERT_TRUE(c.ok());
+  ASSERT_OK(c);
   CheckSynopsisCodec(std::move(*c), [](WindowCount& s, const Arrival& a) { s.Update(a.ts); });
 }
 
 TEST(StreamSynopsisCodecTest, ItemCounts) {
   auto c = ItemCounts::Create({40, 6}, 0.02);
-  ASSERT_TRUE(c.ok());
+  ASSERT_OK(c);
   CheckSynopsisCodec(std::move(*c), [](ItemCounts& s, const Arrival& a) { s.Update(a.ts, a.item); });
 }
 
 TEST(StreamSynopsisCodecTest, WindowQuantiles) {
   auto c = WindowQuantiles::Create({40, 6}, 0.05);
-  ASSERT_TRUE(c.ok());
+  ASSERT_OK(c);
   CheckSynopsisCodec(std::move(*c), [](WindowQuantiles& s, const Arrival& a) { s.Update(a.ts, a.item); });
 }
 
@@ -209,7 +210,7 @@ TEST(StreamSynopsisCodecTest, RefusesForeignBytes) {
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().ToString(), "Corruption: window count: bad magic at byte 0");
   auto q = WindowQuantiles::Create({10, 0}, 0.1);
-  ASSERT_TRUE(q.ok());
+  ASSERT_OK(q);
   EXPECT_FALSE(ItemCounts::Decode(q->Encode()).ok());  // a quantile synopsis is not item counts
 }
 

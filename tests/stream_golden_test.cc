@@ -26,6 +26,7 @@
 #include "stream/messages.h"
 #include "stream/window_count.h"
 #include "stream/window_quantiles.h"
+#include "tests/assert_ok.h"
 #include "tests/test_util.h"
 
 namespace momenta {
@@ -176,7 +177,7 @@ TEST(StreamGoldenTest, MessagesVersionOne) {
     const std::string bytes = golden.substr(pos + 1, len);
     SCOPED_TRACE("message " + std::to_string(i));
     auto got = DecodeMessage(bytes);
-    ASSERT_TRUE(got.ok()) << got.status().ToString();
+    ASSERT_OK(got);
     EXPECT_EQ(*got, want[i]);
     EXPECT_EQ(EncodeMessage(*got), bytes);
     pos += 1 + len;
@@ -189,7 +190,7 @@ TEST(StreamGoldenTest, MessagesVersionOne) {
 TEST(StreamGoldenTest, WindowCountVersionOne) {
   const std::string golden = ReadFileBytes(DataFile("golden_window_count_v1.bin"));
   auto c = WindowCount::Decode(golden);
-  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  ASSERT_OK(c);
   EXPECT_EQ(c->Encode(), golden);
   EXPECT_EQ(c->spec(), kSpec);
   EXPECT_EQ(c->eps(), 0.1);
@@ -203,7 +204,7 @@ TEST(StreamGoldenTest, WindowCountVersionOne) {
 TEST(StreamGoldenTest, ItemCountsVersionOne) {
   const std::string golden = ReadFileBytes(DataFile("golden_item_counts_v1.bin"));
   auto c = ItemCounts::Decode(golden);
-  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  ASSERT_OK(c);
   EXPECT_EQ(c->Encode(), golden);
   EXPECT_EQ(c->spec(), kSpec);
   EXPECT_EQ(c->item_eps(), 0.1);
@@ -220,7 +221,7 @@ TEST(StreamGoldenTest, ItemCountsVersionOne) {
 TEST(StreamGoldenTest, WindowQuantilesVersionOne) {
   const std::string golden = ReadFileBytes(DataFile("golden_window_quantiles_v1.bin"));
   auto c = WindowQuantiles::Decode(golden);
-  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  ASSERT_OK(c);
   EXPECT_EQ(c->Encode(), golden);
   EXPECT_EQ(c->spec(), kSpec);
   EXPECT_EQ(c->eps(), 0.1);
@@ -238,7 +239,9 @@ TEST(StreamGoldenTest, RecipeAnswersAsTheFixtures) {
   auto c = WindowCount::Decode(ReadFileBytes(DataFile("golden_window_count_v1.bin")));
   auto i = ItemCounts::Decode(ReadFileBytes(DataFile("golden_item_counts_v1.bin")));
   auto q = WindowQuantiles::Decode(ReadFileBytes(DataFile("golden_window_quantiles_v1.bin")));
-  ASSERT_TRUE(c.ok() && i.ok() && q.ok());
+  ASSERT_OK(c);
+  ASSERT_OK(i);
+  ASSERT_OK(q);
   EXPECT_EQ(GoldenWindowCount().Estimate(), c->Estimate());
   const ItemCounts items = GoldenItemCounts();
   for (int64_t j = 0; j <= 11; ++j) EXPECT_EQ(items.Estimate(j), i->Estimate(j)) << "item " << j;

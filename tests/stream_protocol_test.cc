@@ -9,6 +9,7 @@
 #include <string>
 
 #include "stream/simulation.h"
+#include "tests/assert_ok.h"
 #include "tests/test_util.h"
 
 namespace momenta {
@@ -26,7 +27,7 @@ SimulationReport RunChecked(const std::string& workload, uint32_t k, int64_t win
   o.ticks = ticks;
   o.seed = seed;
   auto r = RunSimulation(o);
-  EXPECT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_OK(r);
   if (!r.ok()) return {};
   std::string first;
   for (const auto& v : r->first_violations) first += "\n  " + v;
@@ -66,7 +67,7 @@ TEST(ProtocolCostTest, CountsAndFrequentItemsWithinTheBoundShape) {
       o.seed = seed;
       o.check = false;
       auto r = RunSimulation(o);
-      ASSERT_TRUE(r.ok());
+      ASSERT_OK(r);
       const double bc = r->window[static_cast<int>(Protocol::kBasicCount)].max_ratio;
       const double ac = r->window[static_cast<int>(Protocol::kApproxCount)].max_ratio;
       EXPECT_GT(bc, 0);
@@ -88,7 +89,7 @@ TEST(ProtocolCostTest, HoveringCountIsCheap) {
   o.ticks = 1000;
   o.check = true;
   auto r = RunSimulation(o);
-  ASSERT_TRUE(r.ok());
+  ASSERT_OK(r);
   EXPECT_EQ(r->violations, 0u);
   // 1000 ticks = 10 windows; without hysteresis this is ~1000 messages.
   EXPECT_LT(r->total[static_cast<int>(Protocol::kBasicCount)].messages, 150u);
@@ -106,7 +107,7 @@ TEST(ProtocolCostTest, SingletonsCostNothing) {
   o.rate = 50;
   o.ticks = 600;
   auto r = RunSimulation(o);
-  ASSERT_TRUE(r.ok());
+  ASSERT_OK(r);
   EXPECT_EQ(r->violations, 0u);
   EXPECT_LT(r->total[static_cast<int>(Protocol::kApproxCount)].words, 200u) << r->arrivals << " arrivals";
 }
@@ -123,7 +124,7 @@ TEST(ProtocolCostTest, HundredTimesBelowNaiveAtOnePercent) {
   o.ticks = 1500;
   o.check = false;
   auto r = RunSimulation(o);
-  ASSERT_TRUE(r.ok());
+  ASSERT_OK(r);
   for (Protocol p : {Protocol::kBasicCount, Protocol::kApproxCount}) {
     const auto& w = r->window[static_cast<int>(p)];
     // The worst window (while the first one fills) and the steady ones.
@@ -147,7 +148,7 @@ TEST(ProtocolCostTest, DriftQuantilesBeatWholeSummaries) {
     o.ticks = 400;
     o.check = false;
     auto r = RunSimulation(o);
-    ASSERT_TRUE(r.ok());
+    ASSERT_OK(r);
     const double drift = static_cast<double>(r->total[static_cast<int>(Protocol::kQuantileDrift)].words);
     const double whole = static_cast<double>(r->total[static_cast<int>(Protocol::kQuantileSummary)].words);
     if (std::string(w) == "steady") {

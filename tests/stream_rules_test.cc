@@ -13,6 +13,7 @@
 #include "stream/virtual_root.h"
 #include "stream/window_count.h"
 #include "stream/window_quantiles.h"
+#include "tests/assert_ok.h"
 #include "tests/test_util.h"
 
 namespace momenta {
@@ -44,7 +45,7 @@ TEST(CountGridTest, IncreasingWithBoundedSteps) {
 
 TEST(WindowClockTest, TardinessAcceptsExactlyTauLate) {
   auto c = WindowCount::Create({10, 3}, 0.1);
-  ASSERT_TRUE(c.ok());
+  ASSERT_OK(c);
   c->AdvanceTo(100);
   EXPECT_TRUE(c->Update(97));   // exactly tau late
   EXPECT_FALSE(c->Update(96));  // one more: dropped
@@ -64,7 +65,8 @@ TEST(WindowClockTest, TardinessAcceptsExactlyTauLate) {
 TEST(WindowClockTest, ExpiresWithoutArrivals) {
   auto items = ItemCounts::Create({50, 0}, 0.01);
   auto quant = WindowQuantiles::Create({50, 0}, 0.05);
-  ASSERT_TRUE(items.ok() && quant.ok());
+  ASSERT_OK(items);
+  ASSERT_OK(quant);
   for (int64_t t = 0; t < 200; ++t)
     for (int i = 0; i < 100; ++i) {
       items->Update(t, i % 7);
@@ -86,7 +88,7 @@ TEST(WindowClockTest, RootReachesZeroWhenSitesGoIdle) {
   o.spec = {20, 0};
   o.eps = 0.1;
   auto site = Site::Create(0, o);
-  ASSERT_TRUE(site.ok());
+  ASSERT_OK(site);
   VirtualRoot root(1, o.eps);
   std::vector<Message> out;
   for (int64_t t = 0; t < 100; ++t) {

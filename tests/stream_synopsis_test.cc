@@ -12,6 +12,7 @@
 #include "stream/window_count.h"
 #include "stream/window_quantiles.h"
 #include "stream/workloads.h"
+#include "tests/assert_ok.h"
 #include "tests/test_util.h"
 
 namespace momenta {
@@ -40,7 +41,9 @@ void RunSynopses(const Config& cfg, uint64_t seed) {
   auto count = WindowCount::Create(spec, eps);
   auto items = ItemCounts::Create(spec, item_eps);
   auto quant = WindowQuantiles::Create(spec, eps);
-  ASSERT_TRUE(count.ok() && items.ok() && quant.ok());
+  ASSERT_OK(count);
+  ASSERT_OK(items);
+  ASSERT_OK(quant);
   ExactWindow exact(spec);
   WorkloadParams wp;
   wp.spec = spec;

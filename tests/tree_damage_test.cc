@@ -22,6 +22,7 @@
 #include "buffers/moment_tree.h"
 #include "buffers/range_query.h"
 #include "buffers/tree_build.h"
+#include "tests/assert_ok.h"
 #include "tests/test_util.h"
 
 namespace momenta {
@@ -67,17 +68,17 @@ class TreeDamageTest : public ::testing::Test {
     io.writable = true;
     const uint64_t shape[] = {kN};
     auto f = ArrayFile::Create(array_path_, DType::kF8, shape, io);
-    ASSERT_TRUE(f.ok()) << f.status().ToString();
+    ASSERT_OK(f);
     std::vector<Value> values;
     for (uint64_t i = 0; i < 200; ++i) values.push_back(Value::Float(i % 17 == 0 ? std::nan("") : 0.5 * i - 7));
-    ASSERT_TRUE((*f)->WriteValues(1000, values).ok());  // leaves 1, 2
+    ASSERT_OK((*f)->WriteValues(1000, values));  // leaves 1, 2
     values.assign(40, Value::Float(3.25));
     values[5] = Value::Float(INFINITY);
-    ASSERT_TRUE((*f)->WriteValues(9000, values).ok());  // leaf 17
-    ASSERT_TRUE((*f)->Sync().ok());
+    ASSERT_OK((*f)->WriteValues(9000, values));  // leaf 17
+    ASSERT_OK((*f)->Sync());
     f->reset();
     auto array = ArrayFile::Open(array_path_, PreadIo());
-    ASSERT_TRUE(array.ok());
+    ASSERT_OK(array);
     array_ = std::move(array).value();
 
     pristine_path_ = dir_.File("pristine.tree");
@@ -87,10 +88,10 @@ class TreeDamageTest : public ::testing::Test {
     options.fanout = 4;
     options.ram_budget = 4 * NodeCodec(2).bytes();
     auto tree = MomentTree::Create(pristine_path_, *array_, options, PreadIo());
-    ASSERT_TRUE(tree.ok()) << tree.status().ToString();
-    ASSERT_TRUE(BuildTree(*array_, **tree).ok());
+    ASSERT_OK(tree);
+    ASSERT_OK(BuildTree(*array_, **tree));
     (*tree)->MarkClean();
-    ASSERT_TRUE((*tree)->Flush().ok());
+    ASSERT_OK((*tree)->Flush());
     layout_ = (*tree)->layout();
     ASSERT_EQ(layout_.levels(), 3);
     ASSERT_EQ(layout_.ram_from(), 3);
@@ -108,7 +109,7 @@ class TreeDamageTest : public ::testing::Test {
     }
     for (const Query& qu : queries_) {
       auto s = SummarizeRange(**tree, *array_, qu.p, qu.q, qu.need_extremes);
-      ASSERT_TRUE(s.ok()) << s.status().ToString();
+      ASSERT_OK(s);
       answers_.push_back(*s);
     }
     pristine_ = ReadFileBytes(pristine_path_);
@@ -334,18 +335,18 @@ TEST_F(TreeDamageTest, OddEpochIsRebuiltNotWaitedOn) {
   options.io = PreadIo();
   {
     auto ba = BufferedArray::Open(array_path_, options);  // builds it
-    ASSERT_TRUE(ba.ok()) << ba.status().ToString();
+    ASSERT_OK(ba);
   }
   std::string b = ReadFileBytes(tree_path);
   b[offsetof(TreeFileHeader, write_epoch)] ^= 1;
   WriteFileBytes(tree_path, b);
   std::vector<std::string> notices;
   auto ba = BufferedArray::Open(array_path_, options, &notices);
-  ASSERT_TRUE(ba.ok()) << ba.status().ToString();
+  ASSERT_OK(ba);
   ASSERT_FALSE(notices.empty());
   EXPECT_NE(notices.back().find("write_epoch"), std::string::npos) << notices.back();
   auto s = (*ba)->Summarize(0, kN, true);
-  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  ASSERT_OK(s);
   const RangeSummary& want = answers_[layout_.total_nodes()];  // from the fixture's own tree
   EXPECT_EQ(s->nonfinite, want.nonfinite);
   EXPECT_EQ(s->values.count(), want.values.count());

@@ -28,6 +28,7 @@
 #include "buffers/buffered_array.h"
 #include "buffers/moment_tree.h"
 #include "buffers/tree_build.h"
+#include "tests/assert_ok.h"
 #include "tests/test_util.h"
 
 namespace momenta {
@@ -63,14 +64,14 @@ TEST(TreeGoldenTest, VersionOneInASidecarIsRebuilt) {
   options.io = PreadIo();
   std::vector<std::string> notices;
   auto ba = BufferedArray::Open(array_path, options, &notices);
-  ASSERT_TRUE(ba.ok()) << ba.status().ToString();
+  ASSERT_OK(ba);
   ASSERT_EQ(notices.size(), 1u);
   EXPECT_NE(notices[0].find("rebuilding the moment buffer of " + array_path), std::string::npos) << notices[0];
   EXPECT_NE(notices[0].find("format version 1 (before NaN counts and node checks)"), std::string::npos)
       << notices[0];
   EXPECT_EQ((*ba)->tree().header().version, 2u);
   auto s = (*ba)->Summarize(0, 1000, true);
-  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  ASSERT_OK(s);
   EXPECT_EQ(s->count(), 1000u);
 }
 
@@ -79,7 +80,7 @@ TEST(TreeGoldenTest, VersionTwoDecodes) {
   const std::string tree_path = dir.File("tree");  // a copy: opening maps the file
   std::filesystem::copy_file(kData + "/golden_tree_v2.tree", tree_path);
   auto tree = MomentTree::Open(tree_path, /*writable=*/false, PreadIo());
-  ASSERT_TRUE(tree.ok()) << tree.status().ToString();
+  ASSERT_OK(tree);
   const TreeFileHeader& h = (*tree)->header();
   EXPECT_EQ(h.version, 2u);
   EXPECT_EQ(h.state, static_cast<uint32_t>(kTreeClean));
@@ -93,9 +94,9 @@ TEST(TreeGoldenTest, VersionTwoDecodes) {
   EXPECT_EQ(h.top_mask, 0xfu);  // 4 top nodes, all written
 
   auto array = ArrayFile::Open(kData + "/golden_tree_v2_array.npy", PreadIo());
-  ASSERT_TRUE(array.ok()) << array.status().ToString();
+  ASSERT_OK(array);
   std::vector<char> raw(1000 * 8);
-  ASSERT_TRUE((*array)->ReadRaw(0, 1000, raw.data()).ok());
+  ASSERT_OK((*array)->ReadRaw(0, 1000, raw.data()));
   std::vector<double> scratch(1000);
   const TreeLayout& layout = (*tree)->layout();
   ASSERT_EQ(layout.levels(), 3);  // 63, 16, 4 nodes
@@ -103,7 +104,7 @@ TEST(TreeGoldenTest, VersionTwoDecodes) {
   for (int level = 1; level <= layout.levels(); ++level) {
     for (uint64_t j = 0; j < layout.nodes(level); ++j) {
       SCOPED_TRACE("level " + std::to_string(level) + " node " + std::to_string(j));
-      EXPECT_TRUE((*tree)->VerifyNode(level, j, (*tree)->Node(level, j)).ok());
+      EXPECT_OK((*tree)->VerifyNode(level, j, (*tree)->Node(level, j)));
       const uint64_t first = layout.node_first(level, j), n = layout.node_end(level, j) - first;
       const RangeSummary want = RangeSummary::OfElements(2, DType::kF8, raw.data() + first * 8, n, scratch.data());
       const RangeSummary got = (*tree)->Summary(level, j);
@@ -137,17 +138,17 @@ TEST(TreeGoldenTest, DISABLED_WriteVersionTwo) {
   const char* out = std::getenv("MOMENTA_GOLDEN_OUT");
   ASSERT_NE(out, nullptr) << "set MOMENTA_GOLDEN_OUT to the folder to write golden_tree_v2.tree into";
   auto array = ArrayFile::Open(kData + "/golden_tree_v2_array.npy", PreadIo());
-  ASSERT_TRUE(array.ok()) << array.status().ToString();
+  ASSERT_OK(array);
   TreeOptions options;
   options.order = 2;
   options.fanout = 4;
   options.leaf_span = 16;
   const std::string path = std::string(out) + "/golden_tree_v2.tree";
   auto tree = MomentTree::Create(path, **array, options, PreadIo());
-  ASSERT_TRUE(tree.ok()) << tree.status().ToString();
-  ASSERT_TRUE(BuildTree(**array, **tree).ok());
+  ASSERT_OK(tree);
+  ASSERT_OK(BuildTree(**array, **tree));
   (*tree)->MarkClean();  // identity and log fields stay 0: this file belongs to no sidecar
-  ASSERT_TRUE((*tree)->Flush().ok());
+  ASSERT_OK((*tree)->Flush());
 }
 
 }  // namespace

@@ -14,6 +14,7 @@
 #include "buffers/buffered_array.h"
 #include "storage/log_reader.h"
 #include "storage/log_segments.h"
+#include "tests/assert_ok.h"
 #include "tests/test_util.h"
 
 namespace momenta {
@@ -51,7 +52,7 @@ void CreateArray(const std::string& path, uint64_t length) {
   IoOptions io;
   io.writable = true;
   const uint64_t shape[] = {length};
-  ASSERT_TRUE(ArrayFile::Create(path, DType::kF8, shape, io).ok());
+  ASSERT_OK(ArrayFile::Create(path, DType::kF8, shape, io));
 }
 
 TEST(UpdateAllOrNothingTest, ApplyOnAFullDiskChangesNothing) {
@@ -65,11 +66,11 @@ TEST(UpdateAllOrNothingTest, ApplyOnAFullDiskChangesNothing) {
   CreateArray(path, kLength);
   {
     auto ba = BufferedArray::Open(path, Options());
-    ASSERT_TRUE(ba.ok()) << ba.status().ToString();
+    ASSERT_OK(ba);
     std::vector<IndexedValue> first;
     for (uint64_t k = 0; k < 100; ++k) first.push_back({k, Value::Float(static_cast<double>(k + 1))});
-    ASSERT_TRUE((*ba)->Apply(first).ok());
-    ASSERT_TRUE((*ba)->Close().ok());
+    ASSERT_OK((*ba)->Apply(first));
+    ASSERT_OK((*ba)->Close());
   }
   const std::string array_before = ReadFileBytes(path);
   const std::string log_before = LogText(path);
@@ -79,7 +80,7 @@ TEST(UpdateAllOrNothingTest, ApplyOnAFullDiskChangesNothing) {
   std::vector<IndexedValue> updates;
   for (uint64_t k = 0; k < 200000; ++k) updates.push_back({k % 1000, Value::Float(static_cast<double>(k + 7))});
   auto ba = BufferedArray::Open(path, Options());
-  ASSERT_TRUE(ba.ok()) << ba.status().ToString();
+  ASSERT_OK(ba);
   const Status s = (*ba)->Apply(updates);
   ASSERT_FALSE(s.ok()) << "2 MiB did not fill up";
   EXPECT_NE(s.ToString().find(": No space left on device (nothing was applied: none of the 200000 updates "
@@ -89,12 +90,12 @@ TEST(UpdateAllOrNothingTest, ApplyOnAFullDiskChangesNothing) {
   EXPECT_EQ(ReadFileBytes(path), array_before);
   EXPECT_EQ(LogText(path), log_before);
   auto report = (*ba)->Verify();
-  ASSERT_TRUE(report.ok()) << report.status().ToString();
+  ASSERT_OK(report);
   EXPECT_EQ(report->mismatches, 0u) << report->examples.front();
   // What fits still goes in, right after the last sequence.
-  ASSERT_TRUE((*ba)->Apply(std::vector<IndexedValue>{{5, Value::Float(-1)}}).ok());
+  ASSERT_OK((*ba)->Apply(std::vector<IndexedValue>{{5, Value::Float(-1)}}));
   EXPECT_EQ((*ba)->applied_sequence(), 101u);
-  ASSERT_TRUE((*ba)->Close().ok());
+  ASSERT_OK((*ba)->Close());
 }
 
 TEST(UpdateAllOrNothingTest, ApplyWhenTheArrayRunsOut) {
@@ -107,9 +108,9 @@ TEST(UpdateAllOrNothingTest, ApplyWhenTheArrayRunsOut) {
   CreateArray(path, 1 << 18);
   {
     auto ba = BufferedArray::Open(path, Options());
-    ASSERT_TRUE(ba.ok()) << ba.status().ToString();
-    ASSERT_TRUE((*ba)->Apply(std::vector<IndexedValue>{{1, Value::Float(2)}}).ok());
-    ASSERT_TRUE((*ba)->Close().ok());
+    ASSERT_OK(ba);
+    ASSERT_OK((*ba)->Apply(std::vector<IndexedValue>{{1, Value::Float(2)}}));
+    ASSERT_OK((*ba)->Close());
   }
   const std::string array_before = ReadFileBytes(path);
   const std::string log_before = LogText(path);
@@ -117,7 +118,7 @@ TEST(UpdateAllOrNothingTest, ApplyWhenTheArrayRunsOut) {
   std::vector<IndexedValue> updates;
   for (uint64_t k = 0; k < 512; ++k) updates.push_back({k * 512 + 3, Value::Float(1.5)});
   auto ba = BufferedArray::Open(path, Options());
-  ASSERT_TRUE(ba.ok());
+  ASSERT_OK(ba);
   const Status s = (*ba)->Apply(updates);
   ASSERT_FALSE(s.ok());
   EXPECT_NE(s.ToString().find("No space left on device (nothing was applied: none of the 512 updates"),

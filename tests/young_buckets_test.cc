@@ -21,6 +21,7 @@
 #include "stream/item_counts.h"
 #include "stream/misra_gries.h"
 #include "stream/window_quantiles.h"
+#include "tests/assert_ok.h"
 #include "tests/test_util.h"
 
 namespace momenta {
@@ -111,7 +112,7 @@ TEST(ItemCountsYoungTest, OneItemPerTickOverManyWindows) {
   const WindowSpec spec{20000, 0};
   const double item_eps = 0.01;  // m = 99 counters, young buckets up to 99 items
   auto c = ItemCounts::Create(spec, item_eps);
-  ASSERT_TRUE(c.ok());
+  ASSERT_OK(c);
   ExactWindow exact(spec);
   // Heavy head, long tail, and a quiet stretch (no arrivals for half a window).
   auto draw = [&] {
@@ -153,7 +154,7 @@ TEST(ItemCountsYoungTest, OneItemPerTickOverManyWindows) {
   // next compacts depends on a count the encoding does not keep.)
   const std::string bytes = c->Encode();
   auto d = ItemCounts::Decode(bytes);
-  ASSERT_TRUE(d.ok()) << d.status().ToString();
+  ASSERT_OK(d);
   ASSERT_EQ(d->Encode(), bytes);
   for (int64_t t = ticks; t < ticks + spec.window; ++t) {
     const int64_t item = draw();
@@ -179,7 +180,7 @@ TEST(WindowQuantilesYoungTest, OneValuePerTickOverManyWindows) {
   const WindowSpec spec{20000, 0};
   const double eps = 0.05;  // young buckets up to min(2m, 256) = 160 items
   auto q = WindowQuantiles::Create(spec, eps);
-  ASSERT_TRUE(q.ok());
+  ASSERT_OK(q);
   ExactWindow exact(spec);
   // Values drift upward over time (ranks move), with repeats and a quiet stretch.
   auto draw = [&](int64_t t) { return t / 50 + static_cast<int64_t>(rng() % 3000); };
@@ -221,7 +222,7 @@ TEST(WindowQuantilesYoungTest, OneValuePerTickOverManyWindows) {
       << "memory after 2 windows " << memory_after_two_windows << ", after 6 " << q->MemoryBytes();
   const std::string bytes = q->Encode();
   auto d = WindowQuantiles::Decode(bytes);
-  ASSERT_TRUE(d.ok()) << d.status().ToString();
+  ASSERT_OK(d);
   ASSERT_EQ(d->Encode(), bytes);
   for (int64_t t = ticks; t < ticks + spec.window; ++t) {
     const int64_t v = draw(t);
