@@ -600,7 +600,7 @@ Sample ColdQuery(BufferedArray& ba, const Range& r, bool extremes) {
 }
 
 // |got - want| relative to |want|, and relative to the reference scale of the
-// accuracy bound (DESIGN.md "Numerics").
+// accuracy bound (DESIGN.md §5).
 struct Err {
   long double rel = 0, scaled = 0;
 };
@@ -1453,7 +1453,7 @@ int main(int argc, char** argv) {
     }
   }
 
-  // ---- disk tier off (the paper's all-in-RAM bins) ----------------------------------
+  // ---- disk tier off (the paper's all-in-RAM bins, buffers/REFERENCE.md §3.6) -------
   if (Want("off")) {
     Phase phase("off");
     {

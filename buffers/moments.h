@@ -16,7 +16,7 @@
 // positions inside it are offsets x = i − s. A range tuple for a query over
 // [p, q) is a run tuple with s = p. Order J is chosen at run time, 0..8.
 //
-// Numerics (see also DESIGN.md, "Numerics"):
+// Numerics (see also DESIGN.md §5, "Numerics and the accuracy bound"):
 // - Arithmetic is long double (static_assert: at least a 64-bit mantissa); the
 //   buffer stores doubles, optionally with residues that make the round trip
 //   lossless (IndexMoments::Store).
@@ -52,7 +52,7 @@ inline constexpr int kMaxMomentTerms = kMaxMomentOrder + 1;
 static_assert(2 * kMaxMomentOrder <= kMaxPowerSumExponent);
 
 // The reference accuracy of a query: |result − exact| <= kReferenceRelativeError
-// · Σ |i − c|^j |a_i| (DESIGN.md, "Numerics").
+// · Σ |i − c|^j |a_i| (DESIGN.md §5 states the bound as tested).
 inline constexpr long double kReferenceRelativeError = 1e-9L;
 
 // Terms indexed by order 0..kMaxMomentOrder; entries above a tuple's order are 0.
@@ -130,7 +130,7 @@ class IndexMoments {
   MomentTerms m_{};     // m_[j] = Σ x^j a_x about the run's start
 };
 
-// The run `left` followed immediately by `right` (formula F of the reference,
+// The run `left` followed immediately by `right` (formula F, buffers/REFERENCE.md
 // §1.2): M_t = L_t + Σ_u C(t,u) δ^(t−u) R_u with δ = left.count(). Θ(J²).
 // REQUIRES: left.order() == right.order()
 IndexMoments Merge(const IndexMoments& left, const IndexMoments& right);
@@ -168,7 +168,8 @@ MomentTerms ReferenceErrorBound(const IndexMoments& magnitudes, long double cent
 // here K never moves on an update and S1, S2 change by exactly computable
 // amounts ((a' − K)² − (a − K)² with a' − K, a − K exact).
 // K is kept near the mean: Of and Merge pick K = the mean rounded to double
-// (so Chan's no-cancellation merge falls out: the cross terms are ~0), Unmerge
+// (so the pairwise no-cancellation merge falls out: the cross terms are ~0;
+// the formulas: buffers/REFERENCE.md §6), Unmerge
 // re-centres its result, and ApplyUpdate re-centres when (mean − K)² grows past
 // the variance. K is a double, so the stored form (3 doubles) keeps it exactly.
 //

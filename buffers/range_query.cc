@@ -142,7 +142,7 @@ Result<RangeSummary> SummarizeRange(MomentTree& tree, ArrayFile& array, uint64_t
     return tree.codec().Decode(node_bytes_of(s, k), count);
   };
   // Raw pieces are summarised a slice at a time, so the scratch stays small
-  // even for the paper's huge in-RAM bins (--disk-tier off).
+  // even for the paper's huge in-RAM bins (--disk-tier off; buffers/REFERENCE.md §3.6).
   constexpr uint64_t kSlice = 1 << 16;
   std::vector<double> scratch(std::min<uint64_t>(kSlice, 2 * layout.leaf_span()));
   auto raw_summary = [&](const RawPiece& r) {

@@ -11,7 +11,7 @@
 // Tiers: the top levels whose nodes together fit the RAM budget form the RAM
 // tier (levels ram_from()..levels()); the levels below are the disk tier, read
 // on demand. With the disk tier off, leaf_span is chosen so that every level
-// fits the budget (the paper's pure in-RAM hierarchical bin buffering).
+// fits the budget (the paper's pure in-RAM scheme: buffers/REFERENCE.md §3.6).
 #pragma once
 
 #include <cstdint>

@@ -1,5 +1,5 @@
 // Approximate counting with small items turned off, site side (Chan, Lam, Lee
-// & Ting; reference §3.2; thresholds [R], chosen here and proved by the
+// & Ting; stream/REFERENCE.md §3.2; thresholds [R], chosen here and proved by the
 // stream tests).
 //
 // Guarantee: the root's value r_j for this site (0 for an item it never

@@ -1,5 +1,5 @@
 // Basic counting, site side: up and down events on the count grid (Chan, Lam,
-// Lee & Ting; reference §2.2, thresholds [R], proved by the stream tests).
+// Lee & Ting; stream/REFERENCE.md §2.2; thresholds [R], proved by the stream tests).
 //
 // With target eps_b the site keeps its window count with relative error
 // eps_b/3 (a WindowCount, owned by the caller) and reports on a CountGrid with

@@ -1,6 +1,6 @@
 // BucketWindow<Payload>: the time structure every window synopsis shares (an
 // exponential histogram generalised to bulk and late arrivals; DGIM's
-// deterministic bucket rule, applied as a ratio).
+// deterministic bucket rule, applied as a ratio; stream/REFERENCE.md §6.1).
 //
 // Items live in buckets. A bucket covers the timestamps [min_ts, max_ts] of
 // its items, counts them (n) and carries a Payload (nothing for a count, a

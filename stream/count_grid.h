@@ -1,5 +1,5 @@
 // CountGrid: the value grid basic counting reports on, shared by site and
-// root so that a level index stands for a count (reference §2.2, [R]).
+// root so that a level index stands for a count (stream/REFERENCE.md §2.2, [R]).
 //
 //   g(i) = i                          for i <= L = ceil(4/h)
 //   g(i) = ceil(L * (1 + h/4)^(i-L))  above

@@ -1,5 +1,5 @@
-// Quantiles by whole summaries, site side: the reference's reconstruction of
-// Chan et al.'s scheme (§4.2, [R]), kept as the baseline the drift rule is
+// Quantiles by whole summaries, site side: the reconstruction of Chan et
+// al.'s scheme (stream/REFERENCE.md §4.2, [R]), kept as the baseline the drift rule is
 // measured against.
 //
 // With gamma = eps/10 the site keeps WindowQuantiles at gamma (owned by the

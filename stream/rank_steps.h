@@ -1,7 +1,7 @@
 // RankSteps: what a root knows of one site's ranks under either quantile
 // protocol: a step function R(x) = the level of the largest boundary value
 // <= x (0 below the first), and the site's count. AnswerQuantile combines
-// sites with the interval rule of the reference (§4.2, fixed for duplicates):
+// sites with the interval rule (stream/REFERENCE.md §4.2, fixed for duplicates):
 // for each boundary value x of any site, in order, the estimated ranks x
 // occupies are [R(x-), R(x)], x- being the previous boundary value (R summed
 // over sites); the answer is the x whose interval lies nearest to

@@ -2,7 +2,7 @@
 // applies the messages of k sites (stream/site.h) in tick order and answers
 // as the protocol's root would: the count (sum of the sites' basic-counting
 // values), the count of any item (sum of their approximate-counting values),
-// the frequent items for any phi > eps/2 (reference §4.1:
+// the frequent items for any phi > eps/2 (stream/REFERENCE.md §4.1:
 // sum r_j >= (phi - eps/2) * sum r), and quantiles under either quantile rule
 // (rank_steps.h). Its answers after every message of tick t meet eps for the
 // window ending at t: the stream tests check that against an exact window.

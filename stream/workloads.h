@@ -1,5 +1,5 @@
-// Generated streams for the tests and benchmarks: the stress workloads of the
-// monitoring reference (bursts, expiry storms, counts hovering at thresholds,
+// Generated streams for the tests and benchmarks: the stress workloads of
+// stream/REFERENCE.md §9 (bursts, expiry storms, counts hovering at thresholds,
 // many small items rising together, arrivals exactly tau late, one giant
 // item, uniform noise, ...), each deterministic for a given seed.
 //
@@ -38,7 +38,7 @@ class Workload {
   virtual void Arrivals(int64_t t, int site, std::vector<Arrival>* out) = 0;
 };
 
-// Names, in the reference's order: steady, burst, expiry_storm, square,
+// Names, in the order of stream/REFERENCE.md §9: steady, burst, expiry_storm, square,
 // hover_count, small_rising, hover_ac, rotation, imbalance, distinct,
 // increasing, decreasing, alternating, duplicates, all_equal, late_uniform,
 // late_exact, idle, giant, noise. nullptr for an unknown name.

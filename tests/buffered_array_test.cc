@@ -386,8 +386,8 @@ TEST(BufferedArrayAccuracyTest, LargeMeanVarianceAndMillionUpdates) {
 namespace momenta {
 namespace {
 
-// The paper's all-in-RAM bins are large: raw end pieces longer than the
-// query's summarising slice are summarised a slice at a time.
+// The paper's all-in-RAM bins (buffers/REFERENCE.md §3.6) are large: raw end
+// pieces longer than the query's summarising slice are summarised a slice at a time.
 TEST(BufferedArrayLargeBinsTest, LongRawPiecesMatchAScan) {
   const uint64_t seed = testing::TestSeed();
   SCOPED_TRACE("seed " + std::to_string(seed));

@@ -1,6 +1,6 @@
 // The moment algebra against exact references: brute-force long double loops,
 // exact integer arithmetic on small integer cases, and the reference's worked
-// examples (reference/local-moments.md §1.1, §2) verbatim.
+// examples (buffers/REFERENCE.md §1.1, §2.4) verbatim.
 #include "buffers/moments.h"
 
 #include <gtest/gtest.h>
@@ -97,7 +97,7 @@ size_t RandomLength(std::mt19937_64& rng) {
   SCOPED_TRACE("MOMENTA_SEED=" + std::to_string(seed));      \
   std::mt19937_64 rng(seed)
 
-// ---- the reference's worked examples, verbatim --------------------------------
+// ---- buffers/REFERENCE.md's worked examples, verbatim --------------------------
 
 // §1.1: a = [3,1,4,1,5,9,2,6,5,3], range [2,7] → QM = (27, 76, 284); about
 // c = 4.5, order 2: 6.25·27 + 2·(−2.5)·76 + 284 = 72.75.
@@ -113,7 +113,7 @@ TEST(MomentsReference, QueryMomentsSection1_1) {
   EXPECT_EQ(about.value(), BruteMoments(Slice(kReferenceArray, 2, 8), 2, 2.5L)[2]);
 }
 
-// §2: b = 3, B_0 = (8, 9, 17), B_1 = (15, 23, 41), B_2 = (13, 16, 26), partial
+// §2.4: b = 3, B_0 = (8, 9, 17), B_1 = (15, 23, 41), B_2 = (13, 16, 26), partial
 // B_3 = (3, 0, 0). Query [2,7]: head (4, 0, 0); merge B_1 with δ = 1 →
 // (19, 38, 102); tail [6,7] = (8, 6, 6) merged with δ = 4 → (27, 76, 284).
 // Update a_4 += 2 (bin 1, offset 1): B_1 += 2·(1, 1, 1) → (17, 25, 43).
@@ -725,7 +725,7 @@ TEST(DerivedStats, CenterOfMassAndSpread) {
     EXPECT_LE(std::fabs(spread.value() - std::sqrt(second / m0)), 1e-9L * std::sqrt(second / m0))
         << "n " << n;
   }
-  // §1.1's range: com = 2 + 76/27.
+  // buffers/REFERENCE.md §1.1's range: com = 2 + 76/27.
   const IndexMoments range = IndexMoments::Of(2, Slice(kReferenceArray, 2, 8));
   EXPECT_EQ(CenterOfMass(range, 2).value(), 2 + 76.0L / 27.0L);
 }

@@ -50,8 +50,8 @@ INSTANTIATE_TEST_SUITE_P(Workloads, ProtocolWorkloadTest, ::testing::ValuesIn(Wo
                          [](const auto& info) { return info.param; });
 
 // Words per window for basic counting and frequent items stay within a small
-// constant of (k/eps) log2(N/k) across eps and k (the reference measured
-// up to 8.6 for FI); what the constant is goes to bench/README.md.
+// constant of (k/eps) log2(N/k) across eps and k (stream/REFERENCE.md §9
+// quotes up to 8.6 for FI); what the constant is goes to bench/README.md.
 TEST(ProtocolCostTest, CountsAndFrequentItemsWithinTheBoundShape) {
   const uint64_t seed = testing::TestSeed();
   for (double eps : {0.1, 0.05}) {

@@ -109,7 +109,7 @@ TEST(WindowClockTest, RootReachesZeroWhenSitesGoIdle) {
   EXPECT_FALSE(root.QuantileByDrift(0.5).has_value());
 }
 
-// Reference §4.2: one site, window {1, 2, 2, 2}, phi = 0.6. The value 2 holds
+// stream/REFERENCE.md §4.2: one site, window {1, 2, 2, 2}, phi = 0.6. The value 2 holds
 // ranks 2..4; "minimise |R(x) - T|" picks 1, the interval rule picks 2.
 TEST(RankStepsTest, IntervalRuleHandlesDuplicates) {
   RankSteps s;
