@@ -141,7 +141,8 @@ void SiteClient::Disconnect(const std::string& why) {
   if (!connected()) return;
   sock_.Close();
   lost_reason_ = why;
-  Log("lost the root: " + why + "; will reconnect and resend its state");
+  Log("lost the root: " + why + "; will reconnect (an attempt at least every " +
+      std::to_string(options_.backoff_max.count() * 5 / 4) + " ms) and resend its state");
   backoff_ = options_.backoff_min;
   next_attempt_ = Clock::now() + backoff_;
 }

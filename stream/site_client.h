@@ -5,7 +5,8 @@
 //
 // Faults: when the connection fails (the root died, a send timed out, the
 // root closed it with a reason) the site keeps ticking, and retries with
-// exponential backoff (backoff_min doubling to backoff_max, jittered). On
+// exponential backoff (backoff_min doubling to backoff_max, plus up to a
+// quarter of it as jitter: attempts at most 5/4 backoff_max apart). On
 // every (re)connection it first sends a SNAPSHOT: its whole state as the
 // root should hold it (SiteMirror), which replaces whatever the root had, so
 // the root's view is exact again one frame after the handshake. Messages

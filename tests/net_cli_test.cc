@@ -121,6 +121,32 @@ TEST(NetCliTest, LogSiteRestartsFromItsLog) {
   EXPECT_EQ(r.out, "as_of=2000 sites=1/1 item=1 count=2\n");
 }
 
+// A site retries its root at least every 5/8 of its heartbeat, however long
+// the root stays down (found by bench/kill_driver: with the backoff's 2 s cap
+// alone, a root down for a few seconds waited up to 2.5 s for its sites after
+// it came back, many heartbeats); then it resends its state.
+TEST(NetCliTest, SiteRetriesADeadRootEveryFewEighthsOfAHeartbeat) {
+  ScratchDir dir;
+  WriteInputs(dir);
+  auto root = std::make_unique<Background>(std::vector<std::string>{"root", "--listen", "127.0.0.1:0", "--port-file",
+                                                                    dir.File("port"), "--eps", "0.1", "--window", "100"},
+                                           dir.path(), "root");
+  const uint16_t port = WaitPortFile(dir.File("port"), 5000);
+  ASSERT_NE(port, 0) << root->Err();
+  const std::string addr = "127.0.0.1:" + std::to_string(port);
+  Background b({"site", "--root", addr, "--id", "b", "--input", dir.File("b.txt"), "--heartbeat", "200ms"}, dir.path(),
+               "b");
+  ASSERT_TRUE(AskUntil(addr, {"count", "--at", "50"}, "as_of=50 sites=1/1 count=50\n", 5000)) << b.Err();
+  root->Kill(SIGKILL);
+  root->Wait(5000);
+  std::this_thread::sleep_for(std::chrono::milliseconds(1500));  // past several doublings of the backoff
+  root = std::make_unique<Background>(
+      std::vector<std::string>{"root", "--listen", addr, "--eps", "0.1", "--window", "100"}, dir.path(), "root2");
+  EXPECT_TRUE(AskUntil(addr, {"count", "--at", "50"}, "as_of=50 sites=1/1 count=50\n", 15000)) << b.Err();
+  EXPECT_NE(b.Err().find("will reconnect (an attempt at least every 125 ms)"), std::string::npos) << b.Err();
+  EXPECT_NE(b.Err().find("state resent"), std::string::npos) << b.Err();
+}
+
 // The wall clock: items are stamped as they are read and leave the window
 // as time passes, with nothing more arriving (the site sends the down events).
 TEST(NetCliTest, WallClockExpiresWithoutArrivals) {

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <charconv>
@@ -185,6 +186,12 @@ int RunSite(const SiteArgs& a) {
   SiteClientOptions o;
   o.root = *root;
   o.name = a.id;
+  // Reconnection attempts at most 5/8 of a heartbeat apart (backoff up to
+  // half of one, plus its jitter; never under backoff_min nor over 2 s), so a
+  // root that restarts has this site back within about one heartbeat however
+  // long it was down. (With the 2 s cap alone, a root down a few seconds
+  // waited up to 2.5 s for its sites.)
+  o.backoff_max = std::clamp(std::chrono::milliseconds(*heartbeat / 2), o.backoff_min, o.backoff_max);
   if (!a.token_file.empty()) {
     auto token = ReadToken(a.token_file);
     if (!token.ok()) return Fail(token.status());
@@ -409,7 +416,8 @@ void RegisterNetCommands(CLI::App& app, Command* run) {
         "Examples:\n"
         "  momenta site --root 127.0.0.1:7070 --id east --log east.npy --item index/1000\n"
         "  tail -f events.txt | momenta site --root 10.0.0.5:7070 --id web1 --input - --clock wall\n"
-        "Reconnects with backoff when the root goes away, and then resends its whole state.\n"
+        "Reconnects with backoff when the root goes away (attempts at most 5/8 of a heartbeat\n"
+        "apart, and at most 2.5 s), and then resends its whole state.\n"
         "Reports time t only once nothing stamped <= t can still arrive: its data clock has passed\n"
         "t + tardiness, or the input ended (a followed log: read to its end); later items are dropped.\n"
         "Stops within a second on Ctrl-C (exit 130) or SIGTERM (exit 143), also while it connects.");
