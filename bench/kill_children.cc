@@ -58,8 +58,9 @@ void Say(int fd, uint32_t kind, uint64_t a = 0, uint64_t b = 0, uint64_t c = 0) 
   Send(fd, e);
 }
 
-std::unique_ptr<BufferedArray> OpenAndSay(const std::string& path, LogSync sync, int fd) {
-  Say(fd, kOpening);
+// `reopen`: the open after this writer's own checkpoint (a clean state).
+std::unique_ptr<BufferedArray> OpenAndSay(const std::string& path, LogSync sync, int fd, bool reopen) {
+  Say(fd, kOpening, reopen ? 1 : 0);
   const auto t0 = Clock::now();
   auto ba = OpenWriter(path, sync, 20000);
   if (!ba.ok()) ChildFails(fd, 3, "writer open: " + ba.status().ToString());
@@ -73,11 +74,11 @@ std::unique_ptr<BufferedArray> OpenAndSay(const std::string& path, LogSync sync,
 void RunWriterChild(const std::string& path, LogSync sync, const UpdateStream& stream, uint64_t seed, int fd) {
   DieWithParent();
   std::mt19937_64 rng(seed);
-  std::unique_ptr<BufferedArray> ba = OpenAndSay(path, sync, fd);
+  std::unique_ptr<BufferedArray> ba = OpenAndSay(path, sync, fd, false);
   uint64_t u = ba->applied_sequence() + 1;  // sequence s holds update s (kill_model.h)
   std::vector<IndexedValue> batch;
   const uint64_t commit_every = 1 + rng() % 6;
-  const uint64_t checkpoint_every = 10 + rng() % 60;
+  const uint64_t checkpoint_every = 2 + rng() % 12;
   for (uint64_t step = 1;; ++step) {
     const uint64_t pick = rng() % 100;
     const uint64_t n = pick < 70 ? 1 + rng() % 16 : pick < 95 ? 17 + rng() % 300 : 1000 + rng() % 5000;
@@ -97,7 +98,7 @@ void RunWriterChild(const std::string& path, LogSync sync, const UpdateStream& s
       Say(fd, kCheckpointing);
       if (Status s = ba->Close(); !s.ok()) ChildFails(fd, 6, "close: " + s.ToString());
       ba.reset();
-      ba = OpenAndSay(path, sync, fd);
+      ba = OpenAndSay(path, sync, fd, true);
       if (ba->applied_sequence() != u - 1)
         ChildFails(fd, 7, "reopened at sequence " + std::to_string(ba->applied_sequence()) + ", not " +
                               std::to_string(u - 1));

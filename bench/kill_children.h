@@ -13,7 +13,7 @@ namespace momenta::kill {
 
 // What the children say. a, b, c as noted.
 enum EventKind : uint32_t {
-  kOpening = 1,    // a writer Open (recovery included) begins
+  kOpening = 1,    // a writer Open (recovery included) begins; a = 1 after its own checkpoint
   kOpened,         // it returned: a = applied_sequence(), b = its duration in µs, c = records replayed
   kIntent,         // an Apply of updates through a begins
   kAcked,          // that Apply returned OK: updates through a are acknowledged
@@ -37,8 +37,8 @@ Result<std::unique_ptr<BufferedArray>> OpenWriter(const std::string& path, LogSy
 
 // The writer: opens (recovering what the last one left), then applies the
 // stream from update applied_sequence() + 1 on, in batches of 1..6000
-// (mostly small), committing every few batches and checkpointing (Close,
-// then Open again) every few dozen, sending events to `fd` as it goes.
+// (mostly small), committing every 1..6 batches and checkpointing (Close,
+// then Open again) every 2..13, sending events to `fd` as it goes.
 // Never returns: runs until killed (or _exits with a code > 2 on an error).
 [[noreturn]] void RunWriterChild(const std::string& path, LogSync sync, const UpdateStream& stream, uint64_t seed,
                                  int fd);

@@ -25,9 +25,9 @@
 //
 // A writer round (bench/kill_writer.cc): a forked writer opens the array
 // (recovering what the last kill left), applies the stream of kill_model.h
-// (scattered and hot-range updates in batches of 1..6000), commits every few
+// (scattered and hot-range updates in batches of 1..6000), commits every 1..6
 // batches and checkpoints (Close, whose checkpoint also deletes log segments
-// it no longer needs, then Open) every few dozen; 16 KiB log segments rotate
+// it no longer needs, then Open) every 2..13; 16 KiB log segments rotate
 // every ~300 records. It tells the driver over a pipe what it begins and
 // what returned. A forked reader queries random range sums meanwhile and
 // reports each answer with its log sequence. After a random delay (a quarter

@@ -172,7 +172,7 @@ bool WriterRun::Round(uint64_t round) {
   bool recovered = false;  // this writer's first open returned
   for (const Event& e : wev) {
     switch (e.kind) {
-      case kOpening: phase = "open"; break;
+      case kOpening: phase = e.a ? "reopen" : "open"; break;
       case kOpened:
         if (last_deferred_ && !recovered) r_.child_recovery_ms.push_back(static_cast<double>(e.b) / 1000);
         recovered = true;

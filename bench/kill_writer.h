@@ -25,7 +25,10 @@ struct WriterRunOptions {
 
 struct WriterRunReport {
   uint64_t kills = 0;
-  std::map<std::string, uint64_t> phase;  // where the kill landed: start, open, apply, commit, checkpoint, idle
+  // Where the kill landed, by the writer's last event: start (before its first
+  // event), open (its first open: recovery), apply, commit, checkpoint
+  // (Close), reopen (the open after its own checkpoint), idle (between steps).
+  std::map<std::string, uint64_t> phase;
   uint64_t deferred = 0;          // kills left unrecovered for the next writer (its open recovers)
   uint64_t killed_in_recovery = 0;  // ... and that writer killed in that open
   uint64_t checks = 0;            // reopen + verify + model checks
