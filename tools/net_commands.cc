@@ -236,12 +236,17 @@ int RunSite(const SiteArgs& a) {
   // nothing stamped at or before it can still arrive, so `ask --at T` gives
   // the same answer whenever it is asked.
   const int64_t tau = c.params().spec.tardiness;
-  if (log) {
+  bool quiet = false;       // catching up: nothing reported before quiet_until
+  int64_t quiet_until = 0;
+  if (log && !wall) {
     // A site (re)started on a long log needs only the records its first
     // window can hold: those stamped before the newest one's time - W - tau
     // have left every window it will report. (It ran the protocol over the
     // whole log, so a restart took longer the older the log: found by
-    // bench/kill_driver site, seconds per restart after ten minutes.)
+    // bench/kill_driver site, seconds per restart after ten minutes.) Until
+    // it has read through that newest time it stays quiet (SetQuiet): the
+    // windows of earlier times hold records it skipped, so no such clock
+    // may reach the root; then its whole state goes out as one snapshot.
     const std::string log_dir = SidecarPath(a.log, a.sidecar) + "/log";
     auto times = ReadLogTimes(log_dir);
     if (!times.ok()) return Fail(times.status());
@@ -256,6 +261,9 @@ int RunSite(const SiteArgs& a) {
         log = std::make_unique<LogSource>(std::move(*reader), *mapping, !a.once);
         PrintNotice("starting at time " + std::to_string(since) + " of the log (its newest record's time " +
                     std::to_string(*times->newest) + " minus the window and the tardiness): older records have left every window");
+        quiet = true;
+        quiet_until = *times->newest;
+        c.SetQuiet(true);
       }
     }
   }
@@ -328,6 +336,10 @@ int RunSite(const SiteArgs& a) {
       const bool whole = ended || (log && got == 0);
       const bool due = got != 1 || Clock::now() - last_sent >= beat;
       if (const auto upto = whole ? hold.clock() : hold.Complete()) run_through(*upto, due);
+      if (quiet && hold.taken() && *hold.taken() >= quiet_until) {
+        quiet = false;
+        c.SetQuiet(false);
+      }
       note_sends();
       if (!due) continue;  // busy: flush only now and then
     }
