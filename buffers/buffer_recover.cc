@@ -160,7 +160,8 @@ Status BufferedArray::Recover(std::vector<std::string>* notices) {
   if (replayed > 0 || tree_->header().state != kTreeClean) {
     MOMENTA_RETURN_IF_ERROR(FlushRefreshes());
     // A writer killed inside a chunk left the seqlock odd ("changing") for
-    // good; the nodes are consistent again now, so it is made even (before
+    // good, and the replay above took it; the nodes are consistent again
+    // now, so it is made even (before
     // the checkpoint seals the header). Without this every later chunk would
     // flip it the wrong way round, and readers would wait for a writer that
     // is gone.
@@ -189,6 +190,19 @@ Status BufferedArray::ReplayIntoArrayAndTree(uint64_t after, bool tree_too, uint
   // to some levels of nodes and not others (log_sequence moves once all are
   // done): its nodes are recomputed from data rather than updated again.
   const bool first_may_be_partial = tree_too && tree_->header().state == kTreeUpdating;
+  // Readers that opened the array before may be querying: the stores and
+  // node changes below take the seqlock (odd: changing) as a chunk of updates
+  // does, before the first of them, so no reader takes a half-replayed state
+  // for a consistent one (or a node whose check is not yet resealed for
+  // damage). Recover makes it even again once the nodes are consistent; a
+  // writer killed mid-chunk may have left it odd already.
+  bool changing = false;
+  auto begin_change = [&] {
+    if (changing || !tree_) return;
+    changing = true;
+    std::atomic_ref<uint64_t> epoch(tree_->header().write_epoch);
+    if (epoch.load(std::memory_order_acquire) % 2 == 0) epoch.fetch_add(1, std::memory_order_acq_rel);
+  };
   LogRecord r;
   while (true) {
     auto more = (*reader)->Next(&r);
@@ -204,6 +218,7 @@ Status BufferedArray::ReplayIntoArrayAndTree(uint64_t after, bool tree_too, uint
                                                     " names index " + std::to_string(r.index) +
                                                     " outside the array");
     if (base == nullptr) {
+      begin_change();
       MOMENTA_RETURN_IF_ERROR(MapArrayForUpdates());
       base = array_map_->data();
     }
@@ -222,7 +237,12 @@ Status BufferedArray::ReplayIntoArrayAndTree(uint64_t after, bool tree_too, uint
     }
     ++*replayed;
   }
-  if (tree_too) MOMENTA_RETURN_IF_ERROR(FlushRefreshes());
+  if (tree_too) {
+    // Recomputing the queued nodes changes them in place too.
+    for (const auto& level : refresh_)
+      if (!level.empty()) begin_change();
+    MOMENTA_RETURN_IF_ERROR(FlushRefreshes());
+  }
   return Status::OK();
 }
 

@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <thread>
+#include <utility>
 
 #include "stream/wire_batch.h"
 #include "stream/wire_frame.h"
@@ -97,8 +98,8 @@ Status SiteClient::TryConnect() {
   ++connections_;
   sent_clock_.reset();
   // The whole state first: it replaces what the root held for this site.
-  const int64_t at = clock_.value_or(-kMaxTime);
-  const auto snapshot = mirror_->Snapshot(at);
+  const int64_t at = quiet_ ? -kMaxTime : clock_.value_or(-kMaxTime);
+  const auto snapshot = quiet_ ? std::vector<Message>{} : mirror_->Snapshot(at);
   if (!Send(FrameType::kSnapshot, at, snapshot)) return Status::IOError(peer, "lost while sending the snapshot: " + lost_reason_);
   Log(std::string(connections_ == 1 ? "connected to " : "reconnected to ") + options_.root.ToString() + ", " +
       w->params.ToString() + (connections_ == 1 ? "" : "; state resent (" + std::to_string(snapshot.size()) +
@@ -141,7 +142,8 @@ void SiteClient::Disconnect(const std::string& why) {
   if (!connected()) return;
   sock_.Close();
   lost_reason_ = why;
-  Log("lost the root: " + why + "; will reconnect and resend its state");
+  Log("lost the root: " + why + "; will reconnect (an attempt at least every " +
+      std::to_string(options_.backoff_max.count() * 5 / 4) + " ms) and resend its state");
   backoff_ = options_.backoff_min;
   next_attempt_ = Clock::now() + backoff_;
 }
@@ -209,18 +211,28 @@ void SiteClient::Tick(int64_t t, const std::vector<Arrival>& arrivals) {
   clock_ = t;
   CheckIncoming();
   if (!connected()) return MaybeReconnect();
-  if (!messages_.empty()) Send(FrameType::kBatch, t, messages_);
+  if (!messages_.empty() && !quiet_) Send(FrameType::kBatch, t, messages_);
+}
+
+void SiteClient::SetQuiet(bool quiet) {
+  const bool was = std::exchange(quiet_, quiet);
+  if (!was || quiet || !connected()) return;
+  const int64_t at = clock_.value_or(-kMaxTime);
+  sent_clock_.reset();
+  (void)Send(FrameType::kSnapshot, at, mirror_->Snapshot(at));
 }
 
 void SiteClient::Flush() {
   CheckIncoming();
   if (!connected()) return MaybeReconnect();
+  if (quiet_) return;
   if (clock_ && sent_clock_ != clock_) Send(FrameType::kBatch, *clock_, {});
 }
 
 void SiteClient::Heartbeat() {
   CheckIncoming();
   if (!connected()) return MaybeReconnect();
+  if (quiet_) return;
   Send(FrameType::kBatch, clock_.value_or(-kMaxTime), {});
 }
 

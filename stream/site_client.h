@@ -5,7 +5,8 @@
 //
 // Faults: when the connection fails (the root died, a send timed out, the
 // root closed it with a reason) the site keeps ticking, and retries with
-// exponential backoff (backoff_min doubling to backoff_max, jittered). On
+// exponential backoff (backoff_min doubling to backoff_max, plus up to a
+// quarter of it as jitter: attempts at most 5/4 backoff_max apart). On
 // every (re)connection it first sends a SNAPSHOT: its whole state as the
 // root should hold it (SiteMirror), which replaces whatever the root had, so
 // the root's view is exact again one frame after the handshake. Messages
@@ -74,6 +75,13 @@ class SiteClient {
   void Heartbeat();
 
   bool connected() const { return sock_.valid(); }
+  // While quiet, Tick runs the rules and keeps the state but sends nothing,
+  // Flush and Heartbeat send nothing, and a (re)connection sends the empty
+  // state: a site catching up on old input (momenta site --log, started on
+  // the last window of a long log) reports no clock whose window it has not
+  // wholly seen. SetQuiet(false) then sends the whole state as one SNAPSHOT,
+  // as a reconnection does.
+  void SetQuiet(bool quiet);
   bool has_params() const { return params_.has_value(); }
   const MonitorParams& params() const { return *params_; }
   std::optional<int64_t> clock() const { return clock_; }
@@ -99,6 +107,7 @@ class SiteClient {
   std::unique_ptr<Site> site_;
   std::unique_ptr<SiteMirror> mirror_;
   std::optional<int64_t> clock_;
+  bool quiet_ = false;  // see SetQuiet
   std::optional<int64_t> sent_clock_;  // the clock of the last frame sent on this connection
   std::vector<Message> messages_;
   std::chrono::steady_clock::time_point next_attempt_{};

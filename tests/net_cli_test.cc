@@ -121,6 +121,55 @@ TEST(NetCliTest, LogSiteRestartsFromItsLog) {
   EXPECT_EQ(r.out, "as_of=2000 sites=1/1 item=1 count=2\n");
 }
 
+// A site started on a long log begins at its newest record's time minus the
+// window (found by bench/kill_driver: it ran the protocol over the whole log,
+// so a restart took seconds once the log was ten minutes old); the answer is
+// the same, records older than that have left the window.
+TEST(NetCliTest, LogSiteStartsAtTheLastWindow) {
+  ScratchDir dir;
+  const std::string arr = dir.File("a.npy");
+  ASSERT_EQ(RunCli({"create", arr, "--length", "1000"}).exit_code, 0);
+  ASSERT_EQ(RunCli({"update", arr, "--time", "1000"}, "5 1\n15 1\n").exit_code, 0);
+  ASSERT_EQ(RunCli({"update", arr, "--time", "100000"}, "25 1\n35 1\n").exit_code, 0);
+  Background root({"root", "--listen", "127.0.0.1:0", "--port-file", dir.File("port"), "--eps", "0.1", "--window", "1m"},
+                  dir.path(), "root");
+  const uint16_t port = WaitPortFile(dir.File("port"), 5000);
+  ASSERT_NE(port, 0) << root.Err();
+  const std::string addr = "127.0.0.1:" + std::to_string(port);
+  Background site({"site", "--root", addr, "--id", "a", "--log", arr, "--item", "index/10"}, dir.path(), "s");
+  EXPECT_TRUE(AskUntil(addr, {"count", "--at", "100000"}, "as_of=100000 sites=1/1 count=2\n", 5000)) << site.Err();
+  EXPECT_NE(site.Err().find("starting at time 40000 of the log"), std::string::npos) << site.Err();
+  // Updates after the start are followed as before.
+  ASSERT_EQ(RunCli({"update", arr, "--time", "100500"}, "45 1\n").exit_code, 0);
+  EXPECT_TRUE(AskUntil(addr, {"count", "--at", "100500"}, "as_of=100500 sites=1/1 count=3\n", 5000)) << site.Err();
+}
+
+// A site retries its root at least every 5/8 of its heartbeat, however long
+// the root stays down (found by bench/kill_driver: with the backoff's 2 s cap
+// alone, a root down for a few seconds waited up to 2.5 s for its sites after
+// it came back, many heartbeats); then it resends its state.
+TEST(NetCliTest, SiteRetriesADeadRootEveryFewEighthsOfAHeartbeat) {
+  ScratchDir dir;
+  WriteInputs(dir);
+  auto root = std::make_unique<Background>(std::vector<std::string>{"root", "--listen", "127.0.0.1:0", "--port-file",
+                                                                    dir.File("port"), "--eps", "0.1", "--window", "100"},
+                                           dir.path(), "root");
+  const uint16_t port = WaitPortFile(dir.File("port"), 5000);
+  ASSERT_NE(port, 0) << root->Err();
+  const std::string addr = "127.0.0.1:" + std::to_string(port);
+  Background b({"site", "--root", addr, "--id", "b", "--input", dir.File("b.txt"), "--heartbeat", "200ms"}, dir.path(),
+               "b");
+  ASSERT_TRUE(AskUntil(addr, {"count", "--at", "50"}, "as_of=50 sites=1/1 count=50\n", 5000)) << b.Err();
+  root->Kill(SIGKILL);
+  root->Wait(5000);
+  std::this_thread::sleep_for(std::chrono::milliseconds(1500));  // past several doublings of the backoff
+  root = std::make_unique<Background>(
+      std::vector<std::string>{"root", "--listen", addr, "--eps", "0.1", "--window", "100"}, dir.path(), "root2");
+  EXPECT_TRUE(AskUntil(addr, {"count", "--at", "50"}, "as_of=50 sites=1/1 count=50\n", 15000)) << b.Err();
+  EXPECT_NE(b.Err().find("will reconnect (an attempt at least every 125 ms)"), std::string::npos) << b.Err();
+  EXPECT_NE(b.Err().find("state resent"), std::string::npos) << b.Err();
+}
+
 // The wall clock: items are stamped as they are read and leave the window
 // as time passes, with nothing more arriving (the site sends the down events).
 TEST(NetCliTest, WallClockExpiresWithoutArrivals) {

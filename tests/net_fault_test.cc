@@ -14,6 +14,8 @@
 
 #include "stream/handshake.h"
 #include "stream/net_socket.h"
+#include "stream/query_client.h"
+#include "stream/site_client.h"
 #include "stream/wire_batch.h"
 #include "stream/wire_frame.h"
 #include "tests/assert_ok.h"
@@ -90,6 +92,37 @@ TEST(NetFaultTest, RootKilledAndRestarted) {
   EXPECT_EQ(run.partial_ticks(), partial) << "all four covered right after they resynced";
   for (uint32_t s = 0; s < 4; ++s) EXPECT_EQ(run.client(s)->connections(), 2u);
   EXPECT_EQ(run.violations(), 0u) << "seed=" << seed << run.first_violations();
+}
+
+// A quiet site (catching up on input whose earlier windows it skipped,
+// momenta site --log on a long log) shows the root no clock it passes; once
+// it speaks again, its whole state arrives as one snapshot. Found by
+// bench/kill_driver site: the clocks passed while catching up reached the
+// root with windows missing the skipped records (counts far below exact).
+TEST(NetFaultTest, QuietSiteReportsNothingUntilItSpeaks) {
+  RootThread root(Params());
+  SiteClientOptions o;
+  o.root = root.address();
+  o.name = "q";
+  o.log = [](const std::string&) {};
+  auto c = SiteClient::Create(o);
+  ASSERT_OK(c);
+  ASSERT_OK((*c)->ConnectWithin(std::chrono::milliseconds(5000)));
+  auto query = QueryClient::Connect(root.address(), std::chrono::milliseconds(2000));
+  ASSERT_OK(query);
+  (*c)->SetQuiet(true);
+  for (int64_t t = 1; t <= 30; ++t) {
+    (*c)->Tick(t, {{t, 7}, {t, 8}});
+    (*c)->Flush();
+    (*c)->Heartbeat();
+  }
+  auto quiet = (*query)->Ask("sites", std::chrono::milliseconds(2000));
+  ASSERT_OK(quiet);
+  EXPECT_NE(quiet->find("q live clock=none"), std::string::npos) << *quiet;
+  (*c)->SetQuiet(false);
+  auto count = (*query)->Ask("at 30 wait 5000 count", std::chrono::milliseconds(8000));
+  ASSERT_OK(count);
+  EXPECT_EQ(*count, "as_of=30 sites=1/1 count=60") << "the whole window, exact at this size";
 }
 
 TEST(NetFaultTest, BadPeersAreClosedAndOthersServed) {

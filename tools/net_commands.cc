@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <charconv>
@@ -185,6 +186,12 @@ int RunSite(const SiteArgs& a) {
   SiteClientOptions o;
   o.root = *root;
   o.name = a.id;
+  // Reconnection attempts at most 5/8 of a heartbeat apart (backoff up to
+  // half of one, plus its jitter; never under backoff_min nor over 2 s), so a
+  // root that restarts has this site back within about one heartbeat however
+  // long it was down. (With the 2 s cap alone, a root down a few seconds
+  // waited up to 2.5 s for its sites.)
+  o.backoff_max = std::clamp(std::chrono::milliseconds(*heartbeat / 2), o.backoff_min, o.backoff_max);
   if (!a.token_file.empty()) {
     auto token = ReadToken(a.token_file);
     if (!token.ok()) return Fail(token.status());
@@ -229,6 +236,37 @@ int RunSite(const SiteArgs& a) {
   // nothing stamped at or before it can still arrive, so `ask --at T` gives
   // the same answer whenever it is asked.
   const int64_t tau = c.params().spec.tardiness;
+  bool quiet = false;       // catching up: nothing reported before quiet_until
+  int64_t quiet_until = 0;
+  if (log && !wall) {
+    // A site (re)started on a long log needs only the records its first
+    // window can hold: those stamped before the newest one's time - W - tau
+    // have left every window it will report. (It ran the protocol over the
+    // whole log, so a restart took longer the older the log: found by
+    // bench/kill_driver site, seconds per restart after ten minutes.) Until
+    // it has read through that newest time it stays quiet (SetQuiet): the
+    // windows of earlier times hold records it skipped, so no such clock
+    // may reach the root; then its whole state goes out as one snapshot.
+    const std::string log_dir = SidecarPath(a.log, a.sidecar) + "/log";
+    auto times = ReadLogTimes(log_dir);
+    if (!times.ok()) return Fail(times.status());
+    if (times->newest) {
+      const int64_t since = std::max(-kMaxTime, *times->newest - c.params().spec.window - tau);
+      if (times->first && *times->first < since) {
+        LogReaderOptions lo;
+        lo.follow = !a.once;
+        lo.since = since;
+        auto reader = LogReader::Open(log_dir, lo);
+        if (!reader.ok()) return Fail(reader.status());
+        log = std::make_unique<LogSource>(std::move(*reader), *mapping, !a.once);
+        PrintNotice("starting at time " + std::to_string(since) + " of the log (its newest record's time " +
+                    std::to_string(*times->newest) + " minus the window and the tardiness): older records have left every window");
+        quiet = true;
+        quiet_until = *times->newest;
+        c.SetQuiet(true);
+      }
+    }
+  }
   ArrivalHold hold(tau);
   // Runs the protocol through time `upto`: each stamp's items as its own
   // tick (data clock) or all of them as tick `upto`, their stamps moved up
@@ -298,6 +336,10 @@ int RunSite(const SiteArgs& a) {
       const bool whole = ended || (log && got == 0);
       const bool due = got != 1 || Clock::now() - last_sent >= beat;
       if (const auto upto = whole ? hold.clock() : hold.Complete()) run_through(*upto, due);
+      if (quiet && hold.taken() && *hold.taken() >= quiet_until) {
+        quiet = false;
+        c.SetQuiet(false);
+      }
       note_sends();
       if (!due) continue;  // busy: flush only now and then
     }
@@ -409,7 +451,8 @@ void RegisterNetCommands(CLI::App& app, Command* run) {
         "Examples:\n"
         "  momenta site --root 127.0.0.1:7070 --id east --log east.npy --item index/1000\n"
         "  tail -f events.txt | momenta site --root 10.0.0.5:7070 --id web1 --input - --clock wall\n"
-        "Reconnects with backoff when the root goes away, and then resends its whole state.\n"
+        "Reconnects with backoff when the root goes away (attempts at most 5/8 of a heartbeat\n"
+        "apart, and at most 2.5 s), and then resends its whole state.\n"
         "Reports time t only once nothing stamped <= t can still arrive: its data clock has passed\n"
         "t + tardiness, or the input ended (a followed log: read to its end); later items are dropped.\n"
         "Stops within a second on Ctrl-C (exit 130) or SIGTERM (exit 143), also while it connects.");

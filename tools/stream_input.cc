@@ -8,6 +8,7 @@
 #include <charconv>
 
 #include "storage/log_codec.h"
+#include "storage/log_segments.h"
 #include "stream/window_spec.h"
 #include "tools/cli_common.h"
 #include "tools/stop_signals.h"
@@ -33,6 +34,32 @@ int64_t WallMillis() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(
              std::chrono::system_clock::now().time_since_epoch())
       .count();
+}
+
+Result<LogTimes> ReadLogTimes(const std::string& log_dir) {
+  auto segments = ListLogSegments(log_dir);
+  if (!segments.ok()) return segments.status();
+  LogTimes t;
+  if (segments->empty()) return t;
+  LogRecord r;
+  {
+    auto reader = LogReader::Open(log_dir);
+    if (!reader.ok()) return reader.status();
+    auto more = (*reader)->Next(&r);
+    if (!more.ok()) return more.status();
+    if (*more) t.first = r.time;
+  }
+  LogReaderOptions o;
+  o.from_sequence = segments->back().first_sequence;
+  auto reader = LogReader::Open(log_dir, o);
+  if (!reader.ok()) return reader.status();
+  while (true) {
+    auto more = (*reader)->Next(&r);
+    if (!more.ok()) return more.status();
+    if (!*more) break;
+    t.newest = std::max(t.newest.value_or(r.time), r.time);
+  }
+  return t;
 }
 
 Result<bool> LogSource::Next(int64_t* ts, int64_t* item, std::chrono::milliseconds wait) {

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -45,6 +46,14 @@ class LogSource : public Source {
   size_t damage_seen_ = 0;
   uint64_t skipped_ = 0;
 };
+
+// Two times of the log in `log_dir`, read from two segments however long
+// the log is: its first record's, and the largest in its newest segment
+// (nullopt: no records). Where a site started on a long log begins (RunSite).
+struct LogTimes {
+  std::optional<int64_t> first, newest;
+};
+Result<LogTimes> ReadLogTimes(const std::string& log_dir);
 
 // Lines from a file or a pipe, read in 64 KiB chunks; owns `fd` (closed
 // unless it is stdin). The last line may lack its newline.
