@@ -253,6 +253,8 @@ IndexMoments Merge(const IndexMoments& left, const IndexMoments& right) {
   return total;
 }
 
+// R_t = Σ_{u=0}^{t} C(t,u) (−δ)^(t−u) (T_u − L_u), δ = left.count()
+// (buffers/REFERENCE.md §1.2).
 IndexMoments UnmergeRight(const IndexMoments& total, const IndexMoments& left) {
   assert(total.order_ == left.order_ && left.count_ <= total.count_);
   MomentTerms difference{};
@@ -263,6 +265,8 @@ IndexMoments UnmergeRight(const IndexMoments& total, const IndexMoments& left) {
   return right;
 }
 
+// L_t = T_t − Σ_{u=0}^{t} C(t,u) δ^(t−u) R_u, δ = total.count() − right.count()
+// (buffers/REFERENCE.md §1.2).
 IndexMoments UnmergeLeft(const IndexMoments& total, const IndexMoments& right) {
   assert(total.order_ == right.order_ && right.count_ <= total.count_);
   IndexMoments left(total.order_);
@@ -382,6 +386,11 @@ ValueMoments ValueMoments::Recentered() const {
   return RecenteredAt(static_cast<double>(mean()));
 }
 
+// k = double(K_a + (S1_a + S1_b + n_b·(K_b − K_a)) / (n_a + n_b)), the union's
+// mean rounded to double; each part recentred at k (RecenteredAt: d = K − k,
+// S1' = S1 + n·d, S2' = max(0, S2 + d·(2·S1 + n·d)), with that part's n, K);
+// then n = n_a + n_b, S1 = S1_a' + S1_b', S2 = S2_a' + S2_b'
+// (buffers/REFERENCE.md §6). An empty part: the other.
 ValueMoments Merge(const ValueMoments& a, const ValueMoments& b) {
   if (a.count_ == 0) return b;
   if (b.count_ == 0) return a;
@@ -395,6 +404,11 @@ ValueMoments Merge(const ValueMoments& a, const ValueMoments& b) {
   return ValueMoments(count, k, ak.s1_ + bk.s1_, ak.s2_ + bk.s2_);
 }
 
+// The part P recentred at the total's shift K_T (d = K_P − K_T:
+// S1_P' = S1_P + n_P·d, S2_P' = max(0, S2_P + d·(2·S1_P + n_P·d))); then
+// n = n_T − n_P, S1 = S1_T − S1_P', S2 = S2_T − S2_P' about K_T, recentred at
+// its mean rounded to double (buffers/REFERENCE.md §6). P empty: the total;
+// P the whole total: empty.
 ValueMoments Unmerge(const ValueMoments& total, const ValueMoments& part) {
   assert(part.count_ <= total.count_);
   if (part.count_ == 0) return total;
@@ -512,10 +526,14 @@ Result<long double> Spread(const IndexMoments& range) {
   if (range.count() == 0) return Empty("spread");
   const long double m0 = range.moment(0), m1 = range.moment(1), m2 = range.moment(2);
   if (m0 == 0) return Status::InvalidArgument("spread", "the values sum to 0");
-  // Σ (x − g)² a_x / Σ a_x with g = M1/M0; it cancels to a few ulps of M2/M0.
+  // ratio = (M2 − g·M1)/M0 = Σ (x − g)² a_x / Σ a_x with g = M1/M0; it
+  // cancels to a few ulps of M2/M0. Spread = sqrt(ratio).
   const long double g = m1 / m0;
   const long double ratio = (m2 - g * m1) / m0;
   if (ratio >= 0) return std::sqrt(ratio);
+  // A negative ratio is rounding, answered 0, when −ratio <= 64·ε_ld·|M2/M0|
+  // (ε_ld: the long double epsilon, 2^-63 on x87); a larger one means values
+  // of mixed sign: InvalidArgument.
   const long double rounding = 64 * std::numeric_limits<long double>::epsilon() * std::fabs(m2 / m0);
   if (-ratio <= rounding) return 0.0L;
   return Status::InvalidArgument("spread",

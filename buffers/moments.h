@@ -211,7 +211,8 @@ class ValueMoments {
   // over the finite cells only). REQUIRES of Erase: count() > 0
   void Insert(double value);
   void Erase(double value);
-  // The same run with shift k: S1 += n(K − k), S2 += 2(K − k)S1 + n(K − k)².
+  // The same run with shift k: S1 += n(K − k), S2 += 2(K − k)S1 + n(K − k)²
+  // (clamped at 0).
   ValueMoments RecenteredAt(double k) const;
 
  private:

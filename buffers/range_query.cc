@@ -157,8 +157,8 @@ Result<RangeSummary> SummarizeRange(MomentTree& tree, ArrayFile& array, uint64_t
     }
     return acc;
   };
-  // The summary of the wanted piece for raw read k; `leaf_source` indexes the
-  // complement leaf's node source.
+  // `complement_source` indexes the node source of the next complement leaf
+  // (those sources follow the plan's runs, in the order of `raw`).
   size_t complement_source = plan.runs.size();
   // The wanted piece read and summarised directly: the fallback when taking
   // the complement from the leaf would lose the variance (below).

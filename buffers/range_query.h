@@ -6,7 +6,10 @@
 //
 // A partial leaf is read on its shorter side when the caller does not need
 // extremes: the leaf's stored summary minus the complement's (min/max are not
-// invertible, so queries that need them read the side itself).
+// invertible, so queries that need them read the side itself). When that
+// subtraction could lose the part's variance (its error bound is not within
+// 1e-10 of the part's own Σ(a − mean)²), the part is read and summarised
+// directly: one more read after the batch, only then.
 #pragma once
 
 #include <cstdint>

@@ -279,7 +279,11 @@ NodeCodec::UpdateOutcome NodeCodec::ApplyUpdate(double* node, uint64_t count, ui
   }
   StoreValues(values, node, at);
   // Each update rounds S2 (and S1, whose square enters the central sum) at
-  // a few ulps of the larger of the two magnitudes it passed through.
+  // a few ulps of the larger of the two magnitudes it passed through:
+  //   drift += 8·ε_ld·(max(S2_before, S2_after) + S1_after² / max(n_after, 1))
+  // (ε_ld the long double epsilon; S2_after after any re-centring, n the
+  // finite count; the slot holds a double), and the node has drifted when
+  //   drift > kDriftLimit·Σ(a − mean)²_after, drift finite and > 0.
   const long double after = values.sum_of_squared_deviations();
   const long double s1 = std::fabs(values.sum_of_deviations());
   const long double ulp = std::numeric_limits<long double>::epsilon();

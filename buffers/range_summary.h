@@ -81,7 +81,9 @@ struct RangeSummary {
 
 // `left` followed by `right` (index moments shift by left.count()).
 RangeSummary Merge(const RangeSummary& left, const RangeSummary& right);
-// Inverses of Merge for the invertible parts; extremes are NOT recovered
+// Inverses of Merge for the invertible parts (index moments by the
+// IndexMoments UnmergeRight/UnmergeLeft, value moments by Unmerge, moments.h;
+// non-finite counts and exact sums subtract); extremes are NOT recovered
 // (the result's extremes are empty: callers that need min/max read the side).
 RangeSummary UnmergeRight(const RangeSummary& total, const RangeSummary& left);
 RangeSummary UnmergeLeft(const RangeSummary& total, const RangeSummary& right);

@@ -1,12 +1,17 @@
-// MappedFile: a whole file mapped read-write and shared (Boost.Interprocess
-// file_mapping + mapped_region), so every process that opens it sees one copy
-// and reopening costs no reads. Used for the persisted moment buffer.
+// MappedFile: a whole file mapped shared, read-write or read-only
+// (Boost.Interprocess file_mapping + mapped_region), so every process that
+// opens it sees one copy and reopening costs no reads. Used for the persisted
+// moment buffer (buffers/tree_file.h) and for a writer's stores into the
+// array (BufferedArray, with ScatteredStores).
 //
 // The file's size is fixed while mapped: Create() sizes it first, Open()
 // checks it against `expected_size` before mapping. A store into a part of
-// the mapping that is a hole on disk raises SIGBUS when the disk is full, so
-// writers Allocate() a range before their first store into it (Create can
-// allocate everything up front).
+// the mapping that is a hole on disk raises SIGBUS when the disk is full (and
+// any access does once the file is truncated under the mapping), so writers
+// either Allocate() a range before their first store into it (the tree's
+// nodes; Create can allocate everything up front) or touch it through
+// GuardedCopy (storage/fault_guard.h), which returns false instead (the
+// array's elements).
 #pragma once
 
 #include <cstddef>

@@ -1,6 +1,7 @@
-// The messages a site sends its root, as values (the wire that carries them
-// is issue 6), and what each costs: words (an item, value, count or rank is
-// one word), the bits of basic counting's level delta, and encoded bytes.
+// The messages a site sends its root, as values (over TCP they travel
+// batched, wire_batch.h, in frames, wire_frame.h), and what each costs: words
+// (an item, value, count or rank is one word), the bits of basic counting's
+// level delta, and encoded bytes.
 //
 // Encoding (byte_codec.h): u8 type | varint site | zig-zag tick | payload
 //   kBcDelta   zig-zag level delta d (d != 0)             1 word; Elias-gamma bits of zigzag(d)

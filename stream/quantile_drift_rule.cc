@@ -89,6 +89,12 @@ void QuantileDriftSite::Split(const RankSnapshot& snap, double split, std::vecto
 
 void QuantileDriftSite::Check(const WindowQuantiles& q, const WindowCount& count, uint64_t arrivals,
                               uint32_t site, int64_t tick, std::vector<Message>* out) {
+  // Expiries are not seen one by one; this tick's are estimated from the
+  // count: max(0, S_prev + arrivals − S), S_prev the previous tick's estimate.
+  // A check is due when
+  //   changes = Σ_ticks (arrivals + max(0, S_prev + arrivals − S)) since the last check
+  //           >= 0.1·eps·max(S_last_check, 1)   (and changes > 0),
+  // S_last_check the estimate at the last check; the first check comes at S > 0.
   const double S = count.Estimate();
   changes_ += static_cast<double>(arrivals) + std::max(0.0, previous_ + static_cast<double>(arrivals) - S);
   previous_ = S;
@@ -99,6 +105,7 @@ void QuantileDriftSite::Check(const WindowQuantiles& q, const WindowCount& count
   changes_ = 0;
   check_count_ = S;
   ++checks_;
+  // COUNT(N = round(S)) when |S − N| > 0.03·eps·S, or when S rounds to 0 and N is not 0.
   const uint64_t n = static_cast<uint64_t>(std::llround(S));
   if (std::abs(S - static_cast<double>(N_)) > kCountReport * eps_ * S || (n == 0 && N_ != 0)) {
     N_ = n;

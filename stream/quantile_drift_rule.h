@@ -6,12 +6,13 @@
 // levels f_i (fractions of N): R(x) = f_i N for v_i <= x < v_{i+1}, 0 below
 // v_1. The site keeps WindowQuantiles at 0.3 eps and WindowCount at 0.02 eps
 // (both the caller's) and checks its steps whenever arrivals plus expiries
-// since the last check reach 0.1 eps of its count estimate S:
-//   - COUNT(N = S) when |S - N| > 0.03 eps S;
+// (estimated from the count's fall) since the last check reach 0.1 eps of
+// the count estimate taken at that check; then, with S the estimate now:
+//   - COUNT(N = S) when |S - N| > 0.03 eps S, or S rounds to 0 and N is not 0;
 //   - for each step, with [lo, hi] the estimated ranks of its values, the
 //     level must be within 0.35 eps S of both ends, else LEVEL(v_i, mid);
 //   - a step wider than 0.35 eps S is split at its rank midpoint (a new
-//     boundary, LEVEL); two neighbours narrower than 0.2 eps S together
+//     boundary, LEVEL); two neighbours at most 0.2 eps S wide together
 //     merge (DROP of the boundary between them).
 // Between checks no rank moves by more than 0.1 eps S, so every site's R
 // stays within (0.45 + 0.3) eps of its true rank function, its N within

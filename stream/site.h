@@ -1,8 +1,8 @@
 // Site: one stream's half of the monitoring protocol, with no network: the
 // window synopses each rule needs and the rules themselves (basic counting,
 // approximate counting with turn-off, the two quantile rules), producing the
-// messages a site would send its root as values (stream/messages.h; the wire
-// is issue 6).
+// messages a site would send its root as values (stream/messages.h;
+// SiteClient, site_client.h, runs a Site and sends them over TCP).
 //
 // All rules aim at the root answering within eps:
 //   - count:           BC at eps/24 (its WindowCount at eps/72)
@@ -54,8 +54,9 @@ class Site {
   static Result<std::unique_ptr<Site>> Create(uint32_t id, const SiteOptions& options);
 
   // Moves the clock to t, takes this tick's arrivals (each stamped
-  // t - tau <= ts <= t; later ones are dropped) and appends the messages
-  // of tick t. REQUIRES: t >= the previous tick
+  // t - tau <= ts <= t; others, after t or more than tau late, are dropped
+  // and counted in dropped()) and appends the messages of tick t.
+  // REQUIRES: t >= the previous tick
   void Tick(int64_t t, const std::vector<Arrival>& arrivals, std::vector<Message>* out);
 
   uint32_t id() const { return id_; }

@@ -74,6 +74,12 @@ double WindowQuantiles::Tidy(Bucket& b) {
   return Collapse(&p.entries, b.n, b.err);
 }
 
+// The threshold, for a sample of more than 2m entries (m = ceil(2/gamma),
+// gamma = eps/2) over n items with error err so far:
+//   T = min(2n/m, 2·(gamma·n − err))   (<= 2n/T + 1 entries stay, m + 1 at T = 2n/m;
+//                                       the error added, <= T/2, stays within gamma·n)
+//   T = n/m when more than 32m entries and T < n/m   (the cap, over budget)
+// and nothing is collapsed when T < 2.
 double WindowQuantiles::Collapse(std::vector<ValueEntry>* e, uint64_t items, double err) {
   if (e->size() <= 2 * m_) return 0;
   const double n = static_cast<double>(items);
