@@ -22,7 +22,7 @@
 
 namespace momenta {
 
-inline constexpr uint32_t kProtocolVersion = 1;
+inline constexpr uint32_t kProtocolVersion = 2;  // as the frames' (wire_frame.h kWireVersion)
 inline constexpr size_t kMaxHandshakeString = 256;
 
 // What the root hands every site: the eps the root answers within and the window.

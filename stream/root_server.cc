@@ -6,6 +6,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cstdio>
@@ -30,6 +31,8 @@ struct Conn {
   std::string peer;
   Kind kind = Kind::kUnknown;
   std::unique_ptr<FrameReader> frames;
+  FrameWriter frames_out;    // numbers what the root sends this peer
+  uint64_t duplicates_logged = 0;  // frames sent twice, as last logged
   std::string in;            // query bytes not yet consumed
   std::string out;           // bytes queued for the peer
   size_t out_pos = 0;
@@ -97,7 +100,7 @@ struct RootServer::Impl {
   // Best effort: tells a site why before closing (the socket is fresh, so
   // the frame fits its buffer).
   void Reject(Conn& c, const std::string& reason) {
-    const std::string f = EncodeFrame(FrameType::kReject, EncodeReject(reason));
+    const std::string f = c.frames_out.Encode(FrameType::kReject, EncodeReject(reason));
     [[maybe_unused]] ssize_t n = send(c.sock.fd(), f.data(), f.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
     Close(c, reason);
   }
@@ -237,7 +240,9 @@ struct RootServer::Impl {
       w.params = options.params;
       w.slot = *slot;
       w.root_id = root_id;
-      const std::string reply = EncodeFrame(FrameType::kWelcome, EncodeWelcome(w));
+      const std::string reply = c.frames_out.Encode(FrameType::kWelcome, EncodeWelcome(w));
+      // Known now (token and name checked): its frames may be as large as a snapshot.
+      c.frames->set_max_payload(options.max_payload);
       state.CountFrame(*slot, bytes + reply.size());
       Log("site " + hello->name + " connected from " + c.peer);
       Queue(c, reply);
@@ -305,7 +310,8 @@ struct RootServer::Impl {
       if (c.kind == Conn::Kind::kUnknown) {
         if (static_cast<uint8_t>(buf[0]) == kWireMagic0) {
           c.kind = Conn::Kind::kSite;
-          c.frames = std::make_unique<FrameReader>(c.peer, options.max_payload);
+          // Until its HELLO is accepted, a peer gets no more than a HELLO's room.
+          c.frames = std::make_unique<FrameReader>(c.peer, std::min(kMaxHandshakePayload, options.max_payload));
         } else {
           c.kind = Conn::Kind::kQuery;
           if (!AdmitQuery(c)) return;
@@ -319,6 +325,12 @@ struct RootServer::Impl {
           if (!more.ok()) return Reject(c, more.status().ToString());
           if (!*more) break;
           HandleFrame(c, f);
+        }
+        if (!c.dead && c.frames->duplicates() > c.duplicates_logged) {
+          // Applied once: the sequence says it was delivered already.
+          if (c.duplicates_logged == 0)
+            Log(c.Describe(state) + ": dropped a frame delivered twice (its sequence was already seen)");
+          c.duplicates_logged = c.frames->duplicates();
         }
       } else {
         if (c.in.empty()) c.line_start = c.last_input;
