@@ -98,9 +98,9 @@ struct RootServer::Impl {
   }
 
   // Best effort: tells a site why before closing (the socket is fresh, so
-  // the frame fits its buffer).
-  void Reject(Conn& c, const std::string& reason) {
-    const std::string f = c.frames_out.Encode(FrameType::kReject, EncodeReject(reason));
+  // the frame fits its buffer). `final`: retrying cannot help (handshake.h).
+  void Reject(Conn& c, const std::string& reason, bool final = false) {
+    const std::string f = c.frames_out.Encode(FrameType::kReject, EncodeReject(reason, final));
     [[maybe_unused]] ssize_t n = send(c.sock.fd(), f.data(), f.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
     Close(c, reason);
   }
@@ -218,12 +218,15 @@ struct RootServer::Impl {
     if (c.slot < 0) {
       if (f.type != FrameType::kHello) return Reject(c, "expected HELLO, got frame type " + std::to_string(static_cast<int>(f.type)));
       auto hello = DecodeHello(f.payload);
-      if (!hello.ok()) return Reject(c, hello.status().ToString());
-      if (!options.token.empty() && !TokenMatches(hello->token, options.token)) return Reject(c, "wrong token");
-      if (Status st = CheckSiteName(hello->name); !st.ok()) return Reject(c, st.ToString());
+      if (!hello.ok())
+        return Reject(c, hello.status().ToString(), hello.status().code() == Status::Code::kInvalidArgument);
+      if (!options.token.empty() && !TokenMatches(hello->token, options.token))
+        return Reject(c, "wrong token", true);
+      if (Status st = CheckSiteName(hello->name); !st.ok()) return Reject(c, st.ToString(), true);
       if (hello->params && !(*hello->params == options.params))
         return Reject(c, "site '" + hello->name + "' runs " + hello->params->ToString() + ", this root " +
-                             options.params.ToString() + " (restart the site to take the root's)");
+                             options.params.ToString() + " (restart the site to take the root's)",
+                    true);
       // A site reconnecting before the root noticed its old connection drop:
       // the new connection wins.
       for (auto& other : conns)
@@ -231,7 +234,7 @@ struct RootServer::Impl {
             state.slots()[static_cast<size_t>(other->slot)].name == hello->name)
           Close(*other, "replaced by a new connection from " + c.peer);
       auto slot = state.Attach(hello->name, c.peer);
-      if (!slot.ok()) return Reject(c, slot.status().ToString());
+      if (!slot.ok()) return Reject(c, slot.status().ToString(), true);
       if (owner.size() <= *slot) owner.resize(*slot + 1, nullptr);
       owner[*slot] = &c;
       c.slot = *slot;

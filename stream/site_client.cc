@@ -73,9 +73,12 @@ Status SiteClient::TryConnect() {
   auto reply = ReadFrame(*frames_in_, sock->fd(), peer, options_.io_timeout, options_.cancel_fd);
   if (!reply.ok()) return reply.status();
   if (reply->type == FrameType::kReject) {
-    auto reason = DecodeReject(reply->payload);
-    return Status::InvalidArgument(peer, "refused this site: " +
-                                             (reason.ok() ? *reason : reason.status().ToString()));
+    auto r = DecodeReject(reply->payload);
+    if (!r.ok()) return r.status();
+    // A refusal of this connection's bytes (damaged on the way) is worth
+    // another connection; one of the site itself is not.
+    if (!r->final) return Status::IOError(peer, "refused this connection: " + r->reason);
+    return Status::InvalidArgument(peer, "refused this site: " + r->reason);
   }
   if (reply->type != FrameType::kWelcome) return Status::Corruption(peer, "expected WELCOME");
   auto w = DecodeWelcome(reply->payload);
@@ -183,8 +186,8 @@ void SiteClient::CheckIncoming() {
     if (!more.ok()) return Disconnect("unexpected bytes from the root: " + more.status().ToString());
     if (!*more) continue;  // a partial frame (or only a duplicate): wait for more
     if (f.type == FrameType::kReject) {
-      auto reason = DecodeReject(f.payload);
-      return Disconnect("the root closed the connection: " + (reason.ok() ? *reason : std::string("?")));
+      auto r = DecodeReject(f.payload);
+      return Disconnect("the root closed the connection: " + (r.ok() ? r->reason : std::string("?")));
     }
     return Disconnect("unexpected frame type " + std::to_string(static_cast<int>(f.type)) + " from the root");
   }

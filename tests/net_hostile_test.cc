@@ -222,6 +222,45 @@ TEST(NetHostileTest, EverythingAtOnce) {
   EXPECT_GT(o.counts.frames, 0u);
 }
 
+// A HELLO damaged on the way is refused by the root (checksum), but that
+// refusal is of the connection, not the site: the site retries (it used to
+// give up at once, as for a wrong token, so `momenta site` exited on one
+// flipped bit at start). A wrong token still ends the wait at once.
+TEST(NetHostileTest, DamagedHelloIsRetriedWrongTokenIsNot) {
+  RootThread root(Params(), [](RootServerOptions& o) { o.token = "s3cret"; });
+  HostileFaults f;
+  f.corrupt = true;
+  f.chance = 1.0;            // every frame the site sends
+  f.root_to_site = false;    // the REJECT arrives intact
+  HostileProxy proxy(root.address(), f, testing::TestSeed());
+  SiteClientOptions o;
+  o.root = proxy.address();
+  o.name = "east";
+  o.token = "s3cret";
+  o.backoff_min = std::chrono::milliseconds(10);
+  o.backoff_max = std::chrono::milliseconds(20);
+  o.log = [](const std::string&) {};
+  auto c = SiteClient::Create(o);
+  ASSERT_OK(c);
+  Status st = (*c)->ConnectWithin(std::chrono::milliseconds(400));
+  EXPECT_FALSE(st.ok());
+  EXPECT_NE(st.code(), Status::Code::kInvalidArgument) << st.ToString();
+  EXPECT_GT(proxy.counts().connections, 2u) << "it kept trying";
+  // Undamaged, it connects.
+  proxy.set_enabled(false);
+  ASSERT_OK((*c)->ConnectWithin(std::chrono::milliseconds(2000)));
+  // The wrong token is final.
+  o.root = root.address();
+  o.token = "guess";
+  auto bad = SiteClient::Create(o);
+  ASSERT_OK(bad);
+  const auto t0 = std::chrono::steady_clock::now();
+  st = (*bad)->ConnectWithin(std::chrono::milliseconds(5000));
+  EXPECT_EQ(st.code(), Status::Code::kInvalidArgument) << st.ToString();
+  EXPECT_NE(st.ToString().find("refused this site: wrong token"), std::string::npos) << st.ToString();
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::milliseconds(4000)) << "no retries";
+}
+
 // A peer announcing a huge payload: refused from the header, before and
 // after its handshake, with no allocation of what it announced, while a site
 // keeps streaming and queries are answered.

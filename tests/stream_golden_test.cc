@@ -9,7 +9,7 @@
 //   golden_window_quantiles_v1.bin   GoldenWindowQuantiles()'s Encode()
 //   golden_wire_site_frames_v2.bin   GoldenSiteFrames(): what a site sends on a
 //                                    connection (HELLO, SNAPSHOT, BATCH, BATCH)
-//   golden_wire_root_frames_v2.bin   GoldenRootFrames(): WELCOME, REJECT
+//   golden_wire_root_frames_v2.bin   GoldenRootFrames(): WELCOME, REJECT (final)
 //
 // The wire's frames are v2 (wire_frame.h: 20-byte header with a sequence and
 // the header's own crc); a v1 frame is refused by version, so no v1 frame
@@ -178,7 +178,7 @@ std::string GoldenSiteFrames() {
 std::string GoldenRootFrames() {
   FrameWriter w;
   std::string out = w.Encode(FrameType::kWelcome, EncodeWelcome({kGoldenParams, 7, 0x0123456789abcdefull}));
-  out += w.Encode(FrameType::kReject, EncodeReject("wrong token"));
+  out += w.Encode(FrameType::kReject, EncodeReject("wrong token", true));
   return out;
 }
 
@@ -269,7 +269,8 @@ TEST(StreamGoldenTest, WireFramesVersionTwo) {
   EXPECT_EQ(welcome->root_id, 0x0123456789abcdefull);
   auto reject = DecodeReject(r[1].payload);
   ASSERT_OK(reject);
-  EXPECT_EQ(*reject, "wrong token");
+  EXPECT_EQ(reject->reason, "wrong token");
+  EXPECT_TRUE(reject->final);
 }
 
 TEST(StreamGoldenTest, WindowCountVersionOne) {
