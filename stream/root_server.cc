@@ -3,6 +3,7 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -71,6 +72,12 @@ struct RootServer::Impl {
   std::vector<Conn*> owner;  // slot -> the connection feeding it (or null)
   uint64_t root_id = 0;
   bool changed = false;
+  // Held open so that, out of file descriptors, the root can still take a
+  // waiting connection off the listener and close it (else poll reports the
+  // listener readable for ever: a busy loop).
+  int reserve_fd = -1;
+  uint64_t fd_refusals = 0;
+  Clock::time_point fd_refusal_logged{};
 
   void Log(const std::string& line) {
     if (options.log) {
@@ -138,6 +145,9 @@ struct RootServer::Impl {
     while (true) {
       const int fd = accept4(listener.fd(), nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
       if (fd < 0) {
+        // (EMFILE comes before the queue is looked at: only a connection
+        // taken off it means there may be more.)
+        if ((errno == EMFILE || errno == ENFILE) && reserve_fd >= 0 && RefuseWithoutFd()) continue;
         if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR && errno != ECONNABORTED)
           Log(Status::FromErrno("accept", errno).ToString());
         return;
@@ -154,6 +164,27 @@ struct RootServer::Impl {
       }
       conns.push_back(std::move(c));
     }
+  }
+
+  // Out of file descriptors: the reserve one makes room to accept and close
+  // the waiting connection. Logged at most every 10 s, with a count. False
+  // when no connection was waiting.
+  bool RefuseWithoutFd() {
+    const int err = errno;
+    close(reserve_fd);
+    const int fd = accept4(listener.fd(), nullptr, nullptr, SOCK_CLOEXEC);
+    if (fd >= 0) close(fd);
+    reserve_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return false;
+    ++fd_refusals;
+    const auto now = Clock::now();
+    if (fd_refusal_logged == Clock::time_point{} || now - fd_refusal_logged > std::chrono::seconds(10)) {
+      fd_refusal_logged = now;
+      Log("refused " + std::to_string(fd_refusals) + " connection(s): " + Status::FromErrno("accept", err).ToString() +
+          " (raise the open-file limit, ulimit -n, or lower --max-connections)");
+      fd_refusals = 0;
+    }
+    return true;
   }
 
   // Before a new connection is taken: within max_pending and
@@ -389,6 +420,7 @@ struct RootServer::Impl {
 RootServer::RootServer(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 
 RootServer::~RootServer() {
+  if (impl_->reserve_fd >= 0) close(impl_->reserve_fd);
   if (impl_->wake[0] >= 0) close(impl_->wake[0]);
   if (impl_->wake[1] >= 0) close(impl_->wake[1]);
 }
@@ -401,6 +433,19 @@ Result<std::unique_ptr<RootServer>> RootServer::Start(const RootServerOptions& o
   if (!listener.ok()) return listener.status();
   impl->listener = std::move(*listener);
   if (pipe2(impl->wake, O_NONBLOCK | O_CLOEXEC) != 0) return Status::FromErrno("pipe", errno);
+  impl->reserve_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+  // Room for every connection: the soft open-file limit is raised as far as
+  // the hard one allows (descriptors beside the connections: listener,
+  // wake pipe, reserve, stdio and a margin).
+  const rlim_t needed = static_cast<rlim_t>(options.max_connections) + 32;
+  rlimit lim{};
+  if (getrlimit(RLIMIT_NOFILE, &lim) == 0 && lim.rlim_cur < needed) {
+    lim.rlim_cur = lim.rlim_max == RLIM_INFINITY ? needed : std::min(needed, lim.rlim_max);
+    (void)setrlimit(RLIMIT_NOFILE, &lim);
+    if (lim.rlim_cur < needed)
+      impl->Log("the open-file limit is " + std::to_string(lim.rlim_cur) + " (hard), fewer than the " +
+                std::to_string(options.max_connections) + " connections allowed; more are refused");
+  }
   impl->root_id = std::random_device{}() | (static_cast<uint64_t>(std::random_device{}()) << 32);
   return std::unique_ptr<RootServer>(new RootServer(std::move(impl)));
 }
