@@ -22,10 +22,12 @@
 //   - sites (after WELCOME): the rest of max_connections, at least
 //     max_connections - max_pending - max_queries.
 // A peer's frames are capped at kMaxHandshakePayload until its HELLO is
-// accepted (token and name), at max_payload after. Memory is bounded by
-// max_pending times ~1 KiB plus the sites' connections times max_payload
-// (a buffer grown for a large frame is released when it is consumed), plus
-// max_output per peer and O(1/eps) per site. The root keeps nothing on disk: when it restarts, sites
+// accepted (token and name), at max_payload after; a frame's bytes are held
+// as they arrive, never reserved from its length. Memory is bounded by
+// max_pending times ~1 KiB plus the sites' connections times 2 max_payload
+// (string growth; a buffer grown for a large frame is released when it is
+// consumed), plus max_output per peer and O(1/eps) per site (~2 KB for an
+// idle one, bench/README.md). The root keeps nothing on disk: when it restarts, sites
 // reconnect and resend their state.
 #pragma once
 
