@@ -89,7 +89,7 @@ struct HostileProxy::Impl {
   }
 
   // Decides what happens to one whole frame and queues what goes out.
-  void Frame(Direction& d, std::string frame) {
+  void OnFrame(Direction& d, std::string frame) {
     Count(&HostileCounts::frames);
     const auto now = Clock::now();
     Clock::time_point release = std::max(d.last_release, now);
@@ -147,7 +147,7 @@ struct HostileProxy::Impl {
       if (d.in.size() < size) return;
       std::string frame = d.in.substr(0, size);
       d.in.erase(0, size);
-      Frame(d, std::move(frame));
+      OnFrame(d, std::move(frame));
       if (!d.out.empty() && d.out.back().cut) {
         d.in.clear();  // nothing after a cut goes out
         d.eof = true;
