@@ -117,7 +117,9 @@ int main(int argc, char** argv) {
     return 1;
   }
 
-  const std::string port_file = "/tmp/root_memory_driver." + std::to_string(getpid()) + ".port";
+  const char* tmp = std::getenv("TMPDIR");
+  const std::string port_file =
+      std::string(tmp && *tmp ? tmp : "/tmp") + "/root_memory_driver." + std::to_string(getpid()) + ".port";
   const std::string max_conn = std::to_string(n + 200);
   std::vector<std::string> args = {momenta, "root", "--listen", "127.0.0.1:0", "--port-file", port_file,
                                    "--eps", "0.01", "--window", "60000", "--max-connections", max_conn,
