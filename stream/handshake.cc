@@ -63,9 +63,9 @@ Result<Hello> DecodeHello(std::string_view payload) {
   uint64_t version = 0;
   uint8_t has = 0;
   MOMENTA_RETURN_IF_ERROR(in.Varint(&version));
-  if (version != kProtocolVersion)
-    return in.Bad("unsupported protocol version " + std::to_string(version) + " (this root speaks " +
-                  std::to_string(kProtocolVersion) + ")");
+  if (version != kProtocolVersion)  // not damage: another program
+    return Status::InvalidArgument("hello", "unsupported protocol version " + std::to_string(version) +
+                                                " (this root speaks " + std::to_string(kProtocolVersion) + ")");
   h.version = static_cast<uint32_t>(version);
   MOMENTA_RETURN_IF_ERROR(GetString(&in, &h.name));
   MOMENTA_RETURN_IF_ERROR(GetString(&in, &h.token));
@@ -101,18 +101,23 @@ Result<Welcome> DecodeWelcome(std::string_view payload) {
   return w;
 }
 
-std::string EncodeReject(std::string_view reason) {
+std::string EncodeReject(std::string_view reason, bool final) {
   ByteWriter out;
   PutString(&out, reason.substr(0, kMaxHandshakeString));
+  out.U8(final ? 1 : 0);
   return out.Take();
 }
 
-Result<std::string> DecodeReject(std::string_view payload) {
+Result<Refusal> DecodeReject(std::string_view payload) {
   ByteReader in(payload, "reject");
-  std::string reason;
-  MOMENTA_RETURN_IF_ERROR(GetString(&in, &reason));
+  Refusal r;
+  uint8_t final = 0;
+  MOMENTA_RETURN_IF_ERROR(GetString(&in, &r.reason));
+  MOMENTA_RETURN_IF_ERROR(in.U8(&final));
+  if (final > 1) return in.Bad("bad final flag");
+  r.final = final == 1;
   MOMENTA_RETURN_IF_ERROR(in.Finish());
-  return reason;
+  return r;
 }
 
 std::string EscapeForLog(std::string_view text, size_t max_chars) {

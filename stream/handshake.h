@@ -3,7 +3,11 @@
 //   site -> root  HELLO    varint version | string name | string token |
 //                          u8 has_params [| f64 eps | zig-zag W | zig-zag tau]
 //   root -> site  WELCOME  f64 eps | zig-zag W | zig-zag tau | varint slot | u64 root id
-//   root -> site  REJECT   string reason (the root closes the connection)
+//   root -> site  REJECT   string reason | u8 final (the root closes the connection)
+//                          final 1: retrying cannot help (the token, the name,
+//                          the parameters, the protocol version, no room for
+//                          another site); 0: what this connection carried was
+//                          bad (a damaged frame): a new connection may succeed
 // A string is a varint length and its bytes (at most 256).
 //
 // The root owns the parameters: a new site takes them from WELCOME. A site
@@ -22,7 +26,7 @@
 
 namespace momenta {
 
-inline constexpr uint32_t kProtocolVersion = 1;
+inline constexpr uint32_t kProtocolVersion = 2;  // as the frames' (wire_frame.h kWireVersion)
 inline constexpr size_t kMaxHandshakeString = 256;
 
 // What the root hands every site: the eps the root answers within and the window.
@@ -48,11 +52,17 @@ struct Welcome {
 
 std::string EncodeHello(const Hello& h);
 std::string EncodeWelcome(const Welcome& w);
-std::string EncodeReject(std::string_view reason);
-// Corruption for anything the encoders could not have produced.
+struct Refusal {
+  std::string reason;
+  bool final = true;
+};
+
+std::string EncodeReject(std::string_view reason, bool final);
+// Corruption for anything the encoders could not have produced;
+// DecodeHello: InvalidArgument for another protocol version.
 Result<Hello> DecodeHello(std::string_view payload);
 Result<Welcome> DecodeWelcome(std::string_view payload);
-Result<std::string> DecodeReject(std::string_view payload);
+Result<Refusal> DecodeReject(std::string_view payload);
 
 // Site names: 1-64 characters of [A-Za-z0-9._-]. The root checks the name
 // of every HELLO (after the token) and refuses others; sites check their own

@@ -3,9 +3,11 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cstdio>
@@ -30,6 +32,8 @@ struct Conn {
   std::string peer;
   Kind kind = Kind::kUnknown;
   std::unique_ptr<FrameReader> frames;
+  FrameWriter frames_out;    // numbers what the root sends this peer
+  uint64_t duplicates_logged = 0;  // frames sent twice, as last logged
   std::string in;            // query bytes not yet consumed
   std::string out;           // bytes queued for the peer
   size_t out_pos = 0;
@@ -68,6 +72,12 @@ struct RootServer::Impl {
   std::vector<Conn*> owner;  // slot -> the connection feeding it (or null)
   uint64_t root_id = 0;
   bool changed = false;
+  // Held open so that, out of file descriptors, the root can still take a
+  // waiting connection off the listener and close it (else poll reports the
+  // listener readable for ever: a busy loop).
+  int reserve_fd = -1;
+  uint64_t fd_refusals = 0;
+  Clock::time_point fd_refusal_logged{};
 
   void Log(const std::string& line) {
     if (options.log) {
@@ -95,9 +105,9 @@ struct RootServer::Impl {
   }
 
   // Best effort: tells a site why before closing (the socket is fresh, so
-  // the frame fits its buffer).
-  void Reject(Conn& c, const std::string& reason) {
-    const std::string f = EncodeFrame(FrameType::kReject, EncodeReject(reason));
+  // the frame fits its buffer). `final`: retrying cannot help (handshake.h).
+  void Reject(Conn& c, const std::string& reason, bool final = false) {
+    const std::string f = c.frames_out.Encode(FrameType::kReject, EncodeReject(reason, final));
     [[maybe_unused]] ssize_t n = send(c.sock.fd(), f.data(), f.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
     Close(c, reason);
   }
@@ -135,6 +145,9 @@ struct RootServer::Impl {
     while (true) {
       const int fd = accept4(listener.fd(), nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
       if (fd < 0) {
+        // (EMFILE comes before the queue is looked at: only a connection
+        // taken off it means there may be more.)
+        if ((errno == EMFILE || errno == ENFILE) && reserve_fd >= 0 && RefuseWithoutFd()) continue;
         if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR && errno != ECONNABORTED)
           Log(Status::FromErrno("accept", errno).ToString());
         return;
@@ -151,6 +164,27 @@ struct RootServer::Impl {
       }
       conns.push_back(std::move(c));
     }
+  }
+
+  // Out of file descriptors: the reserve one makes room to accept and close
+  // the waiting connection. Logged at most every 10 s, with a count. False
+  // when no connection was waiting.
+  bool RefuseWithoutFd() {
+    const int err = errno;
+    close(reserve_fd);
+    const int fd = accept4(listener.fd(), nullptr, nullptr, SOCK_CLOEXEC);
+    if (fd >= 0) close(fd);
+    reserve_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return false;
+    ++fd_refusals;
+    const auto now = Clock::now();
+    if (fd_refusal_logged == Clock::time_point{} || now - fd_refusal_logged > std::chrono::seconds(10)) {
+      fd_refusal_logged = now;
+      Log("refused " + std::to_string(fd_refusals) + " connection(s): " + Status::FromErrno("accept", err).ToString() +
+          " (raise the open-file limit, ulimit -n, or lower --max-connections)");
+      fd_refusals = 0;
+    }
+    return true;
   }
 
   // Before a new connection is taken: within max_pending and
@@ -215,12 +249,15 @@ struct RootServer::Impl {
     if (c.slot < 0) {
       if (f.type != FrameType::kHello) return Reject(c, "expected HELLO, got frame type " + std::to_string(static_cast<int>(f.type)));
       auto hello = DecodeHello(f.payload);
-      if (!hello.ok()) return Reject(c, hello.status().ToString());
-      if (!options.token.empty() && !TokenMatches(hello->token, options.token)) return Reject(c, "wrong token");
-      if (Status st = CheckSiteName(hello->name); !st.ok()) return Reject(c, st.ToString());
+      if (!hello.ok())
+        return Reject(c, hello.status().ToString(), hello.status().code() == Status::Code::kInvalidArgument);
+      if (!options.token.empty() && !TokenMatches(hello->token, options.token))
+        return Reject(c, "wrong token", true);
+      if (Status st = CheckSiteName(hello->name); !st.ok()) return Reject(c, st.ToString(), true);
       if (hello->params && !(*hello->params == options.params))
         return Reject(c, "site '" + hello->name + "' runs " + hello->params->ToString() + ", this root " +
-                             options.params.ToString() + " (restart the site to take the root's)");
+                             options.params.ToString() + " (restart the site to take the root's)",
+                    true);
       // A site reconnecting before the root noticed its old connection drop:
       // the new connection wins.
       for (auto& other : conns)
@@ -228,7 +265,7 @@ struct RootServer::Impl {
             state.slots()[static_cast<size_t>(other->slot)].name == hello->name)
           Close(*other, "replaced by a new connection from " + c.peer);
       auto slot = state.Attach(hello->name, c.peer);
-      if (!slot.ok()) return Reject(c, slot.status().ToString());
+      if (!slot.ok()) return Reject(c, slot.status().ToString(), true);
       if (owner.size() <= *slot) owner.resize(*slot + 1, nullptr);
       owner[*slot] = &c;
       c.slot = *slot;
@@ -237,7 +274,9 @@ struct RootServer::Impl {
       w.params = options.params;
       w.slot = *slot;
       w.root_id = root_id;
-      const std::string reply = EncodeFrame(FrameType::kWelcome, EncodeWelcome(w));
+      const std::string reply = c.frames_out.Encode(FrameType::kWelcome, EncodeWelcome(w));
+      // Known now (token and name checked): its frames may be as large as a snapshot.
+      c.frames->set_max_payload(options.max_payload);
       state.CountFrame(*slot, bytes + reply.size());
       Log("site " + hello->name + " connected from " + c.peer);
       Queue(c, reply);
@@ -305,7 +344,8 @@ struct RootServer::Impl {
       if (c.kind == Conn::Kind::kUnknown) {
         if (static_cast<uint8_t>(buf[0]) == kWireMagic0) {
           c.kind = Conn::Kind::kSite;
-          c.frames = std::make_unique<FrameReader>(c.peer, options.max_payload);
+          // Until its HELLO is accepted, a peer gets no more than a HELLO's room.
+          c.frames = std::make_unique<FrameReader>(c.peer, std::min(kMaxHandshakePayload, options.max_payload));
         } else {
           c.kind = Conn::Kind::kQuery;
           if (!AdmitQuery(c)) return;
@@ -319,6 +359,12 @@ struct RootServer::Impl {
           if (!more.ok()) return Reject(c, more.status().ToString());
           if (!*more) break;
           HandleFrame(c, f);
+        }
+        if (!c.dead && c.frames->duplicates() > c.duplicates_logged) {
+          // Applied once: the sequence says it was delivered already.
+          if (c.duplicates_logged == 0)
+            Log(c.Describe(state) + ": dropped a frame delivered twice (its sequence was already seen)");
+          c.duplicates_logged = c.frames->duplicates();
         }
       } else {
         if (c.in.empty()) c.line_start = c.last_input;
@@ -374,6 +420,7 @@ struct RootServer::Impl {
 RootServer::RootServer(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 
 RootServer::~RootServer() {
+  if (impl_->reserve_fd >= 0) close(impl_->reserve_fd);
   if (impl_->wake[0] >= 0) close(impl_->wake[0]);
   if (impl_->wake[1] >= 0) close(impl_->wake[1]);
 }
@@ -386,6 +433,19 @@ Result<std::unique_ptr<RootServer>> RootServer::Start(const RootServerOptions& o
   if (!listener.ok()) return listener.status();
   impl->listener = std::move(*listener);
   if (pipe2(impl->wake, O_NONBLOCK | O_CLOEXEC) != 0) return Status::FromErrno("pipe", errno);
+  impl->reserve_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+  // Room for every connection: the soft open-file limit is raised as far as
+  // the hard one allows (descriptors beside the connections: listener,
+  // wake pipe, reserve, stdio and a margin).
+  const rlim_t needed = static_cast<rlim_t>(options.max_connections) + 32;
+  rlimit lim{};
+  if (getrlimit(RLIMIT_NOFILE, &lim) == 0 && lim.rlim_cur < needed) {
+    lim.rlim_cur = lim.rlim_max == RLIM_INFINITY ? needed : std::min(needed, lim.rlim_max);
+    (void)setrlimit(RLIMIT_NOFILE, &lim);
+    if (lim.rlim_cur < needed)
+      impl->Log("the open-file limit is " + std::to_string(lim.rlim_cur) + " (hard), fewer than the " +
+                std::to_string(options.max_connections) + " connections allowed; more are refused");
+  }
   impl->root_id = std::random_device{}() | (static_cast<uint64_t>(std::random_device{}()) << 32);
   return std::unique_ptr<RootServer>(new RootServer(std::move(impl)));
 }

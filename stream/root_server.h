@@ -2,7 +2,8 @@
 // peer, told apart by their first byte: sites speak frames (wire_frame.h,
 // first byte 0xB5), queries are text lines (root_query.h), so `nc` works.
 //
-// One thread, poll(2), non-blocking sockets. Every way a peer can misbehave
+// One thread, poll(2), non-blocking sockets. A frame delivered twice is
+// applied once (its sequence, wire_frame.h). Every way a peer can misbehave
 // closes that peer's connection with a logged reason and leaves the others
 // alone: a malformed or oversized frame (payloads are capped), a wrong
 // version, token or parameters, a peer silent through the handshake, a site
@@ -20,8 +21,13 @@
 //     longest parked `at` query (it is refused when none of these exists);
 //   - sites (after WELCOME): the rest of max_connections, at least
 //     max_connections - max_pending - max_queries.
-// Memory is bounded by max_connections times (cap + 64 KiB) plus O(1/eps)
-// per site. The root keeps nothing on disk: when it restarts, sites
+// A peer's frames are capped at kMaxHandshakePayload until its HELLO is
+// accepted (token and name), at max_payload after; a frame's bytes are held
+// as they arrive, never reserved from its length. Memory is bounded by
+// max_pending times ~1 KiB plus the sites' connections times 2 max_payload
+// (string growth; a buffer grown for a large frame is released when it is
+// consumed), plus max_output per peer and O(1/eps) per site (~2 KB for an
+// idle one, bench/README.md). The root keeps nothing on disk: when it restarts, sites
 // reconnect and resend their state.
 #pragma once
 

@@ -18,8 +18,8 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 // Reads one frame within `timeout` (the handshake reply).
-Result<Frame> ReadFrame(int fd, const std::string& peer, std::chrono::milliseconds timeout, int cancel_fd) {
-  FrameReader reader(peer, kDefaultMaxPayload);
+Result<Frame> ReadFrame(FrameReader& reader, int fd, const std::string& peer, std::chrono::milliseconds timeout,
+                        int cancel_fd) {
   const auto deadline = Clock::now() + timeout;
   char buf[4096];
   Frame f;
@@ -66,14 +66,20 @@ Status SiteClient::TryConnect() {
   h.name = options_.name;
   h.token = options_.token;
   h.params = params_;
-  const std::string hello = EncodeFrame(FrameType::kHello, EncodeHello(h));
+  // Each connection numbers its frames from 0, both ways.
+  frames_out_ = FrameWriter();
+  frames_in_ = std::make_unique<FrameReader>(peer, kMaxHandshakePayload);
+  const std::string hello = frames_out_.Encode(FrameType::kHello, EncodeHello(h));
   MOMENTA_RETURN_IF_ERROR(SendAll(sock->fd(), hello, options_.io_timeout, peer, options_.cancel_fd));
-  auto reply = ReadFrame(sock->fd(), peer, options_.io_timeout, options_.cancel_fd);
+  auto reply = ReadFrame(*frames_in_, sock->fd(), peer, options_.io_timeout, options_.cancel_fd);
   if (!reply.ok()) return reply.status();
   if (reply->type == FrameType::kReject) {
-    auto reason = DecodeReject(reply->payload);
-    return Status::InvalidArgument(peer, "refused this site: " +
-                                             (reason.ok() ? *reason : reason.status().ToString()));
+    auto r = DecodeReject(reply->payload);
+    if (!r.ok()) return r.status();
+    // A refusal of this connection's bytes (damaged on the way) is worth
+    // another connection; one of the site itself is not.
+    if (!r->final) return Status::IOError(peer, "refused this connection: " + r->reason);
+    return Status::InvalidArgument(peer, "refused this site: " + r->reason);
   }
   if (reply->type != FrameType::kWelcome) return Status::Corruption(peer, "expected WELCOME");
   auto w = DecodeWelcome(reply->payload);
@@ -163,29 +169,34 @@ void SiteClient::MaybeReconnect() {
 
 void SiteClient::CheckIncoming() {
   if (!connected()) return;
-  pollfd p{sock_.fd(), POLLIN, 0};
-  if (poll(&p, 1, 0) <= 0) return;
-  char buf[4096];
-  const ssize_t n = recv(sock_.fd(), buf, sizeof buf, MSG_DONTWAIT);
-  if (n == 0) return Disconnect("the root closed the connection");
-  if (n < 0) {
-    if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
-      Disconnect(Status::FromErrno("recv", errno).ToString());
-    return;
+  // The root sends nothing after WELCOME but a REJECT before it closes; a
+  // WELCOME delivered twice is dropped by its sequence.
+  while (connected()) {
+    pollfd p{sock_.fd(), POLLIN, 0};
+    if (poll(&p, 1, 0) <= 0) return;
+    char buf[4096];
+    const ssize_t n = recv(sock_.fd(), buf, sizeof buf, MSG_DONTWAIT);
+    if (n == 0) return Disconnect("the root closed the connection");
+    if (n < 0) {
+      if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
+        Disconnect(Status::FromErrno("recv", errno).ToString());
+      return;
+    }
+    frames_in_->Append(buf, static_cast<size_t>(n));
+    Frame f;
+    auto more = frames_in_->Next(&f);
+    if (!more.ok()) return Disconnect("unexpected bytes from the root: " + more.status().ToString());
+    if (!*more) continue;  // a partial frame (or only a duplicate): wait for more
+    if (f.type == FrameType::kReject) {
+      auto r = DecodeReject(f.payload);
+      return Disconnect("the root closed the connection: " + (r.ok() ? r->reason : std::string("?")));
+    }
+    return Disconnect("unexpected frame type " + std::to_string(static_cast<int>(f.type)) + " from the root");
   }
-  FrameReader reader("root", kDefaultMaxPayload);
-  reader.Append(buf, static_cast<size_t>(n));
-  Frame f;
-  auto more = reader.Next(&f);
-  if (more.ok() && *more && f.type == FrameType::kReject) {
-    auto reason = DecodeReject(f.payload);
-    return Disconnect("the root closed the connection: " + (reason.ok() ? *reason : std::string("?")));
-  }
-  Disconnect("unexpected bytes from the root");
 }
 
 bool SiteClient::Send(FrameType type, int64_t clock, const std::vector<Message>& messages) {
-  const std::string frame = EncodeFrame(type, EncodeBatch(clock, messages));
+  const std::string frame = frames_out_.Encode(type, EncodeBatch(clock, messages));
   Status st = SendAll(sock_.fd(), frame, options_.io_timeout, "root " + options_.root.ToString(), options_.cancel_fd);
   if (!st.ok()) {
     Disconnect(st.ToString());

@@ -103,6 +103,8 @@ class SiteClient {
 
   const SiteClientOptions options_;
   Socket sock_;
+  FrameWriter frames_out_;                  // this connection's frames, numbered
+  std::unique_ptr<FrameReader> frames_in_;  // what the root sends on it
   std::optional<MonitorParams> params_;
   std::unique_ptr<Site> site_;
   std::unique_ptr<SiteMirror> mirror_;

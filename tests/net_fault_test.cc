@@ -142,17 +142,30 @@ TEST(NetFaultTest, BadPeersAreClosedAndOthersServed) {
   frame[frame.size() - 1] ^= 0x20;
   EXPECT_TRUE(SendRaw(at, frame, 2000).closed);
   EXPECT_TRUE(root.Logged("frame checksum mismatch")) << root.Logs();
-  // A header announcing a payload over the cap: refused from the header alone.
-  std::string huge = EncodeFrame(FrameType::kBatch, "");
-  huge[4] = huge[5] = huge[6] = '\x7f';
-  EXPECT_TRUE(SendRaw(at, huge, 2000).closed);
-  EXPECT_TRUE(root.Logged("over the cap of 65536")) << root.Logs();
-  // Another protocol version: rejected with the reason.
-  std::string v2 = frame;
-  v2[2] = 2;
-  auto r = SendRaw(at, v2, 2000);
+  // A header announcing a payload over the cap: refused from the header
+  // alone. Before its HELLO is accepted a peer's cap is a HELLO's size.
+  EXPECT_TRUE(SendRaw(at, EncodeFrameHeader(FrameType::kHello, 0x7f7f7f00, 0, 0), 2000).closed);
+  EXPECT_TRUE(root.Logged("over the cap of " + std::to_string(kMaxHandshakePayload))) << root.Logs();
+  // A welcomed site's cap is max_payload.
+  EXPECT_TRUE(SendRaw(at,
+                      EncodeFrame(FrameType::kHello, EncodeHello({kProtocolVersion, "big", "s3cret", std::nullopt})) +
+                          EncodeFrameHeader(FrameType::kSnapshot, 0x7f7f7f00, 1, 0),
+                      2000)
+                  .closed);
+  EXPECT_TRUE(root.Logged("(site big): Corruption: ")) << root.Logs();
+  EXPECT_TRUE(root.Logged("bytes over the cap of 65536")) << root.Logs();
+  // A damaged header (its length, here) is refused at once, with no wait
+  // for the payload it announces.
+  std::string bent = frame;
+  bent[4] ^= 0x10;
+  EXPECT_TRUE(SendRaw(at, bent, 2000).closed);
+  EXPECT_TRUE(root.Logged("frame header checksum mismatch")) << root.Logs();
+  // Another protocol version (the previous one): rejected with the reason.
+  std::string v1 = frame;
+  v1[2] = 1;
+  auto r = SendRaw(at, v1, 2000);
   EXPECT_TRUE(r.closed);
-  EXPECT_NE(r.reply.find("unsupported protocol version 2"), std::string::npos);
+  EXPECT_NE(r.reply.find("unsupported protocol version 1"), std::string::npos);
   // The wrong token.
   r = SendRaw(at, EncodeFrame(FrameType::kHello, EncodeHello({kProtocolVersion, "intruder", "guess", std::nullopt})),
               2000);
@@ -194,7 +207,7 @@ TEST(NetFaultTest, BadPeersAreClosedAndOthersServed) {
   m.type = MessageType::kBcDelta;
   m.delta = -5;
   std::string liar = EncodeFrame(FrameType::kHello, EncodeHello({kProtocolVersion, "liar", "s3cret", std::nullopt})) +
-                     EncodeFrame(FrameType::kSnapshot, EncodeBatch(t, {m}));
+                     EncodeFrame(FrameType::kSnapshot, EncodeBatch(t, {m}), 1);
   r = SendRaw(at, liar, 2000);
   EXPECT_TRUE(r.closed);
   EXPECT_TRUE(root.Logged("(site liar): Corruption: message: count level -5 out of range")) << root.Logs();

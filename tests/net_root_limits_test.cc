@@ -9,6 +9,7 @@
 #include <sys/socket.h>
 
 #include <chrono>
+#include <cstring>
 #include <string>
 #include <thread>
 #include <vector>
@@ -229,6 +230,38 @@ TEST(NetRootLimitsTest, EvictionOrder) {
   (*site)->Heartbeat();
   EXPECT_TRUE(root.Logged("site keep connected"));
   EXPECT_FALSE(root.Logged("(site keep)", 0)) << "the site was never closed: " << root.Logs();
+}
+
+// Out of file descriptors, accept(2) fails while the listener stays
+// readable: the root used to log that failure on every turn of its loop (a
+// busy loop and a flood of lines). Now it takes the waiting connection off
+// with a reserve descriptor, closes it, logs once per 10 s, and serves on.
+TEST(NetRootLimitsTest, OutOfFileDescriptorsNeitherSpinsNorFloodsTheLog) {
+  testing::ScratchDir dir;
+  testing::Background root({"root", "--listen", "127.0.0.1:0", "--port-file", dir.File("port"), "--eps", "0.1",
+                            "--window", "60", "--handshake-timeout", "60000"},
+                           dir.path(), "root");
+  const uint16_t port = testing::WaitPortFile(dir.File("port"), 5000);
+  ASSERT_NE(port, 0);
+  const rlimit small{40, 40};
+  ASSERT_EQ(prlimit(root.pid(), RLIMIT_NOFILE, &small, nullptr), 0) << "prlimit: " << std::strerror(errno);
+  const HostPort at{"127.0.0.1", port};
+  std::vector<Socket> held = OpenTricklers(at, 80, "");
+  std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+  const std::string err = root.Err();
+  size_t lines = 0;
+  for (size_t p = 0; (p = err.find("Too many open files", p)) != std::string::npos; ++p) ++lines;
+  EXPECT_GE(lines, 1u) << err.substr(0, 2000);
+  EXPECT_LE(lines, 2u) << err.substr(0, 2000);
+  EXPECT_NE(err.find("(raise the open-file limit, ulimit -n, or lower --max-connections)"), std::string::npos);
+  // Once the idle ones are gone, queries are answered.
+  held.clear();
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  auto q = QueryClient::Connect(at, std::chrono::milliseconds(2000));
+  ASSERT_OK(q);
+  auto a = (*q)->Ask("count", std::chrono::milliseconds(3000));
+  ASSERT_OK(a);
+  EXPECT_EQ(a->rfind("as_of=", 0), 0u) << *a;
 }
 
 TEST(NetRootLimitsTest, EscapeForLog) {

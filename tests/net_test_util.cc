@@ -101,8 +101,8 @@ std::vector<std::string> Lines(const std::string& s) {
 }  // namespace
 
 LockstepRun::LockstepRun(RootThread& root, uint32_t k, const std::string& workload, double rate, uint64_t seed,
-                         const std::string& token)
-    : root_(root), k_(k), token_(token), params_(root.params()), global_(root.params().spec), rng_(seed | 1) {
+                         const std::string& token, std::function<HostPort(uint32_t)> route)
+    : root_(root), k_(k), token_(token), route_(std::move(route)), params_(root.params()), global_(root.params().spec), rng_(seed | 1) {
   WorkloadParams wp;
   wp.sites = static_cast<int>(k);
   wp.spec = params_.spec;
@@ -113,6 +113,7 @@ LockstepRun::LockstepRun(RootThread& root, uint32_t k, const std::string& worklo
   EXPECT_TRUE(workload_) << workload;
   history_.resize(k);
   live_.resize(k);
+  covered_ticks_.resize(k);
   for (uint32_t s = 0; s < k; ++s) {
     clients_.push_back(NewClient(s));
     Status st = clients_.back()->ConnectWithin(std::chrono::milliseconds(5000));
@@ -124,7 +125,7 @@ LockstepRun::~LockstepRun() = default;
 
 std::unique_ptr<SiteClient> LockstepRun::NewClient(uint32_t s) {
   SiteClientOptions o;
-  o.root = root_.address();
+  o.root = route_ ? route_(s) : root_.address();
   o.name = "s";
   o.name += std::to_string(s);
   o.token = token_;
@@ -242,6 +243,7 @@ void LockstepRun::Check(int64_t t) {
         covered.erase(static_cast<uint32_t>(std::stoul(name.substr(1))));
   }
   if (covered.empty()) return Fail(t, "no site covered: " + A[0]);
+  for (uint32_t s : covered) ++covered_ticks_[s];
   if (head["as_of"] != std::to_string(t)) Fail(t, "as_of " + head["as_of"] + " (want " + std::to_string(t) + ")");
   for (size_t i = 1; i < A.size(); ++i)
     if (AnswerFields(Lines(A[i]).at(0))["sites"] != head["sites"] || AnswerFields(Lines(A[i]).at(0))["not_covered"] != head["not_covered"])

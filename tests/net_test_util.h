@@ -54,8 +54,10 @@ class RootThread {
 
 class LockstepRun {
  public:
+  // `route`, when set, gives the address site s connects to (a proxy in
+  // front of the root, say); the root's own address otherwise.
   LockstepRun(RootThread& root, uint32_t k, const std::string& workload, double rate, uint64_t seed,
-              const std::string& token = "");
+              const std::string& token = "", std::function<HostPort(uint32_t)> route = {});
   ~LockstepRun();
 
   // Tick t: every site gets its arrivals (a dead site's are only recorded,
@@ -77,6 +79,8 @@ class LockstepRun {
   std::string first_violations() const;
   // Ticks whose answers covered fewer than all k sites.
   uint64_t partial_ticks() const { return partial_ticks_; }
+  // Checked ticks whose answers covered site s.
+  uint64_t covered_ticks(uint32_t s) const { return covered_ticks_[s]; }
 
  private:
   void Check(int64_t t);
@@ -86,6 +90,7 @@ class LockstepRun {
   RootThread& root_;
   const uint32_t k_;
   const std::string token_;
+  const std::function<HostPort(uint32_t)> route_;
   const MonitorParams params_;
   std::unique_ptr<Workload> workload_;
   std::vector<std::unique_ptr<SiteClient>> clients_;
@@ -94,6 +99,7 @@ class LockstepRun {
   ExactWindow global_;
   std::unique_ptr<QueryClient> query_;
   uint64_t violations_ = 0, checks_ = 0, partial_ticks_ = 0;
+  std::vector<uint64_t> covered_ticks_;
   std::vector<std::string> first_;
   uint64_t rng_;
 };

@@ -80,11 +80,68 @@ TEST(NetWireTest, TruncationsRefused) {
   }
 }
 
+// Frames carry their place on the connection: one delivered twice is
+// dropped (and counted), one missing ends the connection.
+TEST(NetWireTest, SequenceDropsDuplicatesAndRefusesGaps) {
+  const std::string f0 = EncodeFrame(FrameType::kBatch, EncodeBatch(1, {}), 0);
+  const std::string f1 = EncodeFrame(FrameType::kBatch, EncodeBatch(2, SomeMessages()), 1);
+  const std::string f2 = EncodeFrame(FrameType::kBatch, EncodeBatch(3, {}), 2);
+  FrameReader r("peer", 1 << 16);
+  const std::string bytes = f0 + f0 + f1 + f1 + f0 + f2;
+  r.Append(bytes.data(), bytes.size());
+  Frame f;
+  std::vector<uint32_t> got;
+  while (true) {
+    auto more = r.Next(&f);
+    ASSERT_OK(more);
+    if (!*more) break;
+    got.push_back(f.sequence);
+  }
+  EXPECT_EQ(got, (std::vector<uint32_t>{0, 1, 2}));
+  EXPECT_EQ(r.duplicates(), 3u);
+  EXPECT_EQ(r.buffered(), 0u);
+
+  FrameReader gap("peer", 1 << 16);
+  const std::string skipped = f0 + f2;
+  gap.Append(skipped.data(), skipped.size());
+  ASSERT_OK(gap.Next(&f));
+  auto lost = gap.Next(&f);
+  ASSERT_FALSE(lost.ok());
+  EXPECT_EQ(lost.status().ToString(), "Corruption: peer: frame 2 out of sequence, expected 1 (frames lost)");
+
+}
+
+// The header has its own checksum: a damaged length is refused from the
+// header alone, before the payload it announces would have arrived.
+TEST(NetWireTest, DamagedHeaderRefusedAtOnce) {
+  const std::string frame = EncodeFrame(FrameType::kBatch, EncodeBatch(8, SomeMessages()));
+  for (size_t byte = 0; byte < kFrameHeaderBytes; ++byte) {
+    for (int bit = 0; bit < 8; ++bit) {
+      std::string bad = frame.substr(0, kFrameHeaderBytes);  // the header only
+      bad[byte] ^= static_cast<char>(1 << bit);
+      FrameReader r("peer", 1 << 30);
+      r.Append(bad.data(), bad.size());
+      Frame f;
+      auto more = r.Next(&f);
+      EXPECT_FALSE(more.ok()) << "byte " << byte << " bit " << bit;
+    }
+  }
+  // A peer's huge (but well-formed) length prefix is refused, never allocated.
+  FrameReader r("peer", kDefaultMaxPayload);
+  const std::string huge = EncodeFrameHeader(FrameType::kBatch, 0xfffffff0u, 0, 0);
+  r.Append(huge.data(), huge.size());
+  Frame f;
+  auto more = r.Next(&f);
+  ASSERT_FALSE(more.ok());
+  EXPECT_NE(more.status().ToString().find("frame of 4294967280 bytes over the cap of 4194304"), std::string::npos);
+  EXPECT_EQ(r.buffered(), kFrameHeaderBytes);
+}
+
 TEST(NetWireTest, ByteFlipsNeverCrash) {
   const uint64_t seed = testing::TestSeed();
   std::mt19937_64 rng(seed);
-  const std::string good = EncodeFrame(FrameType::kHello, EncodeHello({kProtocolVersion, "s", "t", std::nullopt})) +
-                           EncodeFrame(FrameType::kBatch, EncodeBatch(8, SomeMessages()));
+  const std::string good = EncodeFrame(FrameType::kHello, EncodeHello({kProtocolVersion, "s", "t", std::nullopt}), 0) +
+                           EncodeFrame(FrameType::kBatch, EncodeBatch(8, SomeMessages()), 1);
   for (int round = 0; round < 20000; ++round) {
     std::string bytes = good;
     const int flips = 1 + static_cast<int>(rng() % 4);

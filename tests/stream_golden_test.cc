@@ -7,6 +7,13 @@
 //   golden_window_count_v1.bin       GoldenWindowCount()'s Encode()
 //   golden_item_counts_v1.bin        GoldenItemCounts()'s Encode()
 //   golden_window_quantiles_v1.bin   GoldenWindowQuantiles()'s Encode()
+//   golden_wire_site_frames_v2.bin   GoldenSiteFrames(): what a site sends on a
+//                                    connection (HELLO, SNAPSHOT, BATCH, BATCH)
+//   golden_wire_root_frames_v2.bin   GoldenRootFrames(): WELCOME, REJECT (final)
+//
+// The wire's frames are v2 (wire_frame.h: 20-byte header with a sequence and
+// the header's own crc); a v1 frame is refused by version, so no v1 frame
+// file exists to keep decoding.
 //
 // Each decodes, answers what it answered when written (listed below), and
 // re-encodes byte for byte; today's EncodeMessage produces the message file
@@ -22,10 +29,13 @@
 #include <utility>
 #include <vector>
 
+#include "stream/handshake.h"
 #include "stream/item_counts.h"
 #include "stream/messages.h"
 #include "stream/window_count.h"
 #include "stream/window_quantiles.h"
+#include "stream/wire_batch.h"
+#include "stream/wire_frame.h"
 #include "tests/assert_ok.h"
 #include "tests/test_util.h"
 
@@ -153,6 +163,25 @@ std::string EncodeGoldenMessages() {
   return out;
 }
 
+constexpr int64_t kGoldenClock = int64_t{1} << 46;  // at or after every golden message's tick
+const MonitorParams kGoldenParams{0.01, {60000, 5}};
+
+std::string GoldenSiteFrames() {
+  FrameWriter w;
+  std::string out = w.Encode(FrameType::kHello, EncodeHello({kProtocolVersion, "east-1", "tok", kGoldenParams}));
+  out += w.Encode(FrameType::kSnapshot, EncodeBatch(kGoldenClock, GoldenMessages()));
+  out += w.Encode(FrameType::kBatch, EncodeBatch(kGoldenClock, {GoldenMessages()[0]}));
+  out += w.Encode(FrameType::kBatch, EncodeBatch(kGoldenClock + 1, {}));
+  return out;
+}
+
+std::string GoldenRootFrames() {
+  FrameWriter w;
+  std::string out = w.Encode(FrameType::kWelcome, EncodeWelcome({kGoldenParams, 7, 0x0123456789abcdefull}));
+  out += w.Encode(FrameType::kReject, EncodeReject("wrong token", true));
+  return out;
+}
+
 // Writes the fixtures when asked to (for a new version's files), else nothing.
 bool WriteFixturesIfAsked() {
   const char* dir = std::getenv("MOMENTA_WRITE_STREAM_GOLDEN");
@@ -162,6 +191,8 @@ bool WriteFixturesIfAsked() {
   testing::WriteFileBytes(d + "/golden_window_count_v1.bin", GoldenWindowCount().Encode());
   testing::WriteFileBytes(d + "/golden_item_counts_v1.bin", GoldenItemCounts().Encode());
   testing::WriteFileBytes(d + "/golden_window_quantiles_v1.bin", GoldenWindowQuantiles().Encode());
+  testing::WriteFileBytes(d + "/golden_wire_site_frames_v2.bin", GoldenSiteFrames());
+  testing::WriteFileBytes(d + "/golden_wire_root_frames_v2.bin", GoldenRootFrames());
   return true;
 }
 
@@ -185,6 +216,61 @@ TEST(StreamGoldenTest, MessagesVersionOne) {
   }
   EXPECT_EQ(i, want.size());
   EXPECT_TRUE(EncodeGoldenMessages() == golden) << "today's EncodeMessage differs from format v1";
+}
+
+// Cuts a fixture into frames, in random-free but uneven pieces (as a socket would).
+std::vector<Frame> ReadFrames(const std::string& bytes) {
+  FrameReader r("golden", kDefaultMaxPayload);
+  std::vector<Frame> out;
+  for (size_t pos = 0, piece = 1; pos < bytes.size(); pos += piece, piece = piece * 3 % 17 + 1) {
+    r.Append(bytes.data() + pos, std::min(piece, bytes.size() - pos));
+    Frame f;
+    while (true) {
+      auto more = r.Next(&f);
+      EXPECT_OK(more);
+      if (!more.ok() || !*more) break;
+      out.push_back(f);
+    }
+  }
+  EXPECT_EQ(r.buffered(), 0u);
+  return out;
+}
+
+TEST(StreamGoldenTest, WireFramesVersionTwo) {
+  const std::string site = ReadFileBytes(DataFile("golden_wire_site_frames_v2.bin"));
+  EXPECT_TRUE(GoldenSiteFrames() == site) << "today's frames differ from wire format v2";
+  const std::vector<Frame> s = ReadFrames(site);
+  ASSERT_EQ(s.size(), 4u);
+  for (uint32_t i = 0; i < 4; ++i) EXPECT_EQ(s[i].sequence, i);
+  EXPECT_EQ(s[0].type, FrameType::kHello);
+  auto hello = DecodeHello(s[0].payload);
+  ASSERT_OK(hello);
+  EXPECT_EQ(hello->name, "east-1");
+  EXPECT_EQ(hello->token, "tok");
+  EXPECT_EQ(*hello->params, kGoldenParams);
+  EXPECT_EQ(s[1].type, FrameType::kSnapshot);
+  auto snap = DecodeBatch(s[1].payload);
+  ASSERT_OK(snap);
+  EXPECT_EQ(snap->clock, kGoldenClock);
+  EXPECT_EQ(snap->messages, GoldenMessages());
+  auto batch = DecodeBatch(s[3].payload);
+  ASSERT_OK(batch);
+  EXPECT_EQ(batch->clock, kGoldenClock + 1);
+  EXPECT_TRUE(batch->messages.empty());
+
+  const std::string root = ReadFileBytes(DataFile("golden_wire_root_frames_v2.bin"));
+  EXPECT_TRUE(GoldenRootFrames() == root) << "today's frames differ from wire format v2";
+  const std::vector<Frame> r = ReadFrames(root);
+  ASSERT_EQ(r.size(), 2u);
+  auto welcome = DecodeWelcome(r[0].payload);
+  ASSERT_OK(welcome);
+  EXPECT_EQ(welcome->params, kGoldenParams);
+  EXPECT_EQ(welcome->slot, 7u);
+  EXPECT_EQ(welcome->root_id, 0x0123456789abcdefull);
+  auto reject = DecodeReject(r[1].payload);
+  ASSERT_OK(reject);
+  EXPECT_EQ(reject->reason, "wrong token");
+  EXPECT_TRUE(reject->final);
 }
 
 TEST(StreamGoldenTest, WindowCountVersionOne) {

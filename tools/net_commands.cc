@@ -66,6 +66,7 @@ struct RootArgs {
   std::string listen = "127.0.0.1:7070", window, tardiness = "0", token_file, port_file;
   double eps = 0;
   uint32_t max_frame = kDefaultMaxPayload;
+  size_t max_connections = 512;
   int64_t handshake_ms = 5000, idle_ms = 30000;
 };
 
@@ -92,6 +93,7 @@ int RunRoot(const RootArgs& a) {
     o.token = *token;
   }
   o.max_payload = a.max_frame;
+  o.max_connections = a.max_connections;
   o.handshake_timeout = std::chrono::milliseconds(a.handshake_ms);
   o.site_idle_timeout = std::chrono::milliseconds(a.idle_ms);
   auto server = RootServer::Start(o);
@@ -410,6 +412,10 @@ void RegisterNetCommands(CLI::App& app, Command* run) {
     sub->add_option("--token-file", a->token_file, "sites must present the token in this file's first line");
     sub->add_option("--port-file", a->port_file, "write the port bound to this file once listening");
     sub->add_option("--max-frame", a->max_frame, "largest frame payload accepted, bytes")->capture_default_str();
+    sub->add_option("--max-connections", a->max_connections,
+                    "connections of every kind; sites get what the 64 pending and 64 query ones cannot take")
+        ->check(CLI::Range(size_t{130}, size_t{1} << 20))
+        ->capture_default_str();
     NonNegative(sub->add_option("--handshake-timeout", a->handshake_ms,
                                 "close peers silent this long after connecting, ms"))
         ->capture_default_str();
@@ -420,7 +426,8 @@ void RegisterNetCommands(CLI::App& app, Command* run) {
         "  momenta root --listen 127.0.0.1:7070 --eps 0.01 --window 1m\n"
         "At most 64 connections before their handshake and 64 query connections (a query line must\n"
         "end within 2 s); the rest of 512 are for sites. Site names outside 1-64 letters, digits, '.',\n"
-        "'_', '-' are refused at the handshake.\n"
+        "'_', '-' are refused at the handshake. The root raises its open-file limit to fit\n"
+        "--max-connections when the hard limit allows, and says so when it does not.\n"
         "Stops within a second on Ctrl-C (exit 130) or SIGTERM (exit 143). Keeps nothing on disk:\n"
         "restarted, it gets every site's state back as the sites reconnect.");
     sub->callback([a, run] { *run = [a] { return RunRoot(*a); }; });
