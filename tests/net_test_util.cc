@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <thread>
 #include <cctype>
 #include <cmath>
 #include <map>
@@ -432,6 +433,15 @@ int Background::Wait(int wait_ms) {
 std::string Background::Err() const { return ReadFileBytes(err_path_); }
 
 std::string Background::Out() const { return ReadFileBytes(out_path_); }
+
+bool Background::WaitErr(const std::string& text, int wait_ms) const {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(wait_ms);
+  while (Err().find(text) == std::string::npos) {
+    if (std::chrono::steady_clock::now() >= deadline) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return true;
+}
 
 bool Background::WriteStdin(const std::string& bytes) {
   // SIGPIPE blocked meanwhile (and consumed): a child that died gives EPIPE.

@@ -138,6 +138,9 @@ class Background {
   int Wait(int wait_ms);
   std::string Err() const;
   std::string Out() const;
+  // Waits until its stderr contains `text` (a log line written after the
+  // event a test observed by other means); false after wait_ms.
+  bool WaitErr(const std::string& text, int wait_ms) const;
 
  private:
   int pid_ = -1;
