@@ -110,15 +110,19 @@ Result<BuildStats> BuildTree(ArrayFile& array, MomentTree& tree, const BuildProg
   const uint64_t leaves_per_chunk = std::max<uint64_t>(1, kChunkBytes / (layout.leaf_span() * item));
   std::vector<LeafRun> chunks;
   uint64_t total = 0;
+  uint64_t largest = 0;  // bytes of the largest chunk: the buffers need no more
   for (const LeafRun& r : runs) {
     for (uint64_t a = r.first; a < r.first + r.count; a += leaves_per_chunk) {
       chunks.push_back({a, std::min(leaves_per_chunk, r.first + r.count - a)});
-      total += (layout.node_end(1, chunks.back().first + chunks.back().count - 1) -
-                layout.node_first(1, a)) * item;
+      const uint64_t bytes = (layout.node_end(1, chunks.back().first + chunks.back().count - 1) -
+                              layout.node_first(1, a)) * item;
+      total += bytes;
+      largest = std::max(largest, bytes);
     }
   }
 
-  const size_t buffer_bytes = leaves_per_chunk * layout.leaf_span() * item;
+  // Sized to the data (a small array's rebuild does not map 2 x 64 MiB).
+  const size_t buffer_bytes = static_cast<size_t>(largest);
   AlignedBuffer buffers[2] = {AlignedBuffer(buffer_bytes), AlignedBuffer(buffer_bytes)};
   if (!buffers[0].data || !buffers[1].data) return Status::IOError(array.path(), "out of memory for build buffers");
   std::future<void> pending;  // summarising the previous chunk
