@@ -44,7 +44,7 @@ Status CheckTopHoles(const MomentTree& tree, ArrayFile& array) {
   const NodeCodec& codec = tree.codec();
   std::vector<char> cells;
   for (uint64_t j = 0; j < layout.nodes(top); ++j) {
-    if (codec.Classify(tree.Node(top, j)) != NodeCodec::NodeState::kHole) continue;
+    if (codec.Classify(tree.Slot(top, j), tree.Node(top, j)) != NodeCodec::NodeState::kHole) continue;
     bool written_below = false;
     if (top > 1) {
       const uint64_t end = std::min<uint64_t>((j + 1) * layout.fanout(), layout.nodes(top - 1));
