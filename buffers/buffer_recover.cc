@@ -7,6 +7,8 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <string>
+#include <vector>
 
 #include "buffers/buffer_internal.h"
 #include "buffers/buffered_array.h"
@@ -26,6 +28,40 @@ std::string HumanBytes(uint64_t bytes) {
   char text[32];
   std::snprintf(text, sizeof text, u == 0 ? "%.0f %s" : "%.1f %s", v, units[u]);
   return text;
+}
+
+// The top level against what the header's top_mask cannot vouch for. The
+// mask is sealed only in a clean header, so after recovery from a writer that
+// stopped mid-update it may be damaged: a written top node zeroed and its bit
+// cleared would pass as a hole and answer zeros. A top node that is a hole
+// must have only holes below it (or, when the leaves are the top, zeros in
+// the array). Corruption naming the tree and the node otherwise. Reads at
+// most fan-out children per top node (the leaves' cells for a one-level tree).
+Status CheckTopHoles(const MomentTree& tree, ArrayFile& array) {
+  const TreeLayout& layout = tree.layout();
+  const int top = layout.levels();
+  if (top == 0) return Status::OK();
+  const NodeCodec& codec = tree.codec();
+  std::vector<char> cells;
+  for (uint64_t j = 0; j < layout.nodes(top); ++j) {
+    if (codec.Classify(tree.Slot(top, j), tree.Node(top, j)) != NodeCodec::NodeState::kHole) continue;
+    bool written_below = false;
+    if (top > 1) {
+      const uint64_t end = std::min<uint64_t>((j + 1) * layout.fanout(), layout.nodes(top - 1));
+      for (uint64_t c = j * layout.fanout(); c < end && !written_below; ++c)
+        written_below = codec.Check(tree.Node(top - 1, c)) != 0;
+    } else {
+      const uint64_t first = layout.node_first(1, j), n = layout.node_end(1, j) - first;
+      cells.resize(n * array.itemsize());
+      MOMENTA_RETURN_IF_ERROR(array.ReadRaw(first, n, cells.data()));
+      written_below = std::any_of(cells.begin(), cells.end(), [](char b) { return b != 0; });
+    }
+    if (written_below)
+      return Status::Corruption(tree.path(), "moment buffer damaged (a hole with data below it, and the header "
+                                             "that says so was not sealed): node " + std::to_string(j) +
+                                             " of level " + std::to_string(top) + " fails its check");
+  }
+  return Status::OK();
 }
 
 }  // namespace
@@ -159,6 +195,18 @@ Status BufferedArray::Recover(std::vector<std::string>* notices) {
   }
   if (replayed > 0 || tree_->header().state != kTreeClean) {
     MOMENTA_RETURN_IF_ERROR(FlushRefreshes());
+    // About to seal a header whose top_mask nothing checked: check it first.
+    if (Status top = CheckTopHoles(*tree_, *array_); !top.ok()) {
+      if (top.code() != Status::Code::kCorruption) return top;
+      say("rebuilding the moment buffer of " + path + ": " + top.ToString());
+      BuildStats stats;
+      MOMENTA_RETURN_IF_ERROR(RebuildInPlace(OptionsOfHeader(tree_->header()), options_.progress, &stats));
+      open_report_.full_pass = true;
+      open_report_.full_pass_reason = top.ToString();
+      open_report_.full_pass_seconds = stats.seconds;
+      open_report_.full_pass_bytes_read = stats.data_bytes_read;
+      return Status::OK();
+    }
     // A writer killed inside a chunk left the seqlock odd ("changing") for
     // good, and the replay above took it; the nodes are consistent again
     // now, so it is made even (before

@@ -426,7 +426,7 @@ Status BufferedArray::RefreshLeaf(uint64_t leaf) {
   }
   const RangeSummary fresh =
       RangeSummary::OfElements(tree_->order(), array_->dtype(), leaf_scratch_.data(), n, leaf_doubles_.data());
-  tree_->codec().Encode(fresh, tree_->Node(1, leaf));
+  tree_->codec().Encode(fresh, tree_->Slot(1, leaf), tree_->Node(1, leaf));
   // A parent's mask is recomputed with the parent (FlushRefreshes queues it);
   // the top level's is the header's.
   if (layout.levels() == 1) return tree_->MarkWritten(1, leaf);
@@ -506,7 +506,7 @@ void BufferedArray::SizeTouchedForTree() {
 void BufferedArray::SealTouched(int level) {
   std::vector<uint64_t>& nodes = touched_[level];
   for (uint64_t j : nodes) {
-    tree_->codec().Seal(tree_->Node(level, j));
+    tree_->codec().Seal(tree_->Slot(level, j), tree_->Node(level, j));
     touched_bits_[level][j / 64] &= ~(uint64_t{1} << (j % 64));
   }
   nodes.clear();

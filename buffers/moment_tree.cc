@@ -10,7 +10,10 @@ namespace momenta {
 namespace {
 
 constexpr char kTreeMagic[8] = {'M', 'O', 'M', 'T', 'R', 'E', 'E', '\0'};
-constexpr uint32_t kTreeVersion = 2;
+constexpr uint32_t kTreeVersion = 3;  // what Create writes
+// Format 2 (checks without the node's place) still opens, and is kept as it
+// is by updates; a rebuild makes it format 3.
+constexpr uint32_t kOldestTreeVersion = 2;
 constexpr uint64_t kPage = 4096;
 
 TreeLayoutParams ParamsOf(const TreeFileHeader& h) {
@@ -37,9 +40,9 @@ Status CheckHeader(const std::string& path, const TreeFileHeader& h, const char*
     return Status::Corruption(path, "not a momenta moment buffer (header field magic)");
   if (h.version == 1)
     return Status::NotSupported(path, "moment buffer format version 1 (before NaN counts and node checks)");
-  if (h.version != kTreeVersion)
+  if (h.version < kOldestTreeVersion || h.version > kTreeVersion)
     return Status::NotSupported(path, "moment buffer format version " + U(h.version) + " (this momenta reads " +
-                                          U(kTreeVersion) + ")");
+                                          U(kOldestTreeVersion) + ".." + U(kTreeVersion) + ")");
   if (h.params_crc != ParamsCrc(h))
     return Status::Corruption(path, "moment buffer header fails its check (params_crc: magic, version, order, "
                                     "fanout, leaf_span, ram_budget, disk_tier, node_bytes, length or dtype "
@@ -82,8 +85,8 @@ uint64_t ResolveRamBudget(uint64_t requested, uint64_t array_bytes) {
 TreeLayout LayoutOf(const TreeFileHeader& h) { return TreeLayout(ParamsOf(h)); }
 
 MomentTree::MomentTree(std::unique_ptr<MappedFile> file, std::unique_ptr<IoBackend> io,
-                       TreeLayout layout, int order)
-    : file_(std::move(file)), io_(std::move(io)), layout_(std::move(layout)), codec_(order) {
+                       TreeLayout layout, int order, bool bind_slot)
+    : file_(std::move(file)), io_(std::move(io)), layout_(std::move(layout)), codec_(order, bind_slot) {
   const uint64_t node_pages = layout_.total_nodes() * codec_.bytes() / kPage + 2;
   allocated_pages_.assign((node_pages + 63) / 64, 0);
 }
@@ -125,7 +128,7 @@ Result<std::unique_ptr<MomentTree>> MomentTree::Create(const std::string& path, 
   auto backend = OpenIoBackend(path, tree_io);
   if (!backend.ok()) return backend.status();
   return std::unique_ptr<MomentTree>(
-      new MomentTree(std::move(file).value(), std::move(backend).value(), std::move(layout), options.order));
+      new MomentTree(std::move(file).value(), std::move(backend).value(), std::move(layout), options.order, /*bind_slot=*/true));
 }
 
 Result<std::unique_ptr<MomentTree>> MomentTree::Open(const std::string& path, bool writable,
@@ -165,7 +168,8 @@ Result<std::unique_ptr<MomentTree>> MomentTree::Open(const std::string& path, bo
   auto backend = OpenIoBackend(path, tree_io);
   if (!backend.ok()) return backend.status();
   return std::unique_ptr<MomentTree>(new MomentTree(std::move(file).value(), std::move(backend).value(),
-                                                    std::move(layout), static_cast<int>(h.order)));
+                                                    std::move(layout), static_cast<int>(h.order),
+                                                    /*bind_slot=*/h.version >= 3));
 }
 
 Status MomentTree::FlushHeader() {
@@ -185,7 +189,7 @@ Status MomentTree::VerifyNode(int level, uint64_t j, const double* node, ParentM
     return Status::Corruption(path(), what + ": node " + std::to_string(j) + " of level " + std::to_string(level) +
                                           " fails its check");
   };
-  switch (codec_.Classify(node)) {
+  switch (codec_.Classify(Slot(level, j), node)) {
     case NodeCodec::NodeState::kWritten: return Status::OK();
     case NodeCodec::NodeState::kDamaged: return damaged("moment buffer damaged (bytes do not match the node's check)");
     case NodeCodec::NodeState::kHole: break;

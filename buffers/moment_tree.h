@@ -49,7 +49,8 @@ class MomentTree {
   // clean. The file is sparse where level-1 nodes are not yet written.
   static Result<std::unique_ptr<MomentTree>> Create(const std::string& path, ArrayFile& array,
                                                     const TreeOptions& options, const IoOptions& io);
-  // Maps an existing tree file. NotSupported for another format version
+  // Maps an existing tree file, format 3 or 2 (whose node checks it keeps
+  // without the node's place). NotSupported for another format version
   // (version 1: "format version 1 (before NaN counts and node checks)"), so
   // the caller rebuilds it; Corruption, naming the field, when the header
   // fails its check (params_crc; clean_crc when the state is clean) or a
@@ -72,6 +73,8 @@ class MomentTree {
   uint64_t NodeOffset(int level, uint64_t j) const {
     return kTreeHeaderBytes + (layout_.node_base(level) + j) * codec_.bytes();
   }
+  // The node's place in the node array: what its check binds (NodeCodec).
+  uint64_t Slot(int level, uint64_t j) const { return layout_.node_base(level) + j; }
   double* Node(int level, uint64_t j) {
     return reinterpret_cast<double*>(file_->data() + NodeOffset(level, j));
   }
@@ -122,7 +125,7 @@ class MomentTree {
 
  private:
   MomentTree(std::unique_ptr<MappedFile> file, std::unique_ptr<IoBackend> io, TreeLayout layout,
-             int order);
+             int order, bool bind_slot);
 
   std::unique_ptr<MappedFile> file_;
   std::unique_ptr<IoBackend> io_;

@@ -157,10 +157,6 @@ uint64_t FiniteCount(uint64_t count, const NonFiniteCounts& c) {
   return off <= count ? count - off : 0;
 }
 
-uint64_t ComputeCheck(const double* node, size_t doubles) {
-  return (uint64_t{1} << 32) | Crc32c(node, (doubles - 1) * sizeof(double));
-}
-
 void Split(long double v, double* slot) {
   slot[0] = static_cast<double>(v);
   slot[1] = static_cast<double>(v - static_cast<long double>(slot[0]));
@@ -183,7 +179,7 @@ ValueMoments LoadValues(const double* node, uint64_t count, const Slots& at) {
 
 }  // namespace
 
-void NodeCodec::Encode(const RangeSummary& s, double* node, uint64_t children_mask) const {
+void NodeCodec::Encode(const RangeSummary& s, uint64_t slot, double* node, uint64_t children_mask) const {
   const Slots at(order_);
   s.index.Store(std::span<double>(node, at.terms), std::span<double>(node + at.terms, at.terms));
   StoreValues(s.values, node, at);
@@ -193,7 +189,7 @@ void NodeCodec::Encode(const RangeSummary& s, double* node, uint64_t children_ma
   node[at.drift()] = 0;
   StoreCounts(s.nonfinite, node, at);
   PutU64(node, at.mask(), children_mask);
-  Seal(node);
+  Seal(slot, node);
 }
 
 RangeSummary NodeCodec::Decode(const double* node, uint64_t count) const {
@@ -208,18 +204,26 @@ RangeSummary NodeCodec::Decode(const double* node, uint64_t count) const {
   return s;
 }
 
-NodeCodec::NodeState NodeCodec::Classify(const double* node) const {
+uint64_t NodeCodec::ComputeCheck(uint64_t slot, const double* node) const {
+  const size_t covered = (doubles() - 1) * sizeof(double);
+  if (!bind_slot_) return (uint64_t{1} << 32) | Crc32c(node, covered);
+  char place[8];
+  for (int k = 0; k < 8; ++k) place[k] = static_cast<char>(slot >> (8 * k));
+  return (uint64_t{1} << 32) | Crc32cExtend(Crc32c(place, sizeof place), node, covered);
+}
+
+NodeCodec::NodeState NodeCodec::Classify(uint64_t slot, const double* node) const {
   const Slots at(order_);
   const uint64_t check = GetU64(node, at.check());
-  if (check != 0) return check == ComputeCheck(node, doubles()) ? NodeState::kWritten : NodeState::kDamaged;
+  if (check != 0) return check == ComputeCheck(slot, node) ? NodeState::kWritten : NodeState::kDamaged;
   for (size_t k = 0; k < at.check(); ++k)
     if (GetU64(node, k) != 0) return NodeState::kDamaged;
   return NodeState::kHole;
 }
 
-void NodeCodec::Seal(double* node) const {
+void NodeCodec::Seal(uint64_t slot, double* node) const {
   const Slots at(order_);
-  PutU64(node, at.check(), ComputeCheck(node, doubles()));
+  PutU64(node, at.check(), ComputeCheck(slot, node));
 }
 
 uint64_t NodeCodec::Check(const double* node) const { return GetU64(node, Slots(order_).check()); }

@@ -3,7 +3,7 @@
 // exact integer sum — and the fixed binary form a tree node stores it in.
 //
 // A node of order J is NodeCodec(J).doubles() = 2J + 17 doubles (8-byte slots;
-// 168 bytes at the default J = 2), format version 2:
+// 168 bytes at the default J = 2), format versions 2 and 3 (3: the check binds the place):
 //
 //   slot                        what
 //   [0, J]                      index moments M_0..M_J about the run's start (double part),
@@ -21,8 +21,9 @@
 //   2J+15                       children mask (u64): bit c set when child c (level − 1,
 //                               node fan-out·j + c) has been written (its check is not 0);
 //                               0 in leaves
-//   2J+16                       check (u64): 2^32 | CRC32C of slots [0, 2J+16), never 0
-//                               for a written node; 0 only in a never-written (all-zero) node
+//   2J+16                       check (u64): 2^32 | CRC32C of the node's place (format 3,
+//                               see NodeCodec) and slots [0, 2J+16), never 0 for a written
+//                               node; 0 only in a never-written (all-zero) node
 //
 // The run's count is not stored: the tree layout knows every node's span; the
 // finite count is that minus the three non-finite counts. An all-zero node is
@@ -96,24 +97,32 @@ inline constexpr long double kDriftLimit = 1e-12L;
 inline constexpr uint32_t kMaxFanout = 64;
 
 // The stored form of a node of a given order.
+//
+// Node checks bind the node's place (format 3): the check is
+// 2^32 | CRC32C(slot as u64 LE, then slots [0, 2J+16)), where `slot` is the
+// node's index in the file's node array (TreeLayout::node_base(level) + j),
+// so a whole node written or copied to another place fails its check there.
+// Format 2 files (bind_slot false) keep their checks without the slot:
+// CRC32C of the slots alone (the `slot` arguments are then ignored).
 class NodeCodec {
  public:
-  explicit NodeCodec(int order) : order_(order) {}
+  explicit NodeCodec(int order, bool bind_slot = true) : order_(order), bind_slot_(bind_slot) {}
   int order() const { return order_; }
+  bool binds_slot() const { return bind_slot_; }
   size_t doubles() const { return 2 * static_cast<size_t>(order_) + 17; }
   size_t bytes() const { return doubles() * sizeof(double); }
 
-  // Writes the whole node, `children_mask` and a fresh check included.
-  void Encode(const RangeSummary& s, double* node, uint64_t children_mask = 0) const;
+  // Writes the whole node for place `slot`, `children_mask` and a fresh check included.
+  void Encode(const RangeSummary& s, uint64_t slot, double* node, uint64_t children_mask = 0) const;
   // The summary a node stores (its check is not looked at: see Classify).
   RangeSummary Decode(const double* node, uint64_t count) const;
 
-  // What a node's bytes are: a never-written node (all zero, check 0), a
-  // written node whose check matches, or damage.
+  // What a node's bytes at place `slot` are: a never-written node (all zero,
+  // check 0), a written node whose check matches, or damage.
   enum class NodeState { kHole, kWritten, kDamaged };
-  NodeState Classify(const double* node) const;
+  NodeState Classify(uint64_t slot, const double* node) const;
   // Recomputes the check of a node changed in place (ApplyUpdate, SetChild).
-  void Seal(double* node) const;
+  void Seal(uint64_t slot, double* node) const;
   uint64_t Check(const double* node) const;  // the stored check (0: never written)
   uint64_t ChildrenMask(const double* node) const;
   // Sets bit `child` of the children mask; the check is stale until Seal.
@@ -138,7 +147,10 @@ class NodeCodec {
   void SetExtremes(double* node, const Extremes& e) const;
 
  private:
+  uint64_t ComputeCheck(uint64_t slot, const double* node) const;
+
   const int order_;
+  const bool bind_slot_;  // format 3: the check covers the node's slot
 };
 
 }  // namespace momenta

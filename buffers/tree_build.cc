@@ -69,7 +69,7 @@ void SummariseLeaves(MomentTree& tree, DType dtype, const char* bytes, uint64_t 
   for (uint64_t j = first; j < first + count; ++j) {
     const uint64_t n = layout.node_end(1, j) - layout.node_first(1, j);
     RangeSummary s = RangeSummary::OfElements(tree.order(), dtype, at, n, scratch.data());
-    tree.codec().Encode(s, tree.Node(1, j));
+    tree.codec().Encode(s, tree.Slot(1, j), tree.Node(1, j));
     at += n * item;
   }
 }
@@ -84,12 +84,12 @@ Status RecomputeFromChildren(MomentTree& tree, int level, uint64_t j) {
   uint64_t mask = 0;  // children written so far
   for (uint64_t c = first; c < end; ++c)
     if (codec.Check(tree.Node(level - 1, c)) != 0) mask |= uint64_t{1} << (c - first);
-  if (mask == 0 && codec.Classify(tree.Node(level, j)) == NodeCodec::NodeState::kHole)
+  if (mask == 0 && codec.Classify(tree.Slot(level, j), tree.Node(level, j)) == NodeCodec::NodeState::kHole)
     return Status::OK();  // zeros under a hole: it stays one (no store, no page)
   MOMENTA_RETURN_IF_ERROR(tree.AllocateNodes(level, j, 1));
   RangeSummary acc(tree.order());
   for (uint64_t c = first; c < end; ++c) acc = Merge(acc, tree.Summary(level - 1, c));
-  codec.Encode(acc, tree.Node(level, j), mask);
+  codec.Encode(acc, tree.Slot(level, j), tree.Node(level, j), mask);
   if (level == layout.levels()) return tree.MarkWritten(level, j);
   return Status::OK();
 }
@@ -110,15 +110,19 @@ Result<BuildStats> BuildTree(ArrayFile& array, MomentTree& tree, const BuildProg
   const uint64_t leaves_per_chunk = std::max<uint64_t>(1, kChunkBytes / (layout.leaf_span() * item));
   std::vector<LeafRun> chunks;
   uint64_t total = 0;
+  uint64_t largest = 0;  // bytes of the largest chunk: the buffers need no more
   for (const LeafRun& r : runs) {
     for (uint64_t a = r.first; a < r.first + r.count; a += leaves_per_chunk) {
       chunks.push_back({a, std::min(leaves_per_chunk, r.first + r.count - a)});
-      total += (layout.node_end(1, chunks.back().first + chunks.back().count - 1) -
-                layout.node_first(1, a)) * item;
+      const uint64_t bytes = (layout.node_end(1, chunks.back().first + chunks.back().count - 1) -
+                              layout.node_first(1, a)) * item;
+      total += bytes;
+      largest = std::max(largest, bytes);
     }
   }
 
-  const size_t buffer_bytes = leaves_per_chunk * layout.leaf_span() * item;
+  // Sized to the data (a small array's rebuild does not map 2 x 64 MiB).
+  const size_t buffer_bytes = static_cast<size_t>(largest);
   AlignedBuffer buffers[2] = {AlignedBuffer(buffer_bytes), AlignedBuffer(buffer_bytes)};
   if (!buffers[0].data || !buffers[1].data) return Status::IOError(array.path(), "out of memory for build buffers");
   std::future<void> pending;  // summarising the previous chunk

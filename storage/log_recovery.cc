@@ -75,8 +75,11 @@ Status ScanWhole(SegmentScanner& s, uint64_t first_sequence, WholeScan* out) {
 
 // An older segment (finished when the writer moved on): its header, and its
 // last record against `next_first`, the first sequence of the segment after it.
+// *last (when the segment's end is a valid frame, or it was scanned) gets the
+// sequence of its last record: in a damaged folder it may lie at or beyond
+// the next segments' (a segment restored or copied in), and readers return it.
 Status CheckOlderSegment(const LogSegmentFile& seg, const LogSegmentFile& next,
-                         std::vector<LogDamage>* out) {
+                         std::vector<LogDamage>* out, std::optional<uint64_t>* last_record) {
   auto opened = SegmentScanner::Open(seg.path, seg.first_sequence);
   if (!opened.ok()) {
     if (opened.status().code() == Status::Code::kNotFound) return Status::OK();
@@ -97,12 +100,14 @@ Status CheckOlderSegment(const LogSegmentFile& seg, const LogSegmentFile& next,
   auto last = s.LastSequenceAtEnd();
   if (!last.ok()) return last.status();
   if (*last) {
+    *last_record = **last;
     if (**last + 1 < next.first_sequence)
       out->push_back(Gap(next.path, sizeof(LogSegmentHeader), **last + 1, next.first_sequence - 1));
     return Status::OK();
   }
   WholeScan scan;
   MOMENTA_RETURN_IF_ERROR(ScanWhole(s, seg.first_sequence, &scan));
+  *last_record = scan.last;
   scan.Settle(scan.expected(seg.first_sequence), next.first_sequence, next.path,
               sizeof(LogSegmentHeader));
   out->insert(out->end(), scan.damage.begin(), scan.damage.end());
@@ -189,9 +194,14 @@ Result<LogRecovery> RecoverLog(const std::string& log_dir, const LogRecoveryOpti
   }
 
   // 2. Older segments, cheaply: each one's end against the next one's start.
+  // The highest sequence an older segment ends with: never handed out again.
+  uint64_t older_top = 0;
   if (newest) {
-    for (size_t i = 0; i < *newest; ++i)
-      MOMENTA_RETURN_IF_ERROR(CheckOlderSegment((*segments)[i], (*segments)[i + 1], &r.damage));
+    for (size_t i = 0; i < *newest; ++i) {
+      std::optional<uint64_t> last_record;
+      MOMENTA_RETURN_IF_ERROR(CheckOlderSegment((*segments)[i], (*segments)[i + 1], &r.damage, &last_record));
+      older_top = std::max(older_top, last_record.value_or(0));
+    }
   }
   r.damage.insert(r.damage.end(), newest_damage.begin(), newest_damage.end());
   r.damage.insert(r.damage.end(), removed.begin(), removed.end());
@@ -223,6 +233,10 @@ Result<LogRecovery> RecoverLog(const std::string& log_dir, const LogRecoveryOpti
       r.damage.push_back(std::move(d));
     }
   }
+  // Segments that overlap (an older one running past a newer one's start:
+  // readers skip the newer one's records up to it as damage) must not make
+  // the writer hand out a sequence readers have seen.
+  top = std::max(top, older_top);
   if (r.mark && !r.mark->same_boot() && r.mark->reserved > top) {
     LogDamage d;
     d.kind = LogDamage::Kind::kUnusedSequences;

@@ -48,7 +48,11 @@ struct LogRecovery {
 //    (read from the end) against the first sequence of the next segment, so a
 //    removed, emptied or cut segment is a reported gap [first lost, last lost];
 //    a segment whose end is no valid frame is scanned whole. (A corrupt frame
-//    in the middle of an older segment is left to readers to report.)
+//    in the middle of an older segment is left to readers to report.) The
+//    next sequence is above every older segment's last record too, so
+//    overlapping segments (a damaged folder) never make a sequence reused;
+//    a valid frame in the middle of an older segment above the frame it ends
+//    with is not looked for.
 //  - the high-water mark (log_mark.h): a log ending below it has lost its
 //    newest records (kMissingEnd). After a crash of the machine (the mark was
 //    written on another boot), the sequences it reserved are skipped

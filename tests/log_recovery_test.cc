@@ -448,5 +448,41 @@ TEST(LogRecoveryTest, NewerFormatVersionIsAnErrorNotDamage) {
   EXPECT_EQ(ReadFileBytes(path), bytes);  // nothing cut
 }
 
+// Segments that overlap (an older one, restored or copied in, running past
+// a newer one's first sequence): readers return the older one's records and
+// skip the newer one's up to them as damage, so the writer must go on above
+// the older one's last record, not reuse its sequences. (Found by the `log`
+// fuzz target.)
+TEST(LogRecoveryTest, OverlappingSegmentsNeverReuseASequence) {
+  ScratchDir dir;
+  const std::string log = dir.File("log");
+  std::filesystem::create_directories(log);
+  auto segment = [](uint64_t first, const std::vector<std::vector<uint64_t>>& frames) {
+    const LogSegmentHeader h = MakeLogSegmentHeader(first, DType::kI8, 0);
+    std::string bytes(reinterpret_cast<const char*>(&h), sizeof h);
+    for (const auto& sequences : frames) {
+      std::vector<LogRecord> recs;
+      for (uint64_t q : sequences) {
+        recs.push_back(Rec(q - 1));
+        recs.back().sequence = q;
+      }
+      AppendLogFrame(recs, &bytes);
+    }
+    return bytes;
+  };
+  WriteFileBytes(Segment(log, 1), segment(1, {{1, 2, 3}, {4, 5, 6, 7, 8, 9, 10}}));
+  WriteFileBytes(Segment(log, 5), segment(5, {{5, 6}}));
+  ASSERT_EQ(ReadAll(log).sequences, Range(1, 10));
+
+  auto w = LogWriter::Open(log, Options());
+  ASSERT_OK(w);
+  EXPECT_EQ((*w)->next_sequence(), 11u);
+  auto first = (*w)->Append(std::vector<LogRecord>{Rec(10)});
+  ASSERT_OK(first);
+  EXPECT_EQ(*first, 11u);
+  ASSERT_OK((*w)->Close());
+  EXPECT_EQ(ReadAll(log).sequences, Range(1, 11));
+}
+
 }  // namespace
 }  // namespace momenta

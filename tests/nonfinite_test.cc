@@ -318,7 +318,7 @@ TEST(NonFiniteNodeTest, TransitionsKeepCountsExact) {
     return RangeSummary::OfElements(order, DType::kF8, reinterpret_cast<const char*>(cells.data()), n, scratch.data());
   };
   std::vector<double> node(codec.doubles());
-  codec.Encode(summary(), node.data());
+  codec.Encode(summary(), /*slot=*/0, node.data());
   for (int u = 0; u < 3000; ++u) {
     const uint64_t at = rng() % n;
     const double old_value = cells[at], new_value = RandomCell(rng, DType::kF8);

@@ -15,13 +15,17 @@
 //   a[rng.integers(0, 1000, 30)] = np.nan; a[rng.integers(0, 1000, 10)] = np.inf
 //   a[rng.integers(0, 1000, 10)] = -np.inf; a[320:400] = 0.0; a[512:528] = np.nan
 //   np.save('golden_tree_v2_array.npy', a.astype('<f8'))
-// and the tree written once by DISABLED_WriteVersionTwo below (MOMENTA_GOLDEN_OUT=tests/data,
-// --gtest_also_run_disabled_tests, --gtest_filter=TreeGoldenTest.DISABLED_WriteVersionTwo).
-// A format change adds a v3 golden file; these stay as they are.
+// and the tree written once by the format-2 code (the writer below, then
+// named DISABLED_WriteVersionTwo). Version 3 (golden_tree_v3.tree: the same array
+// and parameters, node checks that bind the node's place) is written by
+// DISABLED_WriteVersionThree below (MOMENTA_GOLDEN_OUT=tests/data,
+// --gtest_also_run_disabled_tests, --gtest_filter=TreeGoldenTest.DISABLED_WriteVersionThree).
+// A format change adds a v4 golden file; these stay as they are.
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <vector>
 
@@ -69,20 +73,22 @@ TEST(TreeGoldenTest, VersionOneInASidecarIsRebuilt) {
   EXPECT_NE(notices[0].find("rebuilding the moment buffer of " + array_path), std::string::npos) << notices[0];
   EXPECT_NE(notices[0].find("format version 1 (before NaN counts and node checks)"), std::string::npos)
       << notices[0];
-  EXPECT_EQ((*ba)->tree().header().version, 2u);
+  EXPECT_EQ((*ba)->tree().header().version, 3u);  // the current format
   auto s = (*ba)->Summarize(0, 1000, true);
   ASSERT_OK(s);
   EXPECT_EQ(s->count(), 1000u);
 }
 
-TEST(TreeGoldenTest, VersionTwoDecodes) {
+// A golden tree for golden_tree_v2_array.npy opens as format `version`, every
+// node passes its check and equals the summary recomputed from the array.
+void CheckGoldenTree(const std::string& file, uint32_t version) {
   testing::ScratchDir dir;
   const std::string tree_path = dir.File("tree");  // a copy: opening maps the file
-  std::filesystem::copy_file(kData + "/golden_tree_v2.tree", tree_path);
+  std::filesystem::copy_file(kData + "/" + file, tree_path);
   auto tree = MomentTree::Open(tree_path, /*writable=*/false, PreadIo());
   ASSERT_OK(tree);
   const TreeFileHeader& h = (*tree)->header();
-  EXPECT_EQ(h.version, 2u);
+  EXPECT_EQ(h.version, version);
   EXPECT_EQ(h.state, static_cast<uint32_t>(kTreeClean));
   EXPECT_EQ(h.order, 2u);
   EXPECT_EQ(h.fanout, 4u);
@@ -134,16 +140,43 @@ TEST(TreeGoldenTest, VersionTwoDecodes) {
   EXPECT_TRUE(nan_leaf.extremes.empty());
 }
 
-TEST(TreeGoldenTest, DISABLED_WriteVersionTwo) {
+TEST(TreeGoldenTest, VersionTwoDecodes) { CheckGoldenTree("golden_tree_v2.tree", 2); }
+
+// Version 3 (tests/data/golden_tree_v3.tree, same array and parameters):
+// node checks bind the node's place, so a node copied whole to another
+// place fails its check there (in version 2 it passed).
+TEST(TreeGoldenTest, VersionThreeDecodes) { CheckGoldenTree("golden_tree_v3.tree", 3); }
+
+TEST(TreeGoldenTest, VersionThreeBindsANodesPlace) {
+  for (const char* file : {"golden_tree_v2.tree", "golden_tree_v3.tree"}) {
+    SCOPED_TRACE(file);
+    testing::ScratchDir dir;
+    const std::string tree_path = dir.File("tree");
+    std::filesystem::copy_file(kData + "/" + file, tree_path);
+    auto tree = MomentTree::Open(tree_path, /*writable=*/true, PreadIo());
+    ASSERT_OK(tree);
+    const size_t n = (*tree)->codec().bytes();
+    std::memcpy((*tree)->Node(1, 1), (*tree)->Node(1, 0), n);  // leaf 0's bytes at leaf 1's place
+    const Status s = (*tree)->VerifyNode(1, 1, (*tree)->Node(1, 1));
+    if ((*tree)->header().version == 2) {
+      EXPECT_OK(s);  // the weakness version 3 removes
+    } else {
+      EXPECT_EQ(s.code(), Status::Code::kCorruption) << s.ToString();
+    }
+  }
+}
+
+// Wrote golden_tree_v2.tree once with format 2; now writes golden_tree_v3.tree.
+TEST(TreeGoldenTest, DISABLED_WriteVersionThree) {
   const char* out = std::getenv("MOMENTA_GOLDEN_OUT");
-  ASSERT_NE(out, nullptr) << "set MOMENTA_GOLDEN_OUT to the folder to write golden_tree_v2.tree into";
+  ASSERT_NE(out, nullptr) << "set MOMENTA_GOLDEN_OUT to the folder to write golden_tree_v3.tree into";
   auto array = ArrayFile::Open(kData + "/golden_tree_v2_array.npy", PreadIo());
   ASSERT_OK(array);
   TreeOptions options;
   options.order = 2;
   options.fanout = 4;
   options.leaf_span = 16;
-  const std::string path = std::string(out) + "/golden_tree_v2.tree";
+  const std::string path = std::string(out) + "/golden_tree_v3.tree";
   auto tree = MomentTree::Create(path, **array, options, PreadIo());
   ASSERT_OK(tree);
   ASSERT_OK(BuildTree(**array, **tree));
