@@ -7,7 +7,6 @@
 #pragma once
 
 #include <cstdint>
-#include <cstring>
 #include <string>
 #include <string_view>
 
@@ -17,10 +16,17 @@
 
 namespace momenta::cli {
 
+// The bytes that end a token (besides '#', which also starts a comment).
+// Not NUL: a NUL byte is part of its token, which then fails to parse.
+inline bool IsTextValueSeparator(char c) {
+  return c == ',' || c == ';' || c == ' ' || c == '\t' || c == '\r' || c == '\n';
+}
+
 // Calls fn(token, line_number) -> Status for every value token of `text`,
 // in order (line numbers from 1), stopping at fn's first error. A token is
-// never empty and holds none of the separators, '#' or '\n'. A stop signal
-// ends it with Interrupted naming `name`.
+// never empty and holds none of the separators or '#' (it may hold a NUL
+// byte, and then does not parse). A stop signal ends it with Interrupted
+// naming `name`.
 template <typename Fn>
 Status ForEachTextValue(std::string_view text, const std::string& name, Fn&& fn) {
   uint64_t line = 1;
@@ -34,9 +40,11 @@ Status ForEachTextValue(std::string_view text, const std::string& name, Fn&& fn)
       continue;
     }
     if (c == '#') { while (i < n && text[i] != '\n') ++i; continue; }
-    if (c == ',' || c == ' ' || c == '\t' || c == '\r' || c == ';') { ++i; continue; }
+    if (IsTextValueSeparator(c)) { ++i; continue; }
+    // (Not strchr over the separators: it finds a NUL byte too, as the
+    // string's terminator, which made an empty token and no progress.)
     size_t j = i;
-    while (j < n && !std::strchr(",; \t\r\n#", text[j])) ++j;
+    while (j < n && !IsTextValueSeparator(text[j]) && text[j] != '#') ++j;
     MOMENTA_RETURN_IF_ERROR(fn(text.substr(i, j - i), line));
     i = j;
   }
