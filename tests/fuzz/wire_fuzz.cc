@@ -5,7 +5,8 @@
 // and the query lines of a peer that is not a site (root_query.h).
 //
 // Input: one byte seeding how the stream is cut into reads (and whether the
-// root asks for a token), then the bytes one connection sends the root.
+// root asks for a token), then the bytes one connection sends the root (the
+// first 2048).
 // As RootServer does, a first byte 0xB5 makes the peer a site, anything
 // else a query peer. Properties checked:
 //   - splitting: the frames and the final error are the same whether the
@@ -17,9 +18,10 @@
 //     keep the bounds DecodeBatch and DecodeMessage promise (ticks <= the
 //     clock, levels <= 2^32, a summary's values ascending and ranks
 //     nondecreasing and <= n), and each message re-encodes to itself;
-//   - the root's state after the frames it takes: the count is the site's,
-//     the items listed sorted, each with its ItemCount, Frequent a subset of
-//     them, as_of at most each covered site's clock; every query answer ends
+//   - the root's state: after every frame it takes, the count is the
+//     site's; after the last, the items listed sorted, each with its
+//     ItemCount, Frequent a subset of them, as_of at most each covered
+//     site's clock; every query answer ends
 //     with an empty line; and the site's mirror (SiteMirror::Snapshot), sent
 //     as a SNAPSHOT to a fresh root, rebuilds the same answers (count, item
 //     counts, quantiles): a resync restores exactly what the stream built;
@@ -215,13 +217,18 @@ Answers AnswersOf(RootState& st) {
   return {st.Count(), st.Items(), st.Quantile(0.0), st.Quantile(0.5), st.Quantile(1.0)};
 }
 
+// A few answers from a state (parsed once: the answers are what is checked).
 void CheckQueries(RootState& st) {
-  for (const char* line : {"count", "items json", "frequent 0.5", "quantile 0.5 json", "item 7", "sites json",
-                           "stats", "at 5 count"}) {
-    auto q = ParseQuery(line, st.params().eps);
-    FUZZ_CHECK(q.ok(), q.status().ToString().c_str());
-    CheckAnswer(AnswerQuery(st, *q));
-  }
+  static const std::vector<Query> queries = [] {
+    std::vector<Query> out;
+    for (const char* line : {"items json", "quantile 0.5", "stats json"}) {
+      auto q = ParseQuery(line, Params().eps);
+      FUZZ_CHECK(q.ok(), q.status().ToString().c_str());
+      out.push_back(*q);
+    }
+    return out;
+  }();
+  for (const Query& q : queries) CheckAnswer(AnswerQuery(st, q));
 }
 
 // The stream of a site connection, taken as the root takes it.
@@ -243,9 +250,10 @@ void FeedRoot(const std::vector<Frame>& frames, bool with_token) {
       continue;
     }
     if (!TakeSiteFrame(st, *slot, &synced, f, bytes).empty()) break;  // REJECT, closed
-    CheckState(st, *slot);
+    FUZZ_CHECK(st.Count() == st.SiteCount(*slot), "count differs from the one site's");
   }
   if (!slot) return;
+  CheckState(st, *slot);
   CheckQueries(st);
   if (!synced) return;
   // A resync from the site's mirror rebuilds what the stream built.
@@ -354,7 +362,7 @@ void WriteSeeds(const std::string& dir) {
   std::string stream = hello + EncodeFrame(FrameType::kSnapshot, EncodeBatch(-kMaxTime, {}));
   for (const std::string& b : batches) stream += b;
   WriteSeed(dir, "seed-site_stream", 0, stream);
-  WriteSeed(dir, "seed-resync", 17, EncodeFrame(FrameType::kHello, EncodeHello(running)) + snapshot + batches[0]);
+  WriteSeed(dir, "seed-resync", 16, EncodeFrame(FrameType::kHello, EncodeHello(running)) + snapshot + batches[0]);
   Hello with_token = fresh;
   with_token.token = kToken;
   WriteSeed(dir, "seed-token", 1, EncodeFrame(FrameType::kHello, EncodeHello(with_token)) + snapshot);
@@ -379,8 +387,13 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
   return 0;
 }
 
+// A handshake, a snapshot and some batches fit in this; longer streams
+// repeat what shorter ones reach and only slow the target down.
+constexpr size_t kMaxInput = 2048;
+
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size == 0) return 0;
+  size = std::min(size, kMaxInput + 1);
   const uint8_t seed = data[0];
   const std::string_view bytes(reinterpret_cast<const char*>(data) + 1, size - 1);
   if (bytes.empty()) return 0;
