@@ -143,6 +143,11 @@ class BucketWindow {
       full_n_ -= settled_.front().n;
       full_err_ -= settled_.front().err;
     }
+    // A running sum of doubles: subtracting what was added may leave a
+    // rounding residue, negative or with no bucket left (the fuzz target
+    // `synopsis` saw -1.9e-270 in an empty window). An error bound is >= 0,
+    // and 0 without full buckets.
+    if (full_n_ == 0 || full_err_ < 0) full_err_ = 0;
     // Buckets of a few items (one item per tick, say) carry almost no
     // payload: compacting them at eightfold rather than twofold makes for
     // fewer passes and merges per item. Buckets of many items compact at
@@ -323,7 +328,7 @@ class BucketWindow {
   List unsettled_;  // one timestamp each, non-decreasing, all >= now - tau
   bool straddle_ = false;         // settled_.front() straddles edge() (and is not full)
   uint64_t full_n_ = 0;           // sum of n over full buckets (settled non-straddler + unsettled)
-  double full_err_ = 0;           // sum of err over the same
+  double full_err_ = 0;           // sum of err over the same (>= 0; 0 when full_n_ == 0)
   uint64_t unsettled_n_ = 0;      // sum of n over unsettled_
   size_t settled_after_compact_ = 0;
   uint64_t settled_n_since_compact_ = 0;  // items in buckets settled since then

@@ -34,7 +34,7 @@ Status GetParams(ByteReader* in, MonitorParams* p) {
   MOMENTA_RETURN_IF_ERROR(in->F64(&p->eps));
   MOMENTA_RETURN_IF_ERROR(in->Signed(&p->spec.window));
   MOMENTA_RETURN_IF_ERROR(in->Signed(&p->spec.tardiness));
-  if (!(p->eps > 0 && p->eps < 1) || !ValidateWindowSpec(p->spec).ok()) return in->Bad("parameters out of range");
+  if (!CheckEps(p->eps, "").ok() || !ValidateWindowSpec(p->spec).ok()) return in->Bad("parameters out of range");
   return Status::OK();
 }
 

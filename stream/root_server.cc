@@ -16,9 +16,9 @@
 #include <random>
 #include <vector>
 
+#include "stream/root_intake.h"
 #include "stream/root_query.h"
 #include "stream/root_state.h"
-#include "stream/wire_batch.h"
 
 namespace momenta {
 
@@ -247,24 +247,17 @@ struct RootServer::Impl {
   void HandleFrame(Conn& c, const Frame& f) {
     const uint64_t bytes = kFrameHeaderBytes + f.payload.size();
     if (c.slot < 0) {
-      if (f.type != FrameType::kHello) return Reject(c, "expected HELLO, got frame type " + std::to_string(static_cast<int>(f.type)));
-      auto hello = DecodeHello(f.payload);
-      if (!hello.ok())
-        return Reject(c, hello.status().ToString(), hello.status().code() == Status::Code::kInvalidArgument);
-      if (!options.token.empty() && !TokenMatches(hello->token, options.token))
-        return Reject(c, "wrong token", true);
-      if (Status st = CheckSiteName(hello->name); !st.ok()) return Reject(c, st.ToString(), true);
-      if (hello->params && !(*hello->params == options.params))
-        return Reject(c, "site '" + hello->name + "' runs " + hello->params->ToString() + ", this root " +
-                             options.params.ToString() + " (restart the site to take the root's)",
-                    true);
+      Hello hello;
+      bool final = false;
+      if (std::string why = AdmitHello(f, options.params, options.token, &hello, &final); !why.empty())
+        return Reject(c, why, final);
       // A site reconnecting before the root noticed its old connection drop:
       // the new connection wins.
       for (auto& other : conns)
         if (other.get() != &c && other->slot >= 0 && !other->dead &&
-            state.slots()[static_cast<size_t>(other->slot)].name == hello->name)
+            state.slots()[static_cast<size_t>(other->slot)].name == hello.name)
           Close(*other, "replaced by a new connection from " + c.peer);
-      auto slot = state.Attach(hello->name, c.peer);
+      auto slot = state.Attach(hello.name, c.peer);
       if (!slot.ok()) return Reject(c, slot.status().ToString(), true);
       if (owner.size() <= *slot) owner.resize(*slot + 1, nullptr);
       owner[*slot] = &c;
@@ -278,20 +271,12 @@ struct RootServer::Impl {
       // Known now (token and name checked): its frames may be as large as a snapshot.
       c.frames->set_max_payload(options.max_payload);
       state.CountFrame(*slot, bytes + reply.size());
-      Log("site " + hello->name + " connected from " + c.peer);
+      Log("site " + hello.name + " connected from " + c.peer);
       Queue(c, reply);
       return;
     }
     const auto slot = static_cast<uint32_t>(c.slot);
-    if (f.type != FrameType::kSnapshot && f.type != FrameType::kBatch)
-      return Reject(c, "unexpected frame type " + std::to_string(static_cast<int>(f.type)) + " after the handshake");
-    if (f.type == FrameType::kBatch && !c.synced) return Reject(c, "BATCH before SNAPSHOT");
-    auto batch = DecodeBatch(f.payload);
-    if (!batch.ok()) return Reject(c, batch.status().ToString());
-    const Status st = f.type == FrameType::kSnapshot ? state.ApplySnapshot(slot, *batch, bytes)
-                                                     : state.ApplyBatch(slot, *batch, bytes);
-    if (!st.ok()) return Reject(c, st.ToString());
-    c.synced = true;
+    if (std::string why = TakeSiteFrame(state, slot, &c.synced, f, bytes); !why.empty()) return Reject(c, why);
     changed = true;
   }
 

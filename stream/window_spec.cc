@@ -1,5 +1,7 @@
 #include "stream/window_spec.h"
 
+#include <cstdio>
+
 namespace momenta {
 
 Status ValidateWindowSpec(const WindowSpec& spec) {
@@ -13,8 +15,11 @@ Status ValidateWindowSpec(const WindowSpec& spec) {
 }
 
 Status CheckEps(double eps, std::string_view context) {
-  if (!(eps > 0 && eps < 1))
-    return Status::InvalidArgument(context, "eps must lie in (0, 1), got " + std::to_string(eps));
+  if (!(eps >= kMinEps && eps < 1)) {
+    char got[32];
+    std::snprintf(got, sizeof got, "%g", eps);
+    return Status::InvalidArgument(context, std::string("eps must lie in (0, 1), at least 1e-12, got ") + got);
+  }
   return Status::OK();
 }
 

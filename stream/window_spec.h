@@ -33,7 +33,16 @@ struct WindowSpec {
 // InvalidArgument ("Invalid argument: window: ...") unless 1 <= W <= kMaxTime
 // and 0 <= tau < W.
 Status ValidateWindowSpec(const WindowSpec& spec);
-// InvalidArgument ("Invalid argument: <context>: eps must lie in (0, 1), ...").
+// The smallest eps any synopsis or protocol takes. The sizes derived from
+// it (about 1/eps counters or sample entries, 64/eps entries a root mirrors)
+// must stay far inside size_t: an eps of 1e-300 made them overflow on the
+// cast from double (undefined behaviour), found by the fuzz target
+// `synopsis` in a decoded snapshot. A site runs synopses at down to eps/72,
+// so a site's eps must be at least 72 times this.
+inline constexpr double kMinEps = 1e-12;
+
+// InvalidArgument ("Invalid argument: <context>: eps must lie in (0, 1), at
+// least 1e-12, got ...") unless kMinEps <= eps < 1.
 Status CheckEps(double eps, std::string_view context);
 
 // True when an item stamped `ts` arriving at clock `now` is accepted.

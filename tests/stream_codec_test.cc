@@ -3,6 +3,7 @@
 // crash a decoder (they are refused, or decode to a state that keeps working).
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <random>
 #include <string>
 
@@ -212,6 +213,53 @@ TEST(StreamSynopsisCodecTest, RefusesForeignBytes) {
   auto q = WindowQuantiles::Create({10, 0}, 0.1);
   ASSERT_OK(q);
   EXPECT_FALSE(ItemCounts::Decode(q->Encode()).ok());  // a quantile synopsis is not item counts
+}
+
+// An eps so small that 1/eps overflows size_t (1e-300) is refused, by
+// Create and by Decode: the fuzz target `synopsis` found a snapshot with it
+// whose decoder cast 4/eps to size_t (undefined behaviour).
+TEST(StreamSynopsisCodecTest, RefusesAnEpsTooSmallToSize) {
+  EXPECT_FALSE(WindowQuantiles::Create({10, 0}, 1e-300).ok());
+  EXPECT_FALSE(ItemCounts::Create({10, 0}, 1e-300).ok());
+  EXPECT_FALSE(WindowCount::Create({10, 0}, 1e-300).ok());
+  EXPECT_OK(WindowQuantiles::Create({10, 0}, kMinEps));
+  auto q = WindowQuantiles::Create({10, 0}, 0.1);
+  ASSERT_OK(q);
+  std::string bytes = q->Encode();
+  // The header's f64 eps follows the magic and two one-byte varints.
+  const size_t at = bytes.find("MWQNT1") + 6 + 2;
+  const double tiny = 1e-300;
+  std::memcpy(&bytes[at], &tiny, sizeof tiny);
+  auto decoded = WindowQuantiles::Decode(bytes);
+  ASSERT_FALSE(decoded.ok());
+  EXPECT_EQ(decoded.status().code(), Status::Code::kCorruption) << decoded.status().ToString();
+  auto message = CheckEps(1e-300, "--eps");
+  EXPECT_EQ(message.ToString(), "Invalid argument: --eps: eps must lie in (0, 1), at least 1e-12, got 1e-300");
+}
+
+// The error bound is a running sum of the buckets' errors: the fuzz target
+// `synopsis` found a snapshot (tiny errors like 1e-270 among others) whose
+// window, once every bucket expired, answered an error bound of -1.9e-270.
+TEST(StreamSynopsisCodecTest, ErrorBoundNeverNegativeAndZeroWhenEmpty) {
+  const std::string bytes = testing::ReadFileBytes(std::string(MOMENTA_TEST_DATA_DIR) +
+                                                   "/fuzz/synopsis/crash-negative_error_bound");
+  auto c = ItemCounts::Decode(bytes);
+  ASSERT_OK(c);
+  const WindowSpec spec = c->spec();
+  int64_t t = c->now() + 1;
+  c->AdvanceTo(t);
+  c->Update(t, 7);
+  c->Update(t, -3, 2);
+  c->Update(t - spec.tardiness, 7);
+  EXPECT_GE(c->ErrorBound(), 0);
+  t += spec.window / 2 + 1;
+  c->AdvanceTo(t);
+  c->Update(t, 7);
+  EXPECT_GE(c->ErrorBound(), 0);
+  c->AdvanceTo(t + spec.window + 1);
+  EXPECT_EQ(c->CountHigh(), 0u);
+  EXPECT_EQ(c->ErrorBound(), 0);
+  EXPECT_EQ(c->SharedTerm(), 0);
 }
 
 }  // namespace

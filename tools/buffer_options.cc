@@ -5,30 +5,6 @@
 #include <cstdio>
 
 namespace momenta::cli {
-namespace {
-
-// "65536", "64K", "1M", "2G", "2^20".
-Result<uint64_t> ParseBytes(const std::string& text) {
-  if (text.empty()) return uint64_t{0};
-  uint64_t unit = 1;
-  std::string body = text;
-  switch (text.back()) {
-    case 'K': case 'k': unit = 1 << 10; break;
-    case 'M': case 'm': unit = 1 << 20; break;
-    case 'G': case 'g': unit = 1 << 30; break;
-    default: break;
-  }
-  if (unit != 1) body.pop_back();
-  auto n = ParseCount(body, "--ram-budget");
-  uint64_t bytes = 0;
-  if (!n.ok() || __builtin_mul_overflow(*n, unit, &bytes) || bytes > (uint64_t{1} << 63))
-    return Status::InvalidArgument("--ram-budget",
-                                   "'" + text + "' is not a size of at most 2^63 (e.g. 1M, 65536, 2^20)");
-  return bytes;
-}
-
-}  // namespace
-
 void AddBufferFlags(CLI::App* sub, BufferFlags* flags) {
   sub->add_option("--order", flags->order, "highest index-moment order J kept in the buffer (0..8)")
       ->check(CLI::Range(0, 8))
@@ -69,15 +45,6 @@ void AddWriteFlags(CLI::App* sub, WriteFlags* flags) {
   NonNegative(sub->add_option("--retain", flags->retain_ms,
                               "delete whole log segments older than MS >= 0 ms once checkpointed "
                               "(default: keep the whole log)"));
-}
-
-Result<int64_t> ParseTimeFlag(const std::string& text) {
-  if (text.empty()) return kLogTimeNow;
-  int64_t t = 0;
-  auto r = std::from_chars(text.data(), text.data() + text.size(), t);
-  if (r.ec != std::errc() || r.ptr != text.data() + text.size() || t == kLogTimeNow)
-    return Status::InvalidArgument("--time", "'" + text + "' is not a time in ms");
-  return t;
 }
 
 Result<std::unique_ptr<BufferedArray>> OpenBuffered(const std::string& path, const CommonOptions& common,

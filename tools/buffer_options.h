@@ -27,8 +27,7 @@ struct WriteFlags {
   int64_t retain_ms = -1;      // --retain MS: delete log segments older than this (default: keep all)
 };
 void AddWriteFlags(CLI::App* sub, WriteFlags* flags);
-// The time to stamp updates with: --time, or kLogTimeNow.
-Result<int64_t> ParseTimeFlag(const std::string& text);
+// The time to stamp updates with: ParseTimeFlag (cli_parse.h).
 Result<TreeOptions> MakeTreeOptions(const BufferFlags& flags);
 
 // Opens PATH with its moment buffer, printing notices (fallback backend,

@@ -68,72 +68,6 @@ int FailParse(const Status& status) {
   return Fail(status);
 }
 
-namespace {
-
-std::string Quoted(std::string_view text) { return "'" + std::string(text) + "'"; }
-
-Result<uint64_t> ParseUnsigned(std::string_view text, std::string_view what) {
-  uint64_t v = 0;
-  auto res = std::from_chars(text.data(), text.data() + text.size(), v);
-  if (text.empty() || res.ec != std::errc() || res.ptr != text.data() + text.size())
-    return Status::InvalidArgument(what, Quoted(text) + " is not a non-negative integer");
-  return v;
-}
-
-constexpr uint64_t kCountLimit = uint64_t{1} << 63;
-
-}  // namespace
-
-Result<uint64_t> ParseCount(std::string_view text, std::string_view what) {
-  if (text.empty()) return Status::InvalidArgument(what, "'' is not a count (e.g. 1000, 2^20, 3*2^20)");
-  auto too_large = [&] { return Status::InvalidArgument(what, Quoted(text) + " is larger than 2^63"); };
-  uint64_t product = 1;
-  size_t start = 0;
-  while (true) {
-    size_t star = text.find('*', start);
-    std::string_view term = text.substr(start, star == std::string_view::npos ? text.npos : star - start);
-    uint64_t value;
-    if (size_t caret = term.find('^'); caret != std::string_view::npos) {
-      auto base = ParseUnsigned(term.substr(0, caret), what);
-      auto exp = ParseUnsigned(term.substr(caret + 1), what);
-      if (!base.ok() || !exp.ok())
-        return Status::InvalidArgument(what, Quoted(text) + " is not a count (e.g. 1000, 2^20, 3*2^20)");
-      // 0^N and 1^N end at once; a larger base overflows within 64 steps.
-      value = *exp == 0 ? 1 : (*base <= 1 ? *base : 1);
-      for (uint64_t k = 0; *base > 1 && k < *exp; ++k)
-        if (__builtin_mul_overflow(value, *base, &value) || value > kCountLimit) return too_large();
-    } else {
-      auto v = ParseUnsigned(term, what);
-      if (!v.ok()) return Status::InvalidArgument(what, Quoted(text) + " is not a count (e.g. 1000, 2^20, 3*2^20)");
-      value = *v;
-      if (value > kCountLimit) return too_large();
-    }
-    if (__builtin_mul_overflow(product, value, &product) || product > kCountLimit) return too_large();
-    if (star == std::string_view::npos) break;
-    start = star + 1;
-  }
-  return product;
-}
-
-Result<int64_t> ParseIndex(std::string_view text, std::string_view what) {
-  const bool negative = !text.empty() && text.front() == '-';
-  auto magnitude = ParseCount(negative ? text.substr(1) : text, what);
-  if (!magnitude.ok() || (!negative && *magnitude == kCountLimit))
-    return Status::InvalidArgument(what, Quoted(text) + " is not an index (e.g. 7, -1, 2^30, -2^10)");
-  // -2^63 is the one magnitude that fits only as a negative number.
-  return negative ? static_cast<int64_t>(0 - *magnitude) : static_cast<int64_t>(*magnitude);
-}
-
-Result<double> ParseFinite(std::string_view text, std::string_view what) {
-  double v = 0;
-  auto res = std::from_chars(text.data(), text.data() + text.size(), v);
-  // from_chars reports a value past the range of a double as out of range
-  // (rather than taking it for infinity), and reads "inf" and "nan" as such.
-  if (text.empty() || res.ec != std::errc() || res.ptr != text.data() + text.size() || !std::isfinite(v))
-    return Status::InvalidArgument(what, Quoted(text) + " is not a finite number");
-  return v;
-}
-
 Result<std::string> ReadWholeInput(const std::string& path) {
   const bool is_stdin = path == "-";
   const std::string name = is_stdin ? "stdin" : path;
@@ -170,29 +104,6 @@ Result<std::string> ReadWholeInput(const std::string& path) {
     out.append(buf, static_cast<size_t>(n));
   }
   return out;
-}
-
-Result<IndexRange> ParseRange(std::string_view text, uint64_t length) {
-  size_t colon = text.find(':');
-  if (colon == std::string_view::npos || text.find(':', colon + 1) != std::string_view::npos)
-    return Status::InvalidArgument("--range", "'" + std::string(text) + "' is not of the form P:Q");
-  const int64_t n = static_cast<int64_t>(length);
-  auto side = [&](std::string_view s, int64_t dflt) -> Result<int64_t> {
-    if (s.empty()) return dflt;
-    return ParseIndex(s, "--range");
-  };
-  auto p = side(text.substr(0, colon), 0);
-  auto q = side(text.substr(colon + 1), n);
-  if (!p.ok()) return p.status();
-  if (!q.ok()) return q.status();
-  // Negative sides count from the end; -2^63 + n cannot overflow.
-  int64_t b = *p < 0 ? *p + n : *p;
-  int64_t e = *q < 0 ? *q + n : *q;
-  if (b < 0 || e < 0 || b > n || e > n || b > e)
-    return Status::OutOfRange("--range", "'" + std::string(text) +
-                                             "' is not a range of the array (length " +
-                                             std::to_string(length) + ")");
-  return IndexRange{static_cast<uint64_t>(b), static_cast<uint64_t>(e)};
 }
 
 Result<IoOptions> MakeIoOptions(const CommonOptions& opts, bool writable) {

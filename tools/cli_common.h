@@ -1,5 +1,6 @@
-// Pieces every subcommand shares: exit codes, error printing, parsing of
-// counts and P:Q ranges, opening arrays with the chosen backend, progress.
+// Pieces every subcommand shares: exit codes, error printing, the parsers of
+// counts and P:Q ranges (cli_parse.h), opening arrays with the chosen
+// backend, progress.
 #pragma once
 
 #include <chrono>
@@ -12,6 +13,7 @@
 #include "storage/array_file.h"
 #include "storage/io_backend.h"
 #include "storage/status.h"
+#include "tools/cli_parse.h"
 
 namespace CLI {
 class App;
@@ -49,36 +51,10 @@ int Fail(const Status& status);
 // Prints "momenta: <message>" and a hint to --help; returns kExitUsage.
 int UsageFail(std::string_view message);
 
-// A count like "1000", "2^40" or "3*2^20", at most 2^63. Anything else
-// (empty, a sign, a fraction, an overflow) is InvalidArgument naming `what`
-// (the option or argument, e.g. "--length").
-Result<uint64_t> ParseCount(std::string_view text, std::string_view what = "count");
-
-// An element index: a count form, or one after '-' (counted from the end
-// by the caller): "7", "2^30", "-1", "-2^10". In [-2^63, 2^63). Empty text is
-// InvalidArgument naming `what`, never index 0.
-Result<int64_t> ParseIndex(std::string_view text, std::string_view what);
-
-// A finite decimal number ("1.5", "-2e3"): infinity, NaN and values past the
-// range of a double ("1e400") are InvalidArgument naming `what`.
-Result<double> ParseFinite(std::string_view text, std::string_view what);
-
 // All bytes of the file `path`, or of stdin when `path` is "-" (named
 // "stdin" in errors). A folder or an unreadable file is an IO error naming
 // it; a signal (storage/cancel.h) while waiting is Interrupted.
 Result<std::string> ReadWholeInput(const std::string& path);
-
-// A half-open NumPy-style slice "P:Q" of an array of `length` elements:
-// either side may be empty (0 / length), any ParseIndex form ("1000",
-// "2^30", "-2^10"; negative counts from the end).
-// Malformed text -> InvalidArgument (a usage error); P > Q or outside the
-// array -> OutOfRange (a runtime error).
-struct IndexRange {
-  uint64_t begin = 0;
-  uint64_t end = 0;
-  uint64_t size() const { return end - begin; }
-};
-Result<IndexRange> ParseRange(std::string_view text, uint64_t length);
 
 // Maps a status from ParseRange/ParseCount to the right exit code and message.
 int FailParse(const Status& status);

@@ -22,20 +22,11 @@ struct LogArgs {
   bool tail = false;
 };
 
-Result<int64_t> ParseMs(const std::string& text, int64_t dflt, const char* flag) {
-  if (text.empty()) return dflt;
-  int64_t v = 0;
-  auto r = std::from_chars(text.data(), text.data() + text.size(), v);
-  if (r.ec != std::errc() || r.ptr != text.data() + text.size())
-    return Status::InvalidArgument(flag, "'" + text + "' is not a time in ms");
-  return v;
-}
-
 volatile std::sig_atomic_t g_stop = 0;
 
 int RunLog(const LogArgs& a) {
-  auto since = ParseMs(a.since, std::numeric_limits<int64_t>::min(), "--since");
-  auto until = ParseMs(a.until, std::numeric_limits<int64_t>::max(), "--until");
+  auto since = ParseTimeMs(a.since, std::numeric_limits<int64_t>::min(), "--since");
+  auto until = ParseTimeMs(a.until, std::numeric_limits<int64_t>::max(), "--until");
   if (!since.ok()) return UsageFail(since.status().ToString());
   if (!until.ok()) return UsageFail(until.status().ToString());
   uint64_t from = 0;

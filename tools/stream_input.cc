@@ -15,21 +15,6 @@
 
 namespace momenta::cli {
 
-Result<int64_t> ParseDuration(const std::string& text, const char* flag) {
-  int64_t v = 0;
-  auto r = std::from_chars(text.data(), text.data() + text.size(), v);
-  const std::string_view unit(r.ptr, static_cast<size_t>(text.data() + text.size() - r.ptr));
-  int64_t scale = 0;
-  if (unit.empty() || unit == "ms") scale = 1;
-  else if (unit == "s") scale = 1000;
-  else if (unit == "m") scale = 60 * 1000;
-  else if (unit == "h") scale = 3600 * 1000;
-  else if (unit == "d") scale = 24 * 3600 * 1000;
-  if (text.empty() || r.ec != std::errc() || scale == 0 || v < 0 || v > kMaxTime / scale)
-    return Status::InvalidArgument(flag, "'" + text + "' is not a duration (N, or N with ms, s, m, h, d)");
-  return v * scale;
-}
-
 int64_t WallMillis() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(
              std::chrono::system_clock::now().time_since_epoch())

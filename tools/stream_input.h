@@ -1,5 +1,6 @@
-// What `momenta window` and `momenta site` share: durations with units, the
-// wall clock in ms, and where stream items come from (an array's update log).
+// What `momenta window` and `momenta site` share: durations with units
+// (ParseDuration, cli_parse.h), the wall clock in ms, and where stream items
+// come from (an array's update log).
 #pragma once
 
 #include <chrono>
@@ -12,11 +13,9 @@
 #include "storage/log_reader.h"
 #include "storage/status.h"
 #include "stream/item_mapping.h"
+#include "tools/cli_parse.h"
 
 namespace momenta::cli {
-
-// "5000", or with a unit for millisecond clocks: "250ms", "10s", "5m", "2h", "1d".
-Result<int64_t> ParseDuration(const std::string& text, const char* flag);
 
 int64_t WallMillis();
 

@@ -20,6 +20,7 @@
 #include "tools/cli_common.h"
 #include "tools/cli_signals.h"
 #include "tools/commands.h"
+#include "tools/text_values.h"
 
 namespace momenta::cli {
 namespace {
@@ -106,31 +107,6 @@ Result<std::string> ReadAllText(const std::string& path) {
     return Status::InvalidArgument("stdin", "holds binary data, but import reads stdin as text "
                                             "(for raw binary give a file path and --dtype)");
   return text;
-}
-
-// Calls fn(token, line_number) for every value in a text/CSV body: values are
-// separated by commas, whitespace or newlines; '#' starts a comment. A signal
-// stops it (Interrupted naming `name`).
-template <typename Fn>
-Status ForEachTextValue(const std::string& text, const std::string& name, Fn&& fn) {
-  uint64_t line = 1;
-  size_t i = 0;
-  const size_t n = text.size();
-  while (i < n) {
-    char c = text[i];
-    if (c == '\n') {
-      if (++line % (1 << 16) == 0) MOMENTA_RETURN_IF_ERROR(CheckCancel(name));
-      ++i;
-      continue;
-    }
-    if (c == '#') { while (i < n && text[i] != '\n') ++i; continue; }
-    if (c == ',' || c == ' ' || c == '\t' || c == '\r' || c == ';') { ++i; continue; }
-    size_t j = i;
-    while (j < n && !std::strchr(",; \t\r\n#", text[j])) ++j;
-    MOMENTA_RETURN_IF_ERROR(fn(std::string_view(text).substr(i, j - i), line));
-    i = j;
-  }
-  return Status::OK();
 }
 
 // ---- import ----------------------------------------------------------------
@@ -233,13 +209,9 @@ Status ImportText(const ImportArgs& a, PendingFile& pending) {
   auto text = ReadAllText(a.src);
   if (!text.ok()) return text.status();
   // Pass 1 checks every value, so a bad one stops the import before any output.
-  uint64_t count = 0;
-  MOMENTA_RETURN_IF_ERROR(ForEachTextValue(*text, a.src, [&](std::string_view tok, uint64_t line) {
-    auto v = ParseValue(*dtype, tok);
-    if (!v.ok()) return Status::InvalidArgument(a.src, "line " + std::to_string(line) + ": " + v.status().ToString());
-    ++count;
-    return Status::OK();
-  }));
+  auto counted = CountTextValues(*text, *dtype, a.src);
+  if (!counted.ok()) return counted.status();
+  const uint64_t count = *counted;
   const uint64_t shape[] = {count};
   auto dest = CreateDest(pending, *dtype, shape, a.common);
   if (!dest.ok()) return dest.status();

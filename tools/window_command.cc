@@ -39,20 +39,6 @@ struct WindowArgs {
   bool follow = false, json = false;
 };
 
-Result<std::vector<double>> ParsePhis(const std::string& text) {
-  std::vector<double> phis;
-  std::stringstream ss(text);
-  std::string part;
-  while (std::getline(ss, part, ',')) {
-    char* end = nullptr;
-    const double phi = std::strtod(part.c_str(), &end);
-    if (part.empty() || *end != '\0' || !(phi >= 0 && phi <= 1))
-      return Status::InvalidArgument("--quantiles", "'" + part + "' is not a fraction in [0, 1]");
-    phis.push_back(phi);
-  }
-  return phis;
-}
-
 void PrintReport(const WindowReport& r, bool json) {
   if (json) {
     JsonWriter j;
@@ -209,7 +195,7 @@ int RunWindow(const WindowArgs& a) {
   if (Status st = CheckEps(a.eps, "--eps"); !st.ok()) return UsageFail(st.ToString());
   auto mapping = ItemMapping::Parse(a.item);
   if (!mapping.ok()) return UsageFail(mapping.status().ToString());
-  auto phis = ParsePhis(a.quantiles);
+  auto phis = ParseFractions(a.quantiles);
   if (!phis.ok()) return UsageFail(phis.status().ToString());
   auto summarizer = Summarizer::Create({*window, *tardiness}, a.eps);
   if (!summarizer.ok()) return UsageFail(summarizer.status().ToString());

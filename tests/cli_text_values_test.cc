@@ -1,0 +1,59 @@
+// The text/CSV import reader (tools/text_values.h): tokens, their lines, the
+// first pass's count and error. The fuzz target `text` checks it against a
+// reference split on arbitrary bytes; these are the cases it found.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "tests/assert_ok.h"
+#include "tools/text_values.h"
+
+namespace momenta {
+namespace {
+
+std::vector<std::pair<std::string, uint64_t>> Tokens(std::string_view text) {
+  std::vector<std::pair<std::string, uint64_t>> out;
+  Status st = cli::ForEachTextValue(text, "in.csv", [&](std::string_view tok, uint64_t line) {
+    out.emplace_back(std::string(tok), line);
+    return Status::OK();
+  });
+  EXPECT_OK(st);
+  return out;
+}
+
+TEST(TextValuesTest, SeparatorsCommentsAndLines) {
+  const auto t = Tokens("1.5,2;3\t4 5\r\n# all of this\n6#7\n\n,8");
+  const std::vector<std::pair<std::string, uint64_t>> want = {{"1.5", 1}, {"2", 1}, {"3", 1}, {"4", 1},
+                                                               {"5", 1},   {"6", 3}, {"8", 5}};
+  EXPECT_EQ(t, want);
+}
+
+// A NUL byte used to end a token without being skipped (strchr finds the
+// terminator): an empty token, and a reader that never moved past it.
+TEST(TextValuesTest, NulByteIsPartOfItsTokenNotAnEmptyOne) {
+  const std::string text("1,\0\0x,2\0", 8);
+  const auto t = Tokens(text);
+  ASSERT_EQ(t.size(), 3u);
+  EXPECT_EQ(t[0].first, "1");
+  EXPECT_EQ(t[1].first, std::string("\0\0x", 3));
+  EXPECT_EQ(t[2].first, std::string("2\0", 2));
+  for (const auto& [tok, line] : t) EXPECT_FALSE(tok.empty());
+  auto count = cli::CountTextValues(text, DType::kF8, "in.csv");
+  ASSERT_FALSE(count.ok());
+  EXPECT_NE(count.status().ToString().find("in.csv: line 1: "), std::string::npos) << count.status().ToString();
+}
+
+TEST(TextValuesTest, CountChecksEveryValue) {
+  auto n = cli::CountTextValues("1, 2.5\n3e2 # four\n", DType::kF8, "in.csv");
+  ASSERT_OK(n);
+  EXPECT_EQ(*n, 3u);
+  auto bad = cli::CountTextValues("1\n2\n300\n", DType::kU1, "in.csv");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().ToString().find("in.csv: line 3: "), std::string::npos) << bad.status().ToString();
+}
+
+}  // namespace
+}  // namespace momenta

@@ -1,0 +1,64 @@
+// The CLI's parsers of option and argument text: counts, indices, ranges,
+// finite numbers, byte sizes, durations, times in ms and fractions. Pure
+// functions of their text (no I/O, no CLI11), in the library
+// momenta_cli_parse that the CLI and the fuzz target `values` link.
+// Every malformed text is InvalidArgument naming the option (a usage error);
+// a well-formed range outside the array is OutOfRange (a runtime error).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "storage/status.h"
+
+namespace momenta::cli {
+
+// A count like "1000", "2^40" or "3*2^20", at most 2^63. Anything else
+// (empty, a sign, a fraction, an overflow) is InvalidArgument naming `what`
+// (the option or argument, e.g. "--length").
+Result<uint64_t> ParseCount(std::string_view text, std::string_view what = "count");
+
+// An element index: a count form, or one after '-' (counted from the end
+// by the caller): "7", "2^30", "-1", "-2^10". In [-2^63, 2^63). Empty text is
+// InvalidArgument naming `what`, never index 0.
+Result<int64_t> ParseIndex(std::string_view text, std::string_view what);
+
+// A finite decimal number ("1.5", "-2e3"): infinity, NaN and values past the
+// range of a double ("1e400") are InvalidArgument naming `what`.
+Result<double> ParseFinite(std::string_view text, std::string_view what);
+
+// A half-open NumPy-style slice "P:Q" of an array of `length` elements:
+// either side may be empty (0 / length), any ParseIndex form ("1000",
+// "2^30", "-2^10"; negative counts from the end).
+// Malformed text -> InvalidArgument (a usage error); P > Q or outside the
+// array -> OutOfRange (a runtime error). REQUIRES: length <= 2^63 - 1
+struct IndexRange {
+  uint64_t begin = 0;
+  uint64_t end = 0;
+  uint64_t size() const { return end - begin; }
+};
+Result<IndexRange> ParseRange(std::string_view text, uint64_t length);
+
+// --ram-budget: "65536", "64K", "1M", "2G" (or lower case), "2^20"; at most
+// 2^63 bytes. Empty text is 0 (the default budget).
+Result<uint64_t> ParseBytes(const std::string& text);
+
+// "5000", or with a unit for millisecond clocks: "250ms", "10s", "5m", "2h",
+// "1d"; in [0, kMaxTime] ms after scaling (stream/window_spec.h), so it
+// never overflows.
+Result<int64_t> ParseDuration(const std::string& text, const char* flag);
+
+// --time: a whole decimal int64 of ms, or kLogTimeNow (the wall clock) for
+// empty text; kLogTimeNow itself (INT64_MIN) is refused.
+Result<int64_t> ParseTimeFlag(const std::string& text);
+
+// --since / --until: a whole decimal int64 of ms, or `dflt` for empty text.
+Result<int64_t> ParseTimeMs(const std::string& text, int64_t dflt, const char* flag);
+
+// --quantiles: comma-separated fractions in [0, 1] ("0.5,0.9,0.99"; strtod's
+// forms). Empty text is no fraction; an empty part is refused.
+Result<std::vector<double>> ParseFractions(const std::string& text);
+
+}  // namespace momenta::cli

@@ -1,0 +1,70 @@
+#include "tools/update_parse.h"
+
+#include <charconv>
+#include <cstring>
+#include <sstream>
+
+#include "storage/cancel.h"
+
+namespace momenta::cli {
+
+Result<std::vector<IndexedValue>> ParseUpdates(const std::string& text, bool binary, const std::string& name,
+                                               DType dtype, uint64_t length, int64_t time) {
+  std::vector<IndexedValue> out;
+  auto check_index = [&](uint64_t index, const std::string& where) -> Status {
+    if (index >= length)
+      return Status::OutOfRange(name, where + "index " + std::to_string(index) + " is outside the array (length " +
+                                          std::to_string(length) + ")");
+    return Status::OK();
+  };
+  if (binary) {
+    if (text.size() % 16 != 0)
+      return Status::InvalidArgument(name, "binary updates are 16-byte records (u64 index, f8 value); size " +
+                                               std::to_string(text.size()) + " is not a multiple of 16");
+    for (size_t at = 0; at < text.size(); at += 16) {
+      uint64_t index;
+      double value;
+      std::memcpy(&index, text.data() + at, 8);
+      std::memcpy(&value, text.data() + at + 8, 8);
+      const std::string where = "record " + std::to_string(at / 16) + ": ";
+      MOMENTA_RETURN_IF_ERROR(check_index(index, where));
+      auto v = ValueFromDouble(dtype, value);
+      if (!v.ok()) return Status::InvalidArgument(name, where + v.status().ToString());
+      out.push_back({index, *v, time});
+    }
+    return out;
+  }
+  std::istringstream in(text);
+  std::string line;
+  uint64_t line_no = 0;
+  while (std::getline(in, line)) {
+    ++line_no;
+    if (line_no % (1 << 16) == 0) MOMENTA_RETURN_IF_ERROR(CheckCancel(name));
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    const size_t hash = line.find('#');
+    if (hash != std::string::npos) line.resize(hash);
+    std::istringstream fields(line);
+    std::string index_text, value_text, time_text, extra;
+    if (!(fields >> index_text)) continue;  // blank
+    const std::string where = "line " + std::to_string(line_no) + ": ";
+    if (!(fields >> value_text) || ((fields >> time_text) && (fields >> extra)))
+      return Status::InvalidArgument(name, where + "expected 'INDEX VALUE [TIME]'");
+    int64_t line_time = time;
+    if (!time_text.empty()) {
+      auto t = std::from_chars(time_text.data(), time_text.data() + time_text.size(), line_time);
+      if (t.ec != std::errc() || t.ptr != time_text.data() + time_text.size())
+        return Status::InvalidArgument(name, where + "'" + time_text + "' is not a time in ms");
+    }
+    uint64_t index = 0;
+    auto r = std::from_chars(index_text.data(), index_text.data() + index_text.size(), index);
+    if (r.ec != std::errc() || r.ptr != index_text.data() + index_text.size())
+      return Status::InvalidArgument(name, where + "'" + index_text + "' is not an index");
+    MOMENTA_RETURN_IF_ERROR(check_index(index, where));
+    auto v = ParseValue(dtype, value_text);
+    if (!v.ok()) return Status::InvalidArgument(name, where + v.status().ToString());
+    out.push_back({index, *v, line_time});
+  }
+  return out;
+}
+
+}  // namespace momenta::cli
