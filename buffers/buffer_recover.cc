@@ -108,6 +108,16 @@ Status BufferedArray::Recover(std::vector<std::string>* notices) {
   auto say = [&](const std::string& what) {
     if (notices) notices->push_back(what);
   };
+  // A rebuild in place, reported as the open's full pass.
+  auto full_pass = [&](const TreeOptions& build, const std::string& reason) -> Status {
+    BuildStats stats;
+    MOMENTA_RETURN_IF_ERROR(RebuildInPlace(build, options_.progress, &stats));
+    open_report_.full_pass = true;
+    open_report_.full_pass_reason = reason;
+    open_report_.full_pass_seconds = stats.seconds;
+    open_report_.full_pass_bytes_read = stats.data_bytes_read;
+    return Status::OK();
+  };
   auto identity = IdentityOf(path);
   if (!identity.ok()) return identity.status();
 
@@ -184,14 +194,7 @@ Status BufferedArray::Recover(std::vector<std::string>* notices) {
       say((first_build ? "building the moment buffer of " : "rebuilding the moment buffer of ") + path + ": " +
           rebuild_reason + " (one pass over " + HumanBytes(array_->length() * array_->itemsize()) +
           " of data; holes are skipped)");
-    TreeOptions build = tree_ ? OptionsOfHeader(tree_->header()) : options_.tree;
-    BuildStats stats;
-    MOMENTA_RETURN_IF_ERROR(RebuildInPlace(build, options_.progress, &stats));
-    open_report_.full_pass = true;
-    open_report_.full_pass_reason = rebuild_reason;
-    open_report_.full_pass_seconds = stats.seconds;
-    open_report_.full_pass_bytes_read = stats.data_bytes_read;
-    return Status::OK();
+    return full_pass(tree_ ? OptionsOfHeader(tree_->header()) : options_.tree, rebuild_reason);
   }
   if (replayed > 0 || tree_->header().state != kTreeClean) {
     MOMENTA_RETURN_IF_ERROR(FlushRefreshes());
@@ -199,20 +202,13 @@ Status BufferedArray::Recover(std::vector<std::string>* notices) {
     if (Status top = CheckTopHoles(*tree_, *array_); !top.ok()) {
       if (top.code() != Status::Code::kCorruption) return top;
       say("rebuilding the moment buffer of " + path + ": " + top.ToString());
-      BuildStats stats;
-      MOMENTA_RETURN_IF_ERROR(RebuildInPlace(OptionsOfHeader(tree_->header()), options_.progress, &stats));
-      open_report_.full_pass = true;
-      open_report_.full_pass_reason = top.ToString();
-      open_report_.full_pass_seconds = stats.seconds;
-      open_report_.full_pass_bytes_read = stats.data_bytes_read;
-      return Status::OK();
+      return full_pass(OptionsOfHeader(tree_->header()), top.ToString());
     }
     // A writer killed inside a chunk left the seqlock odd ("changing") for
     // good, and the replay above took it; the nodes are consistent again
-    // now, so it is made even (before
-    // the checkpoint seals the header). Without this every later chunk would
-    // flip it the wrong way round, and readers would wait for a writer that
-    // is gone.
+    // now, so it is made even (before the checkpoint seals the header).
+    // Without this every later chunk would flip it the wrong way round, and
+    // readers would wait for a writer that is gone.
     std::atomic_ref<uint64_t> epoch(tree_->header().write_epoch);
     if (epoch.load(std::memory_order_acquire) % 2 == 1) epoch.fetch_add(1, std::memory_order_acq_rel);
     dirty_ = true;

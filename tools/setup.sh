@@ -18,16 +18,8 @@ esac
 
 packages=(g++ cmake make pkg-config liburing-dev libboost-dev libcli11-dev
           libgtest-dev libgmock-dev libbenchmark-dev python3-numpy)
-missing=()
-for p in "${packages[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-done
-if ((${#missing[@]})); then
-  echo "setup: installing ${missing[*]}" >&2
-  export DEBIAN_FRONTEND=noninteractive
-  apt-get update -qq
-  apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-fi
+source tools/install_missing.sh
+install_missing "${packages[@]}"
 
 # ccache, when there is one, makes a rebuild after a checkout cheap.
 command -v ccache >/dev/null && config+=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
