@@ -6,7 +6,7 @@
 //
 // Input: one byte seeding how the stream is cut into reads (and whether the
 // root asks for a token), then the bytes one connection sends the root (the
-// first 2048).
+// first 1024).
 // As RootServer does, a first byte 0xB5 makes the peer a site, anything
 // else a query peer. Properties checked:
 //   - splitting: the frames and the final error are the same whether the
@@ -406,7 +406,7 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
 
 // A handshake, a snapshot and some batches fit in this; longer streams
 // repeat what shorter ones reach and only slow the target down.
-constexpr size_t kMaxInput = 2048;
+constexpr size_t kMaxInput = 1024;
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size == 0) return 0;
