@@ -122,24 +122,16 @@ Result<SegmentScanner::Step> SegmentScanner::Next(uint64_t after, std::vector<Lo
   }
   step.kind = Step::kDamage;
   step.problem = std::move(*problem);
-  // Resume at the next valid frame: first where the damaged frame's own
-  // (checked) header says it ends, then at every byte.
-  uint32_t ignored;
-  auto valid_at = [&](uint64_t at) -> Result<bool> {
-    auto p = TryFrame(at, after, records, &ignored, &end);
-    if (!p.ok()) return p.status();
-    records->clear();
-    return p->empty();
-  };
-  if (step.claimed > 0 && LogFrameBytes(step.claimed) < size_ - step.begin) {
-    const uint64_t next = step.begin + LogFrameBytes(step.claimed);
-    auto ok = valid_at(next);
-    if (!ok.ok()) return ok.status();
-    if (*ok) {
-      step.end = offset_ = next;
-      return step;
-    }
-  }
+  // Resume at the first valid frame after step.begin, found byte by byte. The
+  // damaged frame's own claimed end is no shortcut: valid frames may start
+  // inside that claim (and the search reaches the claimed end when none does).
+  // Taking the claim only when it lies inside the file made an append change
+  // the outcome: a claim running exactly to the end of the file was searched,
+  // and once the writer appended, the jump hid records readers had returned.
+  // With the search, the outcome depends only on whole frames in the file,
+  // which appends and the recovery's cuts of a torn tail leave alone; a frame
+  // running past the end is refused until its payload crc checks, which the
+  // bytes an append adds make true only by a 32-bit chance.
   for (uint64_t p = step.begin + 1; size_ - p >= kFrameHeaderBytes;) {
     auto chunk = View(p, kScanChunk + kFrameHeaderBytes - 1);
     if (!chunk.ok()) return chunk.status();
@@ -155,9 +147,11 @@ Result<SegmentScanner::Step> SegmentScanner::Next(uint64_t after, std::vector<Lo
       p += chunk->size() - (kFrameHeaderBytes - 1);
       continue;
     }
-    auto ok = valid_at(hit);
-    if (!ok.ok()) return ok.status();
-    if (*ok) {
+    uint32_t ignored = 0;
+    auto bad = TryFrame(hit, after, records, &ignored, &end);
+    if (!bad.ok()) return bad.status();
+    records->clear();
+    if (bad->empty()) {
       step.end = offset_ = hit;
       return step;
     }

@@ -2,9 +2,9 @@
 // damage rule. A frame is valid when its header crc and fields check, it lies
 // wholly inside the file, its payload crc checks, and its sequences are
 // consecutive and beyond the last valid one. Anything else is damage: the scan
-// resumes at the next valid frame (tried first right after a damaged frame
-// whose header still checks, then byte by byte), or stops at the end of the
-// file. Used by LogReader and RecoverLog; not for callers above storage/.
+// resumes at the next valid frame, found byte by byte, or stops at the end of
+// the file. The outcome depends only on whole frames in the file, so an append
+// (or the recovery's cut of a torn tail) never hides records a scan returned. Used by LogReader and RecoverLog; not for callers above storage/.
 // Not thread-safe; reads only (never changes the file).
 #pragma once
 

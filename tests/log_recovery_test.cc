@@ -484,5 +484,82 @@ TEST(LogRecoveryTest, OverlappingSegmentsNeverReuseASequence) {
   EXPECT_EQ(ReadAll(log).sequences, Range(1, 11));
 }
 
+// Found by the `log` fuzz target (tests/data/fuzz/log/crash-append_hides_records).
+// A damaged frame whose header checks claims bytes that hold valid frames and
+// run exactly to the end of the file. Readers return those inner frames; an
+// append must not make them jump to the claimed end (now the new frame) and
+// hide records they returned.
+TEST(LogRecoveryTest, AnAppendNeverHidesRecordsInsideADamagedFramesClaim) {
+  ScratchDir dir;
+  const std::string log = dir.File("log");
+  std::filesystem::create_directories(log);
+  auto frame = [](std::vector<uint64_t> sequences) {
+    std::vector<LogRecord> recs;
+    for (uint64_t q : sequences) {
+      recs.push_back(Rec(q - 1));
+      recs.back().sequence = q;
+    }
+    std::string bytes;
+    AppendLogFrame(recs, &bytes);
+    return bytes;
+  };
+  const LogSegmentHeader h = MakeLogSegmentHeader(1, DType::kI8, 0);
+  std::string inner;  // frames of one record, 3, 4, ..., as many as make whole records
+  uint64_t last = 2;
+  do {
+    inner += frame({++last});
+  } while (inner.size() % sizeof(LogRecord) != 0);
+  std::vector<uint64_t> claim;  // a frame whose payload is exactly `inner`'s size
+  for (uint64_t q = 3; claim.size() < inner.size() / sizeof(LogRecord); ++q) claim.push_back(q);
+  const std::string damaged = frame(claim).substr(0, sizeof(LogFrameHeader)) + inner;  // payload crc fails
+  WriteFileBytes(Segment(log, 1), std::string(reinterpret_cast<const char*>(&h), sizeof h) +
+                                      frame({1, 2}) + damaged);
+  const ReadResult before = ReadAll(log);
+  ASSERT_EQ(before.sequences, Range(1, last));
+
+  auto w = LogWriter::Open(log, Options());
+  ASSERT_OK(w);
+  EXPECT_EQ((*w)->recovery().bytes_cut, 0u);
+  EXPECT_EQ((*w)->next_sequence(), last + 1);
+  ASSERT_OK((*w)->Append(std::vector<LogRecord>{Rec(last)}));
+  ASSERT_OK((*w)->Close());
+  EXPECT_EQ(ReadAll(log).sequences, Range(1, last + 1));
+}
+
+// A frame whose header checks but which runs past the end of the file hides
+// none of the valid frames inside its claim, before an append or after it.
+TEST(LogRecoveryTest, AFrameRunningPastTheEndHidesNoFramesInsideItsClaim) {
+  ScratchDir dir;
+  const std::string log = dir.File("log");
+  std::filesystem::create_directories(log);
+  std::string bytes;
+  const LogSegmentHeader h = MakeLogSegmentHeader(1, DType::kI8, 0);
+  bytes.assign(reinterpret_cast<const char*>(&h), sizeof h);
+  std::vector<LogRecord> recs = {Rec(0), Rec(1)};
+  recs[0].sequence = 1;
+  recs[1].sequence = 2;
+  AppendLogFrame(recs, &bytes);
+  std::string torn;
+  recs = {Rec(2), Rec(3), Rec(4)};
+  for (size_t k = 0; k < recs.size(); ++k) recs[k].sequence = 3 + k;
+  AppendLogFrame(recs, &torn);
+  std::string later;
+  recs = {Rec(2)};
+  recs[0].sequence = 3;
+  AppendLogFrame(recs, &later);
+  // garbage, then the header of a frame of three and one record of it, then a
+  // valid frame inside that frame's claim
+  WriteFileBytes(Segment(log, 1), bytes + std::string(7, '\x5A') +
+                                      torn.substr(0, sizeof(LogFrameHeader) + sizeof(LogRecord)) + later);
+  EXPECT_EQ(ReadAll(log).sequences, Range(1, 3));
+
+  auto w = LogWriter::Open(log, Options());
+  ASSERT_OK(w);
+  EXPECT_EQ((*w)->recovery().bytes_cut, 0u);
+  ASSERT_OK((*w)->Append(std::vector<LogRecord>{Rec(3)}));
+  ASSERT_OK((*w)->Close());
+  EXPECT_EQ(ReadAll(log).sequences, Range(1, 4));
+}
+
 }  // namespace
 }  // namespace momenta
