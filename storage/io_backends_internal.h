@@ -6,8 +6,31 @@
 #include <string>
 
 #include "storage/io_backend.h"
+#include "storage/posix_file.h"
 
 namespace momenta::internal {
+
+// What every backend does the same way, on a buffered file descriptor it owns:
+// Write (pwrite), Allocate (fallocate), Sync (fdatasync) and Size (fstat).
+// Backends differ only in how they read (and name themselves).
+class FdBackend : public IoBackend {
+ public:
+  Status Write(uint64_t offset, std::span<const char> data) override {
+    return PwriteFully(fd_.get(), path(), offset, data.size(), data.data());
+  }
+  Status Allocate(uint64_t offset, uint64_t length) override {
+    return AllocateRange(fd_.get(), path(), offset, length);
+  }
+  Status Sync() override { return SyncData(fd_.get(), path()); }
+  Result<uint64_t> Size() override { return FileSize(fd_.get(), path()); }
+
+ protected:
+  FdBackend(std::string path, FileDescriptor fd) : IoBackend(std::move(path)), fd_(std::move(fd)) {}
+  int fd() const { return fd_.get(); }
+
+ private:
+  const FileDescriptor fd_;
+};
 
 Result<std::unique_ptr<IoBackend>> OpenPreadBackend(const std::string& path,
                                                     const IoOptions& options);

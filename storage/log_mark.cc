@@ -118,24 +118,15 @@ Result<LogMarkFile> LogMarkFile::Open(const std::string& log_dir,
   if (current) f.mark_ = *current;
   if (!current) {
     // Whole before it has a name: a crash leaves no half-made mark.
-    const std::string temp = f.path_ + ".tmp";
-    auto fd = OpenFile(temp, O_RDWR | O_CREAT | O_TRUNC, 0644);
-    if (!fd.ok()) return fd.status();
     LogMark first;
     first.generation = 1;
     first.logged = logged;
     first.reserved = reserved;
     first.boot = CurrentLogBootId();
     const LogMarkSlot slots[2] = {EncodeSlot(first), EncodeSlot(first)};
-    Status s = AllocateRange(fd->get(), temp, 0, kFileBytes);
-    if (s.ok()) s = PwriteFully(fd->get(), temp, 0, kFileBytes, reinterpret_cast<const char*>(slots));
-    if (s.ok() && sync) s = SyncData(fd->get(), temp);
-    if (s.ok() && ::rename(temp.c_str(), f.path_.c_str()) != 0) s = Status::FromErrno(f.path_, errno);
-    if (s.ok() && sync) s = SyncDirectory(log_dir);
-    if (!s.ok()) {
-      ::unlink(temp.c_str());
-      return s;
-    }
+    auto fd = ReplaceFile(f.path_, f.path_ + ".tmp",
+                          std::string_view(reinterpret_cast<const char*>(slots), kFileBytes), sync);
+    if (!fd.ok()) return fd.status();
     f.mark_ = first;
     f.fd_ = std::move(*fd);
     return f;

@@ -60,11 +60,4 @@ Result<std::vector<LogSegmentFile>> ListLogSegments(const std::string& dir) {
   return out;
 }
 
-Status SyncDirectory(const std::string& dir) {
-  auto fd = OpenFile(dir, O_RDONLY | O_DIRECTORY);
-  if (!fd.ok()) return fd.status();
-  if (::fsync(fd->get()) != 0) return Status::FromErrno(dir, errno);
-  return Status::OK();
-}
-
 }  // namespace momenta

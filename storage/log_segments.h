@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "storage/posix_file.h"  // SyncDirectory, for the log files
 #include "storage/status.h"
 
 namespace momenta {
@@ -29,8 +30,5 @@ struct LogSegmentFile {
 // The segments in `dir`, in sequence order. NotFound ("Not found: <dir>: no
 // update log here") when the folder does not exist.
 Result<std::vector<LogSegmentFile>> ListLogSegments(const std::string& dir);
-
-// fsync of a folder, so that files created or removed in it survive a crash.
-Status SyncDirectory(const std::string& dir);
 
 }  // namespace momenta

@@ -58,16 +58,16 @@ bool SameFile(int fd_a, int fd_b) {
          a.st_ino == b.st_ino;
 }
 
-class MmapBackend final : public IoBackend {
+class MmapBackend final : public FdBackend {
  public:
   MmapBackend(std::string path, FileDescriptor fd, bip::file_mapping mapping)
-      : IoBackend(std::move(path)), fd_(std::move(fd)), mapping_(std::move(mapping)) {}
+      : FdBackend(std::move(path), std::move(fd)), mapping_(std::move(mapping)) {}
 
   std::string Name() const override { return "mmap"; }
 
   // Maps the file's current size (nothing when it is empty).
   Status Remap() {
-    auto size = FileSize(fd_.get(), path());
+    auto size = FileSize(fd(), path());
     if (!size.ok()) return size.status();
     if (*size == mapped_size_) return Status::OK();
     try {
@@ -101,14 +101,6 @@ class MmapBackend final : public IoBackend {
                                        " faulted in the mapping (file shrank?)");
   }
 
-  Status Write(uint64_t offset, std::span<const char> data) override {
-    return PwriteFully(fd_.get(), path(), offset, data.size(), data.data());
-  }
-  Status Allocate(uint64_t offset, uint64_t length) override {
-    return AllocateRange(fd_.get(), path(), offset, length);
-  }
-  Status Sync() override { return SyncData(fd_.get(), path()); }
-  Result<uint64_t> Size() override { return FileSize(fd_.get(), path()); }
 
  private:
   // Asks the kernel (MADV_WILLNEED, asynchronous) for the pages of a read of
@@ -143,7 +135,6 @@ class MmapBackend final : public IoBackend {
     return offset <= mapped_size_ && length <= mapped_size_ - offset;
   }
 
-  const FileDescriptor fd_;        // pwrite, fstat, fallocate, fdatasync
   const bip::file_mapping mapping_;  // the same file, opened by Boost for mapping
   bip::mapped_region region_;      // bytes [0, mapped_size_) of the file; empty when 0
   uint64_t mapped_size_ = 0;

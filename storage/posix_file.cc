@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <filesystem>
 
 namespace momenta {
 
@@ -82,6 +83,32 @@ Result<uint64_t> FileSize(int fd, const std::string& path) {
   struct stat st;
   if (::fstat(fd, &st) < 0) return Status::FromErrno(path, errno);
   return static_cast<uint64_t>(st.st_size);
+}
+
+Status SyncDirectory(const std::string& dir) {
+  auto fd = OpenFile(dir, O_RDONLY | O_DIRECTORY);
+  if (!fd.ok()) return fd.status();
+  if (::fsync(fd->get()) != 0) return Status::FromErrno(dir, errno);
+  return Status::OK();
+}
+
+Result<FileDescriptor> ReplaceFile(const std::string& path, const std::string& temp,
+                                   std::string_view bytes, bool sync) {
+  auto fd = OpenFile(temp, O_RDWR | O_CREAT | O_TRUNC, 0644);
+  if (!fd.ok()) return fd.status();
+  Status s = AllocateRange(fd->get(), temp, 0, bytes.size());
+  if (s.ok()) s = PwriteFully(fd->get(), temp, 0, bytes.size(), bytes.data());
+  if (s.ok() && sync) s = SyncData(fd->get(), temp);
+  if (s.ok() && ::rename(temp.c_str(), path.c_str()) != 0) s = Status::FromErrno(path, errno);
+  if (!s.ok()) {
+    ::unlink(temp.c_str());
+    return s;
+  }
+  if (sync) {
+    const std::string folder = std::filesystem::path(path).parent_path().string();
+    MOMENTA_RETURN_IF_ERROR(SyncDirectory(folder.empty() ? "." : folder));
+  }
+  return fd;
 }
 
 }  // namespace momenta

@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 #include "storage/status.h"
 
@@ -43,6 +44,20 @@ Status PwriteFully(int fd, const std::string& path, uint64_t offset, size_t leng
 Status AllocateRange(int fd, const std::string& path, uint64_t offset, uint64_t length);
 Status SyncData(int fd, const std::string& path);
 Result<uint64_t> FileSize(int fd, const std::string& path);
+
+// fsync of a folder, so that files created or removed in it survive a crash.
+Status SyncDirectory(const std::string& dir);
+
+// Makes `path` hold exactly `bytes`, by way of `temp` (a name in the same
+// folder): the bytes go to `temp` (its blocks reserved first, so a full disk
+// shows before any byte is written), then `temp` is renamed over `path`. A
+// reader, or a crash, finds the old file or the new one, never a part. With
+// `sync` the bytes are synced before the rename and the folder after it, so
+// the new file survives a machine crash once this returns. On failure `temp`
+// is removed and `path` is as it was. Returns the new file, open read-write
+// (for a caller that goes on writing it in place).
+Result<FileDescriptor> ReplaceFile(const std::string& path, const std::string& temp,
+                                   std::string_view bytes, bool sync);
 
 // The message of a read that ran past end of file.
 Status ReadPastEnd(const std::string& path, uint64_t offset, size_t length);

@@ -7,26 +7,15 @@
 namespace momenta::internal {
 namespace {
 
-class PreadBackend final : public IoBackend {
+class PreadBackend final : public FdBackend {
  public:
-  PreadBackend(std::string path, FileDescriptor fd) : IoBackend(std::move(path)), fd_(std::move(fd)) {}
+  PreadBackend(std::string path, FileDescriptor fd) : FdBackend(std::move(path), std::move(fd)) {}
 
   std::string Name() const override { return "pread"; }
 
   Status Read(uint64_t offset, size_t length, char* dest) override {
-    return PreadFully(fd_.get(), path(), offset, length, dest);
+    return PreadFully(fd(), path(), offset, length, dest);
   }
-  Status Write(uint64_t offset, std::span<const char> data) override {
-    return PwriteFully(fd_.get(), path(), offset, data.size(), data.data());
-  }
-  Status Allocate(uint64_t offset, uint64_t length) override {
-    return AllocateRange(fd_.get(), path(), offset, length);
-  }
-  Status Sync() override { return SyncData(fd_.get(), path()); }
-  Result<uint64_t> Size() override { return FileSize(fd_.get(), path()); }
-
- private:
-  const FileDescriptor fd_;
 };
 
 }  // namespace

@@ -137,14 +137,9 @@ Status WriteSidecarIdentity(const std::string& sidecar, const SidecarIdentity& i
   Put<uint32_t>(b + 56, id.ndim);
   Put<uint32_t>(b + 60, Crc32c(b, 60));
   const std::string path = SidecarIdentityPath(sidecar);
-  const std::string temp = path + ".tmp-" + std::to_string(::getpid());
-  auto fd = OpenFile(temp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  if (!fd.ok()) return fd.status();
-  Status s = PwriteFully(fd->get(), temp, 0, sizeof b, b);
-  if (s.ok()) s = SyncData(fd->get(), temp);
-  if (s.ok() && ::rename(temp.c_str(), path.c_str()) != 0) s = Status::FromErrno(path, errno);
-  if (!s.ok()) ::unlink(temp.c_str());
-  return s;
+  return ReplaceFile(path, path + ".tmp-" + std::to_string(::getpid()), std::string_view(b, sizeof b),
+                     /*sync=*/true)
+      .status();
 }
 
 Result<std::string> SetSidecarAside(const std::string& sidecar) {

@@ -72,12 +72,11 @@ class Ring {
   bool initialised_ = false;
 };
 
-class UringBackend final : public IoBackend {
+class UringBackend final : public FdBackend {
  public:
   UringBackend(std::string path, FileDescriptor buffered, FileDescriptor direct,
                DirectIoAlignment align, unsigned depth)
-      : IoBackend(std::move(path)),
-        buffered_fd_(std::move(buffered)),
+      : FdBackend(std::move(path), std::move(buffered)),
         direct_fd_(std::move(direct)),
         align_(align),
         ops_(depth) {
@@ -91,7 +90,7 @@ class UringBackend final : public IoBackend {
     if (rc != 0) return rc;
     // Registered files spare the kernel a descriptor lookup per read; without
     // them (old kernel, limits) plain descriptors work the same.
-    const int fds[2] = {buffered_fd_.get(), direct_fd_.get()};
+    const int fds[2] = {fd(), direct_fd_.get()};
     fixed_files_ = io_uring_register_files(ring_.get(), fds, direct_fd_.valid() ? 2 : 1) == 0;
     return 0;
   }
@@ -116,14 +115,6 @@ class UringBackend final : public IoBackend {
     return RunBatch(mine, peer, theirs);
   }
 
-  Status Write(uint64_t offset, std::span<const char> data) override {
-    return PwriteFully(buffered_fd_.get(), path(), offset, data.size(), data.data());
-  }
-  Status Allocate(uint64_t offset, uint64_t length) override {
-    return AllocateRange(buffered_fd_.get(), path(), offset, length);
-  }
-  Status Sync() override { return SyncData(buffered_fd_.get(), path()); }
-  Result<uint64_t> Size() override { return FileSize(buffered_fd_.get(), path()); }
 
  private:
   // One request in flight. Its address is the SQE's user_data.
@@ -159,13 +150,12 @@ class UringBackend final : public IoBackend {
       io_uring_prep_read(sqe, index, dest, static_cast<unsigned>(length), offset);
       sqe->flags |= IOSQE_FIXED_FILE;
     } else {
-      io_uring_prep_read(sqe, direct ? file.direct_fd_.get() : file.buffered_fd_.get(), dest,
+      io_uring_prep_read(sqe, direct ? file.direct_fd_.get() : file.fd(), dest,
                          static_cast<unsigned>(length), offset);
     }
     io_uring_sqe_set_data(sqe, op);
   }
 
-  const FileDescriptor buffered_fd_;
   const FileDescriptor direct_fd_;  // invalid when O_DIRECT is off or refused
   const DirectIoAlignment align_;   // meaningful only when direct_fd_ is valid
   Ring ring_;

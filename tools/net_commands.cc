@@ -17,6 +17,7 @@
 #include <optional>
 
 #include "storage/log_segments.h"
+#include "storage/posix_file.h"
 #include "storage/sidecar.h"
 #include "stream/arrival_hold.h"
 #include "stream/item_mapping.h"
@@ -50,14 +51,7 @@ Result<std::string> ReadToken(const std::string& path) {
 }
 
 Status WritePortFile(const std::string& path, uint16_t port) {
-  const std::string tmp = path + ".tmp";
-  const int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) return Status::FromErrno(tmp, errno);
-  const std::string text = std::to_string(port) + "\n";
-  const bool ok = write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
-  close(fd);
-  if (!ok || rename(tmp.c_str(), path.c_str()) != 0) return Status::FromErrno(path, errno);
-  return Status::OK();
+  return ReplaceFile(path, path + ".tmp", std::to_string(port) + "\n", /*sync=*/false).status();
 }
 
 // ---------------------------------------------------------------- root
