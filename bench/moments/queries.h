@@ -1,0 +1,25 @@
+// The cold-query phases: random ranges queried with the array's and the
+// tree's pages dropped before each, and a few of them checked against an
+// exact scan.
+#pragma once
+
+#include <string>
+
+#include "bench/moments/context.h"
+#include "buffers/buffered_array.h"
+
+namespace momenta::moments_driver {
+
+// The first `count` of ctx.ranges.ranges as cold queries (sum+mean+var, or
+// min+max with `extremes`); prints one "queries" line.
+QueryRun RunQueries(const DriverContext& ctx, BufferedArray& ba, int count, bool extremes,
+                    const std::string& label);
+
+// Phase "queries": the disk tier on, into ctx.report.on and .on_ext.
+void RunColdQueries(DriverContext& ctx);
+
+// Phase "checks": the data read once (warm), then the first `checks` cold
+// queries of ctx.report.on and .on_ext against an exact extent scan.
+void RunExactChecks(DriverContext& ctx);
+
+}  // namespace momenta::moments_driver
