@@ -1,6 +1,9 @@
 #include "bench/moments/answers.h"
 
+#include <cstdio>
+
 #include "bench/moments/format.h"
+#include "bench/moments/query_stats.h"
 #include "buffers/moment_tree.h"
 #include "buffers/range_summary.h"
 #include "buffers/statistics.h"
@@ -65,6 +68,30 @@ Sample ColdQuery(const DriverPaths& paths, BufferedArray& ba, const Range& r, bo
   }
   s.seconds = Since(t0);
   return s;
+}
+
+QueryRun RunQueries(const DriverContext& ctx, BufferedArray& ba, int count, bool extremes,
+                    const std::string& label) {
+  const std::vector<Range>& ranges = ctx.ranges.ranges;
+  QueryRun run{label, {}};
+  const auto t0 = Clock::now();
+  for (int k = 0; k < count && k < static_cast<int>(ranges.size()); ++k)
+    run.samples.push_back(ColdQuery(ctx.paths, ba, ranges[k], extremes));
+  const QueryRow all = Summarise(run, -1);
+  std::printf("queries %-34s n=%zu p50 %s p99 %s mean %s; array %s, tier %s, %.1f requests per query"
+              " (%.0f s with the drops)\n",
+              label.c_str(), all.n, Ms(all.p50).c_str(), Ms(all.p99).c_str(), Ms(all.mean).c_str(),
+              Bytes(all.array_bytes).c_str(), Bytes(all.tier_bytes).c_str(), all.requests, Since(t0));
+  std::fflush(stdout);
+  return run;
+}
+
+BuildRun TimedRebuild(const DriverPaths& paths, BufferedArray& ba, const TreeOptions& options) {
+  paths.DropCaches();
+  const auto t0 = Clock::now();
+  auto st = Must(ba.Rebuild(options), "rebuild");
+  BuildRun r{Since(t0), st.seconds, st.data_bytes_read};
+  return r;
 }
 
 }  // namespace momenta::moments_driver

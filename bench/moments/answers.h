@@ -1,5 +1,5 @@
 // momenta's side of every measurement: the buffered array opened the way
-// the driver opens it, its tiers described, and one cold query timed.
+// the driver opens it, its tiers described, cold queries and rebuilds timed.
 #pragma once
 
 #include <memory>
@@ -29,5 +29,13 @@ std::string TierText(BufferedArray& ba);
 // then Summarize and ComputeStat timed: sum, mean and var, or with
 // `extremes` min and max. Dies if momenta fails.
 Sample ColdQuery(const DriverPaths& paths, BufferedArray& ba, const Range& r, bool extremes);
+
+// The first `count` of ctx.ranges.ranges as cold queries (sum+mean+var, or
+// min+max with `extremes`); prints one "queries" line.
+QueryRun RunQueries(const DriverContext& ctx, BufferedArray& ba, int count, bool extremes,
+                    const std::string& label);
+
+// One Rebuild with `options`, the array's and the tree's pages dropped first.
+BuildRun TimedRebuild(const DriverPaths& paths, BufferedArray& ba, const TreeOptions& options);
 
 }  // namespace momenta::moments_driver

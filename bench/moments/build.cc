@@ -107,14 +107,6 @@ void TimedRebuilds(DriverContext& ctx, BufferedArray& ba) {
 
 }  // namespace
 
-BuildRun TimedRebuild(const DriverPaths& paths, BufferedArray& ba, const TreeOptions& options) {
-  paths.DropCaches();
-  const auto t0 = Clock::now();
-  auto st = Must(ba.Rebuild(options), "rebuild");
-  BuildRun r{Since(t0), st.seconds, st.data_bytes_read};
-  return r;
-}
-
 void RunBuild(DriverContext& ctx) {
   PhaseTimer phase(ctx, "build");
   Report& rep = ctx.report;

@@ -4,12 +4,8 @@
 #pragma once
 
 #include "bench/moments/context.h"
-#include "buffers/buffered_array.h"
 
 namespace momenta::moments_driver {
-
-// One Rebuild with `options`, the array's and the tree's pages dropped first.
-BuildRun TimedRebuild(const DriverPaths& paths, BufferedArray& ba, const TreeOptions& options);
 
 // Phase "build": fills ctx.report.first_open (when Open built) and
 // .tiers_on; with --parts build also .builds_on and .breakdown.

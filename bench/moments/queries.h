@@ -3,17 +3,9 @@
 // exact scan.
 #pragma once
 
-#include <string>
-
 #include "bench/moments/context.h"
-#include "buffers/buffered_array.h"
 
 namespace momenta::moments_driver {
-
-// The first `count` of ctx.ranges.ranges as cold queries (sum+mean+var, or
-// min+max with `extremes`); prints one "queries" line.
-QueryRun RunQueries(const DriverContext& ctx, BufferedArray& ba, int count, bool extremes,
-                    const std::string& label);
 
 // Phase "queries": the disk tier on, into ctx.report.on and .on_ext.
 void RunColdQueries(DriverContext& ctx);

@@ -1,11 +1,13 @@
-// The exact reference answers: plain scans of the array file, summed with
-// an error far below the 1e-9 the checks allow.
+// Plain reads of the array file, without momenta: the exact reference
+// answers (summed with an error far below the 1e-9 the checks allow), and
+// the warm-up read that leaves the data cached.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <limits>
 #include <string>
+#include <vector>
 
 namespace momenta::moments_driver {
 
@@ -31,5 +33,10 @@ Exact PreadScan(const std::string& array, uint64_t p, uint64_t q);
 // The same answer reading only the data extents inside [p, q) (holes are
 // zeros): for checking long ranges whose plain scan would take minutes.
 Exact ExtentScan(const std::string& array, uint64_t p, uint64_t q);
+
+// Reads the regions [start, start + region_elems) of the array once,
+// sequentially, as any reader leaves the data: afterwards their pages are
+// cached (warm). Dies on a failed read.
+void WarmData(const std::string& array, const std::vector<uint64_t>& starts, uint64_t region_elems);
 
 }  // namespace momenta::moments_driver

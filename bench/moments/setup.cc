@@ -1,8 +1,6 @@
 #include "bench/moments/setup.h"
 
-#include <fcntl.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -137,21 +135,6 @@ uint64_t DataBytesOnDisk(const DriverContext& ctx) {
 }
 
 }  // namespace
-
-void WarmData(const DriverContext& ctx) {
-  const Config& g = ctx.config;
-  const std::string& array = ctx.paths.array;
-  const int fd = ::open(array.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) Die(array + ": " + std::strerror(errno));
-  for (uint64_t start : ctx.report.setup.starts)
-    ::posix_fadvise(fd, kNpyHeaderBytes + start * 8, g.region_elems() * 8, POSIX_FADV_WILLNEED);
-  std::vector<char> buf(8 * kMiB);
-  for (uint64_t start : ctx.report.setup.starts)
-    for (uint64_t at = 0; at < g.region_elems() * 8; at += buf.size())
-      if (::pread(fd, buf.data(), buf.size(), static_cast<off_t>(kNpyHeaderBytes + start * 8 + at)) < 0)
-        Die(array + ": read failed");
-  ::close(fd);
-}
 
 void RunSetup(DriverContext& ctx) {
   {

@@ -12,8 +12,4 @@ namespace momenta::moments_driver {
 // .scan_ranges and ctx.ranges. Dies when the folder lacks the data + 2 GiB.
 void RunSetup(DriverContext& ctx);
 
-// Reads every region of the setup once, sequentially, as any reader leaves
-// the data: afterwards its pages are cached (warm). Dies on a failed read.
-void WarmData(const DriverContext& ctx);
-
 }  // namespace momenta::moments_driver

@@ -4,10 +4,8 @@
 #include <vector>
 
 #include "bench/moments/answers.h"
-#include "bench/moments/build.h"
 #include "bench/moments/checks.h"
 #include "bench/moments/format.h"
-#include "bench/moments/queries.h"
 #include "buffers/moment_tree.h"
 
 namespace momenta::moments_driver {

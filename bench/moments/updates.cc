@@ -13,7 +13,6 @@
 #include "bench/moments/format.h"
 #include "bench/moments/query_stats.h"
 #include "bench/moments/reference.h"
-#include "bench/moments/setup.h"
 #include "bench/moments/update_workloads.h"
 #include "buffers/moment_tree.h"
 
@@ -30,7 +29,7 @@ void Settle(BufferedArray& a) {
 // The data read once, and the tree's pages for the regions warmed (untimed).
 void WarmUp(DriverContext& ctx, BufferedArray& ba, std::mt19937_64& rng) {
   PhaseTimer phase(ctx, "warm-up");
-  WarmData(ctx);
+  WarmData(ctx.paths.array, ctx.report.setup.starts, ctx.config.region_elems());
   const auto warm = MakeUpdates(ctx, rng, ctx.config.updates / 4);
   Must(ba.Apply(warm), "warm-up updates");
   ctx.report.updates_total += warm.size();
