@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """Cold full scans of ranges of a .npy array with NumPy memmap, for comparison
-with momenta's range queries (bench/moments_driver.cc runs it).
+with momenta's range queries (bench/moments/scans.cc runs it).
 
     scan_numpy.py ARRAY.npy P:Q [P:Q ...]
 
