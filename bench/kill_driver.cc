@@ -159,7 +159,7 @@ int Main(int argc, char** argv) {
     net_site = policy != "root";
     net_root = policy != "site";
   } else {
-    auto p = ParseLogSync(policy);
+    auto p = ParseLogSync(policy, "--sync");
     if (!p.ok()) return Usage("POLICY must be always, batch, none, all, site, root or net");
     policies = {*p};
   }

@@ -38,12 +38,12 @@ std::string_view StatName(Stat s) {
   return "?";
 }
 
-Result<Stat> ParseStat(std::string_view name) {
+Result<Stat> ParseStat(std::string_view name, const std::string& what) {
   for (Stat s : kAllStats)
     if (StatName(s) == name) return s;
-  return Status::InvalidArgument("--stat", "unknown statistic '" + std::string(name) +
-                                               "' (sum count mean var std moment moments com "
-                                               "spread polyfit min max)");
+  return Status::InvalidArgument(what, "unknown statistic '" + std::string(name) +
+                                           "' (sum count mean var std moment moments com "
+                                           "spread polyfit min max)");
 }
 
 bool NeedsExtremes(std::span<const Stat> stats) {
@@ -198,7 +198,7 @@ Result<StatAnswer> ComputeStat(Stat stat, const StatParams& params, const RangeS
       return shape;
     }
   }
-  return Status::InvalidArgument("--stat", "unknown statistic");
+  return Status::InvalidArgument("statistic", "unknown statistic");  // unreachable: every Stat is handled above
 }
 
 }  // namespace momenta

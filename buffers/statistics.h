@@ -20,7 +20,9 @@ enum class Stat { kSum, kCount, kMean, kVar, kStd, kMoment, kMoments, kCom, kSpr
 // "sum", "count", "mean", "var", "std", "moment", "moments", "com", "spread",
 // "polyfit", "min", "max".
 std::string_view StatName(Stat s);
-Result<Stat> ParseStat(std::string_view name);
+// The statistic StatName gives `name`; else InvalidArgument naming `what`, the
+// caller's word for where the name came from (a CLI says "--stat").
+Result<Stat> ParseStat(std::string_view name, const std::string& what);
 // True when any of `stats` needs min/max (the query then reads partial leaves
 // on their own side, not as leaf minus complement).
 bool NeedsExtremes(std::span<const Stat> stats);

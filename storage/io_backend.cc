@@ -36,11 +36,11 @@ std::string_view IoKindName(IoKind kind) {
   return "?";
 }
 
-Result<IoKind> ParseIoKind(std::string_view text) {
+Result<IoKind> ParseIoKind(std::string_view text, const std::string& what) {
   for (IoKind k : {IoKind::kAuto, IoKind::kUring, IoKind::kMmap, IoKind::kPread})
     if (text == IoKindName(k)) return k;
-  return Status::InvalidArgument("--io", "unknown backend '" + std::string(text) +
-                                             "' (expected auto, uring, mmap or pread)");
+  return Status::InvalidArgument(what, "unknown backend '" + std::string(text) +
+                                          "' (expected auto, uring, mmap or pread)");
 }
 
 Result<std::unique_ptr<IoBackend>> OpenIoBackend(const std::string& path,

@@ -83,7 +83,9 @@ enum class IoKind { kAuto, kUring, kMmap, kPread };
 
 // "auto" | "uring" | "mmap" | "pread"
 std::string_view IoKindName(IoKind kind);
-Result<IoKind> ParseIoKind(std::string_view text);
+// The kind IoKindName gives `text`; else InvalidArgument naming `what`, the
+// caller's word for where the text came from (a CLI says "--io").
+Result<IoKind> ParseIoKind(std::string_view text, const std::string& what);
 
 struct IoOptions {
   IoKind kind = IoKind::kAuto;

@@ -77,12 +77,12 @@ std::string_view LogSyncName(LogSync sync) {
   return "?";
 }
 
-Result<LogSync> ParseLogSync(std::string_view text) {
+Result<LogSync> ParseLogSync(std::string_view text, const std::string& what) {
   for (LogSync s : {LogSync::kAlways, LogSync::kBatch, LogSync::kNone})
     if (text == LogSyncName(s)) return s;
   std::string msg = "'";  // (built by append: GCC 12 warns falsely on operator+ here)
   msg.append(text).append("' is not one of always, batch, none");
-  return Status::InvalidArgument("--sync", msg);
+  return Status::InvalidArgument(what, msg);
 }
 
 LogWriter::LogWriter(std::string dir, LogWriterOptions options, std::unique_ptr<WriterLock> lock)

@@ -68,7 +68,9 @@ namespace momenta {
 
 enum class LogSync { kAlways, kBatch, kNone };
 std::string_view LogSyncName(LogSync sync);                 // "always" | "batch" | "none"
-Result<LogSync> ParseLogSync(std::string_view text);
+// The policy LogSyncName gives `text`; else InvalidArgument naming `what`, the
+// caller's word for where the text came from (a CLI says "--sync").
+Result<LogSync> ParseLogSync(std::string_view text, const std::string& what);
 
 // The file operations of the writer, named for the fault-injection seam.
 enum class LogFileOp { kCreate, kReserve, kWrite, kSync };

@@ -218,10 +218,10 @@ TEST(LogWriterTest, FirstCommitAfterReopenSyncsWhatAnEarlierWriterLeft) {
 }
 
 TEST(LogWriterTest, ParseSyncPolicy) {
-  EXPECT_EQ(Get(ParseLogSync("always")), LogSync::kAlways);
-  EXPECT_EQ(Get(ParseLogSync("batch")), LogSync::kBatch);
-  EXPECT_EQ(Get(ParseLogSync("none")), LogSync::kNone);
-  EXPECT_EQ(ParseLogSync("sometimes").status().ToString(),
+  EXPECT_EQ(Get(ParseLogSync("always", "--sync")), LogSync::kAlways);
+  EXPECT_EQ(Get(ParseLogSync("batch", "--sync")), LogSync::kBatch);
+  EXPECT_EQ(Get(ParseLogSync("none", "--sync")), LogSync::kNone);
+  EXPECT_EQ(ParseLogSync("sometimes", "--sync").status().ToString(),
             "Invalid argument: --sync: 'sometimes' is not one of always, batch, none");
 }
 

@@ -278,7 +278,7 @@ struct SetArgs {
 };
 
 int RunSet(const SetArgs& a) {
-  auto sync = ParseLogSync(a.write.sync);
+  auto sync = ParseLogSync(a.write.sync, "--sync");
   auto time = ParseTimeFlag(a.write.time);
   if (!sync.ok()) return UsageFail(sync.status().ToString());
   if (!time.ok()) return UsageFail(time.status().ToString());

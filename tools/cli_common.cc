@@ -107,7 +107,7 @@ Result<std::string> ReadWholeInput(const std::string& path) {
 }
 
 Result<IoOptions> MakeIoOptions(const CommonOptions& opts, bool writable) {
-  auto kind = ParseIoKind(opts.io);
+  auto kind = ParseIoKind(opts.io, "--io");
   if (!kind.ok()) return kind.status();
   IoOptions io;
   io.kind = *kind;

@@ -48,7 +48,7 @@ struct QueryArgs {
 int RunQuery(const QueryArgs& a) {
   std::vector<Stat> stats;
   for (const auto& name : a.stats) {
-    auto s = ParseStat(name);
+    auto s = ParseStat(name, "--stat");
     if (!s.ok()) return UsageFail(s.status().ToString());
     stats.push_back(*s);
   }
@@ -218,7 +218,7 @@ int FailUpdateInterrupted(const Status& interrupted, BufferedArray& ba, uint64_t
 }
 
 int RunUpdate(const UpdateArgs& a) {
-  auto sync = ParseLogSync(a.write.sync);
+  auto sync = ParseLogSync(a.write.sync, "--sync");
   auto time = ParseTimeFlag(a.write.time);
   if (!sync.ok()) return UsageFail(sync.status().ToString());
   if (!time.ok()) return UsageFail(time.status().ToString());
