@@ -20,7 +20,7 @@
 #include <optional>
 #include <vector>
 
-#include "stream/workloads.h"
+#include "stream/window_spec.h"
 
 namespace momenta {
 

@@ -8,6 +8,7 @@
 
 #include "stream/exact_window.h"
 #include "stream/virtual_root.h"
+#include "stream/workloads.h"
 
 namespace momenta {
 

@@ -29,7 +29,6 @@
 #include "stream/window_count.h"
 #include "stream/window_quantiles.h"
 #include "stream/window_spec.h"
-#include "stream/workloads.h"
 
 namespace momenta {
 

@@ -45,6 +45,12 @@ inline constexpr double kMinEps = 1e-12;
 // least 1e-12, got ...") unless kMinEps <= eps < 1.
 Status CheckEps(double eps, std::string_view context);
 
+// One item as it arrives at a site: its timestamp and its key.
+struct Arrival {
+  int64_t ts = 0;
+  int64_t item = 0;
+};
+
 // True when an item stamped `ts` arriving at clock `now` is accepted.
 // REQUIRES: ts <= now
 inline bool AcceptsArrival(const WindowSpec& spec, int64_t now, int64_t ts) {

@@ -18,11 +18,6 @@
 
 namespace momenta {
 
-struct Arrival {
-  int64_t ts = 0;
-  int64_t item = 0;
-};
-
 struct WorkloadParams {
   int sites = 1;          // k
   WindowSpec spec;        // W and tau

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "stream/simulation.h"
+#include "stream/workloads.h"
 #include "tests/assert_ok.h"
 #include "tests/test_util.h"
 
