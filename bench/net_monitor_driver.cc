@@ -111,7 +111,7 @@ int RunOne(uint32_t k, double eps, double n_target, int64_t W, uint64_t seed, co
   std::vector<Arrival> arrivals;
   // The first window (the count climbing from zero: the costliest), from the
   // sites' own counters; the handshakes and empty snapshots are left out.
-  WireCounts before, fill;
+  TrafficCounts before, fill;
   uint64_t fill_events = 0;
   for (auto& s : sites) before += s->sent();
   for (int64_t t = 0; t < 2 * W; ++t) {

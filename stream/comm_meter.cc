@@ -4,22 +4,6 @@
 
 namespace momenta {
 
-CommTotals& CommTotals::operator+=(const CommTotals& o) {
-  messages += o.messages;
-  words += o.words;
-  bits += o.bits;
-  bytes += o.bytes;
-  return *this;
-}
-
-CommTotals& CommTotals::operator-=(const CommTotals& o) {
-  messages -= o.messages;
-  words -= o.words;
-  bits -= o.bits;
-  bytes -= o.bytes;
-  return *this;
-}
-
 CommMeter::Tick& CommMeter::At(int64_t t) {
   AdvanceTo(t);
   if (ticks_.empty() || ticks_.back().t != t) ticks_.push_back(Tick{t, {}, 0});
@@ -27,7 +11,7 @@ CommMeter::Tick& CommMeter::At(int64_t t) {
 }
 
 void CommMeter::Record(const Message& m) {
-  CommTotals c;
+  TrafficCounts c;
   c.messages = 1;
   c.words = MessageWords(m);
   c.bits = MessageBits(m);

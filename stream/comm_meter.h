@@ -10,14 +10,9 @@
 #include <deque>
 
 #include "stream/messages.h"
+#include "stream/traffic_counts.h"
 
 namespace momenta {
-
-struct CommTotals {
-  uint64_t messages = 0, words = 0, bits = 0, bytes = 0;
-  CommTotals& operator+=(const CommTotals& o);
-  CommTotals& operator-=(const CommTotals& o);
-};
 
 class CommMeter {
  public:
@@ -31,22 +26,22 @@ class CommMeter {
   // Slides the window so that it covers (t - W, t].
   void AdvanceTo(int64_t t);
 
-  const CommTotals& total(Protocol p) const { return total_[static_cast<int>(p)]; }
-  const CommTotals& window(Protocol p) const { return window_sum_[static_cast<int>(p)]; }
+  const TrafficCounts& total(Protocol p) const { return total_[static_cast<int>(p)]; }
+  const TrafficCounts& window(Protocol p) const { return window_sum_[static_cast<int>(p)]; }
   uint64_t window_events() const { return window_events_; }
   uint64_t total_events() const { return total_events_; }
 
  private:
   struct Tick {
     int64_t t;
-    std::array<CommTotals, kProtocols> sent;
+    std::array<TrafficCounts, kProtocols> sent;
     uint64_t events = 0;
   };
   Tick& At(int64_t t);
 
   const int64_t window_;
   std::deque<Tick> ticks_;  // the ticks of the window holding anything
-  std::array<CommTotals, kProtocols> total_{}, window_sum_{};
+  std::array<TrafficCounts, kProtocols> total_{}, window_sum_{};
   uint64_t window_events_ = 0, total_events_ = 0;
 };
 

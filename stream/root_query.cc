@@ -76,7 +76,7 @@ std::string Header(const RootState& st, bool json) {
   return h;
 }
 
-std::string Counts(const WireCounts& c, bool json, const char* prefix) {
+std::string Counts(const TrafficCounts& c, bool json, const char* prefix) {
   const std::string p = prefix;
   if (json)
     return "\"" + p + "frames\":" + std::to_string(c.frames) + ",\"" + p + "bytes\":" + std::to_string(c.bytes) +
@@ -210,7 +210,7 @@ std::string AnswerQuery(RootState& st, const Query& q) {
     case Query::Kind::kSites:
     case Query::Kind::kStats: {
       const bool stats = q.kind == Query::Kind::kStats;
-      WireCounts total, window, snaps;
+      TrafficCounts total, window, snaps;
       std::string rows;
       for (uint32_t i = 0; i < st.slots().size(); ++i) {
         const SiteSlot& s = st.slots()[i];

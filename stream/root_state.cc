@@ -5,22 +5,6 @@
 
 namespace momenta {
 
-WireCounts& WireCounts::operator+=(const WireCounts& o) {
-  frames += o.frames;
-  bytes += o.bytes;
-  messages += o.messages;
-  words += o.words;
-  return *this;
-}
-
-WireCounts& WireCounts::operator-=(const WireCounts& o) {
-  frames -= o.frames;
-  bytes -= o.bytes;
-  messages -= o.messages;
-  words -= o.words;
-  return *this;
-}
-
 const char* SlotStateName(SiteSlot::State s) {
   switch (s) {
     case SiteSlot::State::kSyncing: return "syncing";
@@ -57,7 +41,7 @@ Result<uint32_t> RootState::Attach(const std::string& name, const std::string& p
   return slot;
 }
 
-void RootState::Record(SiteSlot& s, int64_t clock, const WireCounts& c) {
+void RootState::Record(SiteSlot& s, int64_t clock, const TrafficCounts& c) {
   s.total += c;
   // Frames are kept per slice of W/1024 time units, so a site sending a
   // frame every time unit costs at most ~1024 entries.
@@ -77,7 +61,7 @@ void RootState::Record(SiteSlot& s, int64_t clock, const WireCounts& c) {
 
 void RootState::CountFrame(uint32_t slot, uint64_t frame_bytes) {
   SiteSlot& s = slots_[slot];
-  WireCounts c;
+  TrafficCounts c;
   c.frames = 1;
   c.bytes = frame_bytes;
   s.total += c;
@@ -87,7 +71,7 @@ Status RootState::ApplySnapshot(uint32_t slot, const Batch& b, uint64_t frame_by
   SiteSlot& s = slots_[slot];
   root_.ResetSite(slot);
   s.mirror->Clear();
-  WireCounts c;
+  TrafficCounts c;
   c.frames = 1;
   c.bytes = frame_bytes;
   for (const Message& m : b.messages) {
@@ -120,7 +104,7 @@ Status RootState::ApplyBatch(uint32_t slot, const Batch& b, uint64_t frame_bytes
   if (b.clock < s.clock)
     return Status::Corruption("batch", "clock went back from " + std::to_string(s.clock) + " to " +
                                            std::to_string(b.clock));
-  WireCounts c;
+  TrafficCounts c;
   c.frames = 1;
   c.bytes = frame_bytes;
   for (const Message& m : b.messages) {

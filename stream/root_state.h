@@ -24,17 +24,11 @@
 #include "storage/status.h"
 #include "stream/handshake.h"
 #include "stream/site_mirror.h"
+#include "stream/traffic_counts.h"
 #include "stream/virtual_root.h"
 #include "stream/wire_batch.h"
 
 namespace momenta {
-
-// Traffic counted on the wire: whole frames (header included).
-struct WireCounts {
-  uint64_t frames = 0, bytes = 0, messages = 0, words = 0;
-  WireCounts& operator+=(const WireCounts& o);
-  WireCounts& operator-=(const WireCounts& o);
-};
 
 struct SiteSlot {
   enum class State { kSyncing, kLive, kStale };
@@ -45,10 +39,10 @@ struct SiteSlot {
   std::string peer;         // address of the current (or last) connection
   uint64_t connects = 0, resyncs = 0;
   std::string last_close;   // why the last connection closed
-  WireCounts total;         // every frame, handshake and snapshots included
-  WireCounts snapshots;     // the resynchronisation part of total
-  WireCounts window;        // frames stamped in (clock - W, clock] (to within W/1024)
-  std::deque<std::pair<int64_t, WireCounts>> ticks;  // per slice of W/1024, for `window`
+  TrafficCounts total;      // every frame, handshake and snapshots included
+  TrafficCounts snapshots;  // the resynchronisation part of total
+  TrafficCounts window;     // frames stamped in (clock - W, clock] (to within W/1024)
+  std::deque<std::pair<int64_t, TrafficCounts>> ticks;  // per slice of W/1024, for `window`
   std::unique_ptr<SiteMirror> mirror;
 };
 
@@ -94,7 +88,7 @@ class RootState {
   double SiteCount(uint32_t slot) const { return root_.SiteCount(slot); }
 
  private:
-  void Record(SiteSlot& s, int64_t clock, const WireCounts& c);
+  void Record(SiteSlot& s, int64_t clock, const TrafficCounts& c);
 
   const MonitorParams params_;
   const size_t max_sites_;

@@ -49,7 +49,7 @@ struct SimulationReport {
   uint64_t arrivals = 0, expiries = 0, dropped = 0;
   uint64_t violations = 0;
   std::vector<std::string> first_violations;  // up to 10, "tick T: what"
-  std::array<CommTotals, CommMeter::kProtocols> total{};
+  std::array<TrafficCounts, CommMeter::kProtocols> total{};
   std::array<WindowCost, CommMeter::kProtocols> window{};
   size_t max_site_bytes = 0;                  // largest Site::MemoryBytes seen (sampled)
 };

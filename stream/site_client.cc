@@ -96,7 +96,7 @@ Status SiteClient::TryConnect() {
   } else if (!(w->params == *params_)) {
     return Status::InvalidArgument(peer, "now runs " + w->params.ToString() + ", this site " + params_->ToString());
   }
-  WireCounts hs;
+  TrafficCounts hs;
   hs.frames = 1;
   hs.bytes = hello.size();
   sent_ += hs;
@@ -202,7 +202,7 @@ bool SiteClient::Send(FrameType type, int64_t clock, const std::vector<Message>&
     Disconnect(st.ToString());
     return false;
   }
-  WireCounts c;
+  TrafficCounts c;
   c.frames = 1;
   c.bytes = frame.size();
   c.messages = messages.size();

@@ -25,9 +25,9 @@
 #include "storage/status.h"
 #include "stream/handshake.h"
 #include "stream/net_socket.h"
-#include "stream/root_state.h"
 #include "stream/site.h"
 #include "stream/site_mirror.h"
+#include "stream/traffic_counts.h"
 #include "stream/wire_frame.h"
 
 namespace momenta {
@@ -88,8 +88,8 @@ class SiteClient {
   const Site* site() const { return site_.get(); }
   // What this site put on the wire (frames it sent, whole), and the
   // snapshots' share.
-  const WireCounts& sent() const { return sent_; }
-  const WireCounts& resync_sent() const { return resync_; }
+  const TrafficCounts& sent() const { return sent_; }
+  const TrafficCounts& resync_sent() const { return resync_; }
   uint64_t connections() const { return connections_; }
 
  private:
@@ -115,7 +115,7 @@ class SiteClient {
   std::chrono::steady_clock::time_point next_attempt_{};
   std::chrono::milliseconds backoff_{0};
   std::string lost_reason_;
-  WireCounts sent_, resync_;
+  TrafficCounts sent_, resync_;
   uint64_t connections_ = 0;
   uint64_t jitter_ = 0x9e3779b97f4a7c15ull;
 };
