@@ -214,17 +214,17 @@ std::string AnswerQuery(RootState& st, const Query& q) {
       std::string rows;
       for (uint32_t i = 0; i < st.slots().size(); ++i) {
         const SiteSlot& s = st.slots()[i];
-        total += s.total;
-        window += s.window;
-        snaps += s.snapshots;
+        total += s.wire.total();
+        window += s.wire.window();
+        snaps += s.wire.snapshots();
         const std::string clock = s.has_clock ? std::to_string(s.clock) : (j ? "null" : "none");
         if (j) {
           if (i) rows += ',';
           rows += "{\"name\":" + JsonString(s.name) + ",\"state\":\"" +
                   SlotStateName(s.state) + "\",\"clock\":" + clock;
           if (stats) {
-            rows += "," + Counts(s.window, j, "window_") + "," + Counts(s.total, j, "") + "," +
-                    Counts(s.snapshots, j, "resync_");
+            rows += "," + Counts(s.wire.window(), j, "window_") + "," + Counts(s.wire.total(), j, "") + "," +
+                    Counts(s.wire.snapshots(), j, "resync_");
           } else {
             rows += ",\"peer\":" + JsonString(s.peer) + ",\"connects\":" + std::to_string(s.connects) +
                     ",\"resyncs\":" + std::to_string(s.resyncs) + ",\"count\":" +
@@ -235,7 +235,7 @@ std::string AnswerQuery(RootState& st, const Query& q) {
         } else {
           rows += "\n" + s.name + " " + SlotStateName(s.state) + " clock=" + clock;
           if (stats) {
-            rows += " " + Counts(s.window, j, "window_") + " " + Counts(s.total, j, "");
+            rows += " " + Counts(s.wire.window(), j, "window_") + " " + Counts(s.wire.total(), j, "");
           } else {
             rows += " peer=" + s.peer + " connects=" + std::to_string(s.connects) + " resyncs=" +
                     std::to_string(s.resyncs) +

@@ -27,8 +27,7 @@ Result<uint32_t> RootState::Attach(const std::string& name, const std::string& p
                                                          " sites");
     slot = root_.AddSite();
     assert(slot == slots_.size());
-    slots_.emplace_back();
-    slots_.back().name = name;
+    slots_.emplace_back(name, params_.spec.window);
     slots_.back().mirror = std::make_unique<SiteMirror>(SiteMirror::MaxEntries(params_.eps));
     by_name_[name] = slot;
   }
@@ -41,30 +40,12 @@ Result<uint32_t> RootState::Attach(const std::string& name, const std::string& p
   return slot;
 }
 
-void RootState::Record(SiteSlot& s, int64_t clock, const TrafficCounts& c) {
-  s.total += c;
-  // Frames are kept per slice of W/1024 time units, so a site sending a
-  // frame every time unit costs at most ~1024 entries.
-  const int64_t width = std::max<int64_t>(1, params_.spec.window / 1024);
-  const int64_t slice = clock >= 0 ? clock / width * width : -((-clock + width - 1) / width * width);
-  if (s.ticks.empty() || s.ticks.back().first != slice) {
-    s.ticks.emplace_back(slice, c);
-  } else {
-    s.ticks.back().second += c;
-  }
-  s.window += c;
-  while (!s.ticks.empty() && s.ticks.front().first + width - 1 <= clock - params_.spec.window) {
-    s.window -= s.ticks.front().second;
-    s.ticks.pop_front();
-  }
-}
-
 void RootState::CountFrame(uint32_t slot, uint64_t frame_bytes) {
   SiteSlot& s = slots_[slot];
   TrafficCounts c;
   c.frames = 1;
   c.bytes = frame_bytes;
-  s.total += c;
+  s.wire.CountFrame(c);
 }
 
 Status RootState::ApplySnapshot(uint32_t slot, const Batch& b, uint64_t frame_bytes) {
@@ -86,15 +67,11 @@ Status RootState::ApplySnapshot(uint32_t slot, const Batch& b, uint64_t frame_by
     ++c.messages;
     c.words += MessageWords(m);
   }
-  // A new clock line: the window of frames restarts with the site's clock.
-  s.ticks.clear();
-  s.window = {};
   s.clock = b.clock;
   s.has_clock = b.clock > -kMaxTime;
   s.state = SiteSlot::State::kLive;
   ++s.resyncs;
-  s.snapshots += c;
-  Record(s, b.clock, c);
+  s.wire.CountSnapshot(b.clock, c);
   return Status::OK();
 }
 
@@ -117,7 +94,7 @@ Status RootState::ApplyBatch(uint32_t slot, const Batch& b, uint64_t frame_bytes
   }
   s.clock = b.clock;
   s.has_clock = b.clock > -kMaxTime;
-  Record(s, b.clock, c);
+  s.wire.CountBatch(b.clock, c);
   return Status::OK();
 }
 

@@ -14,24 +14,27 @@
 #pragma once
 
 #include <cstdint>
-#include <deque>
 #include <memory>
 #include <optional>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "storage/status.h"
 #include "stream/handshake.h"
 #include "stream/site_mirror.h"
-#include "stream/traffic_counts.h"
 #include "stream/virtual_root.h"
 #include "stream/wire_batch.h"
+#include "stream/wire_meter.h"
 
 namespace momenta {
 
 struct SiteSlot {
   enum class State { kSyncing, kLive, kStale };
+  // REQUIRES: window >= 1 (W)
+  SiteSlot(std::string site_name, int64_t window) : name(std::move(site_name)), wire(window) {}
+
   std::string name;
   State state = State::kSyncing;
   int64_t clock = 0;        // the site's time as of its last frame
@@ -39,10 +42,7 @@ struct SiteSlot {
   std::string peer;         // address of the current (or last) connection
   uint64_t connects = 0, resyncs = 0;
   std::string last_close;   // why the last connection closed
-  TrafficCounts total;      // every frame, handshake and snapshots included
-  TrafficCounts snapshots;  // the resynchronisation part of total
-  TrafficCounts window;     // frames stamped in (clock - W, clock] (to within W/1024)
-  std::deque<std::pair<int64_t, TrafficCounts>> ticks;  // per slice of W/1024, for `window`
+  WireMeter wire;           // what crossed the wire from the site
   std::unique_ptr<SiteMirror> mirror;
 };
 
@@ -88,8 +88,6 @@ class RootState {
   double SiteCount(uint32_t slot) const { return root_.SiteCount(slot); }
 
  private:
-  void Record(SiteSlot& s, int64_t clock, const TrafficCounts& c);
-
   const MonitorParams params_;
   const size_t max_sites_;
   VirtualRoot root_;
