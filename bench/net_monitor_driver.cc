@@ -23,12 +23,12 @@
 #include <thread>
 #include <vector>
 
-#include "stream/byte_codec.h"
-#include "stream/query_client.h"
-#include "stream/root_server.h"
-#include "stream/site_client.h"
-#include "stream/wire_frame.h"
-#include "stream/workloads.h"
+#include "stream/window/byte_codec.h"
+#include "stream/net/query_client.h"
+#include "stream/net/root_server.h"
+#include "stream/net/site_client.h"
+#include "stream/net/wire_frame.h"
+#include "stream/testing/workloads.h"
 
 namespace {
 
