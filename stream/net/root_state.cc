@@ -5,6 +5,17 @@
 
 namespace momenta {
 
+namespace {
+
+TrafficCounts OneFrame(uint64_t frame_bytes) {
+  TrafficCounts c;
+  c.frames = 1;
+  c.bytes = frame_bytes;
+  return c;
+}
+
+}  // namespace
+
 const char* SlotStateName(SiteSlot::State s) {
   switch (s) {
     case SiteSlot::State::kSyncing: return "syncing";
@@ -41,31 +52,29 @@ Result<uint32_t> RootState::Attach(const std::string& name, const std::string& p
 }
 
 void RootState::CountFrame(uint32_t slot, uint64_t frame_bytes) {
-  SiteSlot& s = slots_[slot];
-  TrafficCounts c;
-  c.frames = 1;
-  c.bytes = frame_bytes;
-  s.wire.CountFrame(c);
+  slots_[slot].wire.CountFrame(OneFrame(frame_bytes));
+}
+
+void RootState::ApplyMessage(uint32_t slot, const Message& m, TrafficCounts* c) {
+  Message mine = m;
+  mine.site = slot;
+  root_.Apply(mine);
+  ++c->messages;
+  c->words += MessageWords(m);
 }
 
 Status RootState::ApplySnapshot(uint32_t slot, const Batch& b, uint64_t frame_bytes) {
   SiteSlot& s = slots_[slot];
   root_.ResetSite(slot);
   s.mirror->Clear();
-  TrafficCounts c;
-  c.frames = 1;
-  c.bytes = frame_bytes;
+  TrafficCounts c = OneFrame(frame_bytes);
   for (const Message& m : b.messages) {
     if (Status st = s.mirror->Apply(m); !st.ok()) {
       root_.ResetSite(slot);
       s.mirror->Clear();
       return st;
     }
-    Message mine = m;
-    mine.site = slot;
-    root_.Apply(mine);
-    ++c.messages;
-    c.words += MessageWords(m);
+    ApplyMessage(slot, m, &c);
   }
   s.clock = b.clock;
   s.has_clock = b.clock > -kMaxTime;
@@ -81,16 +90,10 @@ Status RootState::ApplyBatch(uint32_t slot, const Batch& b, uint64_t frame_bytes
   if (b.clock < s.clock)
     return Status::Corruption("batch", "clock went back from " + std::to_string(s.clock) + " to " +
                                            std::to_string(b.clock));
-  TrafficCounts c;
-  c.frames = 1;
-  c.bytes = frame_bytes;
+  TrafficCounts c = OneFrame(frame_bytes);
   for (const Message& m : b.messages) {
     MOMENTA_RETURN_IF_ERROR(s.mirror->Apply(m));
-    Message mine = m;
-    mine.site = slot;
-    root_.Apply(mine);
-    ++c.messages;
-    c.words += MessageWords(m);
+    ApplyMessage(slot, m, &c);
   }
   s.clock = b.clock;
   s.has_clock = b.clock > -kMaxTime;

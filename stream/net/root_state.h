@@ -88,6 +88,9 @@ class RootState {
   double SiteCount(uint32_t slot) const { return root_.SiteCount(slot); }
 
  private:
+  // Applies m, sent by the site of `slot`, to the answers and counts it in *c.
+  void ApplyMessage(uint32_t slot, const Message& m, TrafficCounts* c);
+
   const MonitorParams params_;
   const size_t max_sites_;
   VirtualRoot root_;
