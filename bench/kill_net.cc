@@ -8,7 +8,7 @@
 // time. It polls the root's `sites` answer as fast as it gets answers
 // (each poll also every 5 ms) and checks every one: for each site the root
 // reports live, its count must be within eps/24 (the count rule's bound,
-// stream/site.h BasicCountEps) of the exact number of that site's records in
+// stream/protocol/site.h BasicCountEps) of the exact number of that site's records in
 // the window (clock - W, clock] at the clock the root states for it.
 //
 // A round: after 300..700 ms of steady streaming, one process gets SIGKILL
@@ -34,8 +34,8 @@
 
 #include "bench/kill_util.h"
 #include "buffers/buffered_array.h"
-#include "stream/query_client.h"
-#include "stream/site.h"
+#include "stream/net/query_client.h"
+#include "stream/protocol/site.h"
 
 namespace momenta::kill {
 namespace {

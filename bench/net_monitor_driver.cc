@@ -23,12 +23,12 @@
 #include <thread>
 #include <vector>
 
-#include "stream/byte_codec.h"
-#include "stream/query_client.h"
-#include "stream/root_server.h"
-#include "stream/site_client.h"
-#include "stream/wire_frame.h"
-#include "stream/workloads.h"
+#include "stream/window/byte_codec.h"
+#include "stream/net/query_client.h"
+#include "stream/net/root_server.h"
+#include "stream/net/site_client.h"
+#include "stream/net/wire_frame.h"
+#include "stream/testing/workloads.h"
 
 namespace {
 
@@ -111,7 +111,7 @@ int RunOne(uint32_t k, double eps, double n_target, int64_t W, uint64_t seed, co
   std::vector<Arrival> arrivals;
   // The first window (the count climbing from zero: the costliest), from the
   // sites' own counters; the handshakes and empty snapshots are left out.
-  WireCounts before, fill;
+  TrafficCounts before, fill;
   uint64_t fill_events = 0;
   for (auto& s : sites) before += s->sent();
   for (int64_t t = 0; t < 2 * W; ++t) {

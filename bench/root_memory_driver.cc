@@ -36,12 +36,12 @@
 #include <thread>
 #include <vector>
 
-#include "stream/handshake.h"
-#include "stream/net_socket.h"
-#include "stream/query_client.h"
-#include "stream/site_client.h"
-#include "stream/wire_batch.h"
-#include "stream/wire_frame.h"
+#include "stream/net/handshake.h"
+#include "stream/net/net_socket.h"
+#include "stream/net/query_client.h"
+#include "stream/net/site_client.h"
+#include "stream/net/wire_batch.h"
+#include "stream/net/wire_frame.h"
 
 extern char** environ;
 

@@ -18,8 +18,8 @@
 #include <random>
 #include <vector>
 
-#include "stream/simulation.h"
-#include "stream/summarizer.h"
+#include "stream/testing/simulation.h"
+#include "stream/window/summarizer.h"
 
 namespace momenta {
 namespace {

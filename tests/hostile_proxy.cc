@@ -12,7 +12,7 @@
 #include <random>
 #include <vector>
 
-#include "stream/wire_frame.h"
+#include "stream/net/wire_frame.h"
 
 namespace momenta::testing {
 

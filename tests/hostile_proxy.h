@@ -28,7 +28,7 @@
 #include <string>
 #include <thread>
 
-#include "stream/net_socket.h"
+#include "stream/net/net_socket.h"
 
 namespace momenta::testing {
 

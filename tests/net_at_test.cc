@@ -1,5 +1,5 @@
 // `momenta ask ... --at T` is reproducible: a site reports time T only once
-// nothing stamped <= T can still arrive (stream/arrival_hold.h), so two asks
+// nothing stamped <= T can still arrive (stream/window/arrival_hold.h), so two asks
 // at the same T, one while T's items are still coming, give the same answer,
 // within the documented bound ((eps/24) c) of the exact count of the items
 // stamped <= T in the window (T - W, T]. With tardiness tau, an item stamped t
@@ -12,8 +12,8 @@
 #include <string>
 #include <thread>
 
-#include "stream/arrival_hold.h"
-#include "stream/query_client.h"
+#include "stream/window/arrival_hold.h"
+#include "stream/net/query_client.h"
 #include "tests/net_test_util.h"
 
 namespace momenta {

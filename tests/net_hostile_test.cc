@@ -19,9 +19,9 @@
 #include <cstdio>
 #include <thread>
 
-#include "stream/handshake.h"
-#include "stream/net_socket.h"
-#include "stream/wire_frame.h"
+#include "stream/net/handshake.h"
+#include "stream/net/net_socket.h"
+#include "stream/net/wire_frame.h"
 #include "tests/assert_ok.h"
 #include "tests/hostile_proxy.h"
 #include "tests/net_test_util.h"

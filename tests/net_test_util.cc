@@ -19,7 +19,7 @@
 
 #include <gtest/gtest.h>
 
-#include "stream/site.h"
+#include "stream/protocol/site.h"
 
 extern char** environ;
 

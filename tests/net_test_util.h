@@ -14,11 +14,11 @@
 #include <thread>
 #include <vector>
 
-#include "stream/exact_window.h"
-#include "stream/query_client.h"
-#include "stream/root_server.h"
-#include "stream/site_client.h"
-#include "stream/workloads.h"
+#include "stream/testing/exact_window.h"
+#include "stream/net/query_client.h"
+#include "stream/net/root_server.h"
+#include "stream/net/site_client.h"
+#include "stream/testing/workloads.h"
 #include "tests/test_util.h"
 
 namespace momenta::testing {

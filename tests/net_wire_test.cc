@@ -7,10 +7,10 @@
 #include <cstdio>
 #include <random>
 
-#include "stream/handshake.h"
-#include "stream/site_mirror.h"
-#include "stream/wire_batch.h"
-#include "stream/wire_frame.h"
+#include "stream/net/handshake.h"
+#include "stream/protocol/site_mirror.h"
+#include "stream/net/wire_batch.h"
+#include "stream/net/wire_frame.h"
 #include "tests/assert_ok.h"
 #include "tests/test_util.h"
 

@@ -9,7 +9,7 @@
 #include <sstream>
 #include <string>
 
-#include "stream/exact_window.h"
+#include "stream/testing/exact_window.h"
 #include "tests/test_util.h"
 
 namespace momenta {

@@ -7,12 +7,12 @@
 #include <random>
 #include <string>
 
-#include "stream/item_counts.h"
-#include "stream/messages.h"
-#include "stream/packed_pairs.h"
-#include "stream/window_count.h"
-#include "stream/window_quantiles.h"
-#include "stream/workloads.h"
+#include "stream/window/item_counts.h"
+#include "stream/protocol/messages.h"
+#include "stream/window/packed_pairs.h"
+#include "stream/window/window_count.h"
+#include "stream/window/window_quantiles.h"
+#include "stream/testing/workloads.h"
 #include "tests/assert_ok.h"
 #include "tests/test_util.h"
 

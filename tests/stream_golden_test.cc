@@ -29,13 +29,13 @@
 #include <utility>
 #include <vector>
 
-#include "stream/handshake.h"
-#include "stream/item_counts.h"
-#include "stream/messages.h"
-#include "stream/window_count.h"
-#include "stream/window_quantiles.h"
-#include "stream/wire_batch.h"
-#include "stream/wire_frame.h"
+#include "stream/net/handshake.h"
+#include "stream/window/item_counts.h"
+#include "stream/protocol/messages.h"
+#include "stream/window/window_count.h"
+#include "stream/window/window_quantiles.h"
+#include "stream/net/wire_batch.h"
+#include "stream/net/wire_frame.h"
 #include "tests/assert_ok.h"
 #include "tests/test_util.h"
 

@@ -8,7 +8,8 @@
 #include <cstdio>
 #include <string>
 
-#include "stream/simulation.h"
+#include "stream/testing/simulation.h"
+#include "stream/testing/workloads.h"
 #include "tests/assert_ok.h"
 #include "tests/test_util.h"
 

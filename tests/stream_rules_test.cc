@@ -6,13 +6,13 @@
 #include <cmath>
 #include <random>
 
-#include "stream/count_grid.h"
-#include "stream/item_counts.h"
-#include "stream/rank_steps.h"
-#include "stream/site.h"
-#include "stream/virtual_root.h"
-#include "stream/window_count.h"
-#include "stream/window_quantiles.h"
+#include "stream/protocol/count_grid.h"
+#include "stream/window/item_counts.h"
+#include "stream/protocol/rank_steps.h"
+#include "stream/protocol/site.h"
+#include "stream/protocol/virtual_root.h"
+#include "stream/window/window_count.h"
+#include "stream/window/window_quantiles.h"
 #include "tests/assert_ok.h"
 #include "tests/test_util.h"
 

@@ -7,11 +7,11 @@
 #include <random>
 #include <string>
 
-#include "stream/exact_window.h"
-#include "stream/item_counts.h"
-#include "stream/window_count.h"
-#include "stream/window_quantiles.h"
-#include "stream/workloads.h"
+#include "stream/testing/exact_window.h"
+#include "stream/window/item_counts.h"
+#include "stream/window/window_count.h"
+#include "stream/window/window_quantiles.h"
+#include "stream/testing/workloads.h"
 #include "tests/assert_ok.h"
 #include "tests/test_util.h"
 

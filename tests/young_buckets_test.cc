@@ -16,11 +16,11 @@
 #include <string>
 #include <vector>
 
-#include "stream/exact_window.h"
-#include "stream/flat_count_map.h"
-#include "stream/item_counts.h"
-#include "stream/misra_gries.h"
-#include "stream/window_quantiles.h"
+#include "stream/testing/exact_window.h"
+#include "stream/window/flat_count_map.h"
+#include "stream/window/item_counts.h"
+#include "stream/window/misra_gries.h"
+#include "stream/window/window_quantiles.h"
 #include "tests/assert_ok.h"
 #include "tests/test_util.h"
 

@@ -6,7 +6,7 @@
 #include <sstream>
 
 #include "storage/log_format.h"
-#include "stream/window_spec.h"
+#include "stream/window/window_spec.h"
 
 namespace momenta::cli {
 

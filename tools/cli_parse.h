@@ -46,7 +46,7 @@ Result<IndexRange> ParseRange(std::string_view text, uint64_t length);
 Result<uint64_t> ParseBytes(const std::string& text);
 
 // "5000", or with a unit for millisecond clocks: "250ms", "10s", "5m", "2h",
-// "1d"; in [0, kMaxTime] ms after scaling (stream/window_spec.h), so it
+// "1d"; in [0, kMaxTime] ms after scaling (stream/window/window_spec.h), so it
 // never overflows.
 Result<int64_t> ParseDuration(const std::string& text, const char* flag);
 

@@ -1,8 +1,8 @@
 // momenta root / site / ask: the distributed monitor over TCP.
-//   root  listens for sites and queries, owns the parameters (stream/root_server.h)
+//   root  listens for sites and queries, owns the parameters (stream/net/root_server.h)
 //   site  runs the protocol over an update log or a 'TIMESTAMP ITEM' stream
-//         and reports to the root (stream/site_client.h)
-//   ask   one query over the root's line protocol (stream/root_query.h)
+//         and reports to the root (stream/net/site_client.h)
+//   ask   one query over the root's line protocol (stream/net/root_query.h)
 #include <fcntl.h>
 #include <poll.h>
 #include <unistd.h>
@@ -19,11 +19,11 @@
 #include "storage/log_segments.h"
 #include "storage/posix_file.h"
 #include "storage/sidecar.h"
-#include "stream/arrival_hold.h"
-#include "stream/item_mapping.h"
-#include "stream/query_client.h"
-#include "stream/root_server.h"
-#include "stream/site_client.h"
+#include "stream/window/arrival_hold.h"
+#include "stream/window/item_mapping.h"
+#include "stream/net/query_client.h"
+#include "stream/net/root_server.h"
+#include "stream/net/site_client.h"
 #include "tools/commands.h"
 #include "tools/stop_signals.h"
 #include "tools/stream_input.h"

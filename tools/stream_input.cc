@@ -9,7 +9,7 @@
 
 #include "storage/log_codec.h"
 #include "storage/log_segments.h"
-#include "stream/window_spec.h"
+#include "stream/window/window_spec.h"
 #include "tools/cli_common.h"
 #include "tools/stop_signals.h"
 

@@ -12,7 +12,7 @@
 
 #include "storage/log_reader.h"
 #include "storage/status.h"
-#include "stream/item_mapping.h"
+#include "stream/window/item_mapping.h"
 #include "tools/cli_parse.h"
 
 namespace momenta::cli {

@@ -2,7 +2,7 @@
 // log, or any "TIMESTAMP ITEM" text — printed at each tick or every T time
 // units: the count, the top items with their estimated counts, and quantiles
 // (text, or NDJSON with --json). Everything within eps of the exact answer
-// (stream/summarizer.h).
+// (stream/window/summarizer.h).
 #include <fcntl.h>
 #include <poll.h>
 #include <unistd.h>
@@ -20,8 +20,8 @@
 #include "storage/log_reader.h"
 #include "storage/log_segments.h"
 #include "storage/sidecar.h"
-#include "stream/item_mapping.h"
-#include "stream/summarizer.h"
+#include "stream/window/item_mapping.h"
+#include "stream/window/summarizer.h"
 #include "tools/commands.h"
 #include "tools/json.h"
 #include "tools/stop_signals.h"

@@ -1,6 +1,6 @@
 // Fuzz target `synopsis`: the decoders of the three window synopses'
 // snapshots (WindowCount, ItemCounts, WindowQuantiles ::Decode; layout in
-// stream/bucket_codec.h), and the decoded synopses' queries and updates.
+// stream/window/bucket_codec.h), and the decoded synopses' queries and updates.
 //
 // Input: the bytes of one encoding (the first 1024); each decoder is tried
 // (the magic picks the one that may accept). After a successful decode:
@@ -35,10 +35,10 @@
 #include <type_traits>
 #include <vector>
 
-#include "stream/item_counts.h"
-#include "stream/window_count.h"
-#include "stream/window_quantiles.h"
-#include "stream/window_spec.h"
+#include "stream/window/item_counts.h"
+#include "stream/window/window_count.h"
+#include "stream/window/window_quantiles.h"
+#include "stream/window/window_spec.h"
 #include "tests/fuzz/fuzz_check.h"
 
 namespace {

@@ -38,9 +38,9 @@
 #include <string_view>
 
 #include "storage/dtype.h"
-#include "stream/item_mapping.h"
-#include "stream/net_socket.h"
-#include "stream/window_spec.h"
+#include "stream/window/item_mapping.h"
+#include "stream/net/net_socket.h"
+#include "stream/window/window_spec.h"
 #include "tests/fuzz/fuzz_check.h"
 #include "tools/cli_parse.h"
 #include "tools/update_parse.h"

@@ -30,7 +30,7 @@
 // Seeds (tests/data/fuzz/wire/): written by this target when the
 // environment variable MOMENTA_WRITE_FUZZ_SEEDS names a folder (run
 // fuzz_replay_wire on any input with it set): a site's handshake, snapshot
-// and batches from a real Site (stream/site.h), a token handshake, WELCOME
+// and batches from a real Site (stream/protocol/site.h), a token handshake, WELCOME
 // and REJECT frames, and query lines.
 #include <algorithm>
 #include <cstdint>
@@ -43,15 +43,15 @@
 #include <string_view>
 #include <vector>
 
-#include "stream/handshake.h"
-#include "stream/messages.h"
-#include "stream/root_intake.h"
-#include "stream/root_query.h"
-#include "stream/root_state.h"
-#include "stream/site.h"
-#include "stream/site_mirror.h"
-#include "stream/wire_batch.h"
-#include "stream/wire_frame.h"
+#include "stream/net/handshake.h"
+#include "stream/protocol/messages.h"
+#include "stream/net/root_intake.h"
+#include "stream/net/root_query.h"
+#include "stream/net/root_state.h"
+#include "stream/protocol/site.h"
+#include "stream/protocol/site_mirror.h"
+#include "stream/net/wire_batch.h"
+#include "stream/net/wire_frame.h"
 #include "tests/fuzz/fuzz_check.h"
 
 namespace {

@@ -1,0 +1,39 @@
+#include "stream/net/root_intake.h"
+
+#include "stream/net/wire_batch.h"
+
+namespace momenta {
+
+std::string AdmitHello(const Frame& f, const MonitorParams& params, std::string_view token, Hello* hello,
+                       bool* final) {
+  *final = false;
+  if (f.type != FrameType::kHello) return "expected HELLO, got frame type " + std::to_string(static_cast<int>(f.type));
+  auto decoded = DecodeHello(f.payload);
+  if (!decoded.ok()) {
+    *final = decoded.status().code() == Status::Code::kInvalidArgument;  // e.g. another protocol version
+    return decoded.status().ToString();
+  }
+  *final = true;  // every refusal below is the same on a retry
+  if (!token.empty() && !TokenMatches(decoded->token, token)) return "wrong token";
+  if (Status st = CheckSiteName(decoded->name); !st.ok()) return st.ToString();
+  if (decoded->params && !(*decoded->params == params))
+    return "site '" + decoded->name + "' runs " + decoded->params->ToString() + ", this root " + params.ToString() +
+           " (restart the site to take the root's)";
+  *hello = std::move(*decoded);
+  return "";
+}
+
+std::string TakeSiteFrame(RootState& state, uint32_t slot, bool* synced, const Frame& f, uint64_t frame_bytes) {
+  if (f.type != FrameType::kSnapshot && f.type != FrameType::kBatch)
+    return "unexpected frame type " + std::to_string(static_cast<int>(f.type)) + " after the handshake";
+  if (f.type == FrameType::kBatch && !*synced) return "BATCH before SNAPSHOT";
+  auto batch = DecodeBatch(f.payload);
+  if (!batch.ok()) return batch.status().ToString();
+  const Status st = f.type == FrameType::kSnapshot ? state.ApplySnapshot(slot, *batch, frame_bytes)
+                                                   : state.ApplyBatch(slot, *batch, frame_bytes);
+  if (!st.ok()) return st.ToString();
+  *synced = true;
+  return "";
+}
+
+}  // namespace momenta

@@ -1,0 +1,46 @@
+// The root's query language: one line in, one answer out, so that `nc`
+// works as well as `momenta ask`.
+//
+//   [at T [wait MS]] count | item J | frequent PHI | quantile PHI | items
+//                    | sites | stats | help     [json]
+//
+// An answer is text lines (or one JSON object with `json`) followed by an
+// empty line. Every answer about the data states as_of (the time it is valid
+// for) and the sites it covers. `at T` holds the answer until every site the
+// root holds live has reached T and none is resynchronising (the root's
+// event loop parks it; after `wait` ms, 10 s by default, it answers with an
+// error naming the sites still behind). Stale sites do not hold it back. Errors read "error: <what>" ({"error": "..."} in JSON).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "storage/status.h"
+#include "stream/net/root_state.h"
+
+namespace momenta {
+
+struct Query {
+  enum class Kind { kCount, kItem, kFrequent, kQuantile, kItems, kSites, kStats, kHelp };
+  Kind kind = Kind::kCount;
+  int64_t item = 0;
+  double phi = 0;
+  std::optional<int64_t> at;
+  int64_t wait_ms = 10000;
+  bool json = false;
+};
+
+inline constexpr size_t kMaxQueryLine = 4096;
+
+// InvalidArgument naming the problem ("frequent: PHI must lie in (eps/2, 1]").
+Result<Query> ParseQuery(std::string_view line, double eps);
+// The answer to q as the root's state stands now.
+std::string AnswerQuery(RootState& state, const Query& q);
+// "error: <message>\n\n", or the JSON form.
+std::string ErrorAnswer(std::string_view message, bool json);
+// Why an `at` query gave up: the sites not yet at t.
+std::string AtTimeoutAnswer(const RootState& state, const Query& q);
+
+}  // namespace momenta

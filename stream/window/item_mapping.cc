@@ -1,0 +1,129 @@
+#include "stream/window/item_mapping.h"
+
+#include <charconv>
+#include <cmath>
+#include <cstdlib>
+
+#include "stream/window/window_spec.h"
+
+namespace momenta {
+
+namespace {
+
+bool ParseInt(std::string_view text, int64_t* v) {
+  auto r = std::from_chars(text.data(), text.data() + text.size(), *v);
+  return !text.empty() && r.ec == std::errc() && r.ptr == text.data() + text.size();
+}
+
+bool ParseDouble(std::string_view text, double* v) {
+  if (text.empty()) return false;
+  const std::string s(text);
+  char* end = nullptr;
+  *v = std::strtod(s.c_str(), &end);
+  return end == s.c_str() + s.size();
+}
+
+// "'text' why" (built by appending: GCC 12 warns falsely on operator+ chains).
+std::string Quoted(std::string_view text, std::string_view why) {
+  std::string s;
+  s.reserve(text.size() + why.size() + 3);
+  s += '\'';
+  s.append(text);
+  s += "' ";
+  s.append(why);
+  return s;
+}
+
+int64_t FloorDiv(int64_t a, int64_t b) {
+  int64_t q = a / b;
+  if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
+  return q;
+}
+
+}  // namespace
+
+Result<ItemMapping> ItemMapping::Parse(std::string_view text) {
+  ItemMapping m;
+  auto bad = [&](const std::string& why) {
+    return Status::InvalidArgument("--item", Quoted(text, why));
+  };
+  const size_t slash = text.find('/');
+  const std::string_view kind = text.substr(0, slash);
+  const std::string_view grid = slash == std::string_view::npos ? std::string_view() : text.substr(slash + 1);
+  if (kind == "index") {
+    m.kind_ = Kind::kIndex;
+    if (slash != std::string_view::npos) {
+      int64_t g = 0;
+      if (!ParseInt(grid, &g) || g < 1) return bad("needs a positive integer group size after 'index/'");
+      m.index_group_ = static_cast<uint64_t>(g);
+    }
+    return m;
+  }
+  if (kind == "value") {
+    m.kind_ = Kind::kValue;
+    double g = 0;
+    if (slash == std::string_view::npos || !ParseDouble(grid, &g) || !(g > 0) || !std::isfinite(g))
+      return bad("needs a positive grid width after 'value/'");
+    m.value_grid_ = g;
+    return m;
+  }
+  return bad("is not index, index/G or value/G");
+}
+
+std::string ItemMapping::ToString() const {
+  if (kind_ == Kind::kIndex) return index_group_ == 1 ? "index" : "index/" + std::to_string(index_group_);
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "value/%g", value_grid_);
+  return buf;
+}
+
+int64_t ItemMapping::FromIndex(uint64_t index) const {
+  return static_cast<int64_t>(index / index_group_);
+}
+
+bool ItemMapping::FromValue(double value, int64_t* item) const {
+  const double cell = std::floor(value / value_grid_);
+  if (!std::isfinite(cell) || cell < -9.2e18 || cell > 9.2e18) return false;
+  *item = static_cast<int64_t>(cell);
+  return true;
+}
+
+Result<int64_t> ItemMapping::FromText(std::string_view text) const {
+  if (kind_ == Kind::kIndex) {
+    int64_t v = 0;
+    if (!ParseInt(text, &v)) return Status::InvalidArgument("", Quoted(text, "is not an integer"));
+    return index_group_ == 1 ? v : FloorDiv(v, static_cast<int64_t>(index_group_));
+  }
+  double v = 0;
+  int64_t item = 0;
+  if (!ParseDouble(text, &v)) return Status::InvalidArgument("", Quoted(text, "is not a number"));
+  if (!FromValue(v, &item)) return Status::InvalidArgument("", Quoted(text, "has no cell on the grid"));
+  return item;
+}
+
+Status ParseTimedItem(std::string_view line, const ItemMapping& mapping, const std::string& context,
+                      uint64_t line_number, int64_t* ts, int64_t* item) {
+  const std::string where = context + ":" + std::to_string(line_number);
+  auto skip = [&](size_t i) {
+    while (i < line.size() && (line[i] == ' ' || line[i] == '\t' || line[i] == '\r')) ++i;
+    return i;
+  };
+  size_t a = skip(0), b = a;
+  while (b < line.size() && line[b] != ' ' && line[b] != '\t') ++b;
+  size_t c = skip(b), d = c;
+  while (d < line.size() && line[d] != ' ' && line[d] != '\t' && line[d] != '\r') ++d;
+  if (a == b || c == d || skip(d) != line.size())
+    return Status::InvalidArgument(where, "expected 'TIMESTAMP ITEM'");
+  if (!ParseInt(line.substr(a, b - a), ts) || *ts < -kMaxTime || *ts > kMaxTime)
+    return Status::InvalidArgument(where, Quoted(line.substr(a, b - a), "is not a timestamp"));
+  auto it = mapping.FromText(line.substr(c, d - c));
+  if (!it.ok()) {
+    const std::string text = it.status().ToString();
+    const std::string_view kind = "Invalid argument: ";
+    return Status::InvalidArgument(where, std::string_view(text).substr(kind.size()));
+  }
+  *item = *it;
+  return Status::OK();
+}
+
+}  // namespace momenta
