@@ -14,7 +14,9 @@
 # tests/data/fuzz/TARGET/ (named crash-<what>) once it is fixed: the normal
 # suite replays that folder (ctest -R fuzz_replay).
 # Each input must finish within 1 s (-timeout=1) and in 2 GiB (-rss_limit_mb);
-# leaks are reported (LeakSanitizer). The last lines give libFuzzer's final
+# leaks are reported (LeakSanitizer). The timeout is wall-clock: on a machine
+# shared with compilers, pass -timeout=10 -report_slow_units=1 and run each
+# slow-unit-* artifact alone afterwards (tests/fuzz/README.md). The last lines give libFuzzer's final
 # statistics: stat::number_of_executed_units is the execution count.
 set -euo pipefail
 cd "$(dirname "$0")/.."
