@@ -114,33 +114,48 @@ Status CheckOlderSegment(const LogSegmentFile& seg, const LogSegmentFile& next,
   return Status::OK();
 }
 
-}  // namespace
-
-Result<LogRecovery> RecoverLog(const std::string& log_dir, const LogRecoveryOptions& options) {
-  auto segments = ListLogSegments(log_dir);
-  if (!segments.ok()) return segments.status();
-  LogRecovery r;
-  std::vector<LogDamage> newest_damage, removed;
+// The high-water mark into r.mark, or a kBadMark report when it is unreadable.
+Status ReadMarkInto(const std::string& log_dir, LogRecovery* r) {
   auto mark = ReadLogMark(log_dir);
   if (mark.ok()) {
-    r.mark = *mark;
+    r->mark = *mark;
   } else if (mark.status().code() == Status::Code::kCorruption) {
-    r.mark_unreadable = true;
+    r->mark_unreadable = true;
     LogDamage d;
     d.kind = LogDamage::Kind::kBadMark;
     d.segment = LogMarkPath(log_dir);
     const std::string text = mark.status().ToString();
     d.problem = text.substr(text.find(d.segment + ": ") + d.segment.size() + 2);
-    r.damage.push_back(std::move(d));
+    r->damage.push_back(std::move(d));
   } else {
     return mark.status();
   }
+  return Status::OK();
+}
 
-  // 1. The newest segment, scanned whole and cut after its last valid frame.
-  std::optional<size_t> newest;
-  uint64_t next_in_log = 0;  // after the log's last valid record; 0: no segment
-  for (size_t i = segments->size(); i-- > 0 && !newest;) {
-    const LogSegmentFile& seg = (*segments)[i];
+// What step 1 of RecoverLog found: the newest segment that holds anything.
+struct NewestSegment {
+  std::optional<size_t> index;     // into the listing; none: no segment holds a valid record or header
+  uint64_t next_in_log = 0;        // after the log's last valid record; 0: no segment
+  std::vector<LogDamage> damage;   // in the newest segment
+  std::vector<LogDamage> removed;  // newer segments removed (nothing valid in them)
+};
+
+// The larger of the mark's `logged` and the caller's minimum - 1: the highest
+// sequence known to have been handed out.
+uint64_t KnownHandedOut(const LogRecovery& r, const LogRecoveryOptions& options) {
+  const uint64_t logged = r.mark ? r.mark->logged : 0;
+  const uint64_t needed = options.min_next_sequence > 0 ? options.min_next_sequence - 1 : 0;
+  return std::max(logged, needed);
+}
+
+// Step 1: the newest segment, scanned whole and cut after its last valid
+// frame; newer segments with nothing valid (a crash while one was created)
+// are removed. Fills r's active segment, dtype and tag.
+Status RecoverNewest(const std::string& log_dir, const std::vector<LogSegmentFile>& segments,
+                     const LogRecoveryOptions& options, LogRecovery* r, NewestSegment* out) {
+  for (size_t i = segments.size(); i-- > 0;) {
+    const LogSegmentFile& seg = segments[i];
     auto opened = SegmentScanner::Open(seg.path, seg.first_sequence);
     if (!opened.ok()) {
       if (opened.status().code() == Status::Code::kNotFound) continue;
@@ -159,70 +174,64 @@ Result<LogRecovery> RecoverLog(const std::string& log_dir, const LogRecoveryOpti
         if (::unlink(seg.path.c_str()) != 0) return Status::FromErrno(seg.path, errno);
         MOMENTA_RETURN_IF_ERROR(SyncDirectory(log_dir));
         d.cut = true;
-        r.bytes_cut += d.bytes;
-        removed.insert(removed.begin(), std::move(d));
+        r->bytes_cut += d.bytes;
+        out->removed.insert(out->removed.begin(), std::move(d));
         continue;
       }
       // Valid frames behind a bad header: keep them for readers' sake, and
       // append to a new segment.
-      newest = i;
-      newest_damage.push_back(std::move(d));
-      newest_damage.insert(newest_damage.end(), scan.damage.begin(), scan.damage.end());
-      next_in_log = std::max(*scan.last + 1, seg.first_sequence);
-      break;
+      out->index = i;
+      out->damage.push_back(std::move(d));
+      out->damage.insert(out->damage.end(), scan.damage.begin(), scan.damage.end());
+      out->next_in_log = std::max(*scan.last + 1, seg.first_sequence);
+      return Status::OK();
     }
     if (!scan.damage.empty() && scan.damage.back().kind == LogDamage::Kind::kTornTail) {
       MOMENTA_RETURN_IF_ERROR(CutSegment(seg.path, scan.last_end));
       scan.damage.back().cut = true;
-      r.bytes_cut += scan.damage.back().bytes;
+      r->bytes_cut += scan.damage.back().bytes;
     }
-    newest = i;
-    next_in_log = scan.expected(seg.first_sequence);
-    r.active_segment = seg.path;
-    r.active_end = scan.last_end;
-    r.dtype = LogSegmentDType(s.header());
-    r.array_tag = s.header().array_tag;
+    out->index = i;
+    out->next_in_log = scan.expected(seg.first_sequence);
+    r->active_segment = seg.path;
+    r->active_end = scan.last_end;
+    r->dtype = LogSegmentDType(s.header());
+    r->array_tag = s.header().array_tag;
     // The end of the log, checked against the mark below: a torn tail there
     // carries that loss.
     if (scan.unsettled && scan.damage[*scan.unsettled].kind == LogDamage::Kind::kTornTail) {
-      const uint64_t logged = r.mark ? r.mark->logged : 0;
-      const uint64_t needed = options.min_next_sequence > 0 ? options.min_next_sequence - 1 : 0;
-      if (std::max(logged, needed) >= next_in_log)
-        scan.Settle(next_in_log, std::max(logged, needed) + 1, seg.path, s.size());
+      const uint64_t known = KnownHandedOut(*r, options);
+      if (known >= out->next_in_log) scan.Settle(out->next_in_log, known + 1, seg.path, s.size());
     }
-    newest_damage.insert(newest_damage.end(), scan.damage.begin(), scan.damage.end());
+    out->damage.insert(out->damage.end(), scan.damage.begin(), scan.damage.end());
+    return Status::OK();
   }
+  return Status::OK();
+}
 
-  // 2. Older segments, cheaply: each one's end against the next one's start.
-  // The highest sequence an older segment ends with: never handed out again.
-  uint64_t older_top = 0;
-  if (newest) {
-    for (size_t i = 0; i < *newest; ++i) {
-      std::optional<uint64_t> last_record;
-      MOMENTA_RETURN_IF_ERROR(CheckOlderSegment((*segments)[i], (*segments)[i + 1], &r.damage, &last_record));
-      older_top = std::max(older_top, last_record.value_or(0));
-    }
-  }
-  r.damage.insert(r.damage.end(), newest_damage.begin(), newest_damage.end());
-  r.damage.insert(r.damage.end(), removed.begin(), removed.end());
-
-  // 3. The end of the log against the mark and the caller's minimum.
-  const uint64_t base = next_in_log > 0 ? next_in_log : options.first_sequence;
+// Step 3: the next sequence to hand out, above the log's last record, the
+// mark's `logged`, the caller's minimum, every older segment's last record
+// (`older_top`) and, after a machine restart, what the mark reserved; each
+// loss this reveals that no report told yet is added to r->damage.
+void SettleNextSequence(const std::string& log_dir, const std::vector<LogSegmentFile>& segments,
+                        const LogRecoveryOptions& options, const NewestSegment& newest, uint64_t older_top,
+                        LogRecovery* r) {
+  const uint64_t base = newest.next_in_log > 0 ? newest.next_in_log : options.first_sequence;
   const uint64_t last = base - 1;
-  r.last_sequence = newest ? next_in_log - 1 : 0;
-  const uint64_t logged = r.mark ? r.mark->logged : 0;
+  r->last_sequence = newest.index ? newest.next_in_log - 1 : 0;
+  const uint64_t logged = r->mark ? r->mark->logged : 0;
   const uint64_t needed = options.min_next_sequence > 0 ? options.min_next_sequence - 1 : 0;
   uint64_t top = last;
   if (std::max(logged, needed) > last) {
     top = std::max(logged, needed);
-    const bool told = !newest_damage.empty() && newest_damage.back().kind == LogDamage::Kind::kTornTail &&
-                      newest_damage.back().first_lost == last + 1 &&
-                      newest_damage.back().records_lost.value_or(0) == top - last;
+    const std::vector<LogDamage>& nd = newest.damage;
+    const bool told = !nd.empty() && nd.back().kind == LogDamage::Kind::kTornTail &&
+                      nd.back().first_lost == last + 1 && nd.back().records_lost.value_or(0) == top - last;
     if (!told) {
       LogDamage d;
       d.kind = LogDamage::Kind::kMissingEnd;
-      d.segment = newest ? (*segments)[*newest].path : log_dir;
-      d.offset = newest ? r.active_end : 0;
+      d.segment = newest.index ? segments[*newest.index].path : log_dir;
+      d.offset = newest.index ? r->active_end : 0;
       d.problem = "the log ends at sequence " + std::to_string(last) + ", but " +
                   (logged >= needed ? "the high-water mark says sequence " + std::to_string(logged) +
                                           " was logged"
@@ -230,24 +239,50 @@ Result<LogRecovery> RecoverLog(const std::string& log_dir, const LogRecoveryOpti
                                           " is reflected by the log's user (its checkpoint)");
       d.records_lost = top - last;
       d.first_lost = last + 1;
-      r.damage.push_back(std::move(d));
+      r->damage.push_back(std::move(d));
     }
   }
   // Segments that overlap (an older one running past a newer one's start:
   // readers skip the newer one's records up to it as damage) must not make
   // the writer hand out a sequence readers have seen.
   top = std::max(top, older_top);
-  if (r.mark && !r.mark->same_boot() && r.mark->reserved > top) {
+  if (r->mark && !r->mark->same_boot() && r->mark->reserved > top) {
     LogDamage d;
     d.kind = LogDamage::Kind::kUnusedSequences;
     d.segment = LogMarkPath(log_dir);
     d.problem = "reserved by a writer before the machine restarted; records it had not synced are lost";
-    d.records_lost = r.mark->reserved - top;
+    d.records_lost = r->mark->reserved - top;
     d.first_lost = top + 1;
-    r.damage.push_back(std::move(d));
-    top = r.mark->reserved;
+    r->damage.push_back(std::move(d));
+    top = r->mark->reserved;
   }
-  r.next_sequence = top + 1;
+  r->next_sequence = top + 1;
+}
+
+}  // namespace
+
+Result<LogRecovery> RecoverLog(const std::string& log_dir, const LogRecoveryOptions& options) {
+  auto segments = ListLogSegments(log_dir);
+  if (!segments.ok()) return segments.status();
+  LogRecovery r;
+  MOMENTA_RETURN_IF_ERROR(ReadMarkInto(log_dir, &r));
+  // 1. The newest segment, scanned whole and cut after its last valid frame.
+  NewestSegment newest;
+  MOMENTA_RETURN_IF_ERROR(RecoverNewest(log_dir, *segments, options, &r, &newest));
+  // 2. Older segments, cheaply: each one's end against the next one's start.
+  // The highest sequence an older segment ends with: never handed out again.
+  uint64_t older_top = 0;
+  if (newest.index) {
+    for (size_t i = 0; i < *newest.index; ++i) {
+      std::optional<uint64_t> last_record;
+      MOMENTA_RETURN_IF_ERROR(CheckOlderSegment((*segments)[i], (*segments)[i + 1], &r.damage, &last_record));
+      older_top = std::max(older_top, last_record.value_or(0));
+    }
+  }
+  r.damage.insert(r.damage.end(), newest.damage.begin(), newest.damage.end());
+  r.damage.insert(r.damage.end(), newest.removed.begin(), newest.removed.end());
+  // 3. The end of the log against the mark and the caller's minimum.
+  SettleNextSequence(log_dir, *segments, options, newest, older_top, &r);
   return r;
 }
 
