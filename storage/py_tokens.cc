@@ -176,7 +176,7 @@ bool PyLexer::StringStart() const {
          (p == pos_ || p == pos_ + 1 || p == pos_ + 2);
 }
 
-bool PyLexer::ParseOneString(Kind* kind, std::string* out) {
+bool PyLexer::ParseStringPrefix(bool* raw_out, bool* bytes_out) {
   const size_t start = pos_;
   bool raw = false, bytes = false, format = false, unicode = false;
   while (text_[pos_] != '\'' && text_[pos_] != '"') {
@@ -200,6 +200,74 @@ bool PyLexer::ParseOneString(Kind* kind, std::string* out) {
     pos_ = start;
     return Fail("an f-string at byte " + std::to_string(start) + " (not a literal)");
   }
+  *raw_out = raw;
+  *bytes_out = bytes;
+  return true;
+}
+
+bool PyLexer::ParseEscape(bool bytes, std::string* out) {
+  const char e = text_[pos_ + 1];
+  pos_ += 2;
+  switch (e) {
+    case '\n': return true;
+    case '\r':
+      if (pos_ < text_.size() && text_[pos_] == '\n') ++pos_;
+      return true;
+    case '\\': out->push_back('\\'); return true;
+    case '\'': out->push_back('\''); return true;
+    case '"': out->push_back('"'); return true;
+    case 'a': out->push_back('\a'); return true;
+    case 'b': out->push_back('\b'); return true;
+    case 'f': out->push_back('\f'); return true;
+    case 'n': out->push_back('\n'); return true;
+    case 'r': out->push_back('\r'); return true;
+    case 't': out->push_back('\t'); return true;
+    case 'v': out->push_back('\v'); return true;
+    default: break;
+  }
+  if (e >= '0' && e <= '7') {
+    uint32_t v = static_cast<uint32_t>(e - '0');
+    for (int k = 0; k < 2 && pos_ < text_.size() && text_[pos_] >= '0' && text_[pos_] <= '7'; ++k)
+      v = v * 8 + static_cast<uint32_t>(text_[pos_++] - '0');
+    if (bytes) {
+      out->push_back(static_cast<char>(v & 0xff));
+    } else {
+      AppendUtf8(v, out);
+    }
+    return true;
+  }
+  const int hex_digits = e == 'x' ? 2 : (!bytes && e == 'u') ? 4 : (!bytes && e == 'U') ? 8 : 0;
+  if (hex_digits > 0) {
+    uint32_t v = 0;
+    for (int k = 0; k < hex_digits; ++k) {
+      if (pos_ >= text_.size() || !IsHex(text_[pos_]))
+        return Fail("a truncated \\" + std::string(1, e) + " escape at byte " + std::to_string(pos_));
+      v = v * 16 + static_cast<uint32_t>(HexValue(text_[pos_++]));
+    }
+    if (v > 0x10ffff) return Fail("an escape beyond U+10FFFF at byte " + std::to_string(pos_));
+    if (bytes) {
+      out->push_back(static_cast<char>(v));
+    } else {
+      AppendUtf8(v, out);
+    }
+    return true;
+  }
+  if (!bytes && e == 'N')
+    return Fail("a \\N{...} escape at byte " + std::to_string(pos_ - 2) + " (not supported)");
+  if (static_cast<unsigned char>(e) >= 0x80) {  // backslash + a non-ASCII character: kept
+    out->push_back('\\');
+    --pos_;
+    return true;
+  }
+  out->push_back('\\');  // an unknown escape is kept as written
+  out->push_back(e);
+  return true;
+}
+
+bool PyLexer::ParseOneString(Kind* kind, std::string* out) {
+  const size_t start = pos_;
+  bool raw = false, bytes = false;
+  if (!ParseStringPrefix(&raw, &bytes)) return false;
   *kind = bytes ? Kind::kBytes : Kind::kStr;
   const char quote = text_[pos_];
   const bool triple = text_.substr(pos_, 3) == std::string(3, quote);
@@ -254,60 +322,7 @@ bool PyLexer::ParseOneString(Kind* kind, std::string* out) {
       ++pos_;
       continue;
     }
-    pos_ += 2;
-    switch (e) {
-      case '\n': continue;
-      case '\r':
-        if (pos_ < text_.size() && text_[pos_] == '\n') ++pos_;
-        continue;
-      case '\\': out->push_back('\\'); continue;
-      case '\'': out->push_back('\''); continue;
-      case '"': out->push_back('"'); continue;
-      case 'a': out->push_back('\a'); continue;
-      case 'b': out->push_back('\b'); continue;
-      case 'f': out->push_back('\f'); continue;
-      case 'n': out->push_back('\n'); continue;
-      case 'r': out->push_back('\r'); continue;
-      case 't': out->push_back('\t'); continue;
-      case 'v': out->push_back('\v'); continue;
-      default: break;
-    }
-    if (e >= '0' && e <= '7') {
-      uint32_t v = static_cast<uint32_t>(e - '0');
-      for (int k = 0; k < 2 && pos_ < text_.size() && text_[pos_] >= '0' && text_[pos_] <= '7'; ++k)
-        v = v * 8 + static_cast<uint32_t>(text_[pos_++] - '0');
-      if (bytes) {
-        out->push_back(static_cast<char>(v & 0xff));
-      } else {
-        AppendUtf8(v, out);
-      }
-      continue;
-    }
-    const int hex_digits = e == 'x' ? 2 : (!bytes && e == 'u') ? 4 : (!bytes && e == 'U') ? 8 : 0;
-    if (hex_digits > 0) {
-      uint32_t v = 0;
-      for (int k = 0; k < hex_digits; ++k) {
-        if (pos_ >= text_.size() || !IsHex(text_[pos_]))
-          return Fail("a truncated \\" + std::string(1, e) + " escape at byte " + std::to_string(pos_));
-        v = v * 16 + static_cast<uint32_t>(HexValue(text_[pos_++]));
-      }
-      if (v > 0x10ffff) return Fail("an escape beyond U+10FFFF at byte " + std::to_string(pos_));
-      if (bytes) {
-        out->push_back(static_cast<char>(v));
-      } else {
-        AppendUtf8(v, out);
-      }
-      continue;
-    }
-    if (!bytes && e == 'N')
-      return Fail("a \\N{...} escape at byte " + std::to_string(pos_ - 2) + " (not supported)");
-    if (static_cast<unsigned char>(e) >= 0x80) {  // backslash + a non-ASCII character: kept
-      out->push_back('\\');
-      --pos_;
-      continue;
-    }
-    out->push_back('\\');  // an unknown escape is kept as written
-    out->push_back(e);
+    if (!ParseEscape(bytes, out)) return false;
   }
 }
 

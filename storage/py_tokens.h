@@ -52,6 +52,12 @@ class PyLexer {
   template <typename IsD>
   bool Digits(IsD is_digit, std::string* digits, bool leading_underscore_ok);
   static void Accumulate(PyLiteral* v, uint64_t base, uint64_t digit);
+  // The prefix letters before a string's quote (pos_ moves to the quote);
+  // false (with the message) for an invalid prefix or an f-string.
+  bool ParseStringPrefix(bool* raw, bool* bytes);
+  // The escape at pos_ (a backslash, not in a raw string, with a byte after
+  // it): its value appended to *out, pos_ past it; false on a bad escape.
+  bool ParseEscape(bool bytes, std::string* out);
 
   std::string error_;
 };
