@@ -22,6 +22,8 @@
 
 namespace momenta {
 
+class ArrayStore;  // storage/array_store.h
+
 class ArrayFile {
  public:
   ArrayFile(const ArrayFile&) = delete;
@@ -77,6 +79,12 @@ class ArrayFile {
   // IOError if the file is now shorter than header + data (it shrank under us).
   [[nodiscard]] Status CheckSize();
   [[nodiscard]] Status Sync() { return io_->Sync(); }
+
+  // The writer's store path: the file mapped writable, for guarded element
+  // loads and stores (storage/array_store.h). IOError when the file is now
+  // shorter than its header says. Sync() makes its stores durable. REQUIRES:
+  // the file may be opened for writing (a writer's lock is the caller's).
+  Result<std::unique_ptr<ArrayStore>> OpenStore();
 
  private:
   ArrayFile(std::unique_ptr<IoBackend> io, NpyHeader header);
