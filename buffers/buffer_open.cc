@@ -274,8 +274,7 @@ Status BufferedArray::RecoverAsWriter(const BufferCondition& why, std::vector<st
   }
   // A reader again: no log, no writable array mapping, no lock.
   log_.reset();
-  scattered_.reset();
-  array_map_.reset();
+  store_.reset();
   dirty_ = false;
   lock_.reset();
   tree_writable_ = true;

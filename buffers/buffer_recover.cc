@@ -12,7 +12,6 @@
 
 #include "buffers/buffer_internal.h"
 #include "buffers/buffered_array.h"
-#include "storage/fault_guard.h"
 #include "storage/log_reader.h"
 #include "storage/log_segments.h"
 
@@ -172,7 +171,7 @@ Status BufferedArray::Recover(std::vector<std::string>* notices) {
   // Records the array or the nodes have not seen yet.
   uint64_t replayed = 0;
   if (replay_after != UINT64_MAX && std::filesystem::exists(LogDir())) {
-    if (tree_) refresh_.assign(tree_->layout().levels() + 1, {});
+    if (tree_) maintenance_.Begin(*tree_);
     const bool tree_too = replay_tree && rebuild_reason.empty() && !first_build;
     const TreeFileHeader* h = tree_ ? &tree_->header() : nullptr;
     const uint64_t refresh_from = tree_too && h->state == kTreeUpdating && h->chunk_first_sequence > 0 &&
@@ -197,7 +196,7 @@ Status BufferedArray::Recover(std::vector<std::string>* notices) {
     return full_pass(tree_ ? OptionsOfHeader(tree_->header()) : options_.tree, rebuild_reason);
   }
   if (replayed > 0 || tree_->header().state != kTreeClean) {
-    MOMENTA_RETURN_IF_ERROR(FlushRefreshes());
+    MOMENTA_RETURN_IF_ERROR(maintenance_.Flush(*tree_, store_.get()));
     // About to seal a header whose top_mask nothing checked: check it first.
     if (Status top = CheckTopHoles(*tree_, *array_); !top.ok()) {
       if (top.code() != Status::Code::kCorruption) return top;
@@ -227,9 +226,6 @@ Status BufferedArray::ReplayIntoArrayAndTree(uint64_t after, bool tree_too, uint
     if (reader.status().code() == Status::Code::kNotFound) return Status::OK();
     return reader.status();
   }
-  const size_t item = array_->itemsize();
-  char* base = nullptr;  // the array mapped writable at the first record to store (a reader's
-                         // recovery with nothing to replay needs no write access to the array)
   // A writer killed mid-chunk stored record after+1 and may have applied it
   // to some levels of nodes and not others (log_sequence moves once all are
   // done): its nodes are recomputed from data rather than updated again.
@@ -253,7 +249,7 @@ Status BufferedArray::ReplayIntoArrayAndTree(uint64_t after, bool tree_too, uint
     if (!more.ok()) return more.status();
     if (!*more) break;
     if (r.sequence <= after) {  // applied before the crash; its chunk's refreshes may be owed
-      if (tree_too && r.index < array_->length()) QueueRefresh(r.index);
+      if (tree_too && r.index < array_->length()) maintenance_.QueueRefresh(*tree_, r.index);
       continue;
     }
     if (tree_too && *replayed == 0) tree_->header().state = kTreeUpdating;
@@ -261,31 +257,27 @@ Status BufferedArray::ReplayIntoArrayAndTree(uint64_t after, bool tree_too, uint
       return Status::Corruption(array_->path(), "update log record " + std::to_string(r.sequence) +
                                                     " names index " + std::to_string(r.index) +
                                                     " outside the array");
-    if (base == nullptr) {
-      begin_change();
-      MOMENTA_RETURN_IF_ERROR(MapArrayForUpdates());
-      base = array_map_->data();
-    }
-    scattered_->Prepare(array_->ByteOffset(r.index));
-    char* element = base + array_->ByteOffset(r.index);
-    if (!GuardedCopy(element, reinterpret_cast<const char*>(&r.new_raw), item))
-      return MappedAccessFailed(r.index, /*writing=*/true);
+    // The seqlock taken and the array mapped writable at the first record to
+    // store (a reader's recovery with nothing to replay needs no write access
+    // to the array).
+    begin_change();
+    MOMENTA_RETURN_IF_ERROR(OpenStoreOnce());
+    store_->PrepareForStore(r.index);
+    MOMENTA_RETURN_IF_ERROR(store_->Store(r.index, RawBytes(r.new_raw)));
     if (tree_too && first_may_be_partial && r.sequence == after + 1) {
-      QueueRefresh(r.index);  // recomputed from the array at the next flush: absolute, so exact
+      maintenance_.QueueRefresh(*tree_, r.index);  // recomputed from the array at the next flush: absolute, so exact
       tree_->header().log_sequence = r.sequence;
     } else if (tree_too) {
-      MOMENTA_RETURN_IF_ERROR(ApplyToTree(r.index, reinterpret_cast<const char*>(&r.old_raw),
-                                          reinterpret_cast<const char*>(&r.new_raw)));
+      MOMENTA_RETURN_IF_ERROR(maintenance_.Apply(*tree_, r.index, RawBytes(r.old_raw), RawBytes(r.new_raw)));
       tree_->header().log_sequence = r.sequence;
-      if (refresh_[1].size() > 4096) MOMENTA_RETURN_IF_ERROR(FlushRefreshes());
+      if (maintenance_.leaves_queued() > 4096) MOMENTA_RETURN_IF_ERROR(maintenance_.Flush(*tree_, store_.get()));
     }
     ++*replayed;
   }
   if (tree_too) {
     // Recomputing the queued nodes changes them in place too.
-    for (const auto& level : refresh_)
-      if (!level.empty()) begin_change();
-    MOMENTA_RETURN_IF_ERROR(FlushRefreshes());
+    if (maintenance_.any_queued()) begin_change();
+    MOMENTA_RETURN_IF_ERROR(maintenance_.Flush(*tree_, store_.get()));
   }
   return Status::OK();
 }
@@ -295,7 +287,7 @@ Status BufferedArray::RebuildInPlace(const TreeOptions& options, const BuildProg
   // Build beside the old file and rename over it: readers that have the old
   // one mapped keep a valid file, see it retired, and reopen the path.
   const uint64_t sequence = log_ ? log_->next_sequence() - 1 : (tree_ ? tree_->header().log_sequence : 0);
-  if (array_map_) MOMENTA_RETURN_IF_ERROR(array_->Sync());
+  if (store_) MOMENTA_RETURN_IF_ERROR(array_->Sync());
   const std::string fresh_path = tree_path_ + ".new-" + std::to_string(::getpid());
   auto fresh = internal::BuildTreeFile(fresh_path, *array_, options, options_.io, progress, stats, sequence);
   if (!fresh.ok()) {
