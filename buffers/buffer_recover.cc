@@ -101,6 +101,65 @@ Result<std::unique_ptr<MomentTree>> BuildTreeFile(const std::string& path, Array
 
 }  // namespace internal
 
+struct BufferedArray::RecoveryPlan {
+  std::string rebuild_reason;  // non-empty: the buffer is rebuilt, for this reason
+  uint64_t replay_after = 0;   // replay log records after this sequence (UINT64_MAX: none)
+  bool replay_tree = false;    // ... into the nodes too (else the array only, then rebuild)
+  bool first_build = false;    // there is no buffer yet: it is built
+};
+
+Result<BufferedArray::RecoveryPlan> BufferedArray::PlanRecovery(std::vector<std::string>* notices) {
+  auto identity = IdentityOf(array_->path());
+  if (!identity.ok()) return identity.status();
+
+  RecoveryPlan plan;
+  tree_.reset();  // a reader's view of it, if any: reopened writable below
+  if (::access(tree_path_.c_str(), F_OK) != 0) {
+    plan.first_build = true;
+  } else if (auto tree = MomentTree::Open(tree_path_, /*writable=*/true, options_.io); !tree.ok()) {
+    plan.rebuild_reason = tree.status().ToString();
+  } else {
+    tree_ = std::move(tree).value();
+    const TreeFileHeader& h = tree_->header();
+    const bool same_boot = h.boot_id == CurrentBootId();
+    if (h.length != array_->length() || h.dtype != static_cast<uint32_t>(array_->dtype())) {
+      plan.rebuild_reason = "it was built for another array shape or dtype";
+    } else if (h.state == kTreeClean) {
+      if (!SameContents(h.array, *identity)) {
+        plan.rebuild_reason =
+            "the array file was modified outside momenta (its size or modification time changed), and the file "
+            "system cannot say which elements changed, so every node is recomputed";
+        plan.replay_after = UINT64_MAX;  // the log has nothing newer than the buffer
+      } else {
+        plan.replay_after = h.log_sequence;  // records logged after the last checkpoint
+        plan.replay_tree = true;
+      }
+    } else if (h.state == kTreeUpdating && same_boot) {
+      // The writer died, the machine did not: the mapped pages are exact up
+      // to log_sequence.
+      plan.replay_after = h.log_sequence;
+      plan.replay_tree = true;
+      if (notices)
+        notices->push_back("recovering the moment buffer of " + array_->path() + ": the last writer stopped mid-update");
+    } else if (h.state == kTreeUpdating) {
+      plan.rebuild_reason = "the machine stopped while it was being updated";
+      plan.replay_after = h.durable_marks ? h.checkpoint_sequence : 0;
+    } else if (h.state == kTreeBuilding) {
+      plan.rebuild_reason = "its last build did not finish";
+      plan.replay_after = h.durable_marks ? h.checkpoint_sequence : 0;
+    } else {
+      plan.rebuild_reason = "its state is unknown";
+    }
+  }
+
+  // Damage a query found in a node that the header could not show.
+  if (!forced_rebuild_.empty() && plan.rebuild_reason.empty() && !plan.first_build) {
+    plan.rebuild_reason = forced_rebuild_;
+    plan.replay_tree = false;
+  }
+  return plan;
+}
+
 // REQUIRES: this process holds the array's writer lock.
 Status BufferedArray::Recover(std::vector<std::string>* notices) {
   const std::string& path = array_->path();
@@ -117,83 +176,36 @@ Status BufferedArray::Recover(std::vector<std::string>* notices) {
     open_report_.full_pass_bytes_read = stats.data_bytes_read;
     return Status::OK();
   };
-  auto identity = IdentityOf(path);
-  if (!identity.ok()) return identity.status();
-
-  std::string rebuild_reason;
-  uint64_t replay_after = 0;  // replay log records after this sequence
-  bool replay_tree = false;   // ... into the nodes too (else the array only, then rebuild)
-  bool first_build = false;
-  tree_.reset();  // a reader's view of it, if any: reopened writable below
-  if (::access(tree_path_.c_str(), F_OK) != 0) {
-    first_build = true;
-  } else if (auto tree = MomentTree::Open(tree_path_, /*writable=*/true, options_.io); !tree.ok()) {
-    rebuild_reason = tree.status().ToString();
-  } else {
-    tree_ = std::move(tree).value();
-    const TreeFileHeader& h = tree_->header();
-    const bool same_boot = h.boot_id == CurrentBootId();
-    if (h.length != array_->length() || h.dtype != static_cast<uint32_t>(array_->dtype())) {
-      rebuild_reason = "it was built for another array shape or dtype";
-    } else if (h.state == kTreeClean) {
-      if (!SameContents(h.array, *identity)) {
-        rebuild_reason =
-            "the array file was modified outside momenta (its size or modification time changed), and the file "
-            "system cannot say which elements changed, so every node is recomputed";
-        replay_after = UINT64_MAX;  // the log has nothing newer than the buffer
-      } else {
-        replay_after = h.log_sequence;  // records logged after the last checkpoint
-        replay_tree = true;
-      }
-    } else if (h.state == kTreeUpdating && same_boot) {
-      // The writer died, the machine did not: the mapped pages are exact up
-      // to log_sequence.
-      replay_after = h.log_sequence;
-      replay_tree = true;
-      say("recovering the moment buffer of " + path + ": the last writer stopped mid-update");
-    } else if (h.state == kTreeUpdating) {
-      rebuild_reason = "the machine stopped while it was being updated";
-      replay_after = h.durable_marks ? h.checkpoint_sequence : 0;
-    } else if (h.state == kTreeBuilding) {
-      rebuild_reason = "its last build did not finish";
-      replay_after = h.durable_marks ? h.checkpoint_sequence : 0;
-    } else {
-      rebuild_reason = "its state is unknown";
-    }
-  }
-
-  // Damage a query found in a node that the header could not show.
-  if (!forced_rebuild_.empty() && rebuild_reason.empty() && !first_build) {
-    rebuild_reason = forced_rebuild_;
-    replay_tree = false;
-  }
+  auto planned = PlanRecovery(notices);
+  if (!planned.ok()) return planned.status();
+  RecoveryPlan plan = std::move(planned).value();
 
   // Records the array or the nodes have not seen yet.
   uint64_t replayed = 0;
-  if (replay_after != UINT64_MAX && std::filesystem::exists(LogDir())) {
+  if (plan.replay_after != UINT64_MAX && std::filesystem::exists(LogDir())) {
     if (tree_) maintenance_.Begin(*tree_);
-    const bool tree_too = replay_tree && rebuild_reason.empty() && !first_build;
+    const bool tree_too = plan.replay_tree && plan.rebuild_reason.empty() && !plan.first_build;
     const TreeFileHeader* h = tree_ ? &tree_->header() : nullptr;
     const uint64_t refresh_from = tree_too && h->state == kTreeUpdating && h->chunk_first_sequence > 0 &&
-                                          h->chunk_first_sequence <= replay_after
+                                          h->chunk_first_sequence <= plan.replay_after
                                       ? h->chunk_first_sequence
-                                      : replay_after + 1;
-    MOMENTA_RETURN_IF_ERROR(ReplayIntoArrayAndTree(replay_after, tree_too, refresh_from, &replayed));
+                                      : plan.replay_after + 1;
+    MOMENTA_RETURN_IF_ERROR(ReplayIntoArrayAndTree(plan.replay_after, tree_too, refresh_from, &replayed));
     if (replayed > 0)
       say("replayed " + std::to_string(replayed) + " update(s) from the log of " + path);
   }
   open_report_.replayed = replayed;
-  if (!rebuild_reason.empty() || first_build) {
-    if (first_build) rebuild_reason = "it does not exist yet";
+  if (!plan.rebuild_reason.empty() || plan.first_build) {
+    if (plan.first_build) plan.rebuild_reason = "it does not exist yet";
     if (!options_.rebuild_on_open) return Status::OK();  // the caller rebuilds next (momenta build)
     // Every pass over the whole array says so, with or without a terminal.
     // (An array just made of holes, or an empty one, needs no such word: its
     // pass reads nothing.)
     if (!options_.fresh_array && array_->length() > 0)
-      say((first_build ? "building the moment buffer of " : "rebuilding the moment buffer of ") + path + ": " +
-          rebuild_reason + " (one pass over " + HumanBytes(array_->length() * array_->itemsize()) +
+      say((plan.first_build ? "building the moment buffer of " : "rebuilding the moment buffer of ") + path + ": " +
+          plan.rebuild_reason + " (one pass over " + HumanBytes(array_->length() * array_->itemsize()) +
           " of data; holes are skipped)");
-    return full_pass(tree_ ? OptionsOfHeader(tree_->header()) : options_.tree, rebuild_reason);
+    return full_pass(tree_ ? OptionsOfHeader(tree_->header()) : options_.tree, plan.rebuild_reason);
   }
   if (replayed > 0 || tree_->header().state != kTreeClean) {
     MOMENTA_RETURN_IF_ERROR(maintenance_.Flush(*tree_, store_.get()));

@@ -211,6 +211,11 @@ class BufferedArray {
   bool IsTreeDamage(const Status& s) const;
   // Recovery (buffer_recover.cc).
   [[nodiscard]] Status Recover(std::vector<std::string>* notices);
+  // Recover's first step: what the buffer on disk allows (a replay into the
+  // nodes, into the array only, a rebuild); leaves tree_ open writable when
+  // it opens.
+  struct RecoveryPlan;
+  Result<RecoveryPlan> PlanRecovery(std::vector<std::string>* notices);
   // Replays log records after `after` into the array (and the nodes when
   // tree_too); records from `refresh_from` up to `after` were applied to the
   // nodes already but their chunk's recomputations may be owed: redone.
