@@ -14,6 +14,7 @@
 
 #include "buffers/buffer_internal.h"
 #include "buffers/buffered_array.h"
+#include "storage/array_store.h"
 #include "storage/leftovers.h"
 #include "storage/log_codec.h"
 #include "storage/log_segments.h"

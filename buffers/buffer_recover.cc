@@ -12,6 +12,8 @@
 
 #include "buffers/buffer_internal.h"
 #include "buffers/buffered_array.h"
+#include "buffers/tree_maintenance.h"
+#include "storage/array_store.h"
 #include "storage/log_reader.h"
 #include "storage/log_segments.h"
 
@@ -183,7 +185,7 @@ Status BufferedArray::Recover(std::vector<std::string>* notices) {
   // Records the array or the nodes have not seen yet.
   uint64_t replayed = 0;
   if (plan.replay_after != UINT64_MAX && std::filesystem::exists(LogDir())) {
-    if (tree_) maintenance_.Begin(*tree_);
+    if (tree_) maintenance_->Begin(*tree_);
     const bool tree_too = plan.replay_tree && plan.rebuild_reason.empty() && !plan.first_build;
     const TreeFileHeader* h = tree_ ? &tree_->header() : nullptr;
     const uint64_t refresh_from = tree_too && h->state == kTreeUpdating && h->chunk_first_sequence > 0 &&
@@ -208,7 +210,7 @@ Status BufferedArray::Recover(std::vector<std::string>* notices) {
     return full_pass(tree_ ? OptionsOfHeader(tree_->header()) : options_.tree, plan.rebuild_reason);
   }
   if (replayed > 0 || tree_->header().state != kTreeClean) {
-    MOMENTA_RETURN_IF_ERROR(maintenance_.Flush(*tree_, store_.get()));
+    MOMENTA_RETURN_IF_ERROR(maintenance_->Flush(*tree_, store_.get()));
     // About to seal a header whose top_mask nothing checked: check it first.
     if (Status top = CheckTopHoles(*tree_, *array_); !top.ok()) {
       if (top.code() != Status::Code::kCorruption) return top;
@@ -261,7 +263,7 @@ Status BufferedArray::ReplayIntoArrayAndTree(uint64_t after, bool tree_too, uint
     if (!more.ok()) return more.status();
     if (!*more) break;
     if (r.sequence <= after) {  // applied before the crash; its chunk's refreshes may be owed
-      if (tree_too && r.index < array_->length()) maintenance_.QueueRefresh(*tree_, r.index);
+      if (tree_too && r.index < array_->length()) maintenance_->QueueRefresh(*tree_, r.index);
       continue;
     }
     if (tree_too && *replayed == 0) tree_->header().state = kTreeUpdating;
@@ -277,19 +279,19 @@ Status BufferedArray::ReplayIntoArrayAndTree(uint64_t after, bool tree_too, uint
     store_->PrepareForStore(r.index);
     MOMENTA_RETURN_IF_ERROR(store_->Store(r.index, RawBytes(r.new_raw)));
     if (tree_too && first_may_be_partial && r.sequence == after + 1) {
-      maintenance_.QueueRefresh(*tree_, r.index);  // recomputed from the array at the next flush: absolute, so exact
+      maintenance_->QueueRefresh(*tree_, r.index);  // recomputed from the array at the next flush: absolute, so exact
       tree_->header().log_sequence = r.sequence;
     } else if (tree_too) {
-      MOMENTA_RETURN_IF_ERROR(maintenance_.Apply(*tree_, r.index, RawBytes(r.old_raw), RawBytes(r.new_raw)));
+      MOMENTA_RETURN_IF_ERROR(maintenance_->Apply(*tree_, r.index, RawBytes(r.old_raw), RawBytes(r.new_raw)));
       tree_->header().log_sequence = r.sequence;
-      if (maintenance_.leaves_queued() > 4096) MOMENTA_RETURN_IF_ERROR(maintenance_.Flush(*tree_, store_.get()));
+      if (maintenance_->leaves_queued() > 4096) MOMENTA_RETURN_IF_ERROR(maintenance_->Flush(*tree_, store_.get()));
     }
     ++*replayed;
   }
   if (tree_too) {
     // Recomputing the queued nodes changes them in place too.
-    if (maintenance_.any_queued()) begin_change();
-    MOMENTA_RETURN_IF_ERROR(maintenance_.Flush(*tree_, store_.get()));
+    if (maintenance_->any_queued()) begin_change();
+    MOMENTA_RETURN_IF_ERROR(maintenance_->Flush(*tree_, store_.get()));
   }
   return Status::OK();
 }

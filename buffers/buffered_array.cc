@@ -10,6 +10,8 @@
 #include <unordered_set>
 
 #include "buffers/buffer_internal.h"
+#include "buffers/tree_maintenance.h"
+#include "storage/array_store.h"
 #include "storage/cancel.h"
 #include "storage/log_retention.h"
 
@@ -51,7 +53,7 @@ BufferedArray::BufferedArray(std::unique_ptr<ArrayFile> array, std::string sidec
       sidecar_(std::move(sidecar)),
       tree_path_(sidecar_ + "/tree"),
       options_(options),
-      maintenance_(*array_) {}
+      maintenance_(std::make_unique<TreeMaintenance>(*array_)) {}
 
 BufferedArray::~BufferedArray() { (void)Close(); }
 
@@ -197,7 +199,7 @@ Status BufferedArray::ApplyChunk(std::span<const IndexedValue> chunk, size_t* do
       (void)EndChunk();  // logged but not applied: recovery will apply it from the log
       return s;
     }
-    MOMENTA_RETURN_IF_ERROR(maintenance_.Apply(*tree_, r.index, RawBytes(r.old_raw), RawBytes(r.new_raw)));
+    MOMENTA_RETURN_IF_ERROR(maintenance_->Apply(*tree_, r.index, RawBytes(r.old_raw), RawBytes(r.new_raw)));
     std::atomic_ref<uint64_t>(h.log_sequence).store(*first + k, std::memory_order_release);
     h.updates_since_build++;
   }
@@ -214,7 +216,7 @@ Status BufferedArray::BeginChunk() {
   if (wait_until > now && wait_until - now <= kReaderWaitNs)
     std::this_thread::sleep_for(std::chrono::nanoseconds(wait_until - now));
   MOMENTA_RETURN_IF_ERROR(MarkDirty());
-  maintenance_.Begin(*tree_);
+  maintenance_->Begin(*tree_);
   Epoch(h).fetch_add(1, std::memory_order_acq_rel);  // odd: changing
   return Status::OK();
 }
@@ -233,7 +235,7 @@ Status BufferedArray::MarkDirty() {
 }
 
 Status BufferedArray::EndChunk() {
-  Status s = maintenance_.Flush(*tree_, store_.get());
+  Status s = maintenance_->Flush(*tree_, store_.get());
   TreeFileHeader& h = tree_->header();
   auto identity = IdentityOf(array_->path());
   if (identity.ok()) h.array = *identity;

@@ -54,13 +54,14 @@
 #include "buffers/range_query.h"
 #include "buffers/range_summary.h"
 #include "buffers/tree_build.h"
-#include "buffers/tree_maintenance.h"
 #include "storage/array_file.h"
-#include "storage/array_store.h"
 #include "storage/log_writer.h"
 #include "storage/writer_lock.h"
 
 namespace momenta {
+
+class ArrayStore;       // storage/array_store.h
+class TreeMaintenance;  // buffers/tree_maintenance.h
 
 struct BufferedArrayOptions {
   IoOptions io;               // io.writable: a writer (lock, log, updates)
@@ -268,7 +269,7 @@ class BufferedArray {
   std::unique_ptr<WriterLock> lock_;     // writers: the array's writer lock
   std::unique_ptr<LogWriter> log_;       // writers: the update log
   std::unique_ptr<ArrayStore> store_;    // writers (and a reader recovering): the array, writable
-  TreeMaintenance maintenance_;          // keeps tree_ equal to the array as updates land
+  const std::unique_ptr<TreeMaintenance> maintenance_;  // keeps tree_ equal to the array as updates land
   bool dirty_ = false;                   // changes since the last Commit
   std::vector<LogRecord> records_;       // the chunk being applied
 };
