@@ -81,9 +81,10 @@ class ArrayFile {
   [[nodiscard]] Status Sync() { return io_->Sync(); }
 
   // The writer's store path: the file mapped writable, for guarded element
-  // loads and stores (storage/array_store.h). IOError when the file is now
-  // shorter than its header says. Sync() makes its stores durable. REQUIRES:
-  // the file may be opened for writing (a writer's lock is the caller's).
+  // loads and stores (storage/array_store.h); Sync() makes its stores
+  // durable. Fails with the open's error when the file cannot be opened for
+  // writing, and IOError when it is now shorter than its header says. Taking
+  // the array's writer lock is the caller's business.
   Result<std::unique_ptr<ArrayStore>> OpenStore();
 
  private:
