@@ -1,6 +1,11 @@
-// Pieces shared by buffered_array.cc and buffer_open.cc; not part of the API.
+// Pieces shared by BufferedArray's files (buffered_array.cc, buffer_*.cc);
+// not part of the API.
 #pragma once
 
+#include <time.h>
+
+#include <atomic>
+#include <cstdint>
 #include <memory>
 #include <string>
 
@@ -22,6 +27,26 @@ inline bool SameContents(const ArrayIdentity& recorded, const ArrayIdentity& now
   return recorded.device == now.device && recorded.inode == now.inode && recorded.size == now.size &&
          recorded.mtime_ns == now.mtime_ns;
 }
+
+// The seqlock on the buffer header: write_epoch is odd while a writer
+// changes the array or the nodes, even when they are consistent (readers
+// retry a query until it saw the same even value before and after).
+inline std::atomic_ref<uint64_t> Epoch(TreeFileHeader& h) { return std::atomic_ref<uint64_t>(h.write_epoch); }
+// A reader that keeps losing the race asks writers to pause until this time
+// (MonotonicNs) at their next chunk, for at most kReaderWaitNs.
+inline std::atomic_ref<int64_t> ReaderWait(TreeFileHeader& h) {
+  return std::atomic_ref<int64_t>(h.reader_wait_until_ns);
+}
+inline constexpr int64_t kReaderWaitNs = 20'000'000;
+
+inline int64_t MonotonicNs() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
+}
+
+// A log record's raw element bytes (LogRecord::old_raw, new_raw), as stored.
+inline const char* RawBytes(const uint64_t& raw) { return reinterpret_cast<const char*>(&raw); }
 
 namespace internal {
 

@@ -14,6 +14,7 @@
 
 #include "buffers/buffer_internal.h"
 #include "buffers/buffered_array.h"
+#include "storage/array_store.h"
 #include "storage/leftovers.h"
 #include "storage/log_codec.h"
 #include "storage/log_segments.h"
@@ -274,8 +275,7 @@ Status BufferedArray::RecoverAsWriter(const BufferCondition& why, std::vector<st
   }
   // A reader again: no log, no writable array mapping, no lock.
   log_.reset();
-  scattered_.reset();
-  array_map_.reset();
+  store_.reset();
   dirty_ = false;
   lock_.reset();
   tree_writable_ = true;

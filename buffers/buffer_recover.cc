@@ -12,7 +12,8 @@
 
 #include "buffers/buffer_internal.h"
 #include "buffers/buffered_array.h"
-#include "storage/fault_guard.h"
+#include "buffers/tree_maintenance.h"
+#include "storage/array_store.h"
 #include "storage/log_reader.h"
 #include "storage/log_segments.h"
 
@@ -102,6 +103,65 @@ Result<std::unique_ptr<MomentTree>> BuildTreeFile(const std::string& path, Array
 
 }  // namespace internal
 
+struct BufferedArray::RecoveryPlan {
+  std::string rebuild_reason;  // non-empty: the buffer is rebuilt, for this reason
+  uint64_t replay_after = 0;   // replay log records after this sequence (UINT64_MAX: none)
+  bool replay_tree = false;    // ... into the nodes too (else the array only, then rebuild)
+  bool first_build = false;    // there is no buffer yet: it is built
+};
+
+Result<BufferedArray::RecoveryPlan> BufferedArray::PlanRecovery(std::vector<std::string>* notices) {
+  auto identity = IdentityOf(array_->path());
+  if (!identity.ok()) return identity.status();
+
+  RecoveryPlan plan;
+  tree_.reset();  // a reader's view of it, if any: reopened writable below
+  if (::access(tree_path_.c_str(), F_OK) != 0) {
+    plan.first_build = true;
+  } else if (auto tree = MomentTree::Open(tree_path_, /*writable=*/true, options_.io); !tree.ok()) {
+    plan.rebuild_reason = tree.status().ToString();
+  } else {
+    tree_ = std::move(tree).value();
+    const TreeFileHeader& h = tree_->header();
+    const bool same_boot = h.boot_id == CurrentBootId();
+    if (h.length != array_->length() || h.dtype != static_cast<uint32_t>(array_->dtype())) {
+      plan.rebuild_reason = "it was built for another array shape or dtype";
+    } else if (h.state == kTreeClean) {
+      if (!SameContents(h.array, *identity)) {
+        plan.rebuild_reason =
+            "the array file was modified outside momenta (its size or modification time changed), and the file "
+            "system cannot say which elements changed, so every node is recomputed";
+        plan.replay_after = UINT64_MAX;  // the log has nothing newer than the buffer
+      } else {
+        plan.replay_after = h.log_sequence;  // records logged after the last checkpoint
+        plan.replay_tree = true;
+      }
+    } else if (h.state == kTreeUpdating && same_boot) {
+      // The writer died, the machine did not: the mapped pages are exact up
+      // to log_sequence.
+      plan.replay_after = h.log_sequence;
+      plan.replay_tree = true;
+      if (notices)
+        notices->push_back("recovering the moment buffer of " + array_->path() + ": the last writer stopped mid-update");
+    } else if (h.state == kTreeUpdating) {
+      plan.rebuild_reason = "the machine stopped while it was being updated";
+      plan.replay_after = h.durable_marks ? h.checkpoint_sequence : 0;
+    } else if (h.state == kTreeBuilding) {
+      plan.rebuild_reason = "its last build did not finish";
+      plan.replay_after = h.durable_marks ? h.checkpoint_sequence : 0;
+    } else {
+      plan.rebuild_reason = "its state is unknown";
+    }
+  }
+
+  // Damage a query found in a node that the header could not show.
+  if (!forced_rebuild_.empty() && plan.rebuild_reason.empty() && !plan.first_build) {
+    plan.rebuild_reason = forced_rebuild_;
+    plan.replay_tree = false;
+  }
+  return plan;
+}
+
 // REQUIRES: this process holds the array's writer lock.
 Status BufferedArray::Recover(std::vector<std::string>* notices) {
   const std::string& path = array_->path();
@@ -118,86 +178,39 @@ Status BufferedArray::Recover(std::vector<std::string>* notices) {
     open_report_.full_pass_bytes_read = stats.data_bytes_read;
     return Status::OK();
   };
-  auto identity = IdentityOf(path);
-  if (!identity.ok()) return identity.status();
-
-  std::string rebuild_reason;
-  uint64_t replay_after = 0;  // replay log records after this sequence
-  bool replay_tree = false;   // ... into the nodes too (else the array only, then rebuild)
-  bool first_build = false;
-  tree_.reset();  // a reader's view of it, if any: reopened writable below
-  if (::access(tree_path_.c_str(), F_OK) != 0) {
-    first_build = true;
-  } else if (auto tree = MomentTree::Open(tree_path_, /*writable=*/true, options_.io); !tree.ok()) {
-    rebuild_reason = tree.status().ToString();
-  } else {
-    tree_ = std::move(tree).value();
-    const TreeFileHeader& h = tree_->header();
-    const bool same_boot = h.boot_id == CurrentBootId();
-    if (h.length != array_->length() || h.dtype != static_cast<uint32_t>(array_->dtype())) {
-      rebuild_reason = "it was built for another array shape or dtype";
-    } else if (h.state == kTreeClean) {
-      if (!SameContents(h.array, *identity)) {
-        rebuild_reason =
-            "the array file was modified outside momenta (its size or modification time changed), and the file "
-            "system cannot say which elements changed, so every node is recomputed";
-        replay_after = UINT64_MAX;  // the log has nothing newer than the buffer
-      } else {
-        replay_after = h.log_sequence;  // records logged after the last checkpoint
-        replay_tree = true;
-      }
-    } else if (h.state == kTreeUpdating && same_boot) {
-      // The writer died, the machine did not: the mapped pages are exact up
-      // to log_sequence.
-      replay_after = h.log_sequence;
-      replay_tree = true;
-      say("recovering the moment buffer of " + path + ": the last writer stopped mid-update");
-    } else if (h.state == kTreeUpdating) {
-      rebuild_reason = "the machine stopped while it was being updated";
-      replay_after = h.durable_marks ? h.checkpoint_sequence : 0;
-    } else if (h.state == kTreeBuilding) {
-      rebuild_reason = "its last build did not finish";
-      replay_after = h.durable_marks ? h.checkpoint_sequence : 0;
-    } else {
-      rebuild_reason = "its state is unknown";
-    }
-  }
-
-  // Damage a query found in a node that the header could not show.
-  if (!forced_rebuild_.empty() && rebuild_reason.empty() && !first_build) {
-    rebuild_reason = forced_rebuild_;
-    replay_tree = false;
-  }
+  auto planned = PlanRecovery(notices);
+  if (!planned.ok()) return planned.status();
+  RecoveryPlan plan = std::move(planned).value();
 
   // Records the array or the nodes have not seen yet.
   uint64_t replayed = 0;
-  if (replay_after != UINT64_MAX && std::filesystem::exists(LogDir())) {
-    if (tree_) refresh_.assign(tree_->layout().levels() + 1, {});
-    const bool tree_too = replay_tree && rebuild_reason.empty() && !first_build;
+  if (plan.replay_after != UINT64_MAX && std::filesystem::exists(LogDir())) {
+    if (tree_) maintenance_->Begin(*tree_);
+    const bool tree_too = plan.replay_tree && plan.rebuild_reason.empty() && !plan.first_build;
     const TreeFileHeader* h = tree_ ? &tree_->header() : nullptr;
     const uint64_t refresh_from = tree_too && h->state == kTreeUpdating && h->chunk_first_sequence > 0 &&
-                                          h->chunk_first_sequence <= replay_after
+                                          h->chunk_first_sequence <= plan.replay_after
                                       ? h->chunk_first_sequence
-                                      : replay_after + 1;
-    MOMENTA_RETURN_IF_ERROR(ReplayIntoArrayAndTree(replay_after, tree_too, refresh_from, &replayed));
+                                      : plan.replay_after + 1;
+    MOMENTA_RETURN_IF_ERROR(ReplayIntoArrayAndTree(plan.replay_after, tree_too, refresh_from, &replayed));
     if (replayed > 0)
       say("replayed " + std::to_string(replayed) + " update(s) from the log of " + path);
   }
   open_report_.replayed = replayed;
-  if (!rebuild_reason.empty() || first_build) {
-    if (first_build) rebuild_reason = "it does not exist yet";
+  if (!plan.rebuild_reason.empty() || plan.first_build) {
+    if (plan.first_build) plan.rebuild_reason = "it does not exist yet";
     if (!options_.rebuild_on_open) return Status::OK();  // the caller rebuilds next (momenta build)
     // Every pass over the whole array says so, with or without a terminal.
     // (An array just made of holes, or an empty one, needs no such word: its
     // pass reads nothing.)
     if (!options_.fresh_array && array_->length() > 0)
-      say((first_build ? "building the moment buffer of " : "rebuilding the moment buffer of ") + path + ": " +
-          rebuild_reason + " (one pass over " + HumanBytes(array_->length() * array_->itemsize()) +
+      say((plan.first_build ? "building the moment buffer of " : "rebuilding the moment buffer of ") + path + ": " +
+          plan.rebuild_reason + " (one pass over " + HumanBytes(array_->length() * array_->itemsize()) +
           " of data; holes are skipped)");
-    return full_pass(tree_ ? OptionsOfHeader(tree_->header()) : options_.tree, rebuild_reason);
+    return full_pass(tree_ ? OptionsOfHeader(tree_->header()) : options_.tree, plan.rebuild_reason);
   }
   if (replayed > 0 || tree_->header().state != kTreeClean) {
-    MOMENTA_RETURN_IF_ERROR(FlushRefreshes());
+    MOMENTA_RETURN_IF_ERROR(maintenance_->Flush(*tree_, store_.get()));
     // About to seal a header whose top_mask nothing checked: check it first.
     if (Status top = CheckTopHoles(*tree_, *array_); !top.ok()) {
       if (top.code() != Status::Code::kCorruption) return top;
@@ -227,9 +240,6 @@ Status BufferedArray::ReplayIntoArrayAndTree(uint64_t after, bool tree_too, uint
     if (reader.status().code() == Status::Code::kNotFound) return Status::OK();
     return reader.status();
   }
-  const size_t item = array_->itemsize();
-  char* base = nullptr;  // the array mapped writable at the first record to store (a reader's
-                         // recovery with nothing to replay needs no write access to the array)
   // A writer killed mid-chunk stored record after+1 and may have applied it
   // to some levels of nodes and not others (log_sequence moves once all are
   // done): its nodes are recomputed from data rather than updated again.
@@ -253,7 +263,7 @@ Status BufferedArray::ReplayIntoArrayAndTree(uint64_t after, bool tree_too, uint
     if (!more.ok()) return more.status();
     if (!*more) break;
     if (r.sequence <= after) {  // applied before the crash; its chunk's refreshes may be owed
-      if (tree_too && r.index < array_->length()) QueueRefresh(r.index);
+      if (tree_too && r.index < array_->length()) maintenance_->QueueRefresh(*tree_, r.index);
       continue;
     }
     if (tree_too && *replayed == 0) tree_->header().state = kTreeUpdating;
@@ -261,31 +271,27 @@ Status BufferedArray::ReplayIntoArrayAndTree(uint64_t after, bool tree_too, uint
       return Status::Corruption(array_->path(), "update log record " + std::to_string(r.sequence) +
                                                     " names index " + std::to_string(r.index) +
                                                     " outside the array");
-    if (base == nullptr) {
-      begin_change();
-      MOMENTA_RETURN_IF_ERROR(MapArrayForUpdates());
-      base = array_map_->data();
-    }
-    scattered_->Prepare(array_->ByteOffset(r.index));
-    char* element = base + array_->ByteOffset(r.index);
-    if (!GuardedCopy(element, reinterpret_cast<const char*>(&r.new_raw), item))
-      return MappedAccessFailed(r.index, /*writing=*/true);
+    // The seqlock taken and the array mapped writable at the first record to
+    // store (a reader's recovery with nothing to replay needs no write access
+    // to the array).
+    begin_change();
+    MOMENTA_RETURN_IF_ERROR(OpenStoreOnce());
+    store_->PrepareForStore(r.index);
+    MOMENTA_RETURN_IF_ERROR(store_->Store(r.index, RawBytes(r.new_raw)));
     if (tree_too && first_may_be_partial && r.sequence == after + 1) {
-      QueueRefresh(r.index);  // recomputed from the array at the next flush: absolute, so exact
+      maintenance_->QueueRefresh(*tree_, r.index);  // recomputed from the array at the next flush: absolute, so exact
       tree_->header().log_sequence = r.sequence;
     } else if (tree_too) {
-      MOMENTA_RETURN_IF_ERROR(ApplyToTree(r.index, reinterpret_cast<const char*>(&r.old_raw),
-                                          reinterpret_cast<const char*>(&r.new_raw)));
+      MOMENTA_RETURN_IF_ERROR(maintenance_->Apply(*tree_, r.index, RawBytes(r.old_raw), RawBytes(r.new_raw)));
       tree_->header().log_sequence = r.sequence;
-      if (refresh_[1].size() > 4096) MOMENTA_RETURN_IF_ERROR(FlushRefreshes());
+      if (maintenance_->leaves_queued() > 4096) MOMENTA_RETURN_IF_ERROR(maintenance_->Flush(*tree_, store_.get()));
     }
     ++*replayed;
   }
   if (tree_too) {
     // Recomputing the queued nodes changes them in place too.
-    for (const auto& level : refresh_)
-      if (!level.empty()) begin_change();
-    MOMENTA_RETURN_IF_ERROR(FlushRefreshes());
+    if (maintenance_->any_queued()) begin_change();
+    MOMENTA_RETURN_IF_ERROR(maintenance_->Flush(*tree_, store_.get()));
   }
   return Status::OK();
 }
@@ -295,7 +301,7 @@ Status BufferedArray::RebuildInPlace(const TreeOptions& options, const BuildProg
   // Build beside the old file and rename over it: readers that have the old
   // one mapped keep a valid file, see it retired, and reopen the path.
   const uint64_t sequence = log_ ? log_->next_sequence() - 1 : (tree_ ? tree_->header().log_sequence : 0);
-  if (array_map_) MOMENTA_RETURN_IF_ERROR(array_->Sync());
+  if (store_) MOMENTA_RETURN_IF_ERROR(array_->Sync());
   const std::string fresh_path = tree_path_ + ".new-" + std::to_string(::getpid());
   auto fresh = internal::BuildTreeFile(fresh_path, *array_, options, options_.io, progress, stats, sequence);
   if (!fresh.ok()) {

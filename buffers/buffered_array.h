@@ -1,6 +1,7 @@
 // BufferedArray: the facade a program (and the CLI) uses — an array file, its
 // moment buffer and its update log, kept consistent. It delegates: ArrayFile
-// holds the elements, MomentTree the buffer, BuildTree fills it,
+// holds the elements (its ArrayStore takes a writer's stores), MomentTree the
+// buffer, BuildTree fills it, TreeMaintenance keeps it current under updates,
 // SummarizeRange answers, LogWriter records every change.
 //
 // Everything momenta keeps about the array lives in its sidecar folder
@@ -42,7 +43,6 @@
 // Not thread-safe within a process: one BufferedArray per thread.
 #pragma once
 
-#include <array>
 #include <cstdint>
 #include <memory>
 #include <span>
@@ -56,11 +56,12 @@
 #include "buffers/tree_build.h"
 #include "storage/array_file.h"
 #include "storage/log_writer.h"
-#include "storage/mapped_file.h"
-#include "storage/scattered_stores.h"
 #include "storage/writer_lock.h"
 
 namespace momenta {
+
+class ArrayStore;       // storage/array_store.h
+class TreeMaintenance;  // buffers/tree_maintenance.h
 
 struct BufferedArrayOptions {
   IoOptions io;               // io.writable: a writer (lock, log, updates)
@@ -206,10 +207,16 @@ class BufferedArray {
   void RemoveLeftovers(std::vector<std::string>* notices);
   // Creates the sidecar folder if needed and takes its writer lock.
   [[nodiscard]] Status MakeSidecarAndLock();
-  // A Corruption naming the tree file: damage found while answering.
+  // Queries (buffer_query.cc): a Corruption naming the tree file, damage
+  // found while answering.
   bool IsTreeDamage(const Status& s) const;
   // Recovery (buffer_recover.cc).
   [[nodiscard]] Status Recover(std::vector<std::string>* notices);
+  // Recover's first step: what the buffer on disk allows (a replay into the
+  // nodes, into the array only, a rebuild); leaves tree_ open writable when
+  // it opens.
+  struct RecoveryPlan;
+  Result<RecoveryPlan> PlanRecovery(std::vector<std::string>* notices);
   // Replays log records after `after` into the array (and the nodes when
   // tree_too); records from `refresh_from` up to `after` were applied to the
   // nodes already but their chunk's recomputations may be owed: redone.
@@ -219,10 +226,10 @@ class BufferedArray {
                                       BuildStats* stats);
   [[nodiscard]] Status ReopenTreeIfRetired();
 
-  // Update steps (buffered_array.cc).
+  // Update steps (buffered_array.cc): check -> log -> store -> tree.
   [[nodiscard]] Status CheckWritable() const;
-  [[nodiscard]] Status MapArrayForUpdates();
-  Status MappedAccessFailed(uint64_t index, bool writing) const;
+  // Opens store_ (the array mapped writable) unless it is open.
+  [[nodiscard]] Status OpenStoreOnce();
   // Apply, with the pages made writable first (prefault) or already reserved.
   [[nodiscard]] Status ApplyUpdates(std::span<const IndexedValue> updates, bool prefault,
                                     size_t* applied = nullptr);
@@ -230,8 +237,12 @@ class BufferedArray {
   // sequences, node pages, and the array's blocks (prefault) or their end
   // pages (a consecutive range whose blocks were allocated).
   [[nodiscard]] Status ReserveForUpdates(std::span<const IndexedValue> updates, size_t chunks, bool prefault);
-  // One chunk of at most kChunk updates with distinct indices: log, store, apply.
+  // One chunk of at most kChunk updates with distinct indices: log, store, tree.
   [[nodiscard]] Status ApplyChunk(std::span<const IndexedValue> chunk, size_t* done);
+  // Fills records_ with the chunk's changes (old and new bytes; unchanged
+  // values are dropped), each element's page tested writable. A failed access
+  // stops it: records_ then holds the changes before it.
+  [[nodiscard]] Status ReadChanges(std::span<const IndexedValue> chunk);
   // Array and nodes to disk (unless kNone), then a clean header naming the
   // log sequence they reflect. No-op when nothing changed since the last one.
   [[nodiscard]] Status Checkpoint();
@@ -239,18 +250,9 @@ class BufferedArray {
   // Deletes log segments past retention (options_.retain_ms) that the
   // checkpoint no longer needs.
   [[nodiscard]] Status PruneLog();
+  // The seqlock around a chunk: odd while its stores and node changes run.
   [[nodiscard]] Status BeginChunk();
   [[nodiscard]] Status EndChunk();
-  // Applies a[index]: old -> new (raw element bytes) to every level.
-  [[nodiscard]] Status ApplyToTree(uint64_t index, const char* old_bytes, const char* new_bytes);
-  [[nodiscard]] Status RefreshLeaf(uint64_t leaf);
-  // Reseals the nodes of `level` changed since their last check, and
-  // recomputes the nodes queued for refresh, level by level (chunk end).
-  [[nodiscard]] Status FlushRefreshes();
-  void SealTouched(int level);
-  void SizeTouchedForTree();
-  // Queues every level's node over `index` for recomputation.
-  void QueueRefresh(uint64_t index);
 
   std::string LogDir() const { return sidecar_ + "/log"; }
   std::string LockPath() const { return sidecar_ + "/writer.lock"; }
@@ -266,18 +268,9 @@ class BufferedArray {
   const BufferedArrayOptions options_;
   std::unique_ptr<WriterLock> lock_;     // writers: the array's writer lock
   std::unique_ptr<LogWriter> log_;       // writers: the update log
-  std::unique_ptr<MappedFile> array_map_;  // writers: the array, writable, for stores
-  std::unique_ptr<ScatteredStores> scattered_;  // keeps array_map_'s cache in base pages
+  std::unique_ptr<ArrayStore> store_;    // writers (and a reader recovering): the array, writable
+  const std::unique_ptr<TreeMaintenance> maintenance_;  // keeps tree_ equal to the array as updates land
   bool dirty_ = false;                   // changes since the last Commit
-  std::vector<std::vector<uint64_t>> refresh_;  // per level: nodes to recompute at chunk end
-  // Per level: nodes changed in place since their check was last computed;
-  // FlushRefreshes reseals them (once per node per chunk, not per update).
-  std::vector<std::vector<uint64_t>> touched_;
-  std::vector<std::vector<uint64_t>> touched_bits_;  // per level: bit j set while node j is in touched_
-  std::array<uint64_t, 4> touched_shape_{};  // levels, leaf span, fan-out, length they are sized for
-  const MomentTree* touched_tree_ = nullptr;  // the tree SizeTouchedForTree last looked at
-  std::vector<char> leaf_scratch_;
-  std::vector<double> leaf_doubles_;
   std::vector<LogRecord> records_;       // the chunk being applied
 };
 

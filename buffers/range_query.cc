@@ -33,20 +33,10 @@ std::unique_ptr<char, FreeDeleter> AlignedAlloc(size_t n) {
   return std::unique_ptr<char, FreeDeleter>(static_cast<char*>(p));
 }
 
-}  // namespace
-
-Result<RangeSummary> SummarizeRange(MomentTree& tree, ArrayFile& array, uint64_t p, uint64_t q,
-                                    bool need_extremes, QueryCost* cost) {
-  assert(p <= q && q <= array.length());
-  QueryCost local;
-  QueryCost& c = cost ? *cost : local;
-  c = QueryCost{};
-  const TreeLayout& layout = tree.layout();
-  const int order = tree.order();
-  if (p == q) return RangeSummary(order);
-  const TreeLayout::Plan plan = layout.Decompose(p, q);
-
-  // 1. The raw pieces, on their shorter side where that is allowed.
+// The raw pieces of a plan, on their shorter side where that is allowed: a
+// partial leaf beside whole nodes may be taken as leaf − complement when the
+// complement is shorter (not when extremes are needed: min/max do not invert).
+std::vector<RawPiece> PlanRawPieces(const TreeLayout& layout, const TreeLayout::Plan& plan, bool need_extremes) {
   std::vector<RawPiece> raw;
   const bool whole_nodes = !plan.runs.empty();
   if (plan.raw_left_end > plan.raw_left_begin) {
@@ -67,150 +57,232 @@ Result<RangeSummary> SummarizeRange(MomentTree& tree, ArrayFile& array, uint64_t
     }
     raw.push_back(piece);
   }
+  return raw;
+}
 
-  // 2. Array reads, widened to aligned pages so io_uring can use O_DIRECT.
+// The array reads of the raw pieces, widened to aligned pages so io_uring can
+// use O_DIRECT, into one aligned buffer (each piece's byte_begin and
+// buffer_at are filled in).
+struct ArrayReads {
+  std::vector<ReadRequest> reads;
+  std::unique_ptr<char, FreeDeleter> buffer;
+};
+
+Result<ArrayReads> PlanArrayReads(ArrayFile& array, std::vector<RawPiece>& raw) {
   const uint64_t data_end = array.ByteOffset(array.length());
-  std::vector<ReadRequest> array_reads;
-  size_t array_buffer_bytes = 0;
+  ArrayReads out;
+  size_t buffer_bytes = 0;
   for (RawPiece& r : raw) {
     if (r.begin == r.end) continue;
     const uint64_t b = array.ByteOffset(r.begin) / kAlign * kAlign;
     const uint64_t e = std::min((array.ByteOffset(r.end) + kAlign - 1) / kAlign * kAlign, data_end);
     r.byte_begin = b;
-    r.buffer_at = array_buffer_bytes;
-    array_reads.push_back({b, static_cast<size_t>(e - b), nullptr});
-    array_buffer_bytes += (e - b + kAlign - 1) / kAlign * kAlign;
+    r.buffer_at = buffer_bytes;
+    out.reads.push_back({b, static_cast<size_t>(e - b), nullptr});
+    buffer_bytes += (e - b + kAlign - 1) / kAlign * kAlign;
   }
-  auto array_buffer = AlignedAlloc(array_buffer_bytes);
-  if (!array_buffer) return Status::IOError(array.path(), "out of memory for a query");
-  for (size_t k = 0, at = 0; k < array_reads.size(); ++k) {
-    array_reads[k].dest = array_buffer.get() + at;
-    at += (array_reads[k].length + kAlign - 1) / kAlign * kAlign;
+  out.buffer = AlignedAlloc(buffer_bytes);
+  if (!out.buffer) return Status::IOError(array.path(), "out of memory for a query");
+  for (size_t k = 0, at = 0; k < out.reads.size(); ++k) {
+    out.reads[k].dest = out.buffer.get() + at;
+    at += (out.reads[k].length + kAlign - 1) / kAlign * kAlign;
   }
+  return out;
+}
 
-  // 3. Disk-tier reads: every run below the RAM tier, and the leaves the
-  // shorter-side pieces subtract from.
-  const size_t node_bytes = tree.codec().bytes();
-  struct NodeSource {
-    int level;
-    uint64_t first, count;
-    size_t buffer_at;  // in node doubles; SIZE_MAX: read from the mapping
-  };
+// The nodes an answer takes: the plan's runs, then the leaves the
+// shorter-side pieces subtract from (in the order of the raw pieces). RAM-tier
+// nodes are used from the mapping; the others are read into `buffer`.
+struct NodeSource {
+  int level;
+  uint64_t first, count;
+  size_t buffer_at;  // in node doubles; SIZE_MAX: read from the mapping
+};
+struct NodeReads {
   std::vector<NodeSource> sources;
+  std::vector<double> buffer;
+  std::vector<ReadRequest> reads;
+};
+
+NodeReads PlanNodeReads(const MomentTree& tree, const TreeLayout::Plan& plan, const std::vector<RawPiece>& raw,
+                        QueryCost& c) {
+  const TreeLayout& layout = tree.layout();
+  const size_t node_bytes = tree.codec().bytes();
+  NodeReads out;
   size_t tier_doubles = 0;
   auto add_source = [&](int level, uint64_t first, uint64_t count) {
     const bool from_ram = layout.in_ram(level);
-    sources.push_back({level, first, count, from_ram ? SIZE_MAX : tier_doubles});
+    out.sources.push_back({level, first, count, from_ram ? SIZE_MAX : tier_doubles});
     if (!from_ram) tier_doubles += count * tree.codec().doubles();
   };
   for (const auto& run : plan.runs) add_source(run.level, run.first, run.count);
   for (const RawPiece& r : raw)
     if (r.complement) add_source(1, r.leaf, 1);
-  std::vector<double> tier_buffer(tier_doubles);
-  std::vector<ReadRequest> tier_reads;
-  for (const NodeSource& s : sources) {
+  out.buffer.resize(tier_doubles);
+  for (const NodeSource& s : out.sources) {
     if (s.buffer_at == SIZE_MAX) {
       c.ram_nodes += s.count;
       continue;
     }
-    tier_reads.push_back({tree.NodeOffset(s.level, s.first), s.count * node_bytes,
-                          reinterpret_cast<char*>(tier_buffer.data() + s.buffer_at)});
+    out.reads.push_back({tree.NodeOffset(s.level, s.first), s.count * node_bytes,
+                         reinterpret_cast<char*>(out.buffer.data() + s.buffer_at)});
     c.tier_bytes += s.count * node_bytes;
   }
-  for (const ReadRequest& r : array_reads) c.array_bytes += r.length;
-  c.requests = array_reads.size() + tier_reads.size();
+  return out;
+}
+
+// Step 6 of SummarizeRange: the pieces read, summarised and merged left to
+// right.
+class Combiner {
+ public:
+  Combiner(MomentTree& tree, ArrayFile& array, const ArrayReads& array_reads, const NodeReads& nodes,
+           size_t first_complement, QueryCost& c)
+      : tree_(tree),
+        array_(array),
+        layout_(tree.layout()),
+        order_(tree.order()),
+        array_reads_(array_reads),
+        nodes_(nodes),
+        complement_source_(first_complement),
+        c_(c),
+        scratch_(std::min<uint64_t>(kSlice, 2 * layout_.leaf_span())) {}
+
+  // The k-th node of source s (its bytes from the mapping or the tier buffer).
+  const double* NodeBytes(const NodeSource& s, uint64_t k) const {
+    return s.buffer_at == SIZE_MAX ? tree_.Node(s.level, s.first + k)
+                                   : nodes_.buffer.data() + s.buffer_at + k * tree_.codec().doubles();
+  }
+  RangeSummary NodeSummary(const NodeSource& s, uint64_t k) const {
+    const uint64_t j = s.first + k;
+    const uint64_t count = layout_.node_end(s.level, j) - layout_.node_first(s.level, j);
+    return tree_.codec().Decode(NodeBytes(s, k), count);
+  }
+  // A raw piece: the wanted elements, or for a complement piece the leaf's
+  // summary minus the complement's (read directly when that loses the variance).
+  RangeSummary PieceSummary(const RawPiece& r, bool left_side);
+  // The direct reads' status (OK unless a fallback read failed).
+  const Status& status() const { return direct_status_; }
+
+ private:
+  // Raw pieces are summarised a slice at a time, so the scratch stays small
+  // even for the paper's huge in-RAM bins (--disk-tier off; buffers/REFERENCE.md §3.6).
+  static constexpr uint64_t kSlice = 1 << 16;
+
+  // n elements at `bytes`, a slice at a time.
+  RangeSummary OfSlices(const char* bytes, uint64_t n) {
+    RangeSummary acc(order_);
+    for (uint64_t at = 0; at < n; at += scratch_.size()) {
+      const uint64_t m = std::min<uint64_t>(scratch_.size(), n - at);
+      acc = Merge(acc, RangeSummary::OfElements(order_, array_.dtype(), bytes + at * array_.itemsize(), m,
+                                                scratch_.data()));
+    }
+    return acc;
+  }
+  RangeSummary RawSummary(const RawPiece& r) {
+    const char* bytes = array_reads_.buffer.get() + r.buffer_at + (array_.ByteOffset(r.begin) - r.byte_begin);
+    const uint64_t n = r.end - r.begin;
+    if (n <= scratch_.size()) return RangeSummary::OfElements(order_, array_.dtype(), bytes, n, scratch_.data());
+    return OfSlices(bytes, n);
+  }
+  // The wanted piece read and summarised directly: the fallback when taking
+  // the complement from the leaf would lose the variance.
+  RangeSummary DirectSummary(uint64_t begin, uint64_t end) {
+    std::vector<char> bytes((end - begin) * array_.itemsize());
+    direct_status_ = array_.ReadRaw(begin, end - begin, bytes.data());
+    c_.array_bytes += bytes.size();
+    c_.requests += 1;
+    if (!direct_status_.ok()) return RangeSummary(order_);
+    return OfSlices(bytes.data(), end - begin);
+  }
+
+  MomentTree& tree_;
+  ArrayFile& array_;
+  const TreeLayout& layout_;
+  const int order_;
+  const ArrayReads& array_reads_;
+  const NodeReads& nodes_;
+  size_t complement_source_;  // the node source of the next complement leaf
+  QueryCost& c_;
+  std::vector<double> scratch_;
+  Status direct_status_;
+};
+
+RangeSummary Combiner::PieceSummary(const RawPiece& r, bool left_side) {
+  if (!r.complement) return RawSummary(r);
+  const RangeSummary leaf = NodeSummary(nodes_.sources[complement_source_++], 0);
+  const RangeSummary complement = RawSummary(r);
+  RangeSummary part = left_side ? UnmergeRight(leaf, complement) : UnmergeLeft(leaf, complement);
+  // Subtracting sums of squares cancels: part = leaf − complement keeps
+  // Σ(a − mean)² only to ~2^-50 of the sums subtracted (plus the leaf's
+  // update drift, kDriftLimit of its own). When that is not within 1e-10
+  // of the part's own Σ(a − mean)² — the part's values much closer
+  // together than the leaf's, e.g. a run of zeros beside large values —
+  // the part is read and summarised itself: one more read, only then.
+  //   error = kDriftLimit · C(leaf) + 2^-50 · (|D(leaf)| + |D(complement)|)
+  //   read directly when error > 1e-10 · C(part)
+  // with C = central_sum_of_squares() and D = sum_of_squared_deviations()
+  // about the leaf's shift.
+  if (part.values.count() > 0 && leaf.values.count() > 0) {
+    const long double leaf_s2 = std::fabs(leaf.values.sum_of_squared_deviations());
+    const long double complement_s2 =
+        complement.values.count() > 0
+            ? std::fabs(complement.values.RecenteredAt(leaf.values.shift()).sum_of_squared_deviations())
+            : 0.0L;
+    const long double error =
+        kDriftLimit * leaf.values.central_sum_of_squares() + 0x1p-50L * (leaf_s2 + complement_s2);
+    if (error > 1e-10L * part.values.central_sum_of_squares()) {
+      const uint64_t leaf_first = layout_.node_first(1, r.leaf), leaf_end = layout_.node_end(1, r.leaf);
+      part = left_side ? DirectSummary(r.end, leaf_end) : DirectSummary(leaf_first, r.begin);
+    }
+  }
+  return part;
+}
+
+}  // namespace
+
+Result<RangeSummary> SummarizeRange(MomentTree& tree, ArrayFile& array, uint64_t p, uint64_t q,
+                                    bool need_extremes, QueryCost* cost) {
+  assert(p <= q && q <= array.length());
+  QueryCost local;
+  QueryCost& c = cost ? *cost : local;
+  c = QueryCost{};
+  const TreeLayout& layout = tree.layout();
+  const int order = tree.order();
+  if (p == q) return RangeSummary(order);
+  const TreeLayout::Plan plan = layout.Decompose(p, q);
+
+  // 1. The raw pieces, on their shorter side where that is allowed.
+  std::vector<RawPiece> raw = PlanRawPieces(layout, plan, need_extremes);
+  // 2. Array reads, widened to aligned pages.
+  auto array_reads = PlanArrayReads(array, raw);
+  if (!array_reads.ok()) return array_reads.status();
+  // 3. Disk-tier reads: every run below the RAM tier, and the leaves the
+  // shorter-side pieces subtract from.
+  const NodeReads nodes = PlanNodeReads(tree, plan, raw, c);
+  for (const ReadRequest& r : array_reads->reads) c.array_bytes += r.length;
+  c.requests = array_reads->reads.size() + nodes.reads.size();
 
   // 4. One batch for everything.
-  MOMENTA_RETURN_IF_ERROR(array.io().ReadBatchWith(array_reads, tree.io(), tier_reads));
+  MOMENTA_RETURN_IF_ERROR(array.io().ReadBatchWith(array_reads->reads, tree.io(), nodes.reads));
 
   // 5. Every node the answer takes passes its check first (a run of
   // siblings shares one parent: the memo checks it once).
-  auto node_bytes_of = [&](const NodeSource& s, uint64_t k) {
-    return s.buffer_at == SIZE_MAX ? tree.Node(s.level, s.first + k)
-                                   : tier_buffer.data() + s.buffer_at + k * tree.codec().doubles();
-  };
-  for (const NodeSource& s : sources) {
+  Combiner combine(tree, array, *array_reads, nodes, plan.runs.size(), c);
+  for (const NodeSource& s : nodes.sources) {
     MomentTree::ParentMemo memo;
     for (uint64_t k = 0; k < s.count; ++k)
-      MOMENTA_RETURN_IF_ERROR(tree.VerifyNode(s.level, s.first + k, node_bytes_of(s, k), &memo));
+      MOMENTA_RETURN_IF_ERROR(tree.VerifyNode(s.level, s.first + k, combine.NodeBytes(s, k), &memo));
   }
 
   // 6. Combine left to right.
-  auto node_summary = [&](const NodeSource& s, uint64_t k) {
-    const uint64_t j = s.first + k;
-    const uint64_t count = layout.node_end(s.level, j) - layout.node_first(s.level, j);
-    return tree.codec().Decode(node_bytes_of(s, k), count);
-  };
-  // Raw pieces are summarised a slice at a time, so the scratch stays small
-  // even for the paper's huge in-RAM bins (--disk-tier off; buffers/REFERENCE.md §3.6).
-  constexpr uint64_t kSlice = 1 << 16;
-  std::vector<double> scratch(std::min<uint64_t>(kSlice, 2 * layout.leaf_span()));
-  auto raw_summary = [&](const RawPiece& r) {
-    const char* bytes = array_buffer.get() + r.buffer_at + (array.ByteOffset(r.begin) - r.byte_begin);
-    const uint64_t n = r.end - r.begin;
-    if (n <= scratch.size()) return RangeSummary::OfElements(order, array.dtype(), bytes, n, scratch.data());
-    RangeSummary acc(order);
-    for (uint64_t at = 0; at < n; at += scratch.size()) {
-      const uint64_t m = std::min<uint64_t>(scratch.size(), n - at);
-      acc = Merge(acc, RangeSummary::OfElements(order, array.dtype(), bytes + at * array.itemsize(), m,
-                                                scratch.data()));
-    }
-    return acc;
-  };
-  // `complement_source` indexes the node source of the next complement leaf
-  // (those sources follow the plan's runs, in the order of `raw`).
-  size_t complement_source = plan.runs.size();
-  // The wanted piece read and summarised directly: the fallback when taking
-  // the complement from the leaf would lose the variance (below).
-  Status direct_status;
-  auto direct_summary = [&](uint64_t begin, uint64_t end) {
-    std::vector<char> bytes((end - begin) * array.itemsize());
-    direct_status = array.ReadRaw(begin, end - begin, bytes.data());
-    c.array_bytes += bytes.size();
-    c.requests += 1;
-    RangeSummary acc(order);
-    for (uint64_t at = 0; direct_status.ok() && at < end - begin; at += scratch.size()) {
-      const uint64_t m = std::min<uint64_t>(scratch.size(), end - begin - at);
-      acc = Merge(acc, RangeSummary::OfElements(order, array.dtype(), bytes.data() + at * array.itemsize(), m,
-                                                scratch.data()));
-    }
-    return acc;
-  };
-  auto piece_summary = [&](const RawPiece& r, bool left_side) {
-    if (!r.complement) return raw_summary(r);
-    const RangeSummary leaf = node_summary(sources[complement_source++], 0);
-    const RangeSummary complement = raw_summary(r);
-    RangeSummary part = left_side ? UnmergeRight(leaf, complement) : UnmergeLeft(leaf, complement);
-    // Subtracting sums of squares cancels: part = leaf − complement keeps
-    // Σ(a − mean)² only to ~2^-50 of the sums subtracted (plus the leaf's
-    // update drift, kDriftLimit of its own). When that is not within 1e-10
-    // of the part's own Σ(a − mean)² — the part's values much closer
-    // together than the leaf's, e.g. a run of zeros beside large values —
-    // the part is read and summarised itself: one more read, only then.
-    if (part.values.count() > 0 && leaf.values.count() > 0) {
-      const long double leaf_s2 = std::fabs(leaf.values.sum_of_squared_deviations());
-      const long double complement_s2 =
-          complement.values.count() > 0
-              ? std::fabs(complement.values.RecenteredAt(leaf.values.shift()).sum_of_squared_deviations())
-              : 0.0L;
-      const long double error = kDriftLimit * leaf.values.central_sum_of_squares() +
-                                0x1p-50L * (leaf_s2 + complement_s2);
-      if (error > 1e-10L * part.values.central_sum_of_squares()) {
-        const uint64_t leaf_first = layout.node_first(1, r.leaf), leaf_end = layout.node_end(1, r.leaf);
-        part = left_side ? direct_summary(r.end, leaf_end) : direct_summary(leaf_first, r.begin);
-      }
-    }
-    return part;
-  };
-
   RangeSummary acc(order);
   size_t next_raw = 0;
   const bool has_left = plan.raw_left_end > plan.raw_left_begin;
-  if (has_left) acc = piece_summary(raw[next_raw++], /*left_side=*/true);
+  if (has_left) acc = combine.PieceSummary(raw[next_raw++], /*left_side=*/true);
   for (size_t s = 0; s < plan.runs.size(); ++s)
-    for (uint64_t k = 0; k < sources[s].count; ++k) acc = Merge(acc, node_summary(sources[s], k));
-  if (next_raw < raw.size()) acc = Merge(acc, piece_summary(raw[next_raw++], /*left_side=*/false));
-  MOMENTA_RETURN_IF_ERROR(direct_status);
+    for (uint64_t k = 0; k < nodes.sources[s].count; ++k) acc = Merge(acc, combine.NodeSummary(nodes.sources[s], k));
+  if (next_raw < raw.size()) acc = Merge(acc, combine.PieceSummary(raw[next_raw++], /*left_side=*/false));
+  MOMENTA_RETURN_IF_ERROR(combine.status());
   return acc;
 }
 

@@ -8,6 +8,7 @@
 #include <cassert>
 #include <cerrno>
 
+#include "storage/array_store.h"
 #include "storage/posix_file.h"
 
 namespace momenta {
@@ -115,6 +116,15 @@ Result<std::unique_ptr<ArrayFile>> ArrayFile::OpenWith(std::unique_ptr<IoBackend
                   std::to_string(header->data_offset) + " + " + std::to_string(header->length()) +
                   " elements of " + std::string(DTypeName(header->dtype)) + "); truncated?");
   return std::unique_ptr<ArrayFile>(new ArrayFile(std::move(io), std::move(header).value()));
+}
+
+Result<std::unique_ptr<ArrayStore>> ArrayFile::OpenStore() {
+  InstallFaultGuard();
+  auto map = MappedFile::Open(path(), /*writable=*/true);
+  if (!map.ok()) return map.status();
+  if ((*map)->size() < ByteOffset(length()))
+    return Status::IOError(path(), "file is shorter than its header says (it shrank?)");
+  return std::unique_ptr<ArrayStore>(new ArrayStore(std::move(map).value(), ByteOffset(0), itemsize(), length()));
 }
 
 uint64_t ArrayFile::ByteOffset(uint64_t index) const {

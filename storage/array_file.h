@@ -22,6 +22,8 @@
 
 namespace momenta {
 
+class ArrayStore;  // storage/array_store.h
+
 class ArrayFile {
  public:
   ArrayFile(const ArrayFile&) = delete;
@@ -77,6 +79,13 @@ class ArrayFile {
   // IOError if the file is now shorter than header + data (it shrank under us).
   [[nodiscard]] Status CheckSize();
   [[nodiscard]] Status Sync() { return io_->Sync(); }
+
+  // The writer's store path: the file mapped writable, for guarded element
+  // loads and stores (storage/array_store.h); Sync() makes its stores
+  // durable. Fails with the open's error when the file cannot be opened for
+  // writing, and IOError when it is now shorter than its header says. Taking
+  // the array's writer lock is the caller's business.
+  Result<std::unique_ptr<ArrayStore>> OpenStore();
 
  private:
   ArrayFile(std::unique_ptr<IoBackend> io, NpyHeader header);

@@ -2,7 +2,7 @@
 // (Boost.Interprocess file_mapping + mapped_region), so every process that
 // opens it sees one copy and reopening costs no reads. Used for the persisted
 // moment buffer (buffers/tree_file.h) and for a writer's stores into the
-// array (BufferedArray, with ScatteredStores).
+// array (ArrayStore, storage/array_store.h, with ScatteredStores).
 //
 // The file's size is fixed while mapped: Create() sizes it first, Open()
 // checks it against `expected_size` before mapping. A store into a part of
