@@ -4,28 +4,28 @@
 //         and reports to the root (stream/net/site_client.h)
 //   ask   one query over the root's line protocol (stream/net/root_query.h)
 #include <fcntl.h>
-#include <poll.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
-#include <charconv>
 #include <cstdio>
 #include <memory>
 #include <optional>
 
-#include "storage/log_segments.h"
 #include "storage/sidecar.h"
-#include "stream/window/arrival_hold.h"
-#include "stream/window/item_mapping.h"
+#include "stream/drive/log_source.h"
+#include "stream/drive/site_runner.h"
+#include "stream/drive/text_source.h"
 #include "stream/net/query_client.h"
 #include "stream/net/root_server.h"
 #include "stream/net/site_client.h"
+#include "stream/window/item_mapping.h"
+#include "tools/cli_common.h"
+#include "tools/cli_parse.h"
 #include "tools/commands.h"
 #include "tools/stop_signals.h"
-#include "tools/stream_input.h"
 
 namespace momenta::cli {
 namespace {
@@ -122,52 +122,18 @@ struct SiteArgs {
   bool once = false;
 };
 
-// "TIMESTAMP ITEM" lines, or a bare "TIMESTAMP" (data clock: the clock moves
-// on with no item). Waits with poll so the site keeps its heartbeat.
-class LineReader {
- public:
-  LineReader(int fd, std::string name, ItemMapping mapping, bool wall)
-      : lines_(fd, std::move(name)), mapping_(mapping), wall_(wall) {}
-  // 1: an item (*has_item) or a tick; 0: nothing within `wait`; -1: end of input.
-  Result<int> Next(int64_t* ts, int64_t* item, bool* has_item, std::chrono::milliseconds wait) {
-    while (true) {
-      std::string_view line;
-      auto got = lines_.Next(&line, wait);
-      if (!got.ok()) return got.status();
-      if (*got == LineBuffer::Got::kEnd) return -1;
-      if (*got == LineBuffer::Got::kNothing) return 0;
-      const size_t first = line.find_first_not_of(" \t\r");
-      if (first == std::string_view::npos) continue;
-      const size_t gap = line.find_first_of(" \t", first);
-      const bool one = gap == std::string_view::npos || line.find_first_not_of(" \t\r", gap) == std::string_view::npos;
-      if (one) {
-        std::string word(line.substr(first, gap == std::string_view::npos ? std::string_view::npos : gap - first));
-        while (!word.empty() && word.back() == '\r') word.pop_back();
-        if (wall_) {  // a bare ITEM, stamped now
-          auto it = mapping_.FromText(word);
-          if (!it.ok()) return Status::InvalidArgument(lines_.where(), it.status().ToString());
-          *ts = WallMillis();
-          *item = *it;
-          *has_item = true;
-          return 1;
-        }
-        auto r = std::from_chars(word.data(), word.data() + word.size(), *ts);
-        if (r.ec != std::errc() || r.ptr != word.data() + word.size() || *ts < -kMaxTime || *ts > kMaxTime)
-          return Status::InvalidArgument(lines_.where(), "'" + word + "' is not a timestamp");
-        *has_item = false;
-        return 1;
-      }
-      MOMENTA_RETURN_IF_ERROR(ParseTimedItem(line, mapping_, lines_.name(), lines_.line_number(), ts, item));
-      *has_item = true;
-      return 1;
-    }
+// The site's input, opened before connecting so that a missing file fails fast.
+Result<std::unique_ptr<ItemSource>> OpenSiteInput(const SiteArgs& a, const ItemMapping& mapping, StopToken stop) {
+  if (a.input.empty()) {
+    auto log = LogSource::Open(SidecarPath(a.log, a.sidecar) + "/log", mapping, /*follow=*/!a.once, stop, PrintNotice);
+    if (!log.ok()) return log.status();
+    return std::unique_ptr<ItemSource>(std::move(*log));
   }
-
- private:
-  LineBuffer lines_;
-  ItemMapping mapping_;
-  bool wall_;
-};
+  const OneWord one_word = a.clock == "wall" ? OneWord::kItemNowTrimmed : OneWord::kTimestamp;
+  auto text = TextSource::Open(a.input, mapping, one_word, stop);
+  if (!text.ok()) return text.status();
+  return std::unique_ptr<ItemSource>(std::move(*text));
+}
 
 int RunSite(const SiteArgs& a) {
   if (a.log.empty() == a.input.empty()) return UsageFail("give exactly one of --log PATH or --input FILE|-");
@@ -183,180 +149,37 @@ int RunSite(const SiteArgs& a) {
   auto connect_timeout = ParseDuration(a.connect_timeout, "--connect-timeout");
   if (!connect_timeout.ok()) return UsageFail(connect_timeout.status().ToString());
   if (*heartbeat < 1) return UsageFail("--heartbeat: must be at least 1 ms");
-  const bool wall = a.clock == "wall";
 
   SiteClientOptions o;
   o.root = *root;
   o.name = a.id;
-  // Reconnection attempts at most 5/8 of a heartbeat apart (backoff up to
-  // half of one, plus its jitter; never under backoff_min nor over 2 s), so a
-  // root that restarts has this site back within about one heartbeat however
-  // long it was down. (With the 2 s cap alone, a root down a few seconds
-  // waited up to 2.5 s for its sites.)
-  o.backoff_max = std::clamp(std::chrono::milliseconds(*heartbeat / 2), o.backoff_min, o.backoff_max);
+  SetBackoffForHeartbeat(std::chrono::milliseconds(*heartbeat), &o);
   if (!a.token_file.empty()) {
     auto token = ReadToken(a.token_file);
     if (!token.ok()) return Fail(token.status());
     o.token = *token;
   }
-  // Open the input before connecting, so a missing file fails fast.
-  std::unique_ptr<LineReader> lines;
-  std::unique_ptr<LogSource> log;
-  if (!a.input.empty()) {
-    int fd = 0;
-    if (a.input != "-") {
-      fd = open(a.input.c_str(), O_RDONLY | O_CLOEXEC);
-      if (fd < 0) return Fail(Status::FromErrno(a.input, errno));
-    }
-    lines = std::make_unique<LineReader>(fd, a.input == "-" ? "stdin" : a.input, *mapping, wall);
-  } else {
-    LogReaderOptions lo;
-    lo.follow = !a.once;
-    auto reader = LogReader::Open(SidecarPath(a.log, a.sidecar) + "/log", lo);
-    if (!reader.ok()) return Fail(reader.status());
-    log = std::make_unique<LogSource>(std::move(*reader), *mapping, !a.once);
-  }
   InstallStopSignals();
+  const StopToken stop = SignalStopToken();
+  auto source = OpenSiteInput(a, *mapping, stop);
+  if (!source.ok()) return Fail(source.status());
   o.cancel_fd = StopFd();
   auto client = SiteClient::Create(o);
   if (!client.ok()) return UsageFail(client.status().ToString());
-  SiteClient& c = **client;
-  if (Status st = c.ConnectWithin(std::chrono::milliseconds(*connect_timeout)); !st.ok())
+  if (Status st = (*client)->ConnectWithin(std::chrono::milliseconds(*connect_timeout)); !st.ok())
     return StopRequested() ? StopExitCode() : Fail(st);
 
-  using Clock = std::chrono::steady_clock;
-  const auto beat = std::chrono::milliseconds(*heartbeat);
-  auto last_sent = Clock::now();
-  uint64_t frames_seen = c.sent().frames;
-  auto note_sends = [&] {
-    if (c.sent().frames != frames_seen) {
-      frames_seen = c.sent().frames;
-      last_sent = Clock::now();
-    }
-  };
-  // The clock the site reports is always a complete time (arrival_hold.h):
-  // nothing stamped at or before it can still arrive, so `ask --at T` gives
-  // the same answer whenever it is asked.
-  const int64_t tau = c.params().spec.tardiness;
-  bool quiet = false;       // catching up: nothing reported before quiet_until
-  int64_t quiet_until = 0;
-  if (log && !wall) {
-    // A site (re)started on a long log needs only the records its first
-    // window can hold: those stamped before the newest one's time - W - tau
-    // have left every window it will report. (It ran the protocol over the
-    // whole log, so a restart took longer the older the log: found by
-    // bench/kill_driver site, seconds per restart after ten minutes.) Until
-    // it has read through that newest time it stays quiet (SetQuiet): the
-    // windows of earlier times hold records it skipped, so no such clock
-    // may reach the root; then its whole state goes out as one snapshot.
-    const std::string log_dir = SidecarPath(a.log, a.sidecar) + "/log";
-    auto times = ReadLogTimes(log_dir);
-    if (!times.ok()) return Fail(times.status());
-    if (times->newest) {
-      const int64_t since = std::max(-kMaxTime, *times->newest - c.params().spec.window - tau);
-      if (times->first && *times->first < since) {
-        LogReaderOptions lo;
-        lo.follow = !a.once;
-        lo.since = since;
-        auto reader = LogReader::Open(log_dir, lo);
-        if (!reader.ok()) return Fail(reader.status());
-        log = std::make_unique<LogSource>(std::move(*reader), *mapping, !a.once);
-        PrintNotice("starting at time " + std::to_string(since) + " of the log (its newest record's time " +
-                    std::to_string(*times->newest) + " minus the window and the tardiness): older records have left every window");
-        quiet = true;
-        quiet_until = *times->newest;
-        c.SetQuiet(true);
-      }
-    }
-  }
-  ArrivalHold hold(tau);
-  // Runs the protocol through time `upto`: each stamp's items as its own
-  // tick (data clock) or all of them as tick `upto`, their stamps moved up
-  // into [upto - tau, upto] (wall clock: at most --tick late); then, when
-  // `to_clock`, an empty tick moves the site's clock to `upto` itself.
-  std::vector<Arrival> group;
-  auto run_through = [&](int64_t upto, bool to_clock) {
-    if (!hold.taken() || upto > *hold.taken()) {
-      const std::vector<Arrival> items = hold.Take(upto);
-      if (wall) {
-        group = items;
-        for (Arrival& x : group) x.ts = std::max(x.ts, upto - tau);
-        c.Tick(upto, group);
-        return;
-      }
-      for (size_t i = 0; i < items.size();) {
-        group.clear();
-        size_t j = i;
-        while (j < items.size() && items[j].ts == items[i].ts) group.push_back(items[j++]);
-        c.Tick(items[i].ts, group);
-        i = j;
-      }
-    }
-    if (!wall && to_clock && (!c.clock() || *c.clock() < upto)) c.Tick(upto, {});
-  };
-  bool ended = false;
-  int64_t next_tick = WallMillis();
-  while (!StopRequested()) {
-    int64_t ts = 0, item = 0;
-    bool has_item = true;
-    int got = 0;
-    const auto wait = wall ? std::chrono::milliseconds(std::max<int64_t>(0, next_tick - WallMillis()))
-                           : std::chrono::milliseconds(ended ? beat.count() : 50);
-    if (!ended) {
-      if (lines) {
-        auto r = lines->Next(&ts, &item, &has_item, wait);
-        if (!r.ok()) return Fail(r.status());
-        got = *r;
-      } else {
-        auto r = log->Next(&ts, &item, wait);
-        if (!r.ok()) return Fail(r.status());
-        got = *r ? 1 : (a.once ? -1 : 0);
-      }
-      if (got < 0) ended = true;
-    } else {
-      SleepUnlessStopped(wait);
-    }
-    if (StopRequested()) break;
-    if (wall) {
-      // An item arrives when it is read, stamped at most now; more than tau
-      // late it is dropped.
-      const int64_t now = WallMillis();
-      hold.Advance(now);
-      if (got == 1 && has_item) hold.Add(std::min(ts, now), item);
-      if (now >= next_tick || ended) {
-        // Read to its end, the input has nothing more for any time.
-        run_through(ended ? now : now - tau - 1, true);
-        next_tick = now + *tick;
-      }
-    } else {
-      if (got == 1 && has_item) hold.Add(ts, item);
-      if (got == 1 && !has_item) hold.Advance(ts);  // a bare TIMESTAMP
-      // Complete: everything when the input ended, and a followed log read
-      // to its end (each `momenta update` appends its records in one piece;
-      // a record appended later at or before a time already reported is
-      // late). Otherwise what tardiness allows: clock - tau - 1.
-      const bool whole = ended || (log && got == 0);
-      const bool due = got != 1 || Clock::now() - last_sent >= beat;
-      if (const auto upto = whole ? hold.clock() : hold.Complete()) run_through(*upto, due);
-      if (quiet && hold.taken() && *hold.taken() >= quiet_until) {
-        quiet = false;
-        c.SetQuiet(false);
-      }
-      note_sends();
-      if (!due) continue;  // busy: flush only now and then
-    }
-    // Idle (or due): the clock goes out.
-    if (!wall || ended) c.Flush();  // live, the heartbeat tells the clock
-    note_sends();
-    if (ended && a.once) break;
-    if (Clock::now() - last_sent >= beat) {
-      c.Heartbeat();
-      note_sends();
-    }
-  }
-  if (hold.dropped() > 0)
-    PrintNotice(std::to_string(hold.dropped()) + " item(s) arrived later than the tardiness allows; dropped");
-  if (log && log->skipped() > 0)
+  SiteLoopOptions loop;
+  loop.heartbeat = std::chrono::milliseconds(*heartbeat);
+  loop.tick_ms = *tick;
+  loop.wall = a.clock == "wall";
+  loop.once = a.once;
+  loop.notice = PrintNotice;
+  auto end = RunSiteLoop(**client, **source, loop, stop);
+  if (!end.ok()) return Fail(end.status());
+  if (end->dropped > 0)
+    PrintNotice(std::to_string(end->dropped) + " item(s) arrived later than the tardiness allows; dropped");
+  if (auto* log = dynamic_cast<const LogSource*>(source->get()); log && log->skipped() > 0)
     PrintNotice(std::to_string(log->skipped()) + " update(s) with a value off the grid (NaN) skipped");
   return StopRequested() ? StopExitCode() : kExitOk;
 }
