@@ -12,5 +12,6 @@ void RegisterQueryCommands(CLI::App& app, Command* run);     // query build veri
 void RegisterLogCommand(CLI::App& app, Command* run);        // log
 void RegisterWindowCommand(CLI::App& app, Command* run);     // window
 void RegisterNetCommands(CLI::App& app, Command* run);       // root site ask
+void RegisterSiteCommand(CLI::App& app, Command* run);       // site (by RegisterNetCommands)
 
 }  // namespace momenta::cli
