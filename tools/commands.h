@@ -7,10 +7,12 @@
 namespace momenta::cli {
 
 void RegisterArrayCommands(CLI::App& app, Command* run);     // create info get set
-void RegisterTransferCommands(CLI::App& app, Command* run);  // import export
+void RegisterImportCommand(CLI::App& app, Command* run);      // import
+void RegisterExportCommand(CLI::App& app, Command* run);      // export
 void RegisterQueryCommands(CLI::App& app, Command* run);     // query build verify update
 void RegisterLogCommand(CLI::App& app, Command* run);        // log
 void RegisterWindowCommand(CLI::App& app, Command* run);     // window
 void RegisterNetCommands(CLI::App& app, Command* run);       // root site ask
+void RegisterSiteCommand(CLI::App& app, Command* run);       // site (by RegisterNetCommands)
 
 }  // namespace momenta::cli

@@ -39,7 +39,8 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   Command run;
   RegisterArrayCommands(app, &run);
-  RegisterTransferCommands(app, &run);
+  RegisterImportCommand(app, &run);
+  RegisterExportCommand(app, &run);
   RegisterQueryCommands(app, &run);
   RegisterLogCommand(app, &run);
   RegisterWindowCommand(app, &run);

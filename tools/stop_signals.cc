@@ -1,14 +1,11 @@
 #include "tools/stop_signals.h"
 
 #include <fcntl.h>
-#include <poll.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <atomic>
 #include <cassert>
 #include <cerrno>
-#include <cstdint>
 #include <csignal>
 
 namespace momenta::cli {
@@ -54,16 +51,6 @@ int StopExitCode() {
   return 128 + g_signal.load();
 }
 
-bool SleepUnlessStopped(std::chrono::milliseconds d) {
-  if (StopRequested()) return false;
-  pollfd p{g_pipe[0], POLLIN, 0};
-  const int ms = static_cast<int>(std::max<int64_t>(0, d.count()));
-  if (g_pipe[0] < 0) {
-    usleep(static_cast<useconds_t>(ms) * 1000);
-  } else {
-    poll(&p, 1, ms);
-  }
-  return !StopRequested();
-}
+StopToken SignalStopToken() { return StopToken(&g_signal, g_pipe[0]); }
 
 }  // namespace momenta::cli

@@ -5,10 +5,11 @@
 // connect wakes at once. It then cleans up and exits with StopExitCode():
 // 130 for SIGINT, 143 for SIGTERM.
 //
-// Kept apart from the commands so that every command that waits can share it.
+// Kept apart from the commands so that every command that waits can share it;
+// the loops of stream/drive/ see it through SignalStopToken().
 #pragma once
 
-#include <chrono>
+#include "stream/drive/stop_token.h"
 
 namespace momenta::cli {
 
@@ -25,7 +26,8 @@ int StopSignal();
 int StopFd();
 // 128 + StopSignal(). REQUIRES: StopRequested()
 int StopExitCode();
-// Sleeps up to `d`; returns false at once when a stop signal arrives.
-bool SleepUnlessStopped(std::chrono::milliseconds d);
+// A token that stops with the first stop signal, its fd StopFd().
+// REQUIRES: InstallStopSignals was called (else the token's fd is -1).
+StopToken SignalStopToken();
 
 }  // namespace momenta::cli

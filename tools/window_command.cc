@@ -3,29 +3,22 @@
 // units: the count, the top items with their estimated counts, and quantiles
 // (text, or NDJSON with --json). Everything within eps of the exact answer
 // (stream/window/summarizer.h).
-#include <fcntl.h>
-#include <poll.h>
-#include <unistd.h>
-
 #include <CLI/CLI.hpp>
-#include <cerrno>
-#include <charconv>
 #include <chrono>
-#include <cmath>
 #include <cstdio>
 #include <memory>
-#include <sstream>
 
-#include "storage/log_codec.h"
-#include "storage/log_reader.h"
-#include "storage/log_segments.h"
 #include "storage/sidecar.h"
+#include "stream/drive/log_source.h"
+#include "stream/drive/text_source.h"
+#include "stream/drive/window_driver.h"
 #include "stream/window/item_mapping.h"
 #include "stream/window/summarizer.h"
+#include "tools/cli_common.h"
+#include "tools/cli_parse.h"
 #include "tools/commands.h"
 #include "tools/json.h"
 #include "tools/stop_signals.h"
-#include "tools/stream_input.h"
 
 namespace momenta::cli {
 namespace {
@@ -67,117 +60,6 @@ void PrintReport(const WindowReport& r, bool json) {
   std::printf("\n");
 }
 
-// "TIMESTAMP ITEM" lines from a file or stdin; in live mode a line may be a
-// bare ITEM, stamped with the wall clock.
-class LineSource : public Source {
- public:
-  LineSource(int fd, std::string name, ItemMapping mapping, bool live)
-      : lines_(fd, std::move(name)), mapping_(mapping), live_(live) {}
-  Result<bool> Next(int64_t* ts, int64_t* item, std::chrono::milliseconds wait) override {
-    while (true) {
-      std::string_view line;
-      auto got = lines_.Next(&line, live_ ? wait : std::chrono::milliseconds(-1));
-      if (!got.ok()) return got.status();
-      if (*got == LineBuffer::Got::kEnd) return false;
-      if (*got == LineBuffer::Got::kNothing) {
-        if (live_ || StopRequested()) return false;
-        continue;
-      }
-      if (line.find_first_not_of(" \t\r") == std::string_view::npos) continue;
-      if (live_ && line.find_first_of(" \t", line.find_first_not_of(" \t")) == std::string_view::npos) {
-        auto it = mapping_.FromText(line.substr(line.find_first_not_of(" \t")));
-        if (!it.ok()) return Status::InvalidArgument(lines_.where(), it.status().ToString());
-        *ts = WallMillis();
-        *item = *it;
-        return true;
-      }
-      MOMENTA_RETURN_IF_ERROR(ParseTimedItem(line, mapping_, lines_.name(), lines_.line_number(), ts, item));
-      return true;
-    }
-  }
-  bool finished() const { return lines_.finished(); }
-
- private:
-  LineBuffer lines_;
-  ItemMapping mapping_;
-  bool live_;
-};
-
-// The data's own clock: time is the largest timestamp seen. A tick is
-// reported once an item stamped later arrives (or the input ends); with
-// `every`, the state at each multiple of `every` instead.
-int RunDataClock(Source& source, Summarizer& s, int64_t every, size_t top, const std::vector<double>& phis,
-                 bool json) {
-  bool any = false;
-  int64_t next = 0;  // the next report time under --every
-  int64_t ts = 0, item = 0;
-  while (!StopRequested()) {
-    auto more = source.Next(&ts, &item, std::chrono::milliseconds(0));
-    if (!more.ok()) return Fail(more.status());
-    if (!*more) break;
-    if (!any) {
-      any = true;
-      if (every > 0) next = ts >= 0 ? (ts + every - 1) / every * every : -((-ts) / every * every);
-      s.AdvanceTo(ts);
-    }
-    if (every > 0) {
-      while (ts > next) {
-        s.AdvanceTo(std::max(next, s.now()));
-        PrintReport(s.Report(top, phis), json);
-        next += every;
-      }
-    } else if (ts > s.now()) {
-      PrintReport(s.Report(top, phis), json);
-    }
-    s.Add(ts, item);
-  }
-  if (!any) return kExitOk;
-  if (every > 0) {
-    // The last multiple reached, then (if time went on past it) the end.
-    if (s.now() >= next) {
-      s.AdvanceTo(next);
-      PrintReport(s.Report(top, phis), json);
-    } else if (s.now() > next - every) {
-      PrintReport(s.Report(top, phis), json);
-    }
-  } else {
-    PrintReport(s.Report(top, phis), json);
-  }
-  return kExitOk;
-}
-
-// Live: the wall clock in milliseconds; a report every `every` ms whether or
-// not anything arrives (items leave the window as time passes). Items
-// stamped in the future count as stamped now.
-int RunWallClock(Source& source, Summarizer& s, int64_t every, size_t top, const std::vector<double>& phis,
-                 bool json, const LineSource* lines) {
-  int64_t next = WallMillis() / every * every + every;
-  s.AdvanceTo(WallMillis());
-  int64_t ts = 0, item = 0;
-  while (!StopRequested()) {
-    const int64_t now = WallMillis();
-    if (now >= next) {
-      s.AdvanceTo(std::max(now, s.now()));
-      PrintReport(s.Report(top, phis), json);
-      std::fflush(stdout);
-      next = now / every * every + every;
-      continue;
-    }
-    auto more = source.Next(&ts, &item, std::chrono::milliseconds(next - now));
-    if (!more.ok()) return Fail(more.status());
-    if (!*more) {
-      if (lines && lines->finished()) break;
-      continue;
-    }
-    const int64_t at = WallMillis();
-    s.AdvanceTo(std::max(at, s.now()));
-    s.Add(std::min(ts, s.now()), item);
-  }
-  s.AdvanceTo(std::max(WallMillis(), s.now()));
-  PrintReport(s.Report(top, phis), json);
-  return kExitOk;
-}
-
 int RunWindow(const WindowArgs& a) {
   if (a.log.empty() == a.input.empty()) return UsageFail("give exactly one of --log PATH or --input FILE|-");
   if (a.follow && a.log.empty()) return UsageFail("--follow reads an update log: use it with --log");
@@ -203,27 +85,27 @@ int RunWindow(const WindowArgs& a) {
   if (live && every == 0) every = 1000;
 
   InstallStopSignals();
-  std::unique_ptr<Source> source;
-  const LineSource* lines = nullptr;
+  const StopToken stop = SignalStopToken();
+  std::unique_ptr<ItemSource> source;
+  LogSource* log = nullptr;
   if (!a.input.empty()) {
-    int fd = 0;
-    if (a.input != "-") {
-      fd = open(a.input.c_str(), O_RDONLY | O_CLOEXEC);
-      if (fd < 0) return Fail(Status::FromErrno(a.input, errno));
-    }
-    auto ls = std::make_unique<LineSource>(fd, a.input == "-" ? "stdin" : a.input, *mapping, live);
-    lines = ls.get();
-    source = std::move(ls);
+    auto opened = TextSource::Open(a.input, *mapping, live ? OneWord::kItemNow : OneWord::kRefused, stop);
+    if (!opened.ok()) return Fail(opened.status());
+    source = std::move(*opened);
   } else {
-    LogReaderOptions options;
-    options.follow = a.follow;
-    auto reader = LogReader::Open(SidecarPath(a.log, a.sidecar) + "/log", options);
-    if (!reader.ok()) return Fail(reader.status());
-    source = std::make_unique<LogSource>(std::move(*reader), *mapping, a.follow);
+    auto opened = LogSource::Open(SidecarPath(a.log, a.sidecar) + "/log", *mapping, a.follow, stop, PrintNotice);
+    if (!opened.ok()) return Fail(opened.status());
+    log = opened->get();
+    source = std::move(*opened);
   }
-  const int rc = live ? RunWallClock(*source, *summarizer, every, a.top, *phis, a.json, lines)
-                      : RunDataClock(*source, *summarizer, every, a.top, *phis, a.json);
-  if (auto* log = dynamic_cast<LogSource*>(source.get()); log && log->skipped() > 0)
+  const ReportFn report = [&](const Summarizer& s) {
+    PrintReport(s.Report(a.top, *phis), a.json);
+    if (live) std::fflush(stdout);
+  };
+  const Status st = live ? RunWallClock(*source, *summarizer, every, /*end_with_input=*/log == nullptr, report, stop)
+                         : RunDataClock(*source, *summarizer, every, report, stop);
+  const int rc = st.ok() ? kExitOk : Fail(st);
+  if (log && log->skipped() > 0)
     PrintNotice(std::to_string(log->skipped()) + " update(s) with a value off the grid (NaN) skipped");
   // Stopped by SIGINT/SIGTERM: the reports so far stand, the exit says why.
   if (rc == kExitOk && StopRequested()) return StopExitCode();

@@ -4,6 +4,8 @@
 #   1. its ```cmake block (find_package + target_link_libraries of `app`);
 #   2. its `c++ app.cc ... $(pkg-config --cflags --libs momenta)` line, run by
 #      /bin/sh as written (no --static).
+# app.cc is its "### Embedding the monitor" ```cpp block (a window and a site
+# in ten lines each) followed by consumer.cc, which runs them.
 # Either one failing to configure, compile, link or run fails the test.
 # Run by ctest (see tests/CMakeLists.txt).
 file(REMOVE_RECURSE ${WORK_DIR})
@@ -36,6 +38,16 @@ if(NOT embedding MATCHES "`(c\\+\\+ app\\.cc [^`]*pkg-config --cflags --libs mom
   message(FATAL_ERROR "README.md's Embedding section has no `c++ app.cc ... $(pkg-config --cflags --libs momenta)` line")
 endif()
 set(pc_line "${CMAKE_MATCH_1}")
+string(FIND "${embedding}" "\n### Embedding the monitor" at)
+if(at LESS 0)
+  message(FATAL_ERROR "README.md's Embedding section has no '### Embedding the monitor' part")
+endif()
+string(SUBSTRING "${embedding}" ${at} -1 monitor)
+if(NOT monitor MATCHES "```cpp\n([^`]*)```")
+  message(FATAL_ERROR "README.md's 'Embedding the monitor' has no ```cpp block")
+endif()
+file(READ ${SOURCE_DIR}/tests/install_consumer/consumer.cc consumer)
+set(app_cc "// README.md: Embedding the monitor\n#include <cstdio>\n#include <string>\n${CMAKE_MATCH_1}\n${consumer}")
 if(pc_line MATCHES "--static")
   message(FATAL_ERROR "README.md's pkg-config line uses --static: ${pc_line}")
 endif()
@@ -45,7 +57,7 @@ run(${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${prefix})
 # 1. CMake package: the README's block, after an `app` target.
 set(cmake_src ${WORK_DIR}/cmake-src)
 file(MAKE_DIRECTORY ${cmake_src})
-configure_file(${SOURCE_DIR}/tests/install_consumer/consumer.cc ${cmake_src}/app.cc COPYONLY)
+file(WRITE ${cmake_src}/app.cc "${app_cc}")
 file(WRITE ${cmake_src}/CMakeLists.txt
   "cmake_minimum_required(VERSION 3.25)\n"
   "project(momenta_consumer LANGUAGES CXX)\n"
@@ -61,7 +73,7 @@ run(${WORK_DIR}/cmake-build/app ${WORK_DIR}/a.npy)
 find_program(PKG_CONFIG pkg-config REQUIRED)
 set(pc_dir ${WORK_DIR}/pc-build)
 file(MAKE_DIRECTORY ${pc_dir})
-configure_file(${SOURCE_DIR}/tests/install_consumer/consumer.cc ${pc_dir}/app.cc COPYONLY)
+file(WRITE ${pc_dir}/app.cc "${app_cc}")
 set(ENV{PKG_CONFIG_PATH} ${prefix}/lib/pkgconfig:${prefix}/lib64/pkgconfig)
 execute_process(COMMAND ${PKG_CONFIG} --exists momenta RESULT_VARIABLE rc)
 if(NOT rc EQUAL 0)

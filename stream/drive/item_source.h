@@ -1,0 +1,41 @@
+// Where the monitor's items come from: an ItemSource gives (timestamp, item)
+// pairs one at a time, or a bare timestamp (the clock moves on). The two
+// sources: an array's update log (log_source.h) and "TIMESTAMP ITEM" text
+// (text_source.h). The window's loops (window_driver.h) and the site's loop
+// (site_runner.h) read any of them.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <string>
+
+#include "storage/status.h"
+
+namespace momenta {
+
+// The wall clock, ms since the epoch: what "now" stamps on a live input.
+int64_t WallMillis();
+
+// Where a driver sends a notice for a person (damage skipped in a log, where
+// a site starts on a long log); empty: dropped.
+using NoticeFn = std::function<void(const std::string&)>;
+
+// One thing read: an item stamped `ts`, or (has_item false) a bare timestamp.
+struct TimedItem {
+  int64_t ts = 0;
+  int64_t item = 0;
+  bool has_item = true;
+};
+
+class ItemSource {
+ public:
+  enum class Got { kItem, kNothing, kEnd };
+  virtual ~ItemSource() = default;
+  // kItem: *out is the next item (or bare timestamp). kNothing: none within
+  // `wait` (wait < 0: as long as it takes), or a stop came; ask again.
+  // kEnd: the source is over. Errors name the input ("in.txt:3: ...").
+  virtual Result<Got> Next(TimedItem* out, std::chrono::milliseconds wait) = 0;
+};
+
+}  // namespace momenta

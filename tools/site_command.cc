@@ -1,0 +1,128 @@
+// momenta site: a monitored site, running the protocol over an update log or
+// a 'TIMESTAMP ITEM' stream (stream/drive/site_runner.h) and reporting to a
+// root (stream/net/site_client.h).
+#include <CLI/CLI.hpp>
+#include <chrono>
+#include <memory>
+
+#include "storage/sidecar.h"
+#include "stream/drive/log_source.h"
+#include "stream/drive/site_runner.h"
+#include "stream/drive/text_source.h"
+#include "stream/net/site_client.h"
+#include "stream/window/item_mapping.h"
+#include "tools/cli_common.h"
+#include "tools/cli_parse.h"
+#include "tools/commands.h"
+#include "tools/stop_signals.h"
+#include "tools/token_file.h"
+
+namespace momenta::cli {
+namespace {
+
+struct SiteArgs {
+  std::string root, id, log, input, item = "index", token_file, clock = "data";
+  std::string sidecar;  // --sidecar DIR: where the --log array's log lives
+  std::string heartbeat = "1s", tick = "100ms", connect_timeout = "30s";
+  bool once = false;
+};
+
+// The site's input, opened before connecting so that a missing file fails fast.
+Result<std::unique_ptr<ItemSource>> OpenSiteInput(const SiteArgs& a, const ItemMapping& mapping, StopToken stop) {
+  if (a.input.empty()) {
+    auto log = LogSource::Open(SidecarPath(a.log, a.sidecar) + "/log", mapping, /*follow=*/!a.once, stop, PrintNotice);
+    if (!log.ok()) return log.status();
+    return std::unique_ptr<ItemSource>(std::move(*log));
+  }
+  const OneWord one_word = a.clock == "wall" ? OneWord::kItemNowTrimmed : OneWord::kTimestamp;
+  auto text = TextSource::Open(a.input, mapping, one_word, stop);
+  if (!text.ok()) return text.status();
+  return std::unique_ptr<ItemSource>(std::move(*text));
+}
+
+int RunSite(const SiteArgs& a) {
+  if (a.log.empty() == a.input.empty()) return UsageFail("give exactly one of --log PATH or --input FILE|-");
+  auto root = ParseHostPort(a.root, "--root");
+  if (!root.ok()) return UsageFail(root.status().ToString());
+  if (Status st = CheckSiteName(a.id); !st.ok()) return UsageFail("--id: " + st.ToString());
+  auto mapping = ItemMapping::Parse(a.item);
+  if (!mapping.ok()) return UsageFail(mapping.status().ToString());
+  auto heartbeat = ParseDuration(a.heartbeat, "--heartbeat");
+  if (!heartbeat.ok()) return UsageFail(heartbeat.status().ToString());
+  auto tick = ParseDuration(a.tick, "--tick");
+  if (!tick.ok() || *tick < 1) return UsageFail("--tick: must be a duration of at least 1 ms");
+  auto connect_timeout = ParseDuration(a.connect_timeout, "--connect-timeout");
+  if (!connect_timeout.ok()) return UsageFail(connect_timeout.status().ToString());
+  if (*heartbeat < 1) return UsageFail("--heartbeat: must be at least 1 ms");
+
+  SiteClientOptions o;
+  o.root = *root;
+  o.name = a.id;
+  SetBackoffForHeartbeat(std::chrono::milliseconds(*heartbeat), &o);
+  if (!a.token_file.empty()) {
+    auto token = ReadToken(a.token_file);
+    if (!token.ok()) return Fail(token.status());
+    o.token = *token;
+  }
+  InstallStopSignals();
+  const StopToken stop = SignalStopToken();
+  auto source = OpenSiteInput(a, *mapping, stop);
+  if (!source.ok()) return Fail(source.status());
+  o.cancel_fd = StopFd();
+  auto client = SiteClient::Create(o);
+  if (!client.ok()) return UsageFail(client.status().ToString());
+  if (Status st = (*client)->ConnectWithin(std::chrono::milliseconds(*connect_timeout)); !st.ok())
+    return StopRequested() ? StopExitCode() : Fail(st);
+
+  SiteLoopOptions loop;
+  loop.heartbeat = std::chrono::milliseconds(*heartbeat);
+  loop.tick_ms = *tick;
+  loop.wall = a.clock == "wall";
+  loop.once = a.once;
+  loop.notice = PrintNotice;
+  auto end = RunSiteLoop(**client, **source, loop, stop);
+  if (!end.ok()) return Fail(end.status());
+  if (end->dropped > 0)
+    PrintNotice(std::to_string(end->dropped) + " item(s) arrived later than the tardiness allows; dropped");
+  if (auto* log = dynamic_cast<const LogSource*>(source->get()); log && log->skipped() > 0)
+    PrintNotice(std::to_string(log->skipped()) + " update(s) with a value off the grid (NaN) skipped");
+  return StopRequested() ? StopExitCode() : kExitOk;
+}
+
+}  // namespace
+
+void RegisterSiteCommand(CLI::App& app, Command* run) {
+  auto a = std::make_shared<SiteArgs>();
+  CLI::App* sub = app.add_subcommand(
+      "site", "a monitored site: runs the protocol over an update log or a 'TIMESTAMP ITEM' stream, reports to a root");
+  sub->add_option("--root", a->root, "the root's HOST:PORT")->required();
+  sub->add_option("--id", a->id, "this site's name: 1-64 letters, digits, '.', '_' or '-' (the root refuses others)")
+      ->required();
+  sub->add_option("--log", a->log, "array file (.npy): tail its update log (times in ms)");
+  sub->add_option("--sidecar", a->sidecar, "folder of the --log array's sidecar (default: PATH.momenta, or under $MOMENTA_SIDECAR_DIR)");
+  sub->add_option("--input", a->input,
+                  "text file of 'TIMESTAMP ITEM' lines ('TIMESTAMP' alone: the clock moves on), '-' for stdin");
+  sub->add_option("--item", a->item, "the item: index, index/G (regions of G elements) or value/G")
+      ->capture_default_str();
+  sub->add_option("--token-file", a->token_file, "present the token in this file's first line");
+  sub->add_option("--clock", a->clock, "data: the input's own timestamps; wall: live, the wall clock in ms")
+      ->check(CLI::IsMember({"data", "wall"}))
+      ->capture_default_str();
+  sub->add_option("--heartbeat", a->heartbeat, "tell the root the clock at least this often")->capture_default_str();
+  sub->add_option("--tick", a->tick, "wall clock: run the protocol this often")->capture_default_str();
+  sub->add_option("--connect-timeout", a->connect_timeout, "give up if the root cannot be reached this long at start")
+      ->capture_default_str();
+  sub->add_flag("--once", a->once, "exit at the end of the input (default: keep the state at the root, tail the log)");
+  sub->footer(
+      "Examples:\n"
+      "  momenta site --root 127.0.0.1:7070 --id east --log east.npy --item index/1000\n"
+      "  tail -f events.txt | momenta site --root 10.0.0.5:7070 --id web1 --input - --clock wall\n"
+      "Reconnects with backoff when the root goes away (attempts at most 5/8 of a heartbeat\n"
+      "apart, and at most 2.5 s), and then resends its whole state.\n"
+      "Reports time t only once nothing stamped <= t can still arrive: its data clock has passed\n"
+      "t + tardiness, or the input ended (a followed log: read to its end); later items are dropped.\n"
+      "Stops within a second on Ctrl-C (exit 130) or SIGTERM (exit 143), also while it connects.");
+  sub->callback([a, run] { *run = [a] { return RunSite(*a); }; });
+}
+
+}  // namespace momenta::cli
