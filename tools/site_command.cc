@@ -45,7 +45,7 @@ int RunSite(const SiteArgs& a) {
   auto root = ParseHostPort(a.root, "--root");
   if (!root.ok()) return UsageFail(root.status().ToString());
   if (Status st = CheckSiteName(a.id); !st.ok()) return UsageFail("--id: " + st.ToString());
-  auto mapping = ItemMapping::Parse(a.item);
+  auto mapping = ItemMapping::Parse(a.item, "--item");
   if (!mapping.ok()) return UsageFail(mapping.status().ToString());
   auto heartbeat = ParseDuration(a.heartbeat, "--heartbeat");
   if (!heartbeat.ok()) return UsageFail(heartbeat.status().ToString());

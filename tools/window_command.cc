@@ -75,7 +75,7 @@ int RunWindow(const WindowArgs& a) {
     every = *e;
   }
   if (Status st = CheckEps(a.eps, "--eps"); !st.ok()) return UsageFail(st.ToString());
-  auto mapping = ItemMapping::Parse(a.item);
+  auto mapping = ItemMapping::Parse(a.item, "--item");
   if (!mapping.ok()) return UsageFail(mapping.status().ToString());
   auto phis = ParseFractions(a.quantiles);
   if (!phis.ok()) return UsageFail(phis.status().ToString());

@@ -42,10 +42,10 @@ int64_t FloorDiv(int64_t a, int64_t b) {
 
 }  // namespace
 
-Result<ItemMapping> ItemMapping::Parse(std::string_view text) {
+Result<ItemMapping> ItemMapping::Parse(std::string_view text, const std::string& what) {
   ItemMapping m;
   auto bad = [&](const std::string& why) {
-    return Status::InvalidArgument("--item", Quoted(text, why));
+    return Status::InvalidArgument(what, Quoted(text, why));
   };
   const size_t slash = text.find('/');
   const std::string_view kind = text.substr(0, slash);

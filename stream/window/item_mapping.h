@@ -18,8 +18,9 @@ class ItemMapping {
   enum class Kind { kIndex, kValue };
 
   // "index", "index/G" (G a positive integer) or "value/G" (G a positive
-  // number); InvalidArgument ("Invalid argument: --item: ...") otherwise.
-  static Result<ItemMapping> Parse(std::string_view text);
+  // number); otherwise InvalidArgument naming `what`, the caller's word for
+  // where the text came from ("Invalid argument: --item: ..." from the CLI).
+  static Result<ItemMapping> Parse(std::string_view text, const std::string& what);
 
   Kind kind() const { return kind_; }
   std::string ToString() const;

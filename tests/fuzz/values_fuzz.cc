@@ -319,14 +319,14 @@ void CheckUpdates(const std::string& text, uint8_t param) {
 }
 
 void CheckStreamParsers(const std::string& text) {
-  auto mapping = ItemMapping::Parse(text);
+  auto mapping = ItemMapping::Parse(text, "--item");
   if (mapping.ok()) {
-    auto again = ItemMapping::Parse(mapping->ToString());
+    auto again = ItemMapping::Parse(mapping->ToString(), "--item");
     FUZZ_CHECK(again.ok(), "an item mapping's ToString does not parse");
     FUZZ_CHECK(again->ToString() == mapping->ToString(), "item mapping round trip");
   }
   for (const char* m : {"index", "index/7", "value/0.5"}) {
-    auto map = ItemMapping::Parse(m);
+    auto map = ItemMapping::Parse(m, "--item");
     int64_t ts = 0, item = 0;
     if (ParseTimedItem(text, *map, "in", 1, &ts, &item).ok())
       FUZZ_CHECK(ts >= -kMaxTime && ts <= kMaxTime, "timed item's timestamp out of range");
