@@ -135,6 +135,11 @@ void RemoveDeadTemporaries(const std::string& dir, const std::string& prefix) {
   for (const auto& n : notices) PrintNotice(n);
 }
 
+uint64_t AllocatedBytes(const std::string& path) {
+  struct stat st;
+  return ::stat(path.c_str(), &st) == 0 ? static_cast<uint64_t>(st.st_blocks) * 512 : 0;
+}
+
 std::string FormatBytes(uint64_t bytes) {
   static const char* const kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
   double v = static_cast<double>(bytes);

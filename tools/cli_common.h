@@ -74,6 +74,9 @@ void RemoveDeadTemporaries(const std::string& dir, const std::string& prefix);
 
 // "1.5 GiB", "512 B".
 std::string FormatBytes(uint64_t bytes);
+// The bytes of disk the file takes (st_blocks * 512; a sparse file's holes take
+// none); 0 when it cannot be stat'ed.
+uint64_t AllocatedBytes(const std::string& path);
 
 // Progress of long work on stderr, shown only when stderr is a TTY, redrawn at
 // most a few times a second.
