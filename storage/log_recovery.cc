@@ -141,12 +141,14 @@ struct NewestSegment {
   std::vector<LogDamage> removed;  // newer segments removed (nothing valid in them)
 };
 
-// The larger of the mark's `logged` and the caller's minimum - 1: the highest
-// sequence known to have been handed out.
+// The mark's `logged` (0 without a mark); the caller's minimum - 1 (0 without one).
+uint64_t MarkLogged(const LogRecovery& r) { return r.mark ? r.mark->logged : 0; }
+uint64_t CallerNeeds(const LogRecoveryOptions& options) {
+  return options.min_next_sequence > 0 ? options.min_next_sequence - 1 : 0;
+}
+// The larger of the two: the highest sequence known to have been handed out.
 uint64_t KnownHandedOut(const LogRecovery& r, const LogRecoveryOptions& options) {
-  const uint64_t logged = r.mark ? r.mark->logged : 0;
-  const uint64_t needed = options.min_next_sequence > 0 ? options.min_next_sequence - 1 : 0;
-  return std::max(logged, needed);
+  return std::max(MarkLogged(r), CallerNeeds(options));
 }
 
 // Step 1: the newest segment, scanned whole and cut after its last valid
@@ -219,11 +221,10 @@ void SettleNextSequence(const std::string& log_dir, const std::vector<LogSegment
   const uint64_t base = newest.next_in_log > 0 ? newest.next_in_log : options.first_sequence;
   const uint64_t last = base - 1;
   r->last_sequence = newest.index ? newest.next_in_log - 1 : 0;
-  const uint64_t logged = r->mark ? r->mark->logged : 0;
-  const uint64_t needed = options.min_next_sequence > 0 ? options.min_next_sequence - 1 : 0;
+  const uint64_t logged = MarkLogged(*r), needed = CallerNeeds(options);
   uint64_t top = last;
-  if (std::max(logged, needed) > last) {
-    top = std::max(logged, needed);
+  if (KnownHandedOut(*r, options) > last) {
+    top = KnownHandedOut(*r, options);
     const std::vector<LogDamage>& nd = newest.damage;
     const bool told = !nd.empty() && nd.back().kind == LogDamage::Kind::kTornTail &&
                       nd.back().first_lost == last + 1 && nd.back().records_lost.value_or(0) == top - last;
