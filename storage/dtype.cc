@@ -1,18 +1,16 @@
 #include "storage/dtype.h"
 
-#include <locale.h>
-#include <stdlib.h>
-
 #include <algorithm>
 #include <array>
 #include <bit>
 #include <cassert>
-#include <cerrno>
 #include <charconv>
 #include <cmath>
 #include <cstring>
 #include <limits>
 #include <type_traits>
+
+#include "storage/parse_number.h"
 
 namespace momenta {
 
@@ -159,33 +157,10 @@ Result<Value> IntegerFromDecimal(DType t, const Decimal& d, std::string_view tex
   // 2^64 has 20 digits: anything longer is out of every range.
   if (static_cast<int64_t>(digits.size()) + scale > 20) return DoesNotFit(t, text);
   uint64_t magnitude = 0;
-  const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), magnitude);
-  if (ec != std::errc() || end != digits.data() + digits.size()) return DoesNotFit(t, text);
+  if (!ParseInteger(std::string_view(digits), &magnitude)) return DoesNotFit(t, text);
   for (int64_t k = 0; k < scale; ++k)
     if (__builtin_mul_overflow(magnitude, uint64_t{10}, &magnitude)) return DoesNotFit(t, text);
   return IntegerValue(t, d.negative, magnitude, text);
-}
-
-locale_t CLocale() {
-  static const locale_t c = newlocale(LC_ALL_MASK, "C", static_cast<locale_t>(nullptr));
-  return c;
-}
-
-// strtod / strtof over the whole of `text` in the C locale.
-template <typename F>
-bool ParseFloat(std::string_view text, F* out, bool* overflow) {
-  const std::string s(text);  // NUL-terminated for strtod
-  char* end = nullptr;
-  errno = 0;
-  if constexpr (std::is_same_v<F, float>) {
-    *out = strtof_l(s.c_str(), &end, CLocale());
-  } else {
-    *out = strtod_l(s.c_str(), &end, CLocale());
-  }
-  // ERANGE is set on overflow (result +-HUGE_VAL) and on underflow (result
-  // tiny or zero: rounding to nearest is what we want there).
-  *overflow = errno == ERANGE && std::isinf(*out);
-  return !s.empty() && end == s.c_str() + s.size();
 }
 
 // Element bytes <-> native values (little-endian, see the static_assert).
@@ -277,19 +252,19 @@ Result<Value> ParseValue(DType t, std::string_view raw_text) {
     // Not a decimal literal: say "not finite" for nan/inf, else "not a number".
     double f;
     bool overflow;
-    if (ParseFloat(text, &f, &overflow) && !std::isfinite(f))
+    if (ParseReal(text, &f, &overflow) && !std::isfinite(f))
       return DoesNotFit(t, text, "not a finite number");
     return NotANumber(text);
   }
   bool overflow = false;
   if (t == DType::kF4) {
     float f;
-    if (!ParseFloat(text, &f, &overflow)) return NotANumber(text);
+    if (!ParseReal(text, &f, &overflow)) return NotANumber(text);
     if (overflow) return DoesNotFit(t, text);
     return Value::Float(static_cast<double>(f));
   }
   double f;
-  if (!ParseFloat(text, &f, &overflow)) return NotANumber(text);
+  if (!ParseReal(text, &f, &overflow)) return NotANumber(text);
   if (overflow) return DoesNotFit(t, text);
   return Value::Float(f);
 }

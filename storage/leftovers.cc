@@ -4,8 +4,10 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <charconv>
 #include <filesystem>
+#include <string_view>
+
+#include "storage/parse_number.h"
 
 namespace momenta {
 
@@ -18,9 +20,7 @@ void RemoveFilesOfDeadProcesses(const std::string& dir, const std::vector<std::s
     for (const std::string& prefix : prefixes) {
       if (name.size() <= prefix.size() || name.compare(0, prefix.size(), prefix) != 0) continue;
       pid_t pid = 0;
-      const char* digits = name.data() + prefix.size();
-      auto r = std::from_chars(digits, name.data() + name.size(), pid);
-      if (r.ec != std::errc() || r.ptr != name.data() + name.size() || pid <= 0 || pid == ::getpid()) break;
+      if (!ParseInteger(std::string_view(name).substr(prefix.size()), &pid) || pid <= 0 || pid == ::getpid()) break;
       if (::kill(pid, 0) == 0 || errno == EPERM) break;  // alive (or another user's)
       const std::string path = it->path().string();
       if (::unlink(path.c_str()) == 0 && notices)

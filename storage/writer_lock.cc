@@ -5,9 +5,10 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <cstdlib>
+#include <string_view>
 
 #include "storage/array_file.h"
+#include "storage/parse_number.h"
 
 namespace momenta {
 namespace {
@@ -26,9 +27,10 @@ long HolderPid(int fd) {
   char text[32] = {};
   const ssize_t n = ::pread(fd, text, sizeof text - 1, 0);
   if (n <= 0) return 0;
-  char* end = nullptr;
-  const long pid = std::strtol(text, &end, 10);
-  return end != text && pid > 0 ? pid : 0;
+  // The holder writes "<pid>\n" (Acquire, below).
+  const std::string_view written(text, static_cast<size_t>(n));
+  long pid = 0;
+  return ParseInteger(written.substr(0, written.find('\n')), &pid) && pid > 0 ? pid : 0;
 }
 
 // The whole file, for F_OFD_* (l_pid must be 0).

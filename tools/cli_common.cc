@@ -9,13 +9,13 @@
 
 #include <CLI/CLI.hpp>
 #include <cerrno>
-#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
 
 #include "storage/cancel.h"
+#include "storage/parse_number.h"
 
 namespace momenta::cli {
 
@@ -35,9 +35,9 @@ namespace {
 // `non_negative`), else what it must be (CLI11's validator convention).
 std::string CheckInteger(const std::string& text, bool non_negative) {
   int64_t v = 0;
-  auto r = std::from_chars(text.data(), text.data() + text.size(), v);
+  const bool integer = ParseInteger(text, &v);
   if (!text.empty() && text[0] == '-' && non_negative) return "must be >= 0";
-  if (text.empty() || r.ec != std::errc() || r.ptr != text.data() + text.size())
+  if (!integer)
     return non_negative ? "must be an integer in [0, 2^63)" : "must be an integer in [-2^63, 2^63)";
   return "";
 }

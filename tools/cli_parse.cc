@@ -1,11 +1,11 @@
 #include "tools/cli_parse.h"
 
-#include <charconv>
+#include <algorithm>
 #include <cmath>
-#include <cstdlib>
 #include <sstream>
 
 #include "storage/log_format.h"
+#include "storage/parse_number.h"
 #include "stream/window/window_spec.h"
 
 namespace momenta::cli {
@@ -25,9 +25,7 @@ std::string Quoted(std::string_view text) {
 
 Result<uint64_t> ParseUnsigned(std::string_view text, std::string_view what) {
   uint64_t v = 0;
-  auto res = std::from_chars(text.data(), text.data() + text.size(), v);
-  if (text.empty() || res.ec != std::errc() || res.ptr != text.data() + text.size())
-    return Status::InvalidArgument(what, Quoted(text) + " is not a non-negative integer");
+  if (!ParseInteger(text, &v)) return Status::InvalidArgument(what, Quoted(text) + " is not a non-negative integer");
   return v;
 }
 
@@ -77,10 +75,8 @@ Result<int64_t> ParseIndex(std::string_view text, std::string_view what) {
 
 Result<double> ParseFinite(std::string_view text, std::string_view what) {
   double v = 0;
-  auto res = std::from_chars(text.data(), text.data() + text.size(), v);
-  // from_chars reports a value past the range of a double as out of range
-  // (rather than taking it for infinity), and reads "inf" and "nan" as such.
-  if (text.empty() || res.ec != std::errc() || res.ptr != text.data() + text.size() || !std::isfinite(v))
+  // A value past the range of a double reads as infinity: not finite either.
+  if (!ParseReal(text, &v) || !std::isfinite(v))
     return Status::InvalidArgument(what, Quoted(text) + " is not a finite number");
   return v;
 }
@@ -129,16 +125,18 @@ Result<uint64_t> ParseBytes(const std::string& text) {
 }
 
 Result<int64_t> ParseDuration(const std::string& text, const char* flag) {
+  // N, then a unit: the digits end where the unit's letters start.
+  const size_t digits_end = std::min(text.find_first_not_of("-0123456789"), text.size());
+  const std::string_view unit = std::string_view(text).substr(digits_end);
   int64_t v = 0;
-  auto r = std::from_chars(text.data(), text.data() + text.size(), v);
-  const std::string_view unit(r.ptr, static_cast<size_t>(text.data() + text.size() - r.ptr));
+  const bool number = ParseInteger(std::string_view(text).substr(0, digits_end), &v);
   int64_t scale = 0;
   if (unit.empty() || unit == "ms") scale = 1;
   else if (unit == "s") scale = 1000;
   else if (unit == "m") scale = 60 * 1000;
   else if (unit == "h") scale = 3600 * 1000;
   else if (unit == "d") scale = 24 * 3600 * 1000;
-  if (text.empty() || r.ec != std::errc() || scale == 0 || v < 0 || v > kMaxTime / scale)
+  if (!number || scale == 0 || v < 0 || v > kMaxTime / scale)
     return Status::InvalidArgument(flag, "'" + text + "' is not a duration (N, or N with ms, s, m, h, d)");
   return v * scale;
 }
@@ -146,8 +144,7 @@ Result<int64_t> ParseDuration(const std::string& text, const char* flag) {
 Result<int64_t> ParseTimeFlag(const std::string& text) {
   if (text.empty()) return kLogTimeNow;
   int64_t t = 0;
-  auto r = std::from_chars(text.data(), text.data() + text.size(), t);
-  if (r.ec != std::errc() || r.ptr != text.data() + text.size() || t == kLogTimeNow)
+  if (!ParseInteger(text, &t) || t == kLogTimeNow)
     return Status::InvalidArgument("--time", "'" + text + "' is not a time in ms");
   return t;
 }
@@ -155,9 +152,7 @@ Result<int64_t> ParseTimeFlag(const std::string& text) {
 Result<int64_t> ParseTimeMs(const std::string& text, int64_t dflt, const char* flag) {
   if (text.empty()) return dflt;
   int64_t v = 0;
-  auto r = std::from_chars(text.data(), text.data() + text.size(), v);
-  if (r.ec != std::errc() || r.ptr != text.data() + text.size())
-    return Status::InvalidArgument(flag, "'" + text + "' is not a time in ms");
+  if (!ParseInteger(text, &v)) return Status::InvalidArgument(flag, "'" + text + "' is not a time in ms");
   return v;
 }
 
@@ -166,9 +161,8 @@ Result<std::vector<double>> ParseFractions(const std::string& text) {
   std::stringstream ss(text);
   std::string part;
   while (std::getline(ss, part, ',')) {
-    char* end = nullptr;
-    const double phi = std::strtod(part.c_str(), &end);
-    if (part.empty() || *end != '\0' || !(phi >= 0 && phi <= 1))
+    double phi = 0;
+    if (!ParseReal(part, &phi) || !(phi >= 0 && phi <= 1))
       return Status::InvalidArgument("--quantiles", "'" + part + "' is not a fraction in [0, 1]");
     phis.push_back(phi);
   }

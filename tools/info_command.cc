@@ -9,7 +9,7 @@
 #include "buffers/buffered_array.h"
 #include "tools/cli_common.h"
 #include "tools/commands.h"
-#include "tools/json.h"
+#include "storage/json_writer.h"
 
 namespace momenta::cli {
 namespace {

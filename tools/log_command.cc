@@ -9,7 +9,7 @@
 #include "storage/log_reader.h"
 #include "storage/log_segments.h"
 #include "tools/commands.h"
-#include "tools/json.h"
+#include "storage/json_writer.h"
 
 namespace momenta::cli {
 namespace {

@@ -17,7 +17,7 @@
 #include "tools/cli_signals.h"
 #include "tools/buffer_options.h"
 #include "tools/commands.h"
-#include "tools/json.h"
+#include "storage/json_writer.h"
 #include "tools/update_parse.h"
 
 namespace momenta::cli {

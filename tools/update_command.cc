@@ -9,7 +9,7 @@
 #include "tools/buffer_options.h"
 #include "tools/cli_signals.h"
 #include "tools/commands.h"
-#include "tools/json.h"
+#include "storage/json_writer.h"
 #include "tools/update_parse.h"
 
 namespace momenta::cli {

@@ -1,10 +1,10 @@
 #include "tools/update_parse.h"
 
-#include <charconv>
 #include <cstring>
 #include <sstream>
 
 #include "storage/cancel.h"
+#include "storage/parse_number.h"
 
 namespace momenta::cli {
 
@@ -51,13 +51,11 @@ Result<std::vector<IndexedValue>> ParseUpdates(const std::string& text, bool bin
       return Status::InvalidArgument(name, where + "expected 'INDEX VALUE [TIME]'");
     int64_t line_time = time;
     if (!time_text.empty()) {
-      auto t = std::from_chars(time_text.data(), time_text.data() + time_text.size(), line_time);
-      if (t.ec != std::errc() || t.ptr != time_text.data() + time_text.size())
+      if (!ParseInteger(time_text, &line_time))
         return Status::InvalidArgument(name, where + "'" + time_text + "' is not a time in ms");
     }
     uint64_t index = 0;
-    auto r = std::from_chars(index_text.data(), index_text.data() + index_text.size(), index);
-    if (r.ec != std::errc() || r.ptr != index_text.data() + index_text.size())
+    if (!ParseInteger(index_text, &index))
       return Status::InvalidArgument(name, where + "'" + index_text + "' is not an index");
     MOMENTA_RETURN_IF_ERROR(check_index(index, where));
     auto v = ParseValue(dtype, value_text);

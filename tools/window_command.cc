@@ -17,7 +17,7 @@
 #include "tools/cli_common.h"
 #include "tools/cli_parse.h"
 #include "tools/commands.h"
-#include "tools/json.h"
+#include "storage/json_writer.h"
 #include "tools/stop_signals.h"
 
 namespace momenta::cli {

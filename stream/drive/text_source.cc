@@ -3,9 +3,9 @@
 #include <fcntl.h>
 
 #include <cerrno>
-#include <charconv>
 #include <optional>
 
+#include "storage/parse_number.h"
 #include "stream/window/window_spec.h"
 
 namespace momenta {
@@ -42,8 +42,7 @@ Result<std::unique_ptr<TextSource>> TextSource::Open(const std::string& path, It
 
 Status TextSource::ParseOneWord(std::string_view word, TimedItem* out) const {
   if (one_word_ == OneWord::kTimestamp) {
-    auto r = std::from_chars(word.data(), word.data() + word.size(), out->ts);
-    if (r.ec != std::errc() || r.ptr != word.data() + word.size() || out->ts < -kMaxTime || out->ts > kMaxTime) {
+    if (!ParseInteger(word, &out->ts) || out->ts < -kMaxTime || out->ts > kMaxTime) {
       std::string message = "'";  // appended, not operator+ (GCC 12's -Wrestrict misfires on that)
       message.append(word).append("' is not a timestamp");
       return Status::InvalidArgument(lines_.where(), message);

@@ -10,7 +10,8 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <charconv>
+
+#include "storage/parse_number.h"
 
 namespace momenta {
 
@@ -42,9 +43,7 @@ Result<HostPort> ParseHostPort(std::string_view text, std::string_view flag) {
     port = text.substr(colon + 1);
   }
   unsigned value = 0;
-  auto r = std::from_chars(port.data(), port.data() + port.size(), value);
-  if (port.empty() || r.ec != std::errc() || r.ptr != port.data() + port.size() || value > 65535 ||
-      hp.host.empty())
+  if (!ParseInteger(port, &value) || value > 65535 || hp.host.empty())
     return NotHostPort(text, flag);
   hp.port = static_cast<uint16_t>(value);
   return hp;

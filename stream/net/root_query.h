@@ -1,5 +1,5 @@
-// The root's query language: one line in, one answer out, so that `nc`
-// works as well as `momenta ask`.
+// The root's query language: one line in, one answer out (root_answer.h),
+// so that `nc` works as well as `momenta ask`.
 //
 //   [at T [wait MS]] count | item J | frequent PHI | quantile PHI | items
 //                    | sites | stats | help     [json]
@@ -18,7 +18,6 @@
 #include <string_view>
 
 #include "storage/status.h"
-#include "stream/net/root_state.h"
 
 namespace momenta {
 
@@ -36,11 +35,7 @@ inline constexpr size_t kMaxQueryLine = 4096;
 
 // InvalidArgument naming the problem ("frequent: PHI must lie in (eps/2, 1]").
 Result<Query> ParseQuery(std::string_view line, double eps);
-// The answer to q as the root's state stands now.
-std::string AnswerQuery(RootState& state, const Query& q);
-// "error: <message>\n\n", or the JSON form.
-std::string ErrorAnswer(std::string_view message, bool json);
-// Why an `at` query gave up: the sites not yet at t.
-std::string AtTimeoutAnswer(const RootState& state, const Query& q);
+// A number as the query language writes it in text: 15 significant digits.
+std::string TextNumber(double v);
 
 }  // namespace momenta

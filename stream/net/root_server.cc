@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "stream/net/root_intake.h"
-#include "stream/net/root_query.h"
+#include "stream/net/root_answer.h"
 #include "stream/net/root_state.h"
 
 namespace momenta {

@@ -1,27 +1,13 @@
 #include "stream/window/item_mapping.h"
 
-#include <charconv>
 #include <cmath>
-#include <cstdlib>
 
+#include "storage/parse_number.h"
 #include "stream/window/window_spec.h"
 
 namespace momenta {
 
 namespace {
-
-bool ParseInt(std::string_view text, int64_t* v) {
-  auto r = std::from_chars(text.data(), text.data() + text.size(), *v);
-  return !text.empty() && r.ec == std::errc() && r.ptr == text.data() + text.size();
-}
-
-bool ParseDouble(std::string_view text, double* v) {
-  if (text.empty()) return false;
-  const std::string s(text);
-  char* end = nullptr;
-  *v = std::strtod(s.c_str(), &end);
-  return end == s.c_str() + s.size();
-}
 
 // "'text' why" (built by appending: GCC 12 warns falsely on operator+ chains).
 std::string Quoted(std::string_view text, std::string_view why) {
@@ -54,7 +40,7 @@ Result<ItemMapping> ItemMapping::Parse(std::string_view text, const std::string&
     m.kind_ = Kind::kIndex;
     if (slash != std::string_view::npos) {
       int64_t g = 0;
-      if (!ParseInt(grid, &g) || g < 1) return bad("needs a positive integer group size after 'index/'");
+      if (!ParseInteger(grid, &g) || g < 1) return bad("needs a positive integer group size after 'index/'");
       m.index_group_ = static_cast<uint64_t>(g);
     }
     return m;
@@ -62,7 +48,7 @@ Result<ItemMapping> ItemMapping::Parse(std::string_view text, const std::string&
   if (kind == "value") {
     m.kind_ = Kind::kValue;
     double g = 0;
-    if (slash == std::string_view::npos || !ParseDouble(grid, &g) || !(g > 0) || !std::isfinite(g))
+    if (slash == std::string_view::npos || !ParseReal(grid, &g) || !(g > 0) || !std::isfinite(g))
       return bad("needs a positive grid width after 'value/'");
     m.value_grid_ = g;
     return m;
@@ -91,12 +77,12 @@ bool ItemMapping::FromValue(double value, int64_t* item) const {
 Result<int64_t> ItemMapping::FromText(std::string_view text) const {
   if (kind_ == Kind::kIndex) {
     int64_t v = 0;
-    if (!ParseInt(text, &v)) return Status::InvalidArgument("", Quoted(text, "is not an integer"));
+    if (!ParseInteger(text, &v)) return Status::InvalidArgument("", Quoted(text, "is not an integer"));
     return index_group_ == 1 ? v : FloorDiv(v, static_cast<int64_t>(index_group_));
   }
   double v = 0;
   int64_t item = 0;
-  if (!ParseDouble(text, &v)) return Status::InvalidArgument("", Quoted(text, "is not a number"));
+  if (!ParseReal(text, &v)) return Status::InvalidArgument("", Quoted(text, "is not a number"));
   if (!FromValue(v, &item)) return Status::InvalidArgument("", Quoted(text, "has no cell on the grid"));
   return item;
 }
@@ -114,7 +100,7 @@ Status ParseTimedItem(std::string_view line, const ItemMapping& mapping, const s
   while (d < line.size() && line[d] != ' ' && line[d] != '\t' && line[d] != '\r') ++d;
   if (a == b || c == d || skip(d) != line.size())
     return Status::InvalidArgument(where, "expected 'TIMESTAMP ITEM'");
-  if (!ParseInt(line.substr(a, b - a), ts) || *ts < -kMaxTime || *ts > kMaxTime)
+  if (!ParseInteger(line.substr(a, b - a), ts) || *ts < -kMaxTime || *ts > kMaxTime)
     return Status::InvalidArgument(where, Quoted(line.substr(a, b - a), "is not a timestamp"));
   auto it = mapping.FromText(line.substr(c, d - c));
   if (!it.ok()) {

@@ -46,7 +46,7 @@
 #include "stream/net/handshake.h"
 #include "stream/protocol/messages.h"
 #include "stream/net/root_intake.h"
-#include "stream/net/root_query.h"
+#include "stream/net/root_answer.h"
 #include "stream/net/root_state.h"
 #include "stream/protocol/site.h"
 #include "stream/protocol/site_mirror.h"

@@ -1,10 +1,10 @@
-#include "tools/json.h"
+#include "storage/json_writer.h"
 
 #include <charconv>
 #include <cmath>
 #include <cstdio>
 
-namespace momenta::cli {
+namespace momenta {
 
 void JsonWriter::Separate() {
   if (after_key_) {
@@ -100,4 +100,4 @@ JsonWriter& JsonWriter::ElementValue(const Value& v) {
   return Null();
 }
 
-}  // namespace momenta::cli
+}  // namespace momenta

@@ -1,5 +1,6 @@
-// A minimal JSON writer for the CLI's --json output: one object or array per
-// call, keys in insertion order. JSON has no NaN or infinity: Double writes
+// A minimal JSON writer, the one every JSON answer is written with (the CLI's
+// --json output, the root's `json` answers): one object or array per call,
+// keys in insertion order, no spaces. JSON has no NaN or infinity: Double writes
 // them as the strings "NaN", "Infinity", "-Infinity" (valid JSON, and what
 // Python's json module and NumPy users read back with float()); an absent
 // value is Null(). Strings are escaped per RFC 8259.
@@ -11,7 +12,7 @@
 
 #include "storage/dtype.h"
 
-namespace momenta::cli {
+namespace momenta {
 
 class JsonWriter {
  public:
@@ -41,4 +42,4 @@ class JsonWriter {
   bool after_key_ = false;  // the next value completes a key/value pair
 };
 
-}  // namespace momenta::cli
+}  // namespace momenta

@@ -1,0 +1,235 @@
+#include "stream/net/root_answer.h"
+
+#include "storage/json_writer.h"
+
+namespace momenta {
+
+namespace {
+
+using Kind = Query::Kind;
+
+std::string Join(const std::vector<std::string>& names) {
+  std::string out;
+  for (size_t i = 0; i < names.size(); ++i) {
+    if (i) out += ',';
+    out += names[i];
+  }
+  return out;
+}
+
+// A time, or "none" (no clock yet, no data).
+std::string TextClock(const std::optional<int64_t>& t) { return t ? std::to_string(*t) : "none"; }
+
+// "as_of=T sites=C/N[ not_covered=a,b]"
+std::string TextCoverage(const AnswerCoverage& c) {
+  std::string h = "as_of=" + TextClock(c.as_of) + " sites=" + std::to_string(c.covered.size()) + "/" +
+                  std::to_string(c.slots);
+  if (!c.uncovered.empty()) h += " not_covered=" + Join(c.uncovered);
+  return h;
+}
+
+// "<p>frames=F <p>bytes=B <p>messages=M <p>words=W"
+std::string TextCounts(const TrafficCounts& c, const std::string& p) {
+  return p + "frames=" + std::to_string(c.frames) + " " + p + "bytes=" + std::to_string(c.bytes) + " " + p +
+         "messages=" + std::to_string(c.messages) + " " + p + "words=" + std::to_string(c.words);
+}
+
+std::string TextSiteRow(const SiteRow& s, bool stats) {
+  std::string row = "\n" + s.name + " " + SlotStateName(s.state) + " clock=" + TextClock(s.clock);
+  if (stats) return row + " " + TextCounts(s.window, "window_") + " " + TextCounts(s.total, "");
+  row += " peer=" + s.peer + " connects=" + std::to_string(s.connects) + " resyncs=" + std::to_string(s.resyncs) +
+         " count=" + TextNumber(s.count);
+  if (!s.last_close.empty() && s.state == SiteSlot::State::kStale) row += " closed: " + s.last_close;
+  return row;
+}
+
+// Appended piece by piece, not with operator+ chains (GCC 12's -Wrestrict
+// misfires on "literal" + a temporary string).
+std::string RenderText(const RootAnswer& a) {
+  std::string out = TextCoverage(a.coverage);
+  switch (a.kind) {
+    case Kind::kCount: return out.append(" count=").append(TextNumber(a.count));
+    case Kind::kItem:
+      return out.append(" item=").append(std::to_string(a.item)).append(" count=").append(TextNumber(a.count));
+    case Kind::kQuantile:
+      return out.append(" phi=").append(TextNumber(a.phi)).append(" value=").append(TextClock(a.value));
+    case Kind::kFrequent:
+    case Kind::kItems:
+      out.append(" count=").append(TextNumber(a.count));
+      if (a.kind == Kind::kFrequent) out.append(" phi=").append(TextNumber(a.phi));
+      out.append(" items=").append(std::to_string(a.items.size()));
+      for (const ItemEstimate& e : a.items)
+        out.append("\n").append(std::to_string(e.item)).append(" ").append(TextNumber(e.count));
+      return out;
+    case Kind::kSites:
+    case Kind::kStats: {
+      const bool stats = a.kind == Kind::kStats;
+      out.append(" ").append(a.params.ToString());
+      if (stats) out.append("\ntotal ").append(TextCounts(a.window, "window_")).append(" ").append(TextCounts(a.total, ""));
+      for (const SiteRow& s : a.sites) out += TextSiteRow(s, stats);
+      return out;
+    }
+    case Kind::kHelp: break;
+  }
+  return out;
+}
+
+void JsonClock(JsonWriter& j, const std::optional<int64_t>& t) {
+  if (t) j.Int(*t);
+  else j.Null();
+}
+
+void JsonNames(JsonWriter& j, const std::vector<std::string>& names) {
+  j.BeginArray();
+  for (const std::string& n : names) j.String(n);
+  j.EndArray();
+}
+
+// "<p>frames":F,"<p>bytes":B,"<p>messages":M,"<p>words":W
+void JsonCounts(JsonWriter& j, const TrafficCounts& c, const std::string& p) {
+  j.Key(p + "frames").UInt(c.frames).Key(p + "bytes").UInt(c.bytes);
+  j.Key(p + "messages").UInt(c.messages).Key(p + "words").UInt(c.words);
+}
+
+void JsonSiteRow(JsonWriter& j, const SiteRow& s, bool stats) {
+  j.BeginObject().Key("name").String(s.name).Key("state").String(SlotStateName(s.state)).Key("clock");
+  JsonClock(j, s.clock);
+  if (stats) {
+    JsonCounts(j, s.window, "window_");
+    JsonCounts(j, s.total, "");
+    JsonCounts(j, s.resync, "resync_");
+  } else {
+    j.Key("peer").String(s.peer).Key("connects").UInt(s.connects).Key("resyncs").UInt(s.resyncs);
+    j.Key("count").Double(s.count).Key("last_close").String(s.last_close);
+  }
+  j.EndObject();
+}
+
+std::string RenderJson(const RootAnswer& a) {
+  JsonWriter j;
+  j.BeginObject().Key("as_of");
+  JsonClock(j, a.coverage.as_of);
+  j.Key("sites");
+  JsonNames(j, a.coverage.covered);
+  j.Key("uncovered");
+  JsonNames(j, a.coverage.uncovered);
+  switch (a.kind) {
+    case Kind::kCount: j.Key("count").Double(a.count); break;
+    case Kind::kItem: j.Key("item").Int(a.item).Key("count").Double(a.count); break;
+    case Kind::kQuantile:
+      j.Key("phi").Double(a.phi).Key("value");
+      JsonClock(j, a.value);
+      break;
+    case Kind::kFrequent:
+    case Kind::kItems:
+      j.Key("count").Double(a.count);
+      if (a.kind == Kind::kFrequent) j.Key("phi").Double(a.phi);
+      j.Key("items").BeginArray();
+      for (const ItemEstimate& e : a.items) j.BeginObject().Key("item").Int(e.item).Key("count").Double(e.count).EndObject();
+      j.EndArray();
+      break;
+    case Kind::kSites:
+    case Kind::kStats: {
+      const bool stats = a.kind == Kind::kStats;
+      j.Key("window").Int(a.params.spec.window).Key("eps").Double(a.params.eps);
+      if (stats) {
+        j.Key("total").BeginObject();
+        JsonCounts(j, a.window, "window_");
+        JsonCounts(j, a.total, "");
+        JsonCounts(j, a.resync, "resync_");
+        j.EndObject();
+      }
+      j.Key("per_site").BeginArray();
+      for (const SiteRow& s : a.sites) JsonSiteRow(j, s, stats);
+      j.EndArray();
+      break;
+    }
+    case Kind::kHelp: break;
+  }
+  j.EndObject();
+  return j.str();
+}
+
+std::vector<SiteRow> SiteRows(const RootState& st) {
+  std::vector<SiteRow> rows;
+  rows.reserve(st.slots().size());
+  for (uint32_t i = 0; i < st.slots().size(); ++i) {
+    const SiteSlot& s = st.slots()[i];
+    SiteRow r;
+    r.name = s.name;
+    r.state = s.state;
+    if (s.has_clock) r.clock = s.clock;
+    r.peer = s.peer;
+    r.last_close = s.last_close;
+    r.connects = s.connects;
+    r.resyncs = s.resyncs;
+    r.count = s.state == SiteSlot::State::kLive ? st.SiteCount(i) : 0;
+    r.window = s.wire.window();
+    r.total = s.wire.total();
+    r.resync = s.wire.snapshots();
+    rows.push_back(std::move(r));
+  }
+  return rows;
+}
+
+}  // namespace
+
+RootAnswer ComputeAnswer(RootState& st, const Query& q) {
+  RootAnswer a;
+  a.kind = q.kind;
+  a.coverage = {st.AsOf(), st.Covered(), st.Uncovered(), st.slots().size()};
+  a.item = q.item;
+  a.phi = q.phi;
+  switch (q.kind) {
+    case Kind::kCount: a.count = st.Count(); break;
+    case Kind::kItem: a.count = st.ItemCount(q.item); break;
+    case Kind::kQuantile: a.value = st.Quantile(q.phi); break;
+    case Kind::kFrequent:
+    case Kind::kItems:
+      a.items = q.kind == Kind::kItems ? st.Items() : st.Frequent(q.phi);
+      a.count = st.Count();
+      break;
+    case Kind::kSites:
+    case Kind::kStats:
+      a.params = st.params();
+      a.sites = SiteRows(st);
+      for (const SiteRow& r : a.sites) {
+        a.window += r.window;
+        a.total += r.total;
+        a.resync += r.resync;
+      }
+      break;
+    case Kind::kHelp: break;
+  }
+  return a;
+}
+
+std::string RenderAnswer(const RootAnswer& a, bool json) {
+  return (json ? RenderJson(a) : RenderText(a)) + "\n\n";
+}
+
+std::string AnswerQuery(RootState& state, const Query& q) {
+  if (q.kind == Kind::kHelp)
+    return q.json ? ErrorAnswer("help is text only", true)
+                  : "queries: [at T [wait MS]] count | item J | frequent PHI | quantile PHI | items | sites | stats "
+                    "[json]\n\n";
+  return RenderAnswer(ComputeAnswer(state, q), q.json);
+}
+
+std::string ErrorAnswer(std::string_view message, bool json) {
+  if (json) return JsonWriter().BeginObject().Key("error").String(message).EndObject().str() + "\n\n";
+  return "error: " + std::string(message) + "\n\n";
+}
+
+std::string AtTimeoutAnswer(const RootState& state, const Query& q) {
+  std::vector<std::string> behind;
+  for (const SiteSlot& s : state.slots())
+    if (s.state == SiteSlot::State::kSyncing || (s.state == SiteSlot::State::kLive && s.clock < *q.at))
+      behind.push_back(s.name + "(" + SlotStateName(s.state) + (s.has_clock ? " at " + std::to_string(s.clock) : "") +
+                       ")");
+  return ErrorAnswer("timed out after " + std::to_string(q.wait_ms) + " ms waiting for time " + std::to_string(*q.at) +
+                         "; behind: " + Join(behind),
+                     q.json);
+}
+
+}  // namespace momenta
