@@ -34,6 +34,7 @@
 
 #include "bench/kill_util.h"
 #include "buffers/buffered_array.h"
+#include "storage/array_file.h"
 #include "stream/net/query_client.h"
 #include "stream/protocol/site.h"
 

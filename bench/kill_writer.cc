@@ -14,6 +14,7 @@
 #include "bench/kill_children.h"
 #include "bench/kill_model.h"
 #include "bench/kill_util.h"
+#include "storage/array_file.h"
 #include "storage/log_reader.h"
 #include "storage/log_segments.h"
 

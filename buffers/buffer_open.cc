@@ -13,7 +13,7 @@
 #include <thread>
 
 #include "buffers/buffer_internal.h"
-#include "buffers/buffered_array.h"
+#include "buffers/buffered_array_internal.h"
 #include "storage/array_store.h"
 #include "storage/leftovers.h"
 #include "storage/log_codec.h"
@@ -51,10 +51,9 @@ Result<std::unique_ptr<BufferedArray>> BufferedArray::Open(const std::string& pa
   auto array = ArrayFile::Open(path, options.io, &notice);
   if (!array.ok()) return array.status();
   if (notices && !notice.empty()) notices->push_back(notice);
-  std::unique_ptr<BufferedArray> self(
-      new BufferedArray(std::move(array).value(), SidecarPath(path, options.sidecar), options));
-  MOMENTA_RETURN_IF_ERROR(options.io.writable ? self->OpenAsWriter(notices) : self->OpenAsReader(notices));
-  return self;
+  auto impl = std::make_unique<Impl>(std::move(array).value(), SidecarPath(path, options.sidecar), options);
+  MOMENTA_RETURN_IF_ERROR(options.io.writable ? impl->OpenAsWriter(notices) : impl->OpenAsReader(notices));
+  return std::unique_ptr<BufferedArray>(new BufferedArray(std::move(impl)));
 }
 
 Result<BufferCondition> BufferedArray::Inspect(const std::string& path, const BufferedArrayOptions& options) {
@@ -62,13 +61,13 @@ Result<BufferCondition> BufferedArray::Inspect(const std::string& path, const Bu
   read_only.io.writable = false;
   auto array = ArrayFile::Open(path, read_only.io);
   if (!array.ok()) return array.status();
-  BufferedArray self(std::move(array).value(), SidecarPath(path, options.sidecar), read_only);
+  Impl self(std::move(array).value(), SidecarPath(path, options.sidecar), read_only);
   return self.Classify();
 }
 
 // ---- writers -------------------------------------------------------------------
 
-Status BufferedArray::MakeSidecarAndLock() {
+Status BufferedArray::Impl::MakeSidecarAndLock() {
   std::error_code ec;
   std::filesystem::create_directories(sidecar_, ec);
   if (ec) return Status::IOError(sidecar_, ec.message());
@@ -78,7 +77,7 @@ Status BufferedArray::MakeSidecarAndLock() {
   return Status::OK();
 }
 
-Status BufferedArray::OpenAsWriter(std::vector<std::string>* notices) {
+Status BufferedArray::Impl::OpenAsWriter(std::vector<std::string>* notices) {
   const std::string& path = array_->path();
   struct stat st;
   if (::stat(path.c_str(), &st) != 0) return Status::FromErrno(path, errno);
@@ -101,7 +100,7 @@ Status BufferedArray::OpenAsWriter(std::vector<std::string>* notices) {
 }
 
 // REQUIRES: this process holds the array's writer lock.
-Status BufferedArray::PrepareWriter(std::vector<std::string>* notices) {
+Status BufferedArray::Impl::PrepareWriter(std::vector<std::string>* notices) {
   const std::string& path = array_->path();
   auto say = [&](const std::string& what) {
     if (notices) notices->push_back(what);
@@ -140,7 +139,7 @@ Status BufferedArray::PrepareWriter(std::vector<std::string>* notices) {
   return Status::OK();
 }
 
-Result<std::string> BufferedArray::ForeignSidecarReason() {
+Result<std::string> BufferedArray::Impl::ForeignSidecarReason() {
   const std::string& path = array_->path();
   if (!Exists(sidecar_)) return std::string();
   if (options_.fresh_array) {
@@ -178,7 +177,7 @@ Result<std::string> BufferedArray::ForeignSidecarReason() {
   return std::string();
 }
 
-void BufferedArray::RemoveLeftovers(std::vector<std::string>* notices) {
+void BufferedArray::Impl::RemoveLeftovers(std::vector<std::string>* notices) {
   // Scratch files of killed processes: a build's tree.new-PID, a verify's
   // tree.verify-PID, an identity record's identity.tmp-PID.
   RemoveFilesOfDeadProcesses(sidecar_, {"tree.new-", "tree.verify-", "identity.tmp-"}, notices);
@@ -186,7 +185,7 @@ void BufferedArray::RemoveLeftovers(std::vector<std::string>* notices) {
 
 // ---- readers -------------------------------------------------------------------
 
-Result<BufferCondition> BufferedArray::Classify() {
+Result<BufferCondition> BufferedArray::Impl::Classify() {
   using Kind = BufferCondition::Kind;
   const std::string& path = array_->path();
   if (!Exists(sidecar_) || !Exists(tree_path_)) return BufferCondition{Kind::kMissing, "it does not exist yet"};
@@ -225,14 +224,14 @@ Result<BufferCondition> BufferedArray::Classify() {
   }
 }
 
-Status BufferedArray::OpenAsReader(std::vector<std::string>* notices) {
+Status BufferedArray::Impl::OpenAsReader(std::vector<std::string>* notices) {
   auto condition = Classify();
   if (!condition.ok()) return condition.status();
   if (!condition->NeedsWriter()) return Status::OK();
   return RecoverAsWriter(*condition, notices);
 }
 
-Status BufferedArray::RecoverAsWriter(const BufferCondition& why, std::vector<std::string>* notices) {
+Status BufferedArray::Impl::RecoverAsWriter(const BufferCondition& why, std::vector<std::string>* notices) {
   using Kind = BufferCondition::Kind;
   const std::string& path = array_->path();
   const char* what = why.kind == Kind::kMissing   ? "has to be built"

@@ -6,7 +6,7 @@
 #include <thread>
 
 #include "buffers/buffer_internal.h"
-#include "buffers/buffered_array.h"
+#include "buffers/buffered_array_internal.h"
 
 namespace momenta {
 namespace {
@@ -16,11 +16,11 @@ constexpr int64_t kLivenessCheckNs = 20'000'000;
 
 }  // namespace
 
-bool BufferedArray::IsTreeDamage(const Status& s) const {
+bool BufferedArray::Impl::IsTreeDamage(const Status& s) const {
   return s.code() == Status::Code::kCorruption && s.ToString().find(tree_path_) != std::string::npos;
 }
 
-Result<RangeSummary> BufferedArray::Summarize(uint64_t p, uint64_t q, bool need_extremes,
+Result<RangeSummary> BufferedArray::Impl::Summarize(uint64_t p, uint64_t q, bool need_extremes,
                                               QueryCost* cost, uint64_t* as_of) {
   if (p > q || q > array_->length())
     return Status::OutOfRange(array_->path(), "range " + std::to_string(p) + ":" + std::to_string(q) +

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "buffers/buffer_internal.h"
-#include "buffers/buffered_array.h"
+#include "buffers/buffered_array_internal.h"
 #include "buffers/tree_maintenance.h"
 #include "storage/array_store.h"
 #include "storage/log_reader.h"
@@ -103,14 +103,14 @@ Result<std::unique_ptr<MomentTree>> BuildTreeFile(const std::string& path, Array
 
 }  // namespace internal
 
-struct BufferedArray::RecoveryPlan {
+struct BufferedArray::Impl::RecoveryPlan {
   std::string rebuild_reason;  // non-empty: the buffer is rebuilt, for this reason
   uint64_t replay_after = 0;   // replay log records after this sequence (UINT64_MAX: none)
   bool replay_tree = false;    // ... into the nodes too (else the array only, then rebuild)
   bool first_build = false;    // there is no buffer yet: it is built
 };
 
-Result<BufferedArray::RecoveryPlan> BufferedArray::PlanRecovery(std::vector<std::string>* notices) {
+Result<BufferedArray::Impl::RecoveryPlan> BufferedArray::Impl::PlanRecovery(std::vector<std::string>* notices) {
   auto identity = IdentityOf(array_->path());
   if (!identity.ok()) return identity.status();
 
@@ -163,7 +163,7 @@ Result<BufferedArray::RecoveryPlan> BufferedArray::PlanRecovery(std::vector<std:
 }
 
 // REQUIRES: this process holds the array's writer lock.
-Status BufferedArray::Recover(std::vector<std::string>* notices) {
+Status BufferedArray::Impl::Recover(std::vector<std::string>* notices) {
   const std::string& path = array_->path();
   auto say = [&](const std::string& what) {
     if (notices) notices->push_back(what);
@@ -230,7 +230,7 @@ Status BufferedArray::Recover(std::vector<std::string>* notices) {
   return Status::OK();
 }
 
-Status BufferedArray::ReplayIntoArrayAndTree(uint64_t after, bool tree_too, uint64_t refresh_from,
+Status BufferedArray::Impl::ReplayIntoArrayAndTree(uint64_t after, bool tree_too, uint64_t refresh_from,
                                              uint64_t* replayed) {
   *replayed = 0;
   LogReaderOptions ro;
@@ -296,7 +296,7 @@ Status BufferedArray::ReplayIntoArrayAndTree(uint64_t after, bool tree_too, uint
   return Status::OK();
 }
 
-Status BufferedArray::RebuildInPlace(const TreeOptions& options, const BuildProgress& progress,
+Status BufferedArray::Impl::RebuildInPlace(const TreeOptions& options, const BuildProgress& progress,
                                      BuildStats* stats) {
   // Build beside the old file and rename over it: readers that have the old
   // one mapped keep a valid file, see it retired, and reopen the path.
@@ -324,7 +324,7 @@ Status BufferedArray::RebuildInPlace(const TreeOptions& options, const BuildProg
   return Status::OK();
 }
 
-Status BufferedArray::ReopenTreeIfRetired() {
+Status BufferedArray::Impl::ReopenTreeIfRetired() {
   if (tree_->header().state != kTreeRetired) return Status::OK();
   auto tree = MomentTree::Open(tree_path_, tree_writable_, options_.io);
   if (!tree.ok()) return tree.status();

@@ -8,7 +8,7 @@
 #include <string>
 
 #include "buffers/buffer_internal.h"
-#include "buffers/buffered_array.h"
+#include "buffers/buffered_array_internal.h"
 
 namespace momenta {
 namespace {
@@ -56,7 +56,7 @@ void Report(VerifyReport& report, std::string line) {
 
 }  // namespace
 
-Result<VerifyReport> BufferedArray::Verify(const BuildProgress& progress) {
+Result<VerifyReport> BufferedArray::Impl::Verify(const BuildProgress& progress) {
   const std::string scratch = ScratchTreePath(sidecar_, tree_path_);
   auto fresh = internal::BuildTreeFile(scratch, *array_, OptionsOfHeader(tree_->header()), options_.io,
                                        progress, nullptr);

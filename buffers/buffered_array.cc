@@ -1,298 +1,59 @@
-// BufferedArray: updates, commits, rebuilds. Queries are in buffer_query.cc,
-// opening in buffer_open.cc, recovery in buffer_recover.cc, verify in
-// buffer_verify.cc.
+// BufferedArray, the facade: its state and steps are BufferedArray::Impl
+// (buffered_array_internal.h), and every public method forwards there. The
+// steps live by role: opening (buffer_open.cc), queries (buffer_query.cc),
+// updates, commits and rebuilds (buffer_update.cc), recovery
+// (buffer_recover.cc), verify (buffer_verify.cc).
 #include "buffers/buffered_array.h"
 
-#include <atomic>
-#include <chrono>
-#include <cstring>
-#include <thread>
-#include <unordered_set>
+#include <utility>
 
-#include "buffers/buffer_internal.h"
+#include "buffers/buffered_array_internal.h"
 #include "buffers/tree_maintenance.h"
 #include "storage/array_store.h"
-#include "storage/cancel.h"
-#include "storage/log_retention.h"
 
 namespace momenta {
-namespace {
 
-// Updates applied between two points where readers may get in.
-constexpr size_t kChunk = 4096;
-// Log records between two checkpoints of the buffer (besides Close).
-constexpr uint64_t kCheckpointEveryRecords = uint64_t{1} << 22;
-
-// InvalidArgument naming the array unless `v` fits its dtype.
-Status CheckFits(const ArrayFile& array, const Value& v) {
-  if (ValueFits(array.dtype(), v)) return Status::OK();
-  return Status::InvalidArgument(array.path(), "value '" + FormatValue(v) + "' does not fit dtype " +
-                                                   std::string(DTypeName(array.dtype())));
-}
-
-// Where `updates` are cut into chunks (each chunk's end): at most kChunk
-// updates, with distinct indices (an index repeated within a chunk would read
-// its old value before the earlier update of the same chunk landed).
-std::vector<size_t> ChunkEnds(std::span<const IndexedValue> updates) {
-  std::vector<size_t> ends;
-  std::unordered_set<uint64_t> seen;
-  for (size_t end = 0; end < updates.size();) {
-    seen.clear();
-    const size_t begin = end;
-    while (end < updates.size() && end - begin < kChunk && seen.insert(updates[end].index).second) ++end;
-    ends.push_back(end);
-  }
-  return ends;
-}
-
-}  // namespace
-
-BufferedArray::BufferedArray(std::unique_ptr<ArrayFile> array, std::string sidecar,
-                             const BufferedArrayOptions& options)
+BufferedArray::Impl::Impl(std::unique_ptr<ArrayFile> array, std::string sidecar, const BufferedArrayOptions& options)
     : array_(std::move(array)),
       sidecar_(std::move(sidecar)),
       tree_path_(sidecar_ + "/tree"),
       options_(options),
       maintenance_(std::make_unique<TreeMaintenance>(*array_)) {}
 
-BufferedArray::~BufferedArray() { (void)Close(); }
+BufferedArray::Impl::~Impl() { (void)Close(); }
 
-Status BufferedArray::Close() {
-  if (!log_ || !tree_) return Status::OK();
-  MOMENTA_RETURN_IF_ERROR(log_->Commit());
-  return Checkpoint();
-}
+BufferedArray::BufferedArray(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+BufferedArray::~BufferedArray() = default;
 
-// ---- updates ------------------------------------------------------------------
+ArrayFile& BufferedArray::array() { return *impl_->array_; }
+MomentTree& BufferedArray::tree() { return *impl_->tree_; }
+const std::string& BufferedArray::sidecar() const { return impl_->sidecar_; }
+const std::string& BufferedArray::tree_path() const { return impl_->tree_path_; }
+const OpenReport& BufferedArray::open_report() const { return impl_->open_report_; }
+std::vector<std::string> BufferedArray::TakeNotices() { return std::exchange(impl_->late_notices_, {}); }
+uint64_t BufferedArray::length() const { return impl_->array_->length(); }
+uint64_t BufferedArray::applied_sequence() const { return impl_->applied_sequence(); }
 
-Status BufferedArray::CheckWritable() const {
-  if (log_) return Status::OK();
-  return Status::InvalidArgument(array_->path(), "opened read-only; updates need a writable open");
-}
-
-Status BufferedArray::OpenStoreOnce() {
-  if (store_) return Status::OK();
-  auto store = array_->OpenStore();
-  if (!store.ok()) return store.status();
-  store_ = std::move(store).value();
-  return Status::OK();
+Result<RangeSummary> BufferedArray::Summarize(uint64_t p, uint64_t q, bool need_extremes, QueryCost* cost,
+                                              uint64_t* as_of) {
+  return impl_->Summarize(p, q, need_extremes, cost, as_of);
 }
 
 Status BufferedArray::Write(uint64_t first, std::span<const Value> values, int64_t time) {
-  MOMENTA_RETURN_IF_ERROR(CheckWritable());
-  MOMENTA_RETURN_IF_ERROR(array_->CheckRange(first, values.size()));
-  for (const Value& v : values) MOMENTA_RETURN_IF_ERROR(CheckFits(*array_, v));
-  // A consecutive range reserves its blocks in one call; the file system
-  // undoes a reservation that does not fit, so a full disk changes nothing.
-  MOMENTA_RETURN_IF_ERROR(MarkDirty());  // fallocate may move the array's mtime
-  if (Status s = array_->io().Allocate(array_->ByteOffset(first), values.size() * array_->itemsize()); !s.ok())
-    return s.WithNote("nothing was applied");
-  std::vector<IndexedValue> updates(values.size());
-  for (size_t k = 0; k < values.size(); ++k) updates[k] = {first + k, values[k], time};
-  return ApplyUpdates(updates, /*prefault=*/false);
+  return impl_->Write(first, values, time);
 }
 
 Status BufferedArray::Apply(std::span<const IndexedValue> updates, size_t* applied) {
-  return ApplyUpdates(updates, /*prefault=*/true, applied);
+  return impl_->Apply(updates, applied);
 }
 
-Status BufferedArray::ApplyUpdates(std::span<const IndexedValue> updates, bool prefault, size_t* applied) {
-  size_t unused = 0;
-  if (!applied) applied = &unused;
-  *applied = 0;
-  MOMENTA_RETURN_IF_ERROR(CheckWritable());
-  for (const IndexedValue& u : updates) {  // check
-    MOMENTA_RETURN_IF_ERROR(array_->CheckRange(u.index, 1));
-    MOMENTA_RETURN_IF_ERROR(CheckFits(*array_, u.value));
-  }
-  if (updates.empty()) return Status::OK();
-  MOMENTA_RETURN_IF_ERROR(OpenStoreOnce());
-  MOMENTA_RETURN_IF_ERROR(MarkDirty());
-  const std::vector<size_t> chunk_ends = ChunkEnds(updates);
-  // All or nothing: everything the updates need is reserved before the first
-  // change, so a full disk fails here and leaves array, buffer and log as
-  // they were.
-  if (Status s = ReserveForUpdates(updates, chunk_ends.size(), prefault); !s.ok())
-    return s.WithNote("nothing was applied: none of the " + std::to_string(updates.size()) +
-                      " updates is in the array or the log");
-  const uint64_t first_sequence = log_->next_sequence();
-  size_t begin = 0;
-  for (const size_t end : chunk_ends) {
-    *applied = begin;
-    MOMENTA_RETURN_IF_ERROR(CheckCancel(array_->path()));  // between chunks: consistent
-    size_t done = 0;
-    if (Status s = ApplyChunk(updates.subspan(begin, end - begin), &done); !s.ok()) {
-      // Past the reservations only an I/O error gets here: say what stays.
-      const uint64_t logged_end = log_->next_sequence();
-      if (logged_end == first_sequence) return s.WithNote("nothing was applied");
-      return s.WithNote("the first " + std::to_string(begin) + " of " + std::to_string(updates.size()) +
-                        " updates were applied; the log holds sequences " + std::to_string(first_sequence) +
-                        ".." + std::to_string(logged_end - 1) + " of them, which recovery completes");
-    }
-    begin = end;
-  }
-  *applied = updates.size();
-  return Status::OK();
-}
-
-Status BufferedArray::ReserveForUpdates(std::span<const IndexedValue> updates, size_t chunks, bool prefault) {
-  // 1. The log: frames and sequence numbers for every update (an unchanged
-  //    value takes less than its share).
-  MOMENTA_RETURN_IF_ERROR(log_->Reserve(updates.size(), chunks));
-  // 2. The buffer: the page of every node the updates touch (the tree file is
-  //    sparse: a node's page may be a hole).
-  const TreeLayout& layout = tree_->layout();
-  for (const IndexedValue& u : updates)
-    for (int level = 1; level <= layout.levels(); ++level)
-      MOMENTA_RETURN_IF_ERROR(tree_->AllocateNodes(level, layout.NodeOf(level, u.index), 1));
-  // 3. The array: every element's page made writable (ArrayStore::Prefault):
-  //    a hole on a full disk (or a file truncated under us) fails here.
-  //    Scattered stores need base pages under them; a consecutive range
-  //    (Write) overwrites the blocks inside it whole, only its end blocks may
-  //    be partial.
-  if (!prefault) {
-    store_->PrepareForStore(updates.front().index);
-    store_->PrepareForStore(updates.back().index);
-    return Status::OK();
-  }
-  for (const IndexedValue& u : updates) MOMENTA_RETURN_IF_ERROR(store_->Prefault(u.index));
-  return Status::OK();
-}
-
-Status BufferedArray::ReadChanges(std::span<const IndexedValue> chunk) {
-  const DType t = array_->dtype();
-  const size_t item = array_->itemsize();
-  records_.clear();
-  for (const IndexedValue& u : chunk) {
-    char old_bytes[8] = {}, new_bytes[8] = {};
-    MOMENTA_RETURN_IF_ERROR(store_->Load(u.index, old_bytes));
-    EncodeValue(t, u.value, new_bytes);
-    if (std::memcmp(old_bytes, new_bytes, item) == 0) continue;  // no change, no record
-    // Its page was made writable by the reservation; a store may still fault
-    // if the file was truncated since: found here, before anything is logged.
-    MOMENTA_RETURN_IF_ERROR(store_->Store(u.index, old_bytes));
-    LogRecord r;
-    r.time = u.time;
-    r.index = u.index;
-    std::memcpy(&r.old_raw, old_bytes, item);
-    std::memcpy(&r.new_raw, new_bytes, item);
-    records_.push_back(r);
-  }
-  return Status::OK();
-}
-
-Status BufferedArray::ApplyChunk(std::span<const IndexedValue> chunk, size_t* done) {
-  // 1. Check: the old values, and a record of each change (up to a failed access).
-  const Status stop = ReadChanges(chunk);
-  if (records_.empty()) return stop;
-  // 2. Log: once Append returns, the updates survive a crash (per policy).
-  auto first = log_->Append(records_);
-  if (!first.ok()) return first.status();
-  // 3. Store, then tree, a record at a time inside the seqlock: log_sequence
-  //    names the last record both the array and the tree reflect.
-  MOMENTA_RETURN_IF_ERROR(BeginChunk());
-  TreeFileHeader& h = tree_->header();
-  h.chunk_first_sequence = *first;
-  for (size_t k = 0; k < records_.size(); ++k) {
-    const LogRecord& r = records_[k];
-    if (Status s = store_->Store(r.index, RawBytes(r.new_raw)); !s.ok()) {
-      (void)EndChunk();  // logged but not applied: recovery will apply it from the log
-      return s;
-    }
-    MOMENTA_RETURN_IF_ERROR(maintenance_->Apply(*tree_, r.index, RawBytes(r.old_raw), RawBytes(r.new_raw)));
-    std::atomic_ref<uint64_t>(h.log_sequence).store(*first + k, std::memory_order_release);
-    h.updates_since_build++;
-  }
-  *done = records_.size();
-  MOMENTA_RETURN_IF_ERROR(EndChunk());
-  return stop;
-}
-
-Status BufferedArray::BeginChunk() {
-  TreeFileHeader& h = tree_->header();
-  // A reader that kept losing the race asked for a pause: give it one.
-  const int64_t wait_until = ReaderWait(h).load(std::memory_order_acquire);
-  const int64_t now = MonotonicNs();
-  if (wait_until > now && wait_until - now <= kReaderWaitNs)
-    std::this_thread::sleep_for(std::chrono::nanoseconds(wait_until - now));
-  MOMENTA_RETURN_IF_ERROR(MarkDirty());
-  maintenance_->Begin(*tree_);
-  Epoch(h).fetch_add(1, std::memory_order_acq_rel);  // odd: changing
-  return Status::OK();
-}
-
-Status BufferedArray::MarkDirty() {
-  if (dirty_) return Status::OK();
-  // The first change since the last checkpoint: the header must say so (on
-  // disk, unless kNone) before the log grows or any page of the array or the
-  // nodes changes — even a store of unchanged bytes moves the array's mtime —
-  // or recovery would take the buffer for clean and the array for changed
-  // behind its back.
-  tree_->header().state = kTreeUpdating;
-  if (options_.sync != LogSync::kNone) MOMENTA_RETURN_IF_ERROR(tree_->FlushHeader());
-  dirty_ = true;
-  return Status::OK();
-}
-
-Status BufferedArray::EndChunk() {
-  Status s = maintenance_->Flush(*tree_, store_.get());
-  TreeFileHeader& h = tree_->header();
-  auto identity = IdentityOf(array_->path());
-  if (identity.ok()) h.array = *identity;
-  Epoch(h).fetch_add(1, std::memory_order_acq_rel);  // even: consistent
-  if (!s.ok()) return s;
-  return identity.status();
-}
-
-Status BufferedArray::Commit() {
-  if (!log_) return Status::OK();
-  MOMENTA_RETURN_IF_ERROR(log_->Commit());
-  // The log alone makes updates durable; checkpoints only bound how much of
-  // it recovery after a machine crash must replay.
-  const TreeFileHeader& h = tree_->header();
-  if (h.log_sequence - h.checkpoint_sequence >= kCheckpointEveryRecords) return Checkpoint();
-  return Status::OK();
-}
-
-Status BufferedArray::Checkpoint() {
-  if (!dirty_) return Status::OK();
-  TreeFileHeader& h = tree_->header();
-  if (options_.sync != LogSync::kNone) {
-    // Checkpoint: array and nodes on disk, then a header that says so.
-    MOMENTA_RETURN_IF_ERROR(array_->Sync());
-    MOMENTA_RETURN_IF_ERROR(tree_->Flush());
-  }
-  auto identity = IdentityOf(array_->path());
-  if (!identity.ok()) return identity.status();
-  h.array = *identity;
-  h.checkpoint_sequence = h.log_sequence;
-  tree_->MarkClean();
-  if (options_.sync != LogSync::kNone) MOMENTA_RETURN_IF_ERROR(tree_->FlushHeader());
-  dirty_ = false;
-  return PruneLog();
-}
-
-Status BufferedArray::PruneLog() {
-  if (!log_ || options_.retain_ms < 0) return Status::OK();
-  const int64_t now_ms =
-      std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
-          .count();
-  return DropExpiredLogSegments(*log_, tree_->header().checkpoint_sequence, now_ms - options_.retain_ms);
-}
-
-// ---- rebuild ----------------------------------------------------------------------
+Status BufferedArray::Commit() { return impl_->Commit(); }
+Status BufferedArray::Close() { return impl_->Close(); }
 
 Result<BuildStats> BufferedArray::Rebuild(const TreeOptions& options, const BuildProgress& progress) {
-  if (!log_ && !lock_) {
-    auto lock = LockArrayForWriting(array_->path(), sidecar_);
-    if (!lock.ok()) return lock.status();
-    lock_ = std::move(lock).value();
-  }
-  BuildStats stats;
-  Status s = RebuildInPlace(options, progress, &stats);
-  if (!log_) lock_.reset();
-  if (!s.ok()) return s;
-  return stats;
+  return impl_->Rebuild(options, progress);
 }
+
+Result<VerifyReport> BufferedArray::Verify(const BuildProgress& progress) { return impl_->Verify(progress); }
 
 }  // namespace momenta

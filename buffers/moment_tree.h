@@ -20,23 +20,12 @@
 #include "buffers/range_summary.h"
 #include "buffers/tree_file.h"
 #include "buffers/tree_layout.h"
+#include "buffers/tree_options.h"
 #include "storage/array_file.h"
 #include "storage/io_backend.h"
 #include "storage/mapped_file.h"
 
 namespace momenta {
-
-struct TreeOptions {
-  int order = 2;            // J: index moments 0..J (0..8)
-  uint64_t ram_budget = 0;  // bytes; 0 = 2^-20 of the array's bytes, at least kMinRamBudget
-  bool disk_tier = true;
-  uint32_t fanout = 64;
-  uint64_t leaf_span = 0;   // 0 = default (tree about 0.1% of the array)
-};
-inline constexpr uint64_t kMinRamBudget = 64 << 10;
-
-// The RAM budget TreeOptions resolves to for an array of `array_bytes`.
-uint64_t ResolveRamBudget(uint64_t requested, uint64_t array_bytes);
 
 class MomentTree {
  public:

@@ -20,14 +20,6 @@
 
 namespace momenta {
 
-// What a query read, for --json and the benchmarks.
-struct QueryCost {
-  uint64_t array_bytes = 0;  // bytes read from the array file
-  uint64_t tier_bytes = 0;   // bytes read from the disk tier
-  uint64_t ram_nodes = 0;    // nodes used from the RAM tier
-  uint64_t requests = 0;     // read requests in the query's batch
-};
-
 // The summary of [p, q); its extremes are meaningful only when need_extremes.
 // Every node it takes is checked first (MomentTree::VerifyNode): a damaged
 // one gives Corruption("<tree>: <what>: node N of level L fails its check")

@@ -153,4 +153,12 @@ class NodeCodec {
   const bool bind_slot_;  // format 3: the check covers the node's slot
 };
 
+// What a query read, for --json and the benchmarks.
+struct QueryCost {
+  uint64_t array_bytes = 0;  // bytes read from the array file
+  uint64_t tier_bytes = 0;   // bytes read from the disk tier
+  uint64_t ram_nodes = 0;    // nodes used from the RAM tier
+  uint64_t requests = 0;     // read requests in the query's batch
+};
+
 }  // namespace momenta

@@ -6,21 +6,12 @@
 #pragma once
 
 #include <cstdint>
-#include <functional>
 
 #include "buffers/moment_tree.h"
+#include "buffers/tree_options.h"
 #include "storage/array_file.h"
 
 namespace momenta {
-
-struct BuildStats {
-  uint64_t data_bytes_read = 0;  // array bytes read (holes are not read)
-  uint64_t leaves_with_data = 0;
-  double seconds = 0;
-};
-
-// Called now and then with (array bytes done, array bytes in all).
-using BuildProgress = std::function<void(uint64_t done, uint64_t total)>;
 
 // Fills every node of `tree` (fresh from MomentTree::Create: all zero) from
 // `array`. Leaves the header's state and identity to the caller.

@@ -60,17 +60,12 @@
 #include "storage/log_format.h"
 #include "storage/log_mark.h"
 #include "storage/log_recovery.h"
+#include "storage/log_sync.h"
 #include "storage/posix_file.h"
 #include "storage/status.h"
 #include "storage/writer_lock.h"
 
 namespace momenta {
-
-enum class LogSync { kAlways, kBatch, kNone };
-std::string_view LogSyncName(LogSync sync);                 // "always" | "batch" | "none"
-// The policy LogSyncName gives `text`; else InvalidArgument naming `what`, the
-// caller's word for where the text came from (a CLI says "--sync").
-Result<LogSync> ParseLogSync(std::string_view text, const std::string& what);
 
 // The file operations of the writer, named for the fault-injection seam.
 enum class LogFileOp { kCreate, kReserve, kWrite, kSync };

@@ -3,6 +3,7 @@
 // leaf sizes and fan-outs, with the disk tier on and off, with updates
 // interleaved, after reopening, and when the array changes behind its back.
 #include "buffers/buffered_array.h"
+#include "buffers/moment_tree.h"
 
 #include <gtest/gtest.h>
 

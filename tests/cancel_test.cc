@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "buffers/buffered_array.h"
+#include "buffers/moment_tree.h"
 #include "tests/assert_ok.h"
 #include "tests/test_util.h"
 

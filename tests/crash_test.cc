@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "buffers/buffered_array.h"
+#include "buffers/moment_tree.h"
 #include "storage/log_reader.h"
 #include "storage/log_segments.h"
 #include "tests/assert_ok.h"

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "buffers/buffered_array.h"
+#include "buffers/moment_tree.h"
 #include "buffers/tree_layout.h"
 #include "storage/array_file.h"
 #include "tests/assert_ok.h"

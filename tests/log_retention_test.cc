@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "buffers/buffered_array.h"
+#include "buffers/moment_tree.h"
 #include "storage/log_segments.h"
 #include "tests/assert_ok.h"
 #include "tests/test_util.h"

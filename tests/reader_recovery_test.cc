@@ -20,6 +20,7 @@
 #include <thread>
 
 #include "buffers/buffered_array.h"
+#include "buffers/moment_tree.h"
 #include "storage/writer_lock.h"
 #include "tests/assert_ok.h"
 #include "tests/test_util.h"

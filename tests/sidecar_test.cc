@@ -11,6 +11,7 @@
 #include <filesystem>
 
 #include "buffers/buffered_array.h"
+#include "buffers/moment_tree.h"
 #include "storage/sidecar.h"
 #include "tests/assert_ok.h"
 #include "tests/test_util.h"

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "buffers/buffered_array.h"
+#include "buffers/moment_tree.h"
 #include "tools/cli_common.h"
 #include "tools/commands.h"
 #include "storage/json_writer.h"

@@ -1,0 +1,130 @@
+// BufferedArray's state and steps, behind its pimpl: the facade's header
+// names no storage internals (the array's store, the log writer, the lock,
+// the tree). Shared by buffered_array.cc and buffer_*.cc; not installed.
+//
+// The public methods of BufferedArray forward to the methods of the same
+// name here; their contracts are in buffered_array.h.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "buffers/buffered_array.h"
+#include "buffers/moment_tree.h"
+#include "buffers/range_query.h"
+#include "buffers/tree_build.h"
+#include "storage/array_file.h"
+#include "storage/log_writer.h"
+#include "storage/writer_lock.h"
+
+namespace momenta {
+
+class ArrayStore;       // storage/array_store.h
+class TreeMaintenance;  // buffers/tree_maintenance.h
+
+struct BufferedArray::Impl {
+  Impl(std::unique_ptr<ArrayFile> array, std::string sidecar, const BufferedArrayOptions& options);
+  Impl(const Impl&) = delete;
+  Impl& operator=(const Impl&) = delete;
+  // A writer closes (best effort) and unlocks.
+  ~Impl();
+
+  // ---- what BufferedArray's public methods do (buffered_array.h) ----
+  uint64_t applied_sequence() const { return tree_->header().log_sequence; }
+  Result<RangeSummary> Summarize(uint64_t p, uint64_t q, bool need_extremes, QueryCost* cost, uint64_t* as_of);
+  [[nodiscard]] Status Write(uint64_t first, std::span<const Value> values, int64_t time);
+  [[nodiscard]] Status Apply(std::span<const IndexedValue> updates, size_t* applied);
+  [[nodiscard]] Status Commit();
+  [[nodiscard]] Status Close();
+  Result<BuildStats> Rebuild(const TreeOptions& options, const BuildProgress& progress);
+  Result<VerifyReport> Verify(const BuildProgress& progress);
+
+  // ---- the steps ----
+  // Open's steps (buffer_open.cc).
+  [[nodiscard]] Status OpenAsWriter(std::vector<std::string>* notices);
+  [[nodiscard]] Status OpenAsReader(std::vector<std::string>* notices);
+  // Reads the buffer's condition; leaves tree_ open when it is usable.
+  Result<BufferCondition> Classify();
+  // A reader that found `why` does the writer's recovery for it (taking the
+  // lock for that moment), or says how to when it may not write.
+  [[nodiscard]] Status RecoverAsWriter(const BufferCondition& why, std::vector<std::string>* notices);
+  // The writer's steps before Recover: the sidecar's identity claimed (a
+  // foreign one set aside), a dead process's leftovers removed, the log opened.
+  [[nodiscard]] Status PrepareWriter(std::vector<std::string>* notices);
+  // Why the sidecar does not belong to this array ("" when it does).
+  Result<std::string> ForeignSidecarReason();
+  void RemoveLeftovers(std::vector<std::string>* notices);
+  // Creates the sidecar folder if needed and takes its writer lock.
+  [[nodiscard]] Status MakeSidecarAndLock();
+  // Queries (buffer_query.cc): a Corruption naming the tree file, damage
+  // found while answering.
+  bool IsTreeDamage(const Status& s) const;
+  // Recovery (buffer_recover.cc).
+  [[nodiscard]] Status Recover(std::vector<std::string>* notices);
+  // Recover's first step: what the buffer on disk allows (a replay into the
+  // nodes, into the array only, a rebuild); leaves tree_ open writable when
+  // it opens.
+  struct RecoveryPlan;
+  Result<RecoveryPlan> PlanRecovery(std::vector<std::string>* notices);
+  // Replays log records after `after` into the array (and the nodes when
+  // tree_too); records from `refresh_from` up to `after` were applied to the
+  // nodes already but their chunk's recomputations may be owed: redone.
+  [[nodiscard]] Status ReplayIntoArrayAndTree(uint64_t after, bool tree_too, uint64_t refresh_from,
+                                              uint64_t* replayed);
+  [[nodiscard]] Status RebuildInPlace(const TreeOptions& options, const BuildProgress& progress,
+                                      BuildStats* stats);
+  [[nodiscard]] Status ReopenTreeIfRetired();
+
+  // Update steps (buffered_array.cc): check -> log -> store -> tree.
+  [[nodiscard]] Status CheckWritable() const;
+  // Opens store_ (the array mapped writable) unless it is open.
+  [[nodiscard]] Status OpenStoreOnce();
+  // Apply, with the pages made writable first (prefault) or already reserved.
+  [[nodiscard]] Status ApplyUpdates(std::span<const IndexedValue> updates, bool prefault,
+                                    size_t* applied = nullptr);
+  // Everything `updates` (in `chunks` chunks) will need: log frames and
+  // sequences, node pages, and the array's blocks (prefault) or their end
+  // pages (a consecutive range whose blocks were allocated).
+  [[nodiscard]] Status ReserveForUpdates(std::span<const IndexedValue> updates, size_t chunks, bool prefault);
+  // One chunk of at most kChunk updates with distinct indices: log, store, tree.
+  [[nodiscard]] Status ApplyChunk(std::span<const IndexedValue> chunk, size_t* done);
+  // Fills records_ with the chunk's changes (old and new bytes; unchanged
+  // values are dropped), each element's page tested writable. A failed access
+  // stops it: records_ then holds the changes before it.
+  [[nodiscard]] Status ReadChanges(std::span<const IndexedValue> chunk);
+  // Array and nodes to disk (unless kNone), then a clean header naming the
+  // log sequence they reflect. No-op when nothing changed since the last one.
+  [[nodiscard]] Status Checkpoint();
+  [[nodiscard]] Status MarkDirty();
+  // Deletes log segments past retention (options_.retain_ms) that the
+  // checkpoint no longer needs.
+  [[nodiscard]] Status PruneLog();
+  // The seqlock around a chunk: odd while its stores and node changes run.
+  [[nodiscard]] Status BeginChunk();
+  [[nodiscard]] Status EndChunk();
+
+  std::string LogDir() const { return sidecar_ + "/log"; }
+  std::string LockPath() const { return sidecar_ + "/writer.lock"; }
+
+  std::unique_ptr<ArrayFile> array_;
+  std::unique_ptr<MomentTree> tree_;
+  const std::string sidecar_;
+  const std::string tree_path_;
+  bool tree_writable_ = false;           // tree_ is mapped writable (readers: when they may)
+  OpenReport open_report_;
+  std::vector<std::string> late_notices_;  // for TakeNotices
+  std::string forced_rebuild_;             // damage a query found: Recover rebuilds for it
+  const BufferedArrayOptions options_;
+  std::unique_ptr<WriterLock> lock_;     // writers: the array's writer lock
+  std::unique_ptr<LogWriter> log_;       // writers: the update log
+  std::unique_ptr<ArrayStore> store_;    // writers (and a reader recovering): the array, writable
+  const std::unique_ptr<TreeMaintenance> maintenance_;  // keeps tree_ equal to the array as updates land
+  bool dirty_ = false;                   // changes since the last Commit
+  std::vector<LogRecord> records_;       // the chunk being applied
+};
+
+}  // namespace momenta

@@ -1,0 +1,33 @@
+// The plain values a buffer is built with and reports: how to shape it
+// (TreeOptions), what a build did (BuildStats) and its progress callback.
+// Apart from moment_tree.h and tree_build.h so the facade
+// (buffered_array.h) can speak them without the tree's internals.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+
+namespace momenta {
+
+struct TreeOptions {
+  int order = 2;            // J: index moments 0..J (0..8)
+  uint64_t ram_budget = 0;  // bytes; 0 = 2^-20 of the array's bytes, at least kMinRamBudget
+  bool disk_tier = true;
+  uint32_t fanout = 64;
+  uint64_t leaf_span = 0;   // 0 = default (tree about 0.1% of the array)
+};
+inline constexpr uint64_t kMinRamBudget = 64 << 10;
+
+// The RAM budget TreeOptions resolves to for an array of `array_bytes`.
+uint64_t ResolveRamBudget(uint64_t requested, uint64_t array_bytes);
+
+struct BuildStats {
+  uint64_t data_bytes_read = 0;  // array bytes read (holes are not read)
+  uint64_t leaves_with_data = 0;
+  double seconds = 0;
+};
+
+// Called now and then with (array bytes done, array bytes in all).
+using BuildProgress = std::function<void(uint64_t done, uint64_t total)>;
+
+}  // namespace momenta
