@@ -85,8 +85,8 @@ Status BufferedArray::Impl::OpenAsWriter(std::vector<std::string>* notices) {
     return Status::InvalidArgument(
         path, "the file has " + std::to_string(st.st_nlink) +
                   " names (hard links); momenta keeps one sidecar and one writer lock per name, so updates "
-                  "through two names would split the log: update it through a single name with "
-                  "--sidecar DIR, or copy it");
+                  "through two names would split the log: update it through a single name with " +
+                  options_.sidecar_advice + ", or copy it");
   MOMENTA_RETURN_IF_ERROR(MakeSidecarAndLock());
   MOMENTA_RETURN_IF_ERROR(PrepareWriter(notices));
   MOMENTA_RETURN_IF_ERROR(Recover(notices));
@@ -240,9 +240,9 @@ Status BufferedArray::Impl::RecoverAsWriter(const BufferCondition& why, std::vec
                                                   : "has to be rebuilt";
   if (!SidecarWritable(sidecar_))
     return Status::IOError(path, std::string("the moment buffer in ") + sidecar_ + " " + what + " (" + why.why +
-                                     "), and this user may not write there: run 'momenta build " + path +
-                                     "' as a user who may, or keep the buffer elsewhere with --sidecar DIR or "
-                                     "MOMENTA_SIDECAR_DIR");
+                                     "), and this user may not write there: " + options_.build_advice +
+                                     " as a user who may, or keep the buffer elsewhere with " +
+                                     options_.sidecar_advice + " or MOMENTA_SIDECAR_DIR");
   const auto deadline = std::chrono::steady_clock::now() + kWaitForLiveWriter;
   while (true) {
     std::error_code ec;

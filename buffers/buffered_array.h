@@ -80,6 +80,12 @@ struct BufferedArrayOptions {
   // true: the array file was just made (create, import): whatever sidecar is
   // already at its place belonged to the file it replaced, and is set aside.
   bool fresh_array = false;
+  // The caller's words for two remedies Open's errors advise, which only the
+  // caller knows how its user applies (the CLI says "run 'momenta build
+  // PATH'" and "--sidecar DIR"): "<build_advice> as a user who may write
+  // there", "keep the buffer elsewhere with <sidecar_advice>".
+  std::string build_advice = "build the buffer";
+  std::string sidecar_advice = "BufferedArrayOptions::sidecar";
 };
 
 // What Open did besides opening: the work a caller may want to report apart

@@ -71,6 +71,15 @@ TEST(SidecarTest, AWriterRefusesAFileWithHardLinks) {
   auto w = BufferedArray::Open(other, Options(true));
   ASSERT_FALSE(w.ok());
   EXPECT_NE(w.status().ToString().find("hard links"), std::string::npos) << w.status().ToString();
+  // The remedy is in the caller's words (the CLI's are "--sidecar DIR").
+  EXPECT_NE(w.status().ToString().find("single name with BufferedArrayOptions::sidecar, or copy it"),
+            std::string::npos) << w.status().ToString();
+  BufferedArrayOptions worded = Options(true);
+  worded.sidecar_advice = "the setting 'sidecar'";
+  auto again = BufferedArray::Open(other, worded);
+  ASSERT_FALSE(again.ok());
+  EXPECT_NE(again.status().ToString().find("single name with the setting 'sidecar', or copy it"), std::string::npos)
+      << again.status().ToString();
   // Readers are fine (each name's derived buffer is only derived state).
   auto r = BufferedArray::Open(other, Options(false));
   EXPECT_OK(r);
@@ -187,6 +196,7 @@ TEST(SidecarTest, ReadOnlyDataIsQueriedByAUserWhoCannotWriteIt) {
   EXPECT_EQ(missing.exit_code, 1);
   EXPECT_NE(missing.err.find("may not write there"), std::string::npos) << missing.err;
   EXPECT_NE(missing.err.find("--sidecar"), std::string::npos) << missing.err;
+  EXPECT_NE(missing.err.find("run 'momenta build " + path + "' as a user who may"), std::string::npos) << missing.err;
   EXPECT_EQ(std::count(missing.err.begin(), missing.err.end(), '\n'), 1) << missing.err;
   // The sidecar elsewhere: a folder nobody may write.
   const std::string elsewhere = dir.File("mine");

@@ -1,7 +1,6 @@
 #include "tools/buffer_options.h"
 
 #include <CLI/CLI.hpp>
-#include <charconv>
 #include <cstdio>
 
 namespace momenta::cli {
@@ -60,6 +59,8 @@ Result<std::unique_ptr<BufferedArray>> OpenBuffered(const std::string& path, con
   options.sidecar = common.sidecar;
   options.rebuild_on_open = rebuild_on_open;
   options.fresh_array = fresh_array;
+  options.build_advice = "run 'momenta build " + path + "'";
+  options.sidecar_advice = "--sidecar DIR";
   // A progress bar on a TTY, created at the first report of a build.
   auto bar = std::make_shared<std::unique_ptr<Progress>>();
   options.progress = [bar, path](uint64_t done, uint64_t total) {

@@ -64,6 +64,7 @@ int RunRoot(const RootArgs& a) {
   }
   o.max_payload = a.max_frame;
   o.max_connections = a.max_connections;
+  o.max_connections_word = "--max-connections";
   o.handshake_timeout = std::chrono::milliseconds(a.handshake_ms);
   o.site_idle_timeout = std::chrono::milliseconds(a.idle_ms);
   auto server = RootServer::Start(o);

@@ -181,7 +181,7 @@ struct RootServer::Impl {
     if (fd_refusal_logged == Clock::time_point{} || now - fd_refusal_logged > std::chrono::seconds(10)) {
       fd_refusal_logged = now;
       Log("refused " + std::to_string(fd_refusals) + " connection(s): " + Status::FromErrno("accept", err).ToString() +
-          " (raise the open-file limit, ulimit -n, or lower --max-connections)");
+          " (raise the open-file limit, ulimit -n, or lower " + options.max_connections_word + ")");
       fd_refusals = 0;
     }
     return true;

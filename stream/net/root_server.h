@@ -50,6 +50,9 @@ struct RootServerOptions {
   std::string token;             // empty: no token asked for
   uint32_t max_payload = kDefaultMaxPayload;
   size_t max_connections = 512;  // every kind; sites get what pending and queries cannot take
+  // The caller's word for max_connections in the log's advice when file
+  // descriptors run out ("lower <it>"; the CLI says "--max-connections").
+  std::string max_connections_word = "max_connections";
   size_t max_pending = 64;       // connections before their kind is known or their handshake done
   size_t max_queries = 64;       // query connections
   size_t max_sites = 4096;
