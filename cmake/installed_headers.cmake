@@ -1,0 +1,71 @@
+# The headers `cmake --install` puts under <prefix>/include/momenta/:
+# momenta.h, the public API's entry points, and exactly the headers it
+# includes, directly or through another (so an installed header never names
+# one that is not installed). Internals stay out: the tree's layout, file and
+# maintenance, the log's codec and scanner, the array's store, the root's
+# state, the wire codecs, stream/testing/, every *_internal.h.
+# tests/install_consumer checks that this list is that closure: a header the
+# API needs and the list lacks fails the consumer's build; one listed that
+# momenta.h does not reach fails the check.
+set(MOMENTA_INSTALLED_HEADERS
+  momenta.h
+  storage/array_file.h
+  storage/cancel.h
+  storage/dtype.h
+  storage/io_backend.h
+  storage/log_damage.h
+  storage/log_format.h
+  storage/log_mark.h
+  storage/log_reader.h
+  storage/log_recovery.h
+  storage/log_segments.h
+  storage/log_sync.h
+  storage/log_writer.h
+  storage/npy_format.h
+  storage/posix_file.h
+  storage/sidecar.h
+  storage/status.h
+  storage/writer_lock.h
+  buffers/buffered_array.h
+  buffers/moments.h
+  buffers/power_sums.h
+  buffers/range_summary.h
+  buffers/statistics.h
+  buffers/tree_options.h
+  stream/window/bucket_window.h
+  stream/window/flat_count_map.h
+  stream/window/item_counts.h
+  stream/window/item_mapping.h
+  stream/window/key_count_sort.h
+  stream/window/misra_gries.h
+  stream/window/packed_pairs.h
+  stream/window/sliding_vector.h
+  stream/window/summarizer.h
+  stream/window/value_sample.h
+  stream/window/window_count.h
+  stream/window/window_quantiles.h
+  stream/window/window_spec.h
+  stream/window/young_log.h
+  stream/protocol/approx_count_rule.h
+  stream/protocol/basic_count_rule.h
+  stream/protocol/count_grid.h
+  stream/protocol/messages.h
+  stream/protocol/quantile_drift_rule.h
+  stream/protocol/quantile_summary_rule.h
+  stream/protocol/rank_steps.h
+  stream/protocol/site.h
+  stream/protocol/site_mirror.h
+  stream/protocol/traffic_counts.h
+  stream/net/handshake.h
+  stream/net/net_socket.h
+  stream/net/query_client.h
+  stream/net/root_server.h
+  stream/net/site_client.h
+  stream/net/wire_frame.h
+  stream/drive/item_source.h
+  stream/drive/line_buffer.h
+  stream/drive/log_source.h
+  stream/drive/site_runner.h
+  stream/drive/stop_token.h
+  stream/drive/text_source.h
+  stream/drive/window_driver.h)

@@ -1,0 +1,50 @@
+// momenta's public API: this header includes every header a program needs
+// (installed as <prefix>/include/momenta/momenta.h; the package's include
+// folder is <prefix>/include/momenta, so `#include "momenta.h"`). Each entry
+// point below says what it is for; the header itself states the contracts.
+// The other installed headers are what these include; the ones not
+// installed (the tree's layout and file, the log's codec and scanner, the
+// root's state, the wire codecs, *_internal.h) are internals that may change.
+//
+// Include only what you use, or this one for all of it.
+#pragma once
+
+// ---- storage/: durable bytes --------------------------------------------------
+#include "storage/status.h"       // Status and Result<T>: errors as values, MOMENTA_RETURN_IF_ERROR
+#include "storage/dtype.h"        // the element dtypes; ParseValue / FormatValue between text and values
+#include "storage/npy_format.h"   // the .npy header: parse and write
+#include "storage/array_file.h"   // ArrayFile: one .npy array on disk; Create, Open, reads
+#include "storage/io_backend.h"   // IoOptions and the I/O backends (pread, mmap, io_uring)
+#include "storage/log_format.h"   // the update log's records (LogRecord) and its time constants
+#include "storage/log_sync.h"     // LogSync: when an appended record reaches the disk
+#include "storage/log_writer.h"   // LogWriter: append records to an update log
+#include "storage/log_reader.h"   // LogReader: read (or follow) an update log in sequence order
+#include "storage/cancel.h"       // cancelling long work from a signal handler
+
+// ---- buffers/: range statistics over an array ---------------------------------
+#include "buffers/buffered_array.h"  // BufferedArray, the facade: open, Summarize, Write, Apply, Commit
+#include "buffers/range_summary.h"   // RangeSummary: what a range query returns
+#include "buffers/statistics.h"      // Stat: sum, mean, var, std, moments, com, spread, polyfit, min, max
+#include "buffers/moments.h"         // the moment algebra behind them
+#include "buffers/tree_options.h"    // TreeOptions, BuildStats, BuildProgress
+
+// ---- stream/: one stream's sliding window -------------------------------------
+#include "stream/window/window_spec.h"       // WindowSpec: the window, its clock and tardiness
+#include "stream/window/item_mapping.h"      // ItemMapping: what "the item" of an update or a line is
+#include "stream/window/window_count.h"      // WindowCount: items in the window, within eps
+#include "stream/window/item_counts.h"       // ItemCounts: any item's count and the frequent items
+#include "stream/window/window_quantiles.h"  // WindowQuantiles: ranks and quantiles
+#include "stream/window/summarizer.h"        // Summarizer: the three synopses of one stream together
+
+// ---- stream/: many sites, one root --------------------------------------------
+#include "stream/net/site_client.h"   // SiteClient: a site's connection to the root
+#include "stream/net/root_server.h"   // RootServer: the root's network loop and its answers
+#include "stream/net/query_client.h"  // QueryClient: ask a root one question at a time
+
+// ---- stream/drive/: running a window or a site over real input ----------------
+#include "stream/drive/item_source.h"    // ItemSource: where (timestamp, item) pairs come from
+#include "stream/drive/log_source.h"     // an array's update log as a source
+#include "stream/drive/text_source.h"    // "TIMESTAMP ITEM" lines as a source
+#include "stream/drive/stop_token.h"     // StopToken: how a driver loop learns to stop
+#include "stream/drive/window_driver.h"  // RunDataClock / RunWallClock: a window over a source
+#include "stream/drive/site_runner.h"    // RunSiteLoop: a site over a source, reporting to a root
