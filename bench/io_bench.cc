@@ -41,6 +41,7 @@
 #include <benchmark/benchmark.h>
 
 #include "storage/io_backend.h"
+#include "storage/parse_number.h"
 
 namespace momenta {
 namespace {
@@ -233,7 +234,9 @@ void BM_SequentialRead(benchmark::State& state) { RunReads(state, Pattern::kSequ
 void BM_RandomRead(benchmark::State& state) { RunReads(state, Pattern::kRandom); }
 
 void Register() {
-  const double min_time = std::stod(Env("MOMENTA_BENCH_MIN_TIME", "2"));
+  double min_time = 0;
+  if (!ParseReal(Env("MOMENTA_BENCH_MIN_TIME", "2"), &min_time) || !(min_time > 0))
+    Die("MOMENTA_BENCH_MIN_TIME must be a positive number of seconds");
   struct Case {
     const char* name;
     void (*fn)(benchmark::State&);
@@ -265,8 +268,8 @@ int main(int argc, char** argv) {
   if (real == nullptr) Die(dir + ": " + std::strerror(errno));
   dir = real;
   std::free(real);
-  const double gib = std::stod(Env("MOMENTA_BENCH_GIB", "4"));
-  if (!(gib > 0)) Die("MOMENTA_BENCH_GIB must be a positive number of GiB");
+  double gib = 0;
+  if (!ParseReal(Env("MOMENTA_BENCH_GIB", "4"), &gib) || !(gib > 0)) Die("MOMENTA_BENCH_GIB must be a positive number of GiB");
   g_config.path = dir + "/" + kFileName;
   g_config.size = static_cast<uint64_t>(gib * static_cast<double>(kGiB)) / kMiB * kMiB;
   g_config.keep = Env("MOMENTA_BENCH_KEEP", "0") == "1";

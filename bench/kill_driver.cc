@@ -65,6 +65,7 @@
 #include "bench/kill_net.h"
 #include "bench/kill_util.h"
 #include "bench/kill_writer.h"
+#include "storage/parse_number.h"
 
 namespace momenta::kill {
 namespace {
@@ -78,12 +79,7 @@ int Usage(const char* why) {
   return 2;
 }
 
-bool ParseU64(const char* text, uint64_t* out) {
-  char* end = nullptr;
-  errno = 0;
-  *out = std::strtoull(text, &end, 10);
-  return errno == 0 && end != text && *end == '\0' && text[0] != '-';
-}
+bool ParseU64(const char* text, uint64_t* out) { return ParseInteger(std::string_view(text), out); }
 
 std::string Ms(double v) {
   char b[32];

@@ -9,6 +9,8 @@
 #include <type_traits>
 #include <vector>
 
+#include "storage/parse_number.h"
+
 namespace momenta::moments_driver {
 namespace {
 
@@ -44,14 +46,16 @@ void ApplyQuick(Config& c) {
   c.builds = 1;
 }
 
-// A value the way std::stoi, std::stoull and std::stod read it (a number
-// prefix); throws std::exception when there is none.
+// The whole of `v` as a T (storage/parse_number.h: "5x" is not 5); false
+// when it is not one.
 template <class T>
-T ParseValue(const std::string& v) {
-  if constexpr (std::is_same_v<T, int>) return std::stoi(v);
-  else if constexpr (std::is_same_v<T, uint64_t>) return std::stoull(v);
-  else if constexpr (std::is_same_v<T, double>) return std::stod(v);
-  else return v;
+bool ParseFlagValue(const std::string& v, T* out) {
+  if constexpr (std::is_same_v<T, double>) return ParseReal(v, out);
+  else if constexpr (std::is_integral_v<T>) return ParseInteger(v, out);
+  else {
+    *out = v;
+    return true;
+  }
 }
 
 // --key=VALUE into *field, applied where it stands on the command line so
@@ -59,11 +63,7 @@ T ParseValue(const std::string& v) {
 template <class T>
 void AddFlag(CLI::App& app, const std::string& key, T* field) {
   app.add_option_function<std::string>("--" + key, [key, field](const std::string& v) {
-        try {
-          *field = ParseValue<T>(v);
-        } catch (const std::exception&) {
-          Die("bad value for --" + key + ": '" + v + "'");
-        }
+        if (!ParseFlagValue(v, field)) Die("bad value for --" + key + ": '" + v + "'");
       })->trigger_on_parse();
 }
 
@@ -135,11 +135,7 @@ void ReadEnvironment(Config& c) {
   c.dir = real;
   std::free(real);
   c.keep = Env("MOMENTA_BENCH_KEEP", "0") == "1";
-  try {
-    c.seed = std::stoull(Env("MOMENTA_BENCH_SEED", "20240601"));
-  } catch (const std::exception&) {
-    Die("MOMENTA_BENCH_SEED must be a number");
-  }
+  if (!ParseInteger(Env("MOMENTA_BENCH_SEED", "20240601"), &c.seed)) Die("MOMENTA_BENCH_SEED must be a number");
 }
 
 void CheckConsistent(const Config& c) {
