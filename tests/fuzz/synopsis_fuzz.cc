@@ -18,7 +18,7 @@
 //     on in the fuzz build), and its encoding still decodes.
 // Seeds (tests/data/fuzz/synopsis/): the v1 golden files of tests/data/
 // (golden_window_count_v1.bin, golden_item_counts_v1.bin,
-// golden_window_quantiles_v1.bin, written by tests/stream_golden_test.cc's
+// golden_window_quantiles_v1.bin, written by tests/stream/stream_golden_test.cc's
 // recipe), and small states this target writes when the environment
 // variable MOMENTA_WRITE_FUZZ_SEEDS names a folder (run fuzz_replay_synopsis
 // on any input with it set): each synopsis empty, holding one item, and fed

@@ -18,7 +18,8 @@
 #include "stream/net/net_socket.h"
 #include "stream/net/wire_frame.h"
 #include "tests/assert_ok.h"
-#include "tests/net_test_util.h"
+#include "tests/cli_background.h"
+#include "tests/stream/net/net_test_util.h"
 
 namespace momenta {
 namespace {

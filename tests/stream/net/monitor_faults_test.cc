@@ -19,7 +19,7 @@
 #include "stream/net/wire_batch.h"
 #include "stream/net/wire_frame.h"
 #include "tests/assert_ok.h"
-#include "tests/net_test_util.h"
+#include "tests/stream/net/net_test_util.h"
 
 namespace momenta {
 namespace {

@@ -8,7 +8,8 @@
 #include <string>
 #include <thread>
 
-#include "tests/net_test_util.h"
+#include "tests/cli_background.h"
+#include "tests/test_util.h"
 
 namespace momenta {
 namespace {

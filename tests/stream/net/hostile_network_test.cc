@@ -23,8 +23,8 @@
 #include "stream/net/net_socket.h"
 #include "stream/net/wire_frame.h"
 #include "tests/assert_ok.h"
-#include "tests/hostile_proxy.h"
-#include "tests/net_test_util.h"
+#include "tests/stream/net/hostile_proxy.h"
+#include "tests/stream/net/net_test_util.h"
 
 namespace momenta {
 namespace {

@@ -1,4 +1,4 @@
-#include "tests/hostile_proxy.h"
+#include "tests/stream/net/hostile_proxy.h"
 
 #include <fcntl.h>
 #include <poll.h>

@@ -4,7 +4,7 @@
 // port, meet the eps guarantees against an exact window over the sites the
 // answer says it covers. Zero violations. Seeds are printed;
 // MOMENTA_SEED=<seed> reproduces a run.
-#include "tests/net_test_util.h"
+#include "tests/stream/net/net_test_util.h"
 
 #include <gtest/gtest.h>
 

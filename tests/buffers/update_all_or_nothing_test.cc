@@ -3,7 +3,7 @@
 // buffer's node pages and the array's blocks for the whole input first, so
 // array, log and buffer stay exactly as they were and the message says that
 // nothing was applied. On a small real tmpfs (skipped where mount(2) is
-// refused), as tests/log_disk_full_test.cc makes a full disk.
+// refused), as tests/storage/log_disk_full_test.cc makes a full disk.
 #include <gtest/gtest.h>
 
 #include <sys/stat.h>

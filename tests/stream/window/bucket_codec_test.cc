@@ -1,6 +1,8 @@
-// Encodings of stream/: messages and the three window synopses round-trip
-// exactly; every truncation is refused as Corruption; flipped bytes never
-// crash a decoder (they are refused, or decode to a state that keeps working).
+// stream/window/bucket_codec.h, through the three window synopses' Encode and
+// Decode (WindowCount, ItemCounts, WindowQuantiles): they round-trip exactly
+// and go on identically; every truncation is refused as Corruption; flipped
+// bytes never crash a decoder (they are refused, or decode to a state that
+// keeps working); foreign bytes and an eps too small to size are refused.
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -8,8 +10,6 @@
 #include <string>
 
 #include "stream/window/item_counts.h"
-#include "stream/protocol/messages.h"
-#include "stream/window/packed_pairs.h"
 #include "stream/window/window_count.h"
 #include "stream/window/window_quantiles.h"
 #include "stream/testing/workloads.h"
@@ -18,83 +18,6 @@
 
 namespace momenta {
 namespace {
-
-std::vector<Message> SampleMessages() {
-  std::vector<Message> out;
-  Message m;
-  m.site = 3;
-  m.tick = -17;
-  m.type = MessageType::kBcDelta;
-  m.delta = -5;
-  out.push_back(m);
-  m = {};
-  m.type = MessageType::kAcSet;
-  m.site = 70000;
-  m.tick = int64_t{1} << 45;
-  m.item = INT64_MIN;
-  m.count = 12345;
-  out.push_back(m);
-  m = {};
-  m.type = MessageType::kAcOff;
-  m.item = INT64_MAX;
-  out.push_back(m);
-  m = {};
-  m.type = MessageType::kQSummary;
-  m.count = 1000;
-  m.pairs = {{INT64_MIN, 1}, {-3, 400}, {9, 400}, {INT64_MAX, 1000}};
-  out.push_back(m);
-  m = {};
-  m.type = MessageType::kQCount;
-  m.count = 99;
-  out.push_back(m);
-  m = {};
-  m.type = MessageType::kQLevel;
-  m.item = 42;
-  m.count = uint64_t{1} << 32;
-  out.push_back(m);
-  m = {};
-  m.type = MessageType::kQDrop;
-  m.item = -42;
-  out.push_back(m);
-  return out;
-}
-
-TEST(StreamMessageTest, RoundTripAndWords) {
-  for (const Message& m : SampleMessages()) {
-    const std::string bytes = EncodeMessage(m);
-    auto back = DecodeMessage(bytes);
-    ASSERT_OK(back);
-    EXPECT_EQ(*back, m);
-    for (size_t cut = 0; cut < bytes.size(); ++cut) {
-      auto r = DecodeMessage(bytes.substr(0, cut));
-      ASSERT_FALSE(r.ok()) << "prefix of " << cut << " bytes decoded";
-      EXPECT_EQ(r.status().code(), Status::Code::kCorruption);
-    }
-    EXPECT_FALSE(DecodeMessage(bytes + "x").ok());
-  }
-  EXPECT_EQ(MessageWords(SampleMessages()[3]), 2u + 2 * 4);
-  EXPECT_EQ(MessageBits(SampleMessages()[0]), 7u);  // zigzag(-5) = 9: Elias-gamma 7 bits
-}
-
-TEST(StreamMessageTest, RefusesMalformed) {
-  EXPECT_FALSE(DecodeMessage(std::string("\x09\x00\x00", 3)).ok());  // unknown type
-  Message m;
-  m.type = MessageType::kBcDelta;
-  m.delta = 0;
-  EXPECT_FALSE(DecodeMessage(EncodeMessage(m)).ok());  // a zero delta is never sent
-  m = {};
-  m.type = MessageType::kQSummary;
-  m.count = 5;
-  m.pairs = {{1, 3}, {2, 2}};  // ranks going down
-  EXPECT_FALSE(DecodeMessage(EncodeMessage(m)).ok());
-  m.pairs = {{1, 3}, {2, 9}};  // rank above n
-  EXPECT_FALSE(DecodeMessage(EncodeMessage(m)).ok());
-  // A count claiming more pairs than the bytes can hold allocates nothing big.
-  std::string huge("\x04\x00\x00\x05\xff\xff\xff\xff\x0f", 9);
-  auto r = DecodeMessage(huge);
-  ASSERT_FALSE(r.ok());
-  EXPECT_NE(r.status().ToString().find("Corruption: message:"), std::string::npos) << r.status().ToString();
-}
 
 // Feeds the same arrivals to a synopsis and to its decoded copy.
 template <class Synopsis, class Feed>
@@ -163,47 +86,6 @@ TEST(StreamSynopsisCodecTest, WindowQuantiles) {
   auto c = WindowQuantiles::Create({40, 6}, 0.05);
   ASSERT_OK(c);
   CheckSynopsisCodec(std::move(*c), [](WindowQuantiles& s, const Arrival& a) { s.Update(a.ts, a.item); });
-}
-
-// The in-memory packing of settled buckets: any keys (extremes included) and
-// counts come back, by index, by look-up and in order.
-TEST(PackedPairsTest, RoundTripsAtEveryWidth) {
-  std::mt19937_64 rng(testing::TestSeed());
-  for (int round = 0; round < 300; ++round) {
-    const size_t n = round < 4 ? static_cast<size_t>(round) : 1 + rng() % 700;
-    const int key_shift = static_cast<int>(rng() % 64), count_shift = static_cast<int>(rng() % 32);
-    std::vector<std::pair<int64_t, uint32_t>> want;
-    int64_t key = round % 3 == 0 ? INT64_MIN : static_cast<int64_t>(rng() >> 1) - (int64_t{1} << 61);
-    for (size_t i = 0; i < n; ++i) {
-      const uint32_t count = 1 + static_cast<uint32_t>(rng() >> (32 + count_shift));
-      want.push_back({key, count});
-      const uint64_t gap = 1 + (rng() >> key_shift);
-      if (static_cast<uint64_t>(INT64_MAX) - static_cast<uint64_t>(key) <= gap) break;
-      key = static_cast<int64_t>(static_cast<uint64_t>(key) + gap);
-    }
-    if (round % 5 == 0 && !want.empty() && want.back().first != INT64_MAX) want.push_back({INT64_MAX, 7});
-    PackedPairs p = PackedPairs::Pack(
-        want.size(), [&](size_t i) { return want[i].first; }, [&](size_t i) { return want[i].second; });
-    ASSERT_EQ(p.size(), want.size());
-    size_t i = 0;
-    p.ForEach([&](int64_t k, uint32_t c) {
-      ASSERT_LT(i, want.size());
-      EXPECT_EQ(k, want[i].first) << "round " << round << " pair " << i;
-      EXPECT_EQ(c, want[i].second) << "round " << round << " pair " << i;
-      ++i;
-    });
-    EXPECT_EQ(i, want.size());
-    for (size_t j = 0; j < want.size(); j += 1 + j / 8) {
-      EXPECT_EQ(p.key(j), want[j].first);
-      EXPECT_EQ(p.count(j), want[j].second);
-      EXPECT_EQ(p.Find(want[j].first), want[j].second);
-    }
-    if (!want.empty() && want[0].first != INT64_MIN) {
-      EXPECT_EQ(p.Find(want[0].first - 1), 0u);
-    }
-    PackedPairs moved = std::move(p);
-    EXPECT_EQ(moved.size(), want.size());
-  }
 }
 
 TEST(StreamSynopsisCodecTest, RefusesForeignBytes) {

@@ -15,7 +15,8 @@
 #include <string>
 #include <vector>
 
-#include "tests/net_test_util.h"
+#include "tests/cli_background.h"
+#include "tests/test_util.h"
 
 namespace momenta {
 namespace {

@@ -14,7 +14,8 @@
 
 #include "stream/window/arrival_hold.h"
 #include "stream/net/query_client.h"
-#include "tests/net_test_util.h"
+#include "tests/cli_background.h"
+#include "tests/test_util.h"
 
 namespace momenta {
 namespace {
