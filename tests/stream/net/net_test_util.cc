@@ -39,10 +39,7 @@ void RootThread::Launch(uint16_t port) {
   };
   if (tweak_) tweak_(o);
   auto server = RootServer::Start(o);
-  if (!server.ok()) {
-    ADD_FAILURE() << server.status().ToString();
-    return;
-  }
+  ASSERT_OK(server);
   server_ = std::move(*server);
   port_ = server_->port();
   thread_ = std::thread([s = server_.get()] {
