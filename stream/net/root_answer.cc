@@ -17,12 +17,12 @@ std::string Join(const std::vector<std::string>& names) {
   return out;
 }
 
-// A time, or "none" (no clock yet, no data).
-std::string TextClock(const std::optional<int64_t>& t) { return t ? std::to_string(*t) : "none"; }
+// A clock or a quantile value, or "none" (no clock yet, no data).
+std::string TextOrNone(const std::optional<int64_t>& t) { return t ? std::to_string(*t) : "none"; }
 
 // "as_of=T sites=C/N[ not_covered=a,b]"
 std::string TextCoverage(const AnswerCoverage& c) {
-  std::string h = "as_of=" + TextClock(c.as_of) + " sites=" + std::to_string(c.covered.size()) + "/" +
+  std::string h = "as_of=" + TextOrNone(c.as_of) + " sites=" + std::to_string(c.covered.size()) + "/" +
                   std::to_string(c.slots);
   if (!c.uncovered.empty()) h += " not_covered=" + Join(c.uncovered);
   return h;
@@ -35,7 +35,7 @@ std::string TextCounts(const TrafficCounts& c, const std::string& p) {
 }
 
 std::string TextSiteRow(const SiteRow& s, bool stats) {
-  std::string row = "\n" + s.name + " " + SlotStateName(s.state) + " clock=" + TextClock(s.clock);
+  std::string row = "\n" + s.name + " " + SlotStateName(s.state) + " clock=" + TextOrNone(s.clock);
   if (stats) return row + " " + TextCounts(s.window, "window_") + " " + TextCounts(s.total, "");
   row += " peer=" + s.peer + " connects=" + std::to_string(s.connects) + " resyncs=" + std::to_string(s.resyncs) +
          " count=" + TextNumber(s.count);
@@ -52,7 +52,7 @@ std::string RenderText(const RootAnswer& a) {
     case Kind::kItem:
       return out.append(" item=").append(std::to_string(a.item)).append(" count=").append(TextNumber(a.count));
     case Kind::kQuantile:
-      return out.append(" phi=").append(TextNumber(a.phi)).append(" value=").append(TextClock(a.value));
+      return out.append(" phi=").append(TextNumber(a.phi)).append(" value=").append(TextOrNone(a.value));
     case Kind::kFrequent:
     case Kind::kItems:
       out.append(" count=").append(TextNumber(a.count));
@@ -74,7 +74,8 @@ std::string RenderText(const RootAnswer& a) {
   return out;
 }
 
-void JsonClock(JsonWriter& j, const std::optional<int64_t>& t) {
+// A clock or a quantile value, or null.
+void JsonOrNull(JsonWriter& j, const std::optional<int64_t>& t) {
   if (t) j.Int(*t);
   else j.Null();
 }
@@ -93,7 +94,7 @@ void JsonCounts(JsonWriter& j, const TrafficCounts& c, const std::string& p) {
 
 void JsonSiteRow(JsonWriter& j, const SiteRow& s, bool stats) {
   j.BeginObject().Key("name").String(s.name).Key("state").String(SlotStateName(s.state)).Key("clock");
-  JsonClock(j, s.clock);
+  JsonOrNull(j, s.clock);
   if (stats) {
     JsonCounts(j, s.window, "window_");
     JsonCounts(j, s.total, "");
@@ -108,7 +109,7 @@ void JsonSiteRow(JsonWriter& j, const SiteRow& s, bool stats) {
 std::string RenderJson(const RootAnswer& a) {
   JsonWriter j;
   j.BeginObject().Key("as_of");
-  JsonClock(j, a.coverage.as_of);
+  JsonOrNull(j, a.coverage.as_of);
   j.Key("sites");
   JsonNames(j, a.coverage.covered);
   j.Key("uncovered");
@@ -118,7 +119,7 @@ std::string RenderJson(const RootAnswer& a) {
     case Kind::kItem: j.Key("item").Int(a.item).Key("count").Double(a.count); break;
     case Kind::kQuantile:
       j.Key("phi").Double(a.phi).Key("value");
-      JsonClock(j, a.value);
+      JsonOrNull(j, a.value);
       break;
     case Kind::kFrequent:
     case Kind::kItems:
