@@ -1,7 +1,17 @@
-// BufferedArray::Summarize: a query, consistent with one log sequence (the
-// seqlock on the buffer header; see buffered_array.h).
+// BufferedArray's queries: one range or a batch, each answer consistent with
+// one log sequence (the seqlock on the buffer header; see buffered_array.h),
+// from any number of threads on a reader.
+//
+// Threads (readers only): every query holds tree_mutex_ shared while it
+// reads tree_ and array_; what replaces or rewrites them (reopening a retired
+// tree, a recovery or a rebuild for damage) holds it exclusively, after
+// letting go of its shared hold and looking again. Each query thread reads
+// through backends of its own (an IoLease: the primary pair, else one from
+// io_pool_, else a new pair), since one backend serves one thread at a time.
 #include <atomic>
 #include <chrono>
+#include <mutex>
+#include <shared_mutex>
 #include <string>
 #include <thread>
 
@@ -14,71 +24,193 @@ namespace {
 // How often a reader whose seqlock stays taken checks that the writer lives.
 constexpr int64_t kLivenessCheckNs = 20'000'000;
 
+std::string RangeText(const IndexRange& r) { return std::to_string(r.begin) + ":" + std::to_string(r.end); }
+
 }  // namespace
+
+// The backends one query reads through, returned to the handle at the end.
+class BufferedArray::Impl::IoLease {
+ public:
+  explicit IoLease(Impl& impl) : impl_(impl) {}
+  IoLease(const IoLease&) = delete;
+  IoLease& operator=(const IoLease&) = delete;
+  ~IoLease() {
+    if (primary_) impl_.primary_io_busy_.store(false, std::memory_order_release);
+    if (pair_) {
+      std::lock_guard<std::mutex> hold(impl_.io_pool_mutex_);
+      impl_.io_pool_.push_back(std::move(pair_));
+    }
+  }
+  // REQUIRES: the caller holds tree_mutex_ (shared or exclusive).
+  Result<QueryIo> Take() {
+    if (!impl_.primary_io_busy_.exchange(true, std::memory_order_acquire)) {
+      primary_ = true;
+      return QueryIo{&impl_.array_->io(), &impl_.tree_->io()};
+    }
+    {
+      std::lock_guard<std::mutex> hold(impl_.io_pool_mutex_);
+      if (!impl_.io_pool_.empty()) {
+        pair_ = std::move(impl_.io_pool_.back());
+        impl_.io_pool_.pop_back();
+      }
+    }
+    if (!pair_) {
+      IoOptions io = impl_.options_.io;
+      io.writable = false;
+      auto array = OpenIoBackend(impl_.array_->path(), io);
+      if (!array.ok()) return array.status();
+      io.direct = false;  // as MomentTree::Open reads its nodes
+      auto tree = OpenIoBackend(impl_.tree_->path(), io);
+      if (!tree.ok()) return tree.status();
+      pair_ = std::make_unique<QueryBackends>(QueryBackends{std::move(array).value(), std::move(tree).value()});
+    }
+    return QueryIo{pair_->array.get(), pair_->tree.get()};
+  }
+
+ private:
+  Impl& impl_;
+  bool primary_ = false;
+  std::unique_ptr<QueryBackends> pair_;
+};
 
 bool BufferedArray::Impl::IsTreeDamage(const Status& s) const {
   return s.code() == Status::Code::kCorruption && s.ToString().find(tree_path_) != std::string::npos;
 }
 
-Result<RangeSummary> BufferedArray::Impl::Summarize(uint64_t p, uint64_t q, bool need_extremes,
-                                              QueryCost* cost, uint64_t* as_of) {
-  if (p > q || q > array_->length())
-    return Status::OutOfRange(array_->path(), "range " + std::to_string(p) + ":" + std::to_string(q) +
-                                                  " is outside the array (length " +
-                                                  std::to_string(array_->length()) + ")");
-  bool rebuilt = false;  // at most one rebuild for damage per query
+void BufferedArray::Impl::AddLateNotices(std::vector<std::string> notices) {
+  std::lock_guard<std::mutex> hold(notices_mutex_);
+  for (auto& n : notices) late_notices_.push_back(std::move(n));
+}
+
+std::vector<std::string> BufferedArray::Impl::TakeNotices() {
+  std::lock_guard<std::mutex> hold(notices_mutex_);
+  return std::exchange(late_notices_, {});
+}
+
+Status BufferedArray::Impl::CheckRanges(std::span<const IndexRange> ranges) const {
+  for (size_t k = 0; k < ranges.size(); ++k)
+    if (ranges[k].begin > ranges[k].end || ranges[k].end > array_->length())
+      return Status::OutOfRange(array_->path(), (ranges.size() > 1 ? "range #" + std::to_string(k + 1) + " " : "range ") +
+                                                    RangeText(ranges[k]) + " is outside the array (length " +
+                                                    std::to_string(array_->length()) + ")");
+  return Status::OK();
+}
+
+Result<RangeSummary> BufferedArray::Impl::Summarize(uint64_t p, uint64_t q, bool need_extremes, QueryCost* cost,
+                                                    uint64_t* as_of) {
+  const IndexRange range{p, q};
+  MOMENTA_RETURN_IF_ERROR(CheckRanges({&range, 1}));
+  std::vector<RangeSummary> out;
+  std::vector<QueryCost> costs;
+  MOMENTA_RETURN_IF_ERROR(SummarizeConsistent({&range, 1}, need_extremes, &out, &costs, as_of));
+  if (cost) *cost = costs[0];
+  return std::move(out[0]);
+}
+
+Status BufferedArray::Impl::SummarizeBatch(std::span<const IndexRange> ranges, bool need_extremes,
+                                           std::vector<RangeSummary>* out, std::vector<QueryCost>* costs,
+                                           std::vector<uint64_t>* as_of) {
+  MOMENTA_RETURN_IF_ERROR(CheckRanges(ranges));
+  out->clear();
+  if (costs) costs->clear();
+  if (as_of) as_of->clear();
+  std::vector<RangeSummary> part;
+  std::vector<QueryCost> part_costs;
+  for (size_t first = 0; first < ranges.size(); first += kBatchChunk) {
+    const auto chunk = ranges.subspan(first, std::min(kBatchChunk, ranges.size() - first));
+    uint64_t sequence = 0;
+    MOMENTA_RETURN_IF_ERROR(SummarizeConsistent(chunk, need_extremes, &part, &part_costs, &sequence));
+    for (auto& s : part) out->push_back(std::move(s));
+    if (costs) costs->insert(costs->end(), part_costs.begin(), part_costs.end());
+    if (as_of) as_of->insert(as_of->end(), chunk.size(), sequence);
+  }
+  return Status::OK();
+}
+
+// REQUIRES: every range passed CheckRanges.
+Status BufferedArray::Impl::SummarizeConsistent(std::span<const IndexRange> ranges, bool need_extremes,
+                                                std::vector<RangeSummary>* out, std::vector<QueryCost>* costs,
+                                                uint64_t* as_of) {
   if (log_) {  // the writer itself: nothing runs beside it in this object
     if (as_of) *as_of = tree_->header().log_sequence;
-    auto summary = SummarizeRange(*tree_, *array_, p, q, need_extremes, cost);
-    if (summary.ok() || !IsTreeDamage(summary.status())) return summary;
-    late_notices_.push_back("rebuilding the moment buffer of " + array_->path() + ": " +
-                            summary.status().ToString());
+    Status s = SummarizeRanges(*tree_, *array_, ranges, need_extremes, out, costs);
+    if (s.ok() || !IsTreeDamage(s)) return s;
+    AddLateNotices({"rebuilding the moment buffer of " + array_->path() + ": " + s.ToString()});
     BuildStats stats;
     MOMENTA_RETURN_IF_ERROR(RebuildInPlace(OptionsOfHeader(tree_->header()), options_.progress, &stats));
-    return SummarizeRange(*tree_, *array_, p, q, need_extremes, cost);
+    return SummarizeRanges(*tree_, *array_, ranges, need_extremes, out, costs);
   }
   // A reader: retry until no writer changed anything while we read.
   const int64_t start = MonotonicNs();
   int64_t next_liveness_check = start + kLivenessCheckNs;
+  bool rebuilt = false;  // at most one rebuild for damage per query
   for (int attempt = 0;; ++attempt) {
-    MOMENTA_RETURN_IF_ERROR(ReopenTreeIfRetired());
-    TreeFileHeader& h = tree_->header();
-    const uint64_t before = Epoch(h).load(std::memory_order_acquire);
-    if (before % 2 == 0) {
-      const uint64_t sequence = std::atomic_ref<uint64_t>(h.log_sequence).load(std::memory_order_acquire);
-      auto summary = SummarizeRange(*tree_, *array_, p, q, need_extremes, cost);
-      std::atomic_thread_fence(std::memory_order_acquire);
-      if (Epoch(h).load(std::memory_order_acquire) == before) {
-        if (summary.ok() || !IsTreeDamage(summary.status())) {
-          if (as_of) *as_of = sequence;
-          return summary;
+    // What only an exclusive holder may do, found under the shared hold:
+    // the work and its reason, done after the shared hold is let go.
+    BufferCondition recover;
+    bool reopen = false;
+    {
+      std::shared_lock<std::shared_mutex> shared(tree_mutex_);
+      TreeFileHeader& h = tree_->header();
+      if (h.state == kTreeRetired) {
+        reopen = true;
+      } else {
+        const uint64_t before = Epoch(h).load(std::memory_order_acquire);
+        if (before % 2 == 0) {
+          const uint64_t sequence = std::atomic_ref<uint64_t>(h.log_sequence).load(std::memory_order_acquire);
+          IoLease lease(*this);
+          auto io = lease.Take();
+          if (!io.ok()) return io.status();
+          const Status s = SummarizeRanges(*tree_, *array_, ranges, need_extremes, out, costs, *io);
+          std::atomic_thread_fence(std::memory_order_acquire);
+          if (Epoch(h).load(std::memory_order_acquire) == before) {
+            if (s.ok() || !IsTreeDamage(s)) {
+              if (as_of) *as_of = sequence;
+              return s;
+            }
+            // A node failed its check (the read was consistent, so it is
+            // damage, not a writer's chunk): rebuild, then answer from the new buffer.
+            if (rebuilt) return s;
+            rebuilt = true;
+            recover = {BufferCondition::Kind::kRebuild, s.ToString()};
+          }
         }
-        // A node failed its check (the read was consistent, so it is damage,
-        // not a writer's chunk): rebuild, then answer from the new buffer.
-        if (rebuilt) return summary.status();
-        rebuilt = true;
-        forced_rebuild_ = summary.status().ToString();
-        const Status s = RecoverAsWriter({BufferCondition::Kind::kRebuild, forced_rebuild_}, &late_notices_);
-        forced_rebuild_.clear();
-        MOMENTA_RETURN_IF_ERROR(s);
-        continue;
+        // Never wait on a writer that is not alive: a killed one leaves the
+        // seqlock taken for good. Its lock tells (the kernel drops it at death).
+        if (const int64_t now = MonotonicNs(); recover.why.empty() && now >= next_liveness_check) {
+          next_liveness_check = now + kLivenessCheckNs;
+          if (Epoch(h).load(std::memory_order_acquire) % 2 == 1 && !WriterIsAlive(LockPath())) {
+            recover = {BufferCondition::Kind::kRecover, "the last writer stopped mid-update"};
+            AddLateNotices({"the writer of " + array_->path() + " died while this query waited for it"});
+          }
+        }
+        if (recover.why.empty() && attempt >= 2 && tree_writable_)
+          ReaderWait(h).store(MonotonicNs() + kReaderWaitNs, std::memory_order_release);
       }
     }
-    // Never wait on a writer that is not alive: a killed one leaves the
-    // seqlock taken for good. Its lock tells (the kernel drops it at death).
-    if (const int64_t now = MonotonicNs(); now >= next_liveness_check) {
-      next_liveness_check = now + kLivenessCheckNs;
-      if (Epoch(h).load(std::memory_order_acquire) % 2 == 1 && !WriterIsAlive(LockPath())) {
-        BufferCondition dead{BufferCondition::Kind::kRecover, "the last writer stopped mid-update"};
-        late_notices_.push_back("the writer of " + array_->path() + " died while this query waited for it");
-        MOMENTA_RETURN_IF_ERROR(RecoverAsWriter(dead, &late_notices_));
-        continue;
-      }
+    if (reopen || !recover.why.empty()) {
+      std::unique_lock<std::shared_mutex> exclusive(tree_mutex_);
+      MOMENTA_RETURN_IF_ERROR(reopen ? ReopenTreeIfRetired() : RecoverForQuery(recover));
+      continue;
     }
-    if (attempt >= 2 && tree_writable_)
-      ReaderWait(h).store(MonotonicNs() + kReaderWaitNs, std::memory_order_release);
     std::this_thread::sleep_for(std::chrono::microseconds(attempt < 2 ? 50 : 500));
   }
+}
+
+// REQUIRES: tree_mutex_ held exclusively.
+Status BufferedArray::Impl::RecoverForQuery(const BufferCondition& why) {
+  std::vector<std::string> notices;
+  if (why.kind == BufferCondition::Kind::kRebuild) forced_rebuild_ = why.why;
+  Status s = RecoverAsWriter(why, &notices);
+  forced_rebuild_.clear();
+  AddLateNotices(std::move(notices));
+  ResetIoPool();
+  return s;
+}
+
+void BufferedArray::Impl::ResetIoPool() {
+  std::lock_guard<std::mutex> hold(io_pool_mutex_);
+  io_pool_.clear();  // their tree backends may read a file that was replaced
 }
 
 }  // namespace momenta

@@ -329,6 +329,7 @@ Status BufferedArray::Impl::ReopenTreeIfRetired() {
   auto tree = MomentTree::Open(tree_path_, tree_writable_, options_.io);
   if (!tree.ok()) return tree.status();
   tree_ = std::move(tree).value();
+  ResetIoPool();
   return Status::OK();
 }
 

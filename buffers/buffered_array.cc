@@ -30,13 +30,19 @@ MomentTree& BufferedArray::tree() { return *impl_->tree_; }
 const std::string& BufferedArray::sidecar() const { return impl_->sidecar_; }
 const std::string& BufferedArray::tree_path() const { return impl_->tree_path_; }
 const OpenReport& BufferedArray::open_report() const { return impl_->open_report_; }
-std::vector<std::string> BufferedArray::TakeNotices() { return std::exchange(impl_->late_notices_, {}); }
+std::vector<std::string> BufferedArray::TakeNotices() { return impl_->TakeNotices(); }
 uint64_t BufferedArray::length() const { return impl_->array_->length(); }
 uint64_t BufferedArray::applied_sequence() const { return impl_->applied_sequence(); }
 
 Result<RangeSummary> BufferedArray::Summarize(uint64_t p, uint64_t q, bool need_extremes, QueryCost* cost,
                                               uint64_t* as_of) {
   return impl_->Summarize(p, q, need_extremes, cost, as_of);
+}
+
+Status BufferedArray::SummarizeBatch(std::span<const IndexRange> ranges, bool need_extremes,
+                                     std::vector<RangeSummary>* out, std::vector<QueryCost>* costs,
+                                     std::vector<uint64_t>* as_of) {
+  return impl_->SummarizeBatch(ranges, need_extremes, out, costs, as_of);
 }
 
 Status BufferedArray::Write(uint64_t first, std::span<const Value> values, int64_t time) {

@@ -40,7 +40,10 @@
 // seqlock stays taken and the lock's holder is gone, the reader recovers (or,
 // without write access, says how to) and answers within a bounded time.
 //
-// Not thread-safe within a process: one BufferedArray per thread.
+// Threads: a reader (not io.writable) may be queried (Summarize,
+// SummarizeBatch) from several threads at once; each thread reads through
+// backends of its own, opened the first time it needs them. Everything else,
+// and every method of a writer, is for one thread at a time.
 #pragma once
 
 #include <cstdint>
@@ -166,6 +169,15 @@ class BufferedArray {
   // *as_of (optional) receives it. REQUIRES: p <= q <= length() (else OutOfRange)
   Result<RangeSummary> Summarize(uint64_t p, uint64_t q, bool need_extremes,
                                  QueryCost* cost = nullptr, uint64_t* as_of = nullptr);
+  // The summaries of every range, in order, into *out. The reads of up to 256
+  // consecutive ranges go out in one batch (io_uring keeps io.queue_depth in
+  // flight; overlapping and touching reads are merged) and their answers are
+  // consistent with one log sequence, which as_of (optional) receives per
+  // range; costs (optional) gets each range's QueryCost. A range outside the
+  // array is OutOfRange ("range #K P:Q is outside ...") before anything is read.
+  [[nodiscard]] Status SummarizeBatch(std::span<const IndexRange> ranges, bool need_extremes,
+                                      std::vector<RangeSummary>* out, std::vector<QueryCost>* costs = nullptr,
+                                      std::vector<uint64_t>* as_of = nullptr);
 
   // a[first + k] = values[k], all at `time`. Range and values are checked
   // before anything changes.

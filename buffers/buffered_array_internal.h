@@ -6,8 +6,11 @@
 // name here; their contracts are in buffered_array.h.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
+#include <mutex>
+#include <shared_mutex>
 #include <span>
 #include <string>
 #include <utility>
@@ -34,8 +37,15 @@ struct BufferedArray::Impl {
   ~Impl();
 
   // ---- what BufferedArray's public methods do (buffered_array.h) ----
-  uint64_t applied_sequence() const { return tree_->header().log_sequence; }
+  uint64_t applied_sequence() {
+    std::shared_lock<std::shared_mutex> shared(tree_mutex_);
+    return std::atomic_ref<uint64_t>(tree_->header().log_sequence).load(std::memory_order_acquire);
+  }
   Result<RangeSummary> Summarize(uint64_t p, uint64_t q, bool need_extremes, QueryCost* cost, uint64_t* as_of);
+  [[nodiscard]] Status SummarizeBatch(std::span<const IndexRange> ranges, bool need_extremes,
+                                      std::vector<RangeSummary>* out, std::vector<QueryCost>* costs,
+                                      std::vector<uint64_t>* as_of);
+  std::vector<std::string> TakeNotices();
   [[nodiscard]] Status Write(uint64_t first, std::span<const Value> values, int64_t time);
   [[nodiscard]] Status Apply(std::span<const IndexedValue> updates, size_t* applied);
   [[nodiscard]] Status Commit();
@@ -63,6 +73,20 @@ struct BufferedArray::Impl {
   // Queries (buffer_query.cc): a Corruption naming the tree file, damage
   // found while answering.
   bool IsTreeDamage(const Status& s) const;
+  // OutOfRange naming the first range outside the array.
+  [[nodiscard]] Status CheckRanges(std::span<const IndexRange> ranges) const;
+  // The summaries of `ranges` (one batch of reads), consistent with the one
+  // log sequence *as_of receives; readers retry, recover and rebuild as
+  // buffered_array.h says.
+  [[nodiscard]] Status SummarizeConsistent(std::span<const IndexRange> ranges, bool need_extremes,
+                                           std::vector<RangeSummary>* out, std::vector<QueryCost>* costs,
+                                           uint64_t* as_of);
+  // A reader's recovery or rebuild that a query found it needs.
+  // REQUIRES: tree_mutex_ held exclusively.
+  [[nodiscard]] Status RecoverForQuery(const BufferCondition& why);
+  // Drops the idle backends of query threads (the tree file was replaced).
+  void ResetIoPool();
+  void AddLateNotices(std::vector<std::string> notices);
   // Recovery (buffer_recover.cc).
   [[nodiscard]] Status Recover(std::vector<std::string>* notices);
   // Recover's first step: what the buffer on disk allows (a replay into the
@@ -116,7 +140,8 @@ struct BufferedArray::Impl {
   const std::string tree_path_;
   bool tree_writable_ = false;           // tree_ is mapped writable (readers: when they may)
   OpenReport open_report_;
-  std::vector<std::string> late_notices_;  // for TakeNotices
+  std::vector<std::string> late_notices_;  // for TakeNotices; guarded by notices_mutex_
+  std::mutex notices_mutex_;
   std::string forced_rebuild_;             // damage a query found: Recover rebuilds for it
   const BufferedArrayOptions options_;
   std::unique_ptr<WriterLock> lock_;     // writers: the array's writer lock
@@ -125,6 +150,23 @@ struct BufferedArray::Impl {
   const std::unique_ptr<TreeMaintenance> maintenance_;  // keeps tree_ equal to the array as updates land
   bool dirty_ = false;                   // changes since the last Commit
   std::vector<LogRecord> records_;       // the chunk being applied
+
+  // ---- readers' queries from several threads (buffer_query.cc) ----
+  // A batch answers this many ranges per consistent read (bounds the memory
+  // of one batch, and the work a writer's chunk can make a reader redo).
+  static constexpr size_t kBatchChunk = 256;
+  // Shared by every query; exclusive to whatever replaces or rewrites tree_
+  // (a reopen, a recovery, a rebuild for damage).
+  std::shared_mutex tree_mutex_;
+  // A query thread's own backends for the array and the tree file.
+  struct QueryBackends {
+    std::unique_ptr<IoBackend> array;
+    std::unique_ptr<IoBackend> tree;
+  };
+  class IoLease;
+  std::atomic<bool> primary_io_busy_{false};  // a query is reading through array_->io() and tree_->io()
+  std::mutex io_pool_mutex_;
+  std::vector<std::unique_ptr<QueryBackends>> io_pool_;  // idle; guarded by io_pool_mutex_
 };
 
 }  // namespace momenta

@@ -167,9 +167,14 @@ Result<std::unique_ptr<MomentTree>> MomentTree::Open(const std::string& path, bo
   tree_io.direct = false;
   auto backend = OpenIoBackend(path, tree_io);
   if (!backend.ok()) return backend.status();
-  return std::unique_ptr<MomentTree>(new MomentTree(std::move(file).value(), std::move(backend).value(),
-                                                    std::move(layout), static_cast<int>(h.order),
-                                                    /*bind_slot=*/h.version >= 3));
+  std::unique_ptr<MomentTree> tree(new MomentTree(std::move(file).value(), std::move(backend).value(),
+                                                  std::move(layout), static_cast<int>(h.order),
+                                                  /*bind_slot=*/h.version >= 3));
+  // The RAM tier is read in one batch now rather than faulted in a page at
+  // a time by the first queries (it is what every query touches).
+  if (tree->layout_.levels() > 0 && tree->layout_.ram_nodes() > 0)
+    tree->file_->Populate(tree->NodeOffset(tree->layout_.ram_from(), 0), tree->ram_tier_bytes());
+  return tree;
 }
 
 Status MomentTree::FlushHeader() {

@@ -7,6 +7,8 @@
 #include <memory>
 #include <vector>
 
+#include "storage/read_coalescing.h"
+
 namespace momenta {
 namespace {
 
@@ -135,10 +137,11 @@ NodeReads PlanNodeReads(const MomentTree& tree, const TreeLayout::Plan& plan, co
 // right.
 class Combiner {
  public:
-  Combiner(MomentTree& tree, ArrayFile& array, const ArrayReads& array_reads, const NodeReads& nodes,
-           size_t first_complement, QueryCost& c)
+  Combiner(MomentTree& tree, ArrayFile& array, IoBackend& array_io, const ArrayReads& array_reads,
+           const NodeReads& nodes, size_t first_complement, QueryCost& c)
       : tree_(tree),
         array_(array),
+        array_io_(array_io),
         layout_(tree.layout()),
         order_(tree.order()),
         array_reads_(array_reads),
@@ -188,7 +191,7 @@ class Combiner {
   // the complement from the leaf would lose the variance.
   RangeSummary DirectSummary(uint64_t begin, uint64_t end) {
     std::vector<char> bytes((end - begin) * array_.itemsize());
-    direct_status_ = array_.ReadRaw(begin, end - begin, bytes.data());
+    direct_status_ = array_io_.Read(array_.ByteOffset(begin), bytes.size(), bytes.data());
     c_.array_bytes += bytes.size();
     c_.requests += 1;
     if (!direct_status_.ok()) return RangeSummary(order_);
@@ -197,6 +200,7 @@ class Combiner {
 
   MomentTree& tree_;
   ArrayFile& array_;
+  IoBackend& array_io_;  // the query's backend for the array (QueryIo)
   const TreeLayout& layout_;
   const int order_;
   const ArrayReads& array_reads_;
@@ -238,36 +242,47 @@ RangeSummary Combiner::PieceSummary(const RawPiece& r, bool left_side) {
   return part;
 }
 
-}  // namespace
+// One range of a batch between its planning and its answer.
+struct PlannedQuery {
+  TreeLayout::Plan plan;
+  std::vector<RawPiece> raw;
+  ArrayReads array_reads;
+  NodeReads nodes;
+};
 
-Result<RangeSummary> SummarizeRange(MomentTree& tree, ArrayFile& array, uint64_t p, uint64_t q,
-                                    bool need_extremes, QueryCost* cost) {
+// Steps 1-3 of a query: what it reads. Empty ranges plan nothing.
+Status PlanQuery(MomentTree& tree, ArrayFile& array, uint64_t p, uint64_t q, bool need_extremes,
+                 PlannedQuery& out, QueryCost& c) {
   assert(p <= q && q <= array.length());
-  QueryCost local;
-  QueryCost& c = cost ? *cost : local;
   c = QueryCost{};
+  if (p == q) return Status::OK();
   const TreeLayout& layout = tree.layout();
-  const int order = tree.order();
-  if (p == q) return RangeSummary(order);
-  const TreeLayout::Plan plan = layout.Decompose(p, q);
-
+  out.plan = layout.Decompose(p, q);
   // 1. The raw pieces, on their shorter side where that is allowed.
-  std::vector<RawPiece> raw = PlanRawPieces(layout, plan, need_extremes);
+  out.raw = PlanRawPieces(layout, out.plan, need_extremes);
   // 2. Array reads, widened to aligned pages.
-  auto array_reads = PlanArrayReads(array, raw);
+  auto array_reads = PlanArrayReads(array, out.raw);
   if (!array_reads.ok()) return array_reads.status();
+  out.array_reads = std::move(array_reads).value();
   // 3. Disk-tier reads: every run below the RAM tier, and the leaves the
   // shorter-side pieces subtract from.
-  const NodeReads nodes = PlanNodeReads(tree, plan, raw, c);
-  for (const ReadRequest& r : array_reads->reads) c.array_bytes += r.length;
-  c.requests = array_reads->reads.size() + nodes.reads.size();
+  out.nodes = PlanNodeReads(tree, out.plan, out.raw, c);
+  for (const ReadRequest& r : out.array_reads.reads) c.array_bytes += r.length;
+  c.requests = out.array_reads.reads.size() + out.nodes.reads.size();
+  return Status::OK();
+}
 
-  // 4. One batch for everything.
-  MOMENTA_RETURN_IF_ERROR(array.io().ReadBatchWith(array_reads->reads, tree.io(), nodes.reads));
-
+// Steps 5-6, once the planned reads landed.
+Result<RangeSummary> FinishQuery(MomentTree& tree, ArrayFile& array, IoBackend& array_io, uint64_t p, uint64_t q,
+                                 const PlannedQuery& planned, QueryCost& c) {
+  const int order = tree.order();
+  if (p == q) return RangeSummary(order);
+  const TreeLayout::Plan& plan = planned.plan;
+  const NodeReads& nodes = planned.nodes;
+  const std::vector<RawPiece>& raw = planned.raw;
   // 5. Every node the answer takes passes its check first (a run of
   // siblings shares one parent: the memo checks it once).
-  Combiner combine(tree, array, *array_reads, nodes, plan.runs.size(), c);
+  Combiner combine(tree, array, array_io, planned.array_reads, nodes, plan.runs.size(), c);
   for (const NodeSource& s : nodes.sources) {
     MomentTree::ParentMemo memo;
     for (uint64_t k = 0; k < s.count; ++k)
@@ -284,6 +299,52 @@ Result<RangeSummary> SummarizeRange(MomentTree& tree, ArrayFile& array, uint64_t
   if (next_raw < raw.size()) acc = Merge(acc, combine.PieceSummary(raw[next_raw++], /*left_side=*/false));
   MOMENTA_RETURN_IF_ERROR(combine.status());
   return acc;
+}
+
+}  // namespace
+
+Result<RangeSummary> SummarizeRange(MomentTree& tree, ArrayFile& array, uint64_t p, uint64_t q,
+                                    bool need_extremes, QueryCost* cost) {
+  assert(p <= q && q <= array.length());
+  QueryCost local;
+  QueryCost& c = cost ? *cost : local;
+  PlannedQuery planned;
+  MOMENTA_RETURN_IF_ERROR(PlanQuery(tree, array, p, q, need_extremes, planned, c));
+  if (p == q) return RangeSummary(tree.order());
+  // 4. One batch for everything.
+  MOMENTA_RETURN_IF_ERROR(array.io().ReadBatchWith(planned.array_reads.reads, tree.io(), planned.nodes.reads));
+  return FinishQuery(tree, array, array.io(), p, q, planned, c);
+}
+
+Status SummarizeRanges(MomentTree& tree, ArrayFile& array, std::span<const IndexRange> ranges, bool need_extremes,
+                       std::vector<RangeSummary>* out, std::vector<QueryCost>* costs, QueryIo io) {
+  IoBackend& array_io = io.array ? *io.array : array.io();
+  IoBackend& tree_io = io.tree ? *io.tree : tree.io();
+  std::vector<QueryCost> local;
+  std::vector<QueryCost>& c = costs ? *costs : local;
+  c.assign(ranges.size(), QueryCost{});
+  std::vector<PlannedQuery> planned(ranges.size());
+  std::vector<ReadRequest> array_reads, node_reads;
+  for (size_t k = 0; k < ranges.size(); ++k) {
+    assert(ranges[k].begin <= ranges[k].end && ranges[k].end <= array.length());
+    MOMENTA_RETURN_IF_ERROR(PlanQuery(tree, array, ranges[k].begin, ranges[k].end, need_extremes, planned[k], c[k]));
+    array_reads.insert(array_reads.end(), planned[k].array_reads.reads.begin(), planned[k].array_reads.reads.end());
+    node_reads.insert(node_reads.end(), planned[k].nodes.reads.begin(), planned[k].nodes.reads.end());
+  }
+  // 4. One batch for every range, overlapping and touching reads merged.
+  const CoalescedReads array_batch(array_reads), node_batch(node_reads);
+  if (!array_batch.ok() || !node_batch.ok()) return Status::IOError(array.path(), "out of memory for a batch of queries");
+  MOMENTA_RETURN_IF_ERROR(array_io.ReadBatchWith(array_batch.reads(), tree_io, node_batch.reads()));
+  array_batch.Scatter();
+  node_batch.Scatter();
+  out->clear();
+  out->reserve(ranges.size());
+  for (size_t k = 0; k < ranges.size(); ++k) {
+    auto summary = FinishQuery(tree, array, array_io, ranges[k].begin, ranges[k].end, planned[k], c[k]);
+    if (!summary.ok()) return summary.status();
+    out->push_back(std::move(summary).value());
+  }
+  return Status::OK();
 }
 
 }  // namespace momenta

@@ -10,9 +10,16 @@
 // subtraction could lose the part's variance (its error bound is not within
 // 1e-10 of the part's own Σ(a − mean)²), the part is read and summarised
 // directly: one more read after the batch, only then.
+//
+// A batch of ranges (SummarizeRanges) is planned range by range, then every
+// read of every range goes out in one batch as well, coalesced per file
+// (storage/read_coalescing.h: adjacent ranges share their edge leaves), so
+// the device sees them at its queue depth.
 #pragma once
 
 #include <cstdint>
+#include <span>
+#include <vector>
 
 #include "buffers/moment_tree.h"
 #include "buffers/range_summary.h"
@@ -28,5 +35,22 @@ namespace momenta {
 // REQUIRES: p <= q <= array.length(); tree describes array
 Result<RangeSummary> SummarizeRange(MomentTree& tree, ArrayFile& array, uint64_t p, uint64_t q,
                                     bool need_extremes, QueryCost* cost = nullptr);
+
+// The backends a query reads through; null: the array's and the tree's own.
+// (A thread sharing a read-only BufferedArray brings backends of its own:
+// one backend serves one thread at a time.)
+struct QueryIo {
+  IoBackend* array = nullptr;
+  IoBackend* tree = nullptr;
+};
+
+// The summaries of ranges[k], in order, into *out (resized to ranges.size());
+// costs (optional) receives each range's QueryCost, whose requests count the
+// range's own reads before coalescing. Same checks as SummarizeRange; an
+// error (I/O, a damaged node) gives no answers at all.
+// REQUIRES: begin <= end <= array.length() for every range; tree describes array
+[[nodiscard]] Status SummarizeRanges(MomentTree& tree, ArrayFile& array, std::span<const IndexRange> ranges,
+                                     bool need_extremes, std::vector<RangeSummary>* out,
+                                     std::vector<QueryCost>* costs = nullptr, QueryIo io = {});
 
 }  // namespace momenta

@@ -161,4 +161,12 @@ struct QueryCost {
   uint64_t requests = 0;     // read requests in the query's batch
 };
 
+// A half-open range of element indices [begin, end): one query of a batch.
+struct IndexRange {
+  uint64_t begin = 0;
+  uint64_t end = 0;
+  uint64_t size() const { return end - begin; }
+  bool operator==(const IndexRange&) const = default;
+};
+
 }  // namespace momenta

@@ -96,6 +96,12 @@ struct IoOptions {
   // offset, length and buffer meet the file's direct-I/O alignment; others go
   // through the page cache. Off: always the page cache.
   bool direct = true;
+  // io_uring only: each read of a batch first asks the page cache without
+  // waiting (preadv2 RWF_NOWAIT); only what it does not hold goes to the
+  // device (O_DIRECT where aligned). A warm query then costs a few system
+  // calls instead of a device round trip; a cold one, one failed call more
+  // per read.
+  bool cache_first = true;
 };
 
 // Opens an existing file with the requested backend. With kAuto, io_uring is

@@ -94,6 +94,18 @@ void MappedFile::Prefetch(uint64_t offset, uint64_t length) {
   (void)::posix_fadvise(fd_, static_cast<off_t>(offset), static_cast<off_t>(length), POSIX_FADV_WILLNEED);
 }
 
+void MappedFile::Populate(uint64_t offset, uint64_t length) {
+#ifndef MADV_POPULATE_READ
+  constexpr int MADV_POPULATE_READ = 22;  // Linux 5.14 (uapi/asm-generic/mman-common.h)
+#endif
+  const uint64_t page = static_cast<uint64_t>(::sysconf(_SC_PAGESIZE));
+  const uint64_t begin = offset / page * page;
+  const uint64_t end = std::min(size_, offset + length);
+  if (end <= begin) return;
+  Prefetch(begin, end - begin);
+  (void)::madvise(data_ + begin, end - begin, MADV_POPULATE_READ);
+}
+
 void MappedFile::Recache(uint64_t offset, uint64_t length) {
   (void)::posix_fadvise(fd_, static_cast<off_t>(offset), static_cast<off_t>(length), POSIX_FADV_DONTNEED);
   (void)::posix_fadvise(fd_, static_cast<off_t>(offset), static_cast<off_t>(length), POSIX_FADV_WILLNEED);

@@ -64,6 +64,13 @@ class MappedFile {
   // Starts reading the uncached pages of [offset, offset + length) in one go
   // (under MADV_RANDOM, faults would read them a page at a time).
   void Prefetch(uint64_t offset, uint64_t length);
+  // Maps [offset, offset + length) in now, so that later loads do not fault:
+  // its uncached pages are read in one go (POSIX_FADV_WILLNEED), then the
+  // page tables filled (MADV_POPULATE_READ, which waits for those reads). A
+  // reader's first query would otherwise fault the pages in one at a time,
+  // each a synchronous read. Best effort: before Linux 5.14 (EINVAL) the
+  // pages fault in as before; a hole maps the zero page.
+  void Populate(uint64_t offset, uint64_t length);
 
  private:
   struct Impl;

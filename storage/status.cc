@@ -45,6 +45,13 @@ Status Status::WithNote(std::string_view note) const {
   return s;
 }
 
+Status Status::WithContext(std::string_view context) const {
+  if (ok() || context.empty()) return *this;
+  Status s = *this;
+  s.text_.insert(0, std::string(context) + ": ");
+  return s;
+}
+
 std::string Status::ToString() const {
   if (ok()) return "OK";
   std::string out(KindName(code_));

@@ -64,6 +64,9 @@ class [[nodiscard]] Status {
   // The same error (code, errno) with " (<note>)" after its message, e.g.
   // "IO error: a.npy: No space left on device (nothing was applied)". OK stays OK.
   Status WithNote(std::string_view note) const;
+  // The same error with "<context>: " before its text, e.g. "Invalid
+  // argument: a.npy: var: the range is empty". OK stays OK.
+  Status WithContext(std::string_view context) const;
 
  private:
   Status(Code code, std::string_view context, std::string_view msg);

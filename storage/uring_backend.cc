@@ -2,7 +2,8 @@
 // flight across a batch of any length: a sliding window that submits the next
 // request as each completion arrives. Each SQE carries its own request state
 // (user_data -> Op); a short read is resubmitted for its remainder, 0 bytes is
-// end of file, -EAGAIN / -EINTR are retried, other errors go through
+// end of file, -EAGAIN / -EINTR are retried, -EIO of an O_DIRECT read is
+// retried once through the page cache (below), other errors go through
 // Status::FromErrno so the message reads as it would from pread.
 //
 // Two descriptors: a buffered one, and (when IoOptions::direct and the file
@@ -11,6 +12,12 @@
 // other (a NumPy file's data starts at byte 128, so most of its ranges) goes
 // through the page cache. The two are coherent on Linux: a direct read first
 // writes back dirty page-cache pages of its range.
+//
+// Cache first (IoOptions::cache_first): before a request goes to the ring,
+// one preadv2(RWF_NOWAIT) on the buffered descriptor takes what the page
+// cache holds without waiting; a request it fills never reaches the ring,
+// one it fills in part continues there for its remainder. A file system
+// that refuses RWF_NOWAIT (EOPNOTSUPP) turns it off for the backend.
 //
 // ReadBatchWith another io_uring backend runs both files' reads through this
 // backend's ring in one window (a query's array ends and buffer nodes), with
@@ -23,6 +30,7 @@
 // Compiled only when liburing is found (MOMENTA_HAVE_URING).
 #include <fcntl.h>
 #include <liburing.h>
+#include <sys/uio.h>
 
 #include <algorithm>
 #include <cassert>
@@ -75,10 +83,11 @@ class Ring {
 class UringBackend final : public FdBackend {
  public:
   UringBackend(std::string path, FileDescriptor buffered, FileDescriptor direct,
-               DirectIoAlignment align, unsigned depth)
+               DirectIoAlignment align, unsigned depth, bool cache_first)
       : FdBackend(std::move(path), std::move(buffered)),
         direct_fd_(std::move(direct)),
         align_(align),
+        cache_first_(cache_first),
         ops_(depth) {
     free_.reserve(depth);
     for (Op& op : ops_) free_.push_back(&op);
@@ -120,14 +129,35 @@ class UringBackend final : public FdBackend {
   // One request in flight. Its address is the SQE's user_data.
   struct Op {
     const ReadRequest* request = nullptr;
-    const UringBackend* file = nullptr;  // whose descriptors the read uses
+    UringBackend* file = nullptr;  // whose descriptors the read uses
     size_t done = 0;  // bytes [0, done) of the request are filled
+    bool direct = false;    // the SQE in flight reads through O_DIRECT
+    bool buffered = false;  // from now on through the page cache (an O_DIRECT read failed)
   };
 
   // Reads `mine` from this file and `theirs` from `peer` (may be null) through
   // this backend's ring, up to its queue depth in flight.
-  Status RunBatch(std::span<const ReadRequest> mine, const UringBackend* peer,
-                  std::span<const ReadRequest> theirs);
+  Status RunBatch(std::span<const ReadRequest> mine, UringBackend* peer, std::span<const ReadRequest> theirs);
+
+  // Takes what the page cache holds of `op`'s remainder without waiting
+  // (op->done grows). True when that filled the request; an error of the
+  // call other than a miss is left for the ring's read to report.
+  bool TakeCached(Op* op) {
+    const ReadRequest& r = *op->request;
+    UringBackend& file = *op->file;
+    if (!file.cache_first_) return false;
+    while (op->done < r.length) {
+      iovec iov{r.dest + op->done, std::min(r.length - op->done, kMaxSqeBytes)};
+      const ssize_t n = ::preadv2(file.fd(), &iov, 1, static_cast<off_t>(r.offset + op->done), RWF_NOWAIT);
+      if (n > 0) {
+        op->done += static_cast<size_t>(n);
+        continue;
+      }
+      if (n < 0 && errno == EOPNOTSUPP) file.cache_first_ = false;
+      return false;  // a miss (EAGAIN), the end of the file or an error: the ring decides
+    }
+    return true;
+  }
 
   bool DirectOk(uint64_t offset, size_t length, const char* dest) const {
     return direct_fd_.valid() && offset % align_.offset == 0 && length % align_.offset == 0 &&
@@ -142,7 +172,8 @@ class UringBackend final : public FdBackend {
     const uint64_t offset = r.offset + op->done;
     char* dest = r.dest + op->done;
     size_t length = std::min(r.length - op->done, kMaxSqeBytes);
-    const bool direct = file.DirectOk(offset, length, dest);
+    const bool direct = !op->buffered && file.DirectOk(offset, length, dest);
+    op->direct = direct;
     io_uring_sqe* sqe = io_uring_get_sqe(ring_.get());
     assert(sqe != nullptr && "more ops in flight than submission slots");
     const int index = direct ? 1 : 0;
@@ -158,6 +189,7 @@ class UringBackend final : public FdBackend {
 
   const FileDescriptor direct_fd_;  // invalid when O_DIRECT is off or refused
   const DirectIoAlignment align_;   // meaningful only when direct_fd_ is valid
+  bool cache_first_;                // IoOptions::cache_first, until the file system refuses RWF_NOWAIT
   Ring ring_;
   bool fixed_files_ = false;   // fds registered: index 0 buffered, 1 direct
   std::vector<Op> ops_;        // queue_depth slots, never resized (SQEs point into it)
@@ -173,7 +205,7 @@ class UringBackend final : public FdBackend {
 // the whole window back at once and idle while we hand it over again; the
 // trickle keeps it streaming. fio submits the same way by default; batching
 // the refills cost about a fifth of the random-read IOPS in bench/README.md.
-Status UringBackend::RunBatch(std::span<const ReadRequest> mine, const UringBackend* peer,
+Status UringBackend::RunBatch(std::span<const ReadRequest> mine, UringBackend* peer,
                               std::span<const ReadRequest> theirs) {
   if (!broken_.ok()) return broken_;
   io_uring* ring = ring_.get();
@@ -186,13 +218,20 @@ Status UringBackend::RunBatch(std::span<const ReadRequest> mine, const UringBack
   };
   // Gives `op` the next non-empty request and queues its SQE; false when
   // there is none (or an error stopped the batch).
+  // Requests the page cache fills whole never take a slot of the ring.
   auto take_next = [&](Op* op) {
-    while (next < total && request_at(next).length == 0) ++next;
-    if (!error.ok() || next == total) return false;
-    const UringBackend* file = next < mine.size() ? this : peer;
-    *op = Op{&request_at(next++), file, 0};
-    Queue(op);
-    return true;
+    while (error.ok() && next < total) {
+      if (request_at(next).length == 0) {
+        ++next;
+        continue;
+      }
+      UringBackend* file = next < mine.size() ? this : peer;
+      *op = Op{&request_at(next++), file, 0, false, false};
+      if (TakeCached(op)) continue;
+      Queue(op);
+      return true;
+    }
+    return false;
   };
 
   while (!free_.empty() && take_next(free_.back())) {
@@ -222,6 +261,13 @@ Status UringBackend::RunBatch(std::span<const ReadRequest> mine, const UringBack
         again = op->done < r.length && error.ok();  // short read: ask for the rest
       } else if (res == -EAGAIN || res == -EINTR) {
         again = error.ok();
+      } else if (res == -EIO && op->direct && error.ok()) {
+        // An O_DIRECT read that raced a writer's stores through its mapping
+        // can fail with EIO ("Direct I/O collision with buffered writes" in
+        // the kernel log) though the device is fine: the same bytes are asked
+        // again through the page cache, where a real media error fails too.
+        op->buffered = true;
+        again = true;
       } else if (error.ok()) {
         error = res == 0 ? ReadPastEnd(op->file->path(), r.offset, r.length)
                          : Status::FromErrno(op->file->path(), -res);
@@ -260,7 +306,7 @@ Result<std::unique_ptr<IoBackend>> OpenUringBackend(const std::string& path,
 
   const unsigned depth = std::clamp(options.queue_depth, 1u, kMaxDepth);
   auto backend = std::make_unique<UringBackend>(path, std::move(buffered).value(),
-                                                std::move(direct), align, depth);
+                                                std::move(direct), align, depth, options.cache_first);
   if (int rc = backend->Start(depth); rc != 0) {
     char buf[128];
     const char* reason = strerror_r(-rc, buf, sizeof buf);  // GNU: returns the text

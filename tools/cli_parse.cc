@@ -81,14 +81,14 @@ Result<double> ParseFinite(std::string_view text, std::string_view what) {
   return v;
 }
 
-Result<IndexRange> ParseRange(std::string_view text, uint64_t length) {
+Result<IndexRange> ParseRange(std::string_view text, uint64_t length, std::string_view what) {
   size_t colon = text.find(':');
   if (colon == std::string_view::npos || text.find(':', colon + 1) != std::string_view::npos)
-    return Status::InvalidArgument("--range", Quoted(text).append(" is not of the form P:Q"));
+    return Status::InvalidArgument(what, Quoted(text).append(" is not of the form P:Q"));
   const int64_t n = static_cast<int64_t>(length);
   auto side = [&](std::string_view s, int64_t dflt) -> Result<int64_t> {
     if (s.empty()) return dflt;
-    return ParseIndex(s, "--range");
+    return ParseIndex(s, what);
   };
   auto p = side(text.substr(0, colon), 0);
   auto q = side(text.substr(colon + 1), n);
@@ -98,7 +98,7 @@ Result<IndexRange> ParseRange(std::string_view text, uint64_t length) {
   int64_t b = *p < 0 ? *p + n : *p;
   int64_t e = *q < 0 ? *q + n : *q;
   if (b < 0 || e < 0 || b > n || e > n || b > e)
-    return Status::OutOfRange("--range", Quoted(text)
+    return Status::OutOfRange(what, Quoted(text)
                                              .append(" is not a range of the array (length ")
                                              .append(std::to_string(length))
                                              .append(")"));

@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "buffers/range_summary.h"  // IndexRange
 #include "storage/status.h"
 
 namespace momenta::cli {
@@ -33,13 +34,9 @@ Result<double> ParseFinite(std::string_view text, std::string_view what);
 // either side may be empty (0 / length), any ParseIndex form ("1000",
 // "2^30", "-2^10"; negative counts from the end).
 // Malformed text -> InvalidArgument (a usage error); P > Q or outside the
-// array -> OutOfRange (a runtime error). REQUIRES: length <= 2^63 - 1
-struct IndexRange {
-  uint64_t begin = 0;
-  uint64_t end = 0;
-  uint64_t size() const { return end - begin; }
-};
-Result<IndexRange> ParseRange(std::string_view text, uint64_t length);
+// array -> OutOfRange (a runtime error). Errors name `what` (the flag, or a
+// line of a file). REQUIRES: length <= 2^63 - 1
+Result<IndexRange> ParseRange(std::string_view text, uint64_t length, std::string_view what = "--range");
 
 // --ram-budget: "65536", "64K", "1M", "2G" (or lower case), "2^20"; at most
 // 2^63 bytes. Empty text is 0 (the default budget).

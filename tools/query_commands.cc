@@ -18,20 +18,12 @@
 #include "tools/buffer_options.h"
 #include "tools/commands.h"
 #include "storage/json_writer.h"
+#include "tools/query_answers.h"
+#include "tools/query_batch.h"
 #include "tools/update_parse.h"
 
 namespace momenta::cli {
 namespace {
-
-// Shortest round-trip text; NaN is "nan" whatever its sign bit, infinities
-// "inf" and "-inf" (as NumPy prints them).
-std::string FormatNumber(long double v) {
-  if (std::isnan(v)) return "nan";
-  char buf[40];
-  const double d = static_cast<double>(v);
-  auto res = std::to_chars(buf, buf + sizeof buf, d);
-  return std::string(buf, res.ptr);
-}
 
 // ---- query -----------------------------------------------------------------
 
@@ -45,6 +37,10 @@ struct QueryArgs {
   int degree = 1;
   int ddof = 0;
   bool skipna = false;
+  std::string ranges;       // --ranges FILE|-
+  std::string on_error = "stop";
+  uint64_t bins = 0;        // --bins K (0: not given)
+  bool snap = false;
 };
 
 int RunQuery(const QueryArgs& a) {
@@ -64,46 +60,34 @@ int RunQuery(const QueryArgs& a) {
     if (!c.ok()) return UsageFail(c.status().ToString());
     params.about = *c;
   }
+  if (a.range.empty() == a.ranges.empty()) return UsageFail("query: give either --range P:Q or --ranges FILE");
+  if (!a.ranges.empty() && a.bins > 0) return UsageFail("query: --bins splits one --range, not --ranges");
+  if (a.snap && a.bins == 0) return UsageFail("query: --snap moves the edges of --bins");
+  if (a.on_error != "stop" && a.on_error != "skip")
+    return UsageFail("--on-error: '" + a.on_error + "' is neither stop nor skip");
   InstallCancelHandlers();  // a rebuild on open stops at a chunk and removes its tree.new-PID
   auto ba = OpenBuffered(a.path, a.common, /*writable=*/false);
   if (!ba.ok()) return FailOrInterrupted(ba.status());
+  const QuerySpec spec{a.path, stats, params, a.common.json};
+  if (!a.ranges.empty()) return AnswerRangeLines(**ba, spec, a.ranges, a.on_error == "skip");
   auto range = ParseRange(a.range, (*ba)->length());
   if (!range.ok()) {
     if (range.status().code() == Status::Code::kInvalidArgument) return FailParse(range.status());
     return Fail(Status::OutOfRange(a.path, "range " + a.range + " is outside the array (length " +
                                                std::to_string((*ba)->length()) + ")"));
   }
+  if (a.bins > 0) return AnswerBins(**ba, spec, *range, a.bins, a.snap);
   Stopwatch timer;
   QueryCost cost;
   auto summary = (*ba)->Summarize(range->begin, range->end, NeedsExtremes(stats), &cost);
   for (const auto& n : (*ba)->TakeNotices()) PrintNotice(n);
   if (!summary.ok()) return Fail(summary.status());
-  std::vector<StatAnswer> answers;
-  for (Stat s : stats) {
-    auto answer = ComputeStat(s, params, *summary, range->begin, (*ba)->array().dtype());
-    if (!answer.ok()) return Fail(Status::InvalidArgument(a.path, answer.status().ToString()));
-    answers.push_back(*answer);
-  }
+  auto answers = AnswerStats(stats, params, *summary, *range, (*ba)->array().dtype());
+  if (!answers.ok()) return Fail(answers.status().WithContext(a.path));
   const double micros = timer.ElapsedMicros();
-  auto value_text = [](const StatAnswer& ans, size_t k) {
-    return ans.is_integer ? Int128ToString(ans.integer) : FormatNumber(ans.values[k]);
-  };
   if (a.common.json) {
-    std::string out = "{\"path\":" + JsonWriter().String(a.path).str() + ",\"range\":[" +
-                      std::to_string(range->begin) + "," + std::to_string(range->end) + "],\"stats\":{";
-    for (size_t s = 0; s < answers.size(); ++s) {
-      if (s) out += ',';
-      out += JsonWriter().String(StatName(answers[s].stat)).str() + ":";
-      const bool list = answers[s].stat == Stat::kMoments || answers[s].stat == Stat::kPolyfit;
-      if (list) out += '[';
-      for (size_t k = 0; k < answers[s].values.size(); ++k) {
-        if (k) out += ',';
-        const long double v = answers[s].values[k];
-        if (answers[s].is_integer || std::isfinite(v)) out += value_text(answers[s], k);
-        else out += JsonWriter().Double(static_cast<double>(v)).str();  // "NaN", "Infinity", "-Infinity"
-      }
-      if (list) out += ']';
-    }
+    std::string out = "{\"path\":" + JsonWriter().String(a.path).str() + ",\"range\":" + RangeJson(*range) +
+                      ",\"stats\":" + StatsJson(*answers);
     JsonWriter tail;
     tail.BeginObject().Key("elapsed_us").Double(micros).Key("array_bytes_read").UInt(cost.array_bytes);
     tail.Key("tier_bytes_read").UInt(cost.tier_bytes).Key("read_requests").UInt(cost.requests);
@@ -115,15 +99,11 @@ int RunQuery(const QueryArgs& a) {
       tail.Key("rebuild_reason").String(opened.full_pass_reason).Key("rebuild_us").Double(opened.full_pass_seconds * 1e6)
           .Key("rebuild_bytes_read").UInt(opened.full_pass_bytes_read);
     tail.Key("replayed").UInt(opened.replayed).Key("recovered").Bool(opened.recovered).EndObject().EndObject();
-    out += "}," + tail.str().substr(1) + "\n";
+    out += "," + tail.str().substr(1) + "\n";
     std::fwrite(out.data(), 1, out.size(), stdout);
     return kExitOk;
   }
-  for (const StatAnswer& ans : answers) {
-    std::string line(StatName(ans.stat));
-    for (size_t k = 0; k < ans.values.size(); ++k) line += " " + value_text(ans, k);
-    std::printf("%s\n", line.c_str());
-  }
+  std::printf("%s\n", StatsText(*answers, "\n").c_str());
   std::fprintf(stderr, "(%.0f us; read %s from the array and %s from the disk tier in %llu requests)\n", micros,
                FormatBytes(cost.array_bytes).c_str(), FormatBytes(cost.tier_bytes).c_str(),
                static_cast<unsigned long long>(cost.requests));
@@ -197,7 +177,15 @@ void RegisterQueryCommands(CLI::App& app, Command* run) {
     auto a = std::make_shared<QueryArgs>();
     CLI::App* sub = app.add_subcommand("query", "range statistics over [P, Q) from the moment buffer");
     sub->add_option("PATH", a->path, "array file (.npy)")->required();
-    sub->add_option("--range,-r", a->range, "half-open slice P:Q (negative counts from the end)")->required();
+    sub->add_option("--range,-r", a->range, "half-open slice P:Q (negative counts from the end)");
+    sub->add_option("--ranges", a->ranges,
+                    "FILE or - (stdin): one range per line, P:Q or {\"range\":[P,Q],\"stat\":[...]}; "
+                    "one answer per line, in order, each batch of ready lines read together");
+    sub->add_option("--on-error", a->on_error,
+                    "--ranges: stop at a bad line (default), or skip: answer it with its error, exit 1 at the end");
+    NonNegative(sub->add_option("--bins", a->bins,
+                                "split --range into K equal bins and answer each (an overview: one line per bin)"));
+    sub->add_flag("--snap", a->snap, "--bins: move each edge to the nearest leaf boundary (no raw element is read)");
     sub->add_option("--stat,-s", a->stats,
                     "sum count mean var std moment moments com spread polyfit min max (repeat for several)")
         ->required();
@@ -216,6 +204,8 @@ void RegisterQueryCommands(CLI::App& app, Command* run) {
                   "(count: the non-NaN cells; infinities are kept)");
     AddCommonOptions(sub, &a->common);
     sub->footer("Example: momenta query big.npy --range 1000:2^30 --stat mean --stat std --stat polyfit --degree 2\n"
+                "         momenta query big.npy --ranges ranges.txt --stat sum --json\n"
+                "         momenta query big.npy --range 0:2^40 --bins 1000 --snap --stat mean --stat min --stat max\n"
                 "An empty range gives count 0 and sum 0; statistics that divide by the count fail on it.\n"
                 "NaN and infinity are answered as NumPy does: sum mean var std min max as np.sum np.mean np.var\n"
                 "np.std np.min np.max (a NaN gives NaN; inf - inf is NaN; var and std with an infinity are NaN).\n"

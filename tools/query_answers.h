@@ -1,0 +1,33 @@
+// The answers of `momenta query`: statistics computed from a range's summary
+// and written as text or JSON, the same for one range, a batch (--ranges) and
+// an overview (--bins).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "buffers/range_summary.h"
+#include "buffers/statistics.h"
+#include "storage/dtype.h"
+#include "storage/status.h"
+
+namespace momenta::cli {
+
+// Shortest round-trip text; NaN is "nan" whatever its sign bit, infinities
+// "inf" and "-inf" (as NumPy prints them).
+std::string FormatNumber(long double v);
+
+// Every stat of `stats` over `range` (its summary), in order; the first that
+// fails gives its error (e.g. the mean of an empty range).
+Result<std::vector<StatAnswer>> AnswerStats(const std::vector<Stat>& stats, const StatParams& params,
+                                            const RangeSummary& summary, const IndexRange& range, DType dtype);
+
+// "sum 8725 mean 87.25 moments 100 8725 ...": each stat's name, then its values.
+std::string StatsText(const std::vector<StatAnswer>& answers, const char* separator);
+// {"sum":8725,"moments":[...],...}; NaN and infinities as the strings "NaN",
+// "Infinity", "-Infinity".
+std::string StatsJson(const std::vector<StatAnswer>& answers);
+// "[P,Q]"
+std::string RangeJson(const IndexRange& range);
+
+}  // namespace momenta::cli
