@@ -45,7 +45,7 @@ class BufferedArray::Impl::IoLease {
   Result<QueryIo> Take() {
     if (!impl_.primary_io_busy_.exchange(true, std::memory_order_acquire)) {
       primary_ = true;
-      return QueryIo{&impl_.array_->io(), &impl_.tree_->io()};
+      return QueryIo{&impl_.array_->io(), &impl_.tree_->io(), &impl_.primary_arena_};
     }
     {
       std::lock_guard<std::mutex> hold(impl_.io_pool_mutex_);
@@ -62,9 +62,11 @@ class BufferedArray::Impl::IoLease {
       io.direct = false;  // as MomentTree::Open reads its nodes
       auto tree = OpenIoBackend(impl_.tree_->path(), io);
       if (!tree.ok()) return tree.status();
-      pair_ = std::make_unique<QueryBackends>(QueryBackends{std::move(array).value(), std::move(tree).value()});
+      pair_ = std::make_unique<QueryBackends>();
+      pair_->array = std::move(array).value();
+      pair_->tree = std::move(tree).value();
     }
-    return QueryIo{pair_->array.get(), pair_->tree.get()};
+    return QueryIo{pair_->array.get(), pair_->tree.get(), &pair_->arena};
   }
 
  private:
@@ -133,12 +135,13 @@ Status BufferedArray::Impl::SummarizeConsistent(std::span<const IndexRange> rang
                                                 uint64_t* as_of) {
   if (log_) {  // the writer itself: nothing runs beside it in this object
     if (as_of) *as_of = tree_->header().log_sequence;
-    Status s = SummarizeRanges(*tree_, *array_, ranges, need_extremes, out, costs);
+    const QueryIo io{nullptr, nullptr, &primary_arena_};
+    Status s = SummarizeRanges(*tree_, *array_, ranges, need_extremes, out, costs, io);
     if (s.ok() || !IsTreeDamage(s)) return s;
     AddLateNotices({"rebuilding the moment buffer of " + array_->path() + ": " + s.ToString()});
     BuildStats stats;
     MOMENTA_RETURN_IF_ERROR(RebuildInPlace(OptionsOfHeader(tree_->header()), options_.progress, &stats));
-    return SummarizeRanges(*tree_, *array_, ranges, need_extremes, out, costs);
+    return SummarizeRanges(*tree_, *array_, ranges, need_extremes, out, costs, io);
   }
   // A reader: retry until no writer changed anything while we read.
   const int64_t start = MonotonicNs();

@@ -162,9 +162,11 @@ struct BufferedArray::Impl {
   struct QueryBackends {
     std::unique_ptr<IoBackend> array;
     std::unique_ptr<IoBackend> tree;
+    ReadArena arena;  // where this thread's batches land
   };
   class IoLease;
   std::atomic<bool> primary_io_busy_{false};  // a query is reading through array_->io() and tree_->io()
+  ReadArena primary_arena_;                   // the batches of that query (and of a writer's)
   std::mutex io_pool_mutex_;
   std::vector<std::unique_ptr<QueryBackends>> io_pool_;  // idle; guarded by io_pool_mutex_
 };

@@ -21,19 +21,10 @@ struct RawPiece {
   bool complement = false;  // [begin, end) is the leaf minus the wanted piece
   uint64_t leaf = 0;
   // Filled by the I/O plan:
-  uint64_t byte_begin = 0;  // aligned file range actually read
-  size_t buffer_at = 0;     // where in the array buffer that range lands
+  uint64_t byte_begin = 0;      // aligned file range actually read
+  size_t read = SIZE_MAX;       // its request among the query's array reads
+  const char* bytes = nullptr;  // once read: file byte byte_begin
 };
-
-struct FreeDeleter {
-  void operator()(char* p) const { std::free(p); }
-};
-
-std::unique_ptr<char, FreeDeleter> AlignedAlloc(size_t n) {
-  void* p = nullptr;
-  if (posix_memalign(&p, kAlign, std::max<size_t>(n, kAlign)) != 0) return nullptr;
-  return std::unique_ptr<char, FreeDeleter>(static_cast<char*>(p));
-}
 
 // The raw pieces of a plan, on their shorter side where that is allowed: a
 // partial leaf beside whole nodes may be taken as leaf − complement when the
@@ -63,46 +54,32 @@ std::vector<RawPiece> PlanRawPieces(const TreeLayout& layout, const TreeLayout::
 }
 
 // The array reads of the raw pieces, widened to aligned pages so io_uring can
-// use O_DIRECT, into one aligned buffer (each piece's byte_begin and
-// buffer_at are filled in).
-struct ArrayReads {
-  std::vector<ReadRequest> reads;
-  std::unique_ptr<char, FreeDeleter> buffer;
-};
-
-Result<ArrayReads> PlanArrayReads(ArrayFile& array, std::vector<RawPiece>& raw) {
+// use O_DIRECT (each piece's byte_begin and read are filled in).
+std::vector<ReadRequest> PlanArrayReads(ArrayFile& array, std::vector<RawPiece>& raw) {
   const uint64_t data_end = array.ByteOffset(array.length());
-  ArrayReads out;
-  size_t buffer_bytes = 0;
+  std::vector<ReadRequest> reads;
   for (RawPiece& r : raw) {
     if (r.begin == r.end) continue;
     const uint64_t b = array.ByteOffset(r.begin) / kAlign * kAlign;
     const uint64_t e = std::min((array.ByteOffset(r.end) + kAlign - 1) / kAlign * kAlign, data_end);
     r.byte_begin = b;
-    r.buffer_at = buffer_bytes;
-    out.reads.push_back({b, static_cast<size_t>(e - b), nullptr});
-    buffer_bytes += (e - b + kAlign - 1) / kAlign * kAlign;
+    r.read = reads.size();
+    reads.push_back({b, static_cast<size_t>(e - b), nullptr});
   }
-  out.buffer = AlignedAlloc(buffer_bytes);
-  if (!out.buffer) return Status::IOError(array.path(), "out of memory for a query");
-  for (size_t k = 0, at = 0; k < out.reads.size(); ++k) {
-    out.reads[k].dest = out.buffer.get() + at;
-    at += (out.reads[k].length + kAlign - 1) / kAlign * kAlign;
-  }
-  return out;
+  return reads;
 }
 
 // The nodes an answer takes: the plan's runs, then the leaves the
 // shorter-side pieces subtract from (in the order of the raw pieces). RAM-tier
-// nodes are used from the mapping; the others are read into `buffer`.
+// nodes are used from the mapping; the others are read (disk-tier reads).
 struct NodeSource {
   int level;
   uint64_t first, count;
-  size_t buffer_at;  // in node doubles; SIZE_MAX: read from the mapping
+  size_t read;                  // its request among the query's node reads; SIZE_MAX: from the mapping
+  const double* data = nullptr;  // once read: the first node's doubles
 };
 struct NodeReads {
   std::vector<NodeSource> sources;
-  std::vector<double> buffer;
   std::vector<ReadRequest> reads;
 };
 
@@ -111,25 +88,19 @@ NodeReads PlanNodeReads(const MomentTree& tree, const TreeLayout::Plan& plan, co
   const TreeLayout& layout = tree.layout();
   const size_t node_bytes = tree.codec().bytes();
   NodeReads out;
-  size_t tier_doubles = 0;
   auto add_source = [&](int level, uint64_t first, uint64_t count) {
-    const bool from_ram = layout.in_ram(level);
-    out.sources.push_back({level, first, count, from_ram ? SIZE_MAX : tier_doubles});
-    if (!from_ram) tier_doubles += count * tree.codec().doubles();
+    if (layout.in_ram(level)) {
+      out.sources.push_back({level, first, count, SIZE_MAX});
+      c.ram_nodes += count;
+      return;
+    }
+    out.sources.push_back({level, first, count, out.reads.size()});
+    out.reads.push_back({tree.NodeOffset(level, first), count * node_bytes, nullptr});
+    c.tier_bytes += count * node_bytes;
   };
   for (const auto& run : plan.runs) add_source(run.level, run.first, run.count);
   for (const RawPiece& r : raw)
     if (r.complement) add_source(1, r.leaf, 1);
-  out.buffer.resize(tier_doubles);
-  for (const NodeSource& s : out.sources) {
-    if (s.buffer_at == SIZE_MAX) {
-      c.ram_nodes += s.count;
-      continue;
-    }
-    out.reads.push_back({tree.NodeOffset(s.level, s.first), s.count * node_bytes,
-                         reinterpret_cast<char*>(out.buffer.data() + s.buffer_at)});
-    c.tier_bytes += s.count * node_bytes;
-  }
   return out;
 }
 
@@ -137,14 +108,13 @@ NodeReads PlanNodeReads(const MomentTree& tree, const TreeLayout::Plan& plan, co
 // right.
 class Combiner {
  public:
-  Combiner(MomentTree& tree, ArrayFile& array, IoBackend& array_io, const ArrayReads& array_reads,
-           const NodeReads& nodes, size_t first_complement, QueryCost& c)
+  Combiner(MomentTree& tree, ArrayFile& array, IoBackend& array_io, const NodeReads& nodes,
+           size_t first_complement, QueryCost& c)
       : tree_(tree),
         array_(array),
         array_io_(array_io),
         layout_(tree.layout()),
         order_(tree.order()),
-        array_reads_(array_reads),
         nodes_(nodes),
         complement_source_(first_complement),
         c_(c),
@@ -152,8 +122,7 @@ class Combiner {
 
   // The k-th node of source s (its bytes from the mapping or the tier buffer).
   const double* NodeBytes(const NodeSource& s, uint64_t k) const {
-    return s.buffer_at == SIZE_MAX ? tree_.Node(s.level, s.first + k)
-                                   : nodes_.buffer.data() + s.buffer_at + k * tree_.codec().doubles();
+    return s.read == SIZE_MAX ? tree_.Node(s.level, s.first + k) : s.data + k * tree_.codec().doubles();
   }
   RangeSummary NodeSummary(const NodeSource& s, uint64_t k) const {
     const uint64_t j = s.first + k;
@@ -182,7 +151,7 @@ class Combiner {
     return acc;
   }
   RangeSummary RawSummary(const RawPiece& r) {
-    const char* bytes = array_reads_.buffer.get() + r.buffer_at + (array_.ByteOffset(r.begin) - r.byte_begin);
+    const char* bytes = r.bytes + (array_.ByteOffset(r.begin) - r.byte_begin);
     const uint64_t n = r.end - r.begin;
     if (n <= scratch_.size()) return RangeSummary::OfElements(order_, array_.dtype(), bytes, n, scratch_.data());
     return OfSlices(bytes, n);
@@ -203,7 +172,6 @@ class Combiner {
   IoBackend& array_io_;  // the query's backend for the array (QueryIo)
   const TreeLayout& layout_;
   const int order_;
-  const ArrayReads& array_reads_;
   const NodeReads& nodes_;
   size_t complement_source_;  // the node source of the next complement leaf
   QueryCost& c_;
@@ -246,33 +214,30 @@ RangeSummary Combiner::PieceSummary(const RawPiece& r, bool left_side) {
 struct PlannedQuery {
   TreeLayout::Plan plan;
   std::vector<RawPiece> raw;
-  ArrayReads array_reads;
+  std::vector<ReadRequest> array_reads;
   NodeReads nodes;
 };
 
 // Steps 1-3 of a query: what it reads. Empty ranges plan nothing.
-Status PlanQuery(MomentTree& tree, ArrayFile& array, uint64_t p, uint64_t q, bool need_extremes,
-                 PlannedQuery& out, QueryCost& c) {
+void PlanQuery(MomentTree& tree, ArrayFile& array, uint64_t p, uint64_t q, bool need_extremes, PlannedQuery& out,
+               QueryCost& c) {
   assert(p <= q && q <= array.length());
   c = QueryCost{};
-  if (p == q) return Status::OK();
+  if (p == q) return;
   const TreeLayout& layout = tree.layout();
   out.plan = layout.Decompose(p, q);
   // 1. The raw pieces, on their shorter side where that is allowed.
   out.raw = PlanRawPieces(layout, out.plan, need_extremes);
   // 2. Array reads, widened to aligned pages.
-  auto array_reads = PlanArrayReads(array, out.raw);
-  if (!array_reads.ok()) return array_reads.status();
-  out.array_reads = std::move(array_reads).value();
+  out.array_reads = PlanArrayReads(array, out.raw);
   // 3. Disk-tier reads: every run below the RAM tier, and the leaves the
   // shorter-side pieces subtract from.
   out.nodes = PlanNodeReads(tree, out.plan, out.raw, c);
-  for (const ReadRequest& r : out.array_reads.reads) c.array_bytes += r.length;
-  c.requests = out.array_reads.reads.size() + out.nodes.reads.size();
-  return Status::OK();
+  for (const ReadRequest& r : out.array_reads) c.array_bytes += r.length;
+  c.requests = out.array_reads.size() + out.nodes.reads.size();
 }
 
-// Steps 5-6, once the planned reads landed.
+// Steps 5-6, once the planned reads landed (their bytes pointed to).
 Result<RangeSummary> FinishQuery(MomentTree& tree, ArrayFile& array, IoBackend& array_io, uint64_t p, uint64_t q,
                                  const PlannedQuery& planned, QueryCost& c) {
   const int order = tree.order();
@@ -282,7 +247,7 @@ Result<RangeSummary> FinishQuery(MomentTree& tree, ArrayFile& array, IoBackend& 
   const std::vector<RawPiece>& raw = planned.raw;
   // 5. Every node the answer takes passes its check first (a run of
   // siblings shares one parent: the memo checks it once).
-  Combiner combine(tree, array, array_io, planned.array_reads, nodes, plan.runs.size(), c);
+  Combiner combine(tree, array, array_io, nodes, plan.runs.size(), c);
   for (const NodeSource& s : nodes.sources) {
     MomentTree::ParentMemo memo;
     for (uint64_t k = 0; k < s.count; ++k)
@@ -306,40 +271,50 @@ Result<RangeSummary> FinishQuery(MomentTree& tree, ArrayFile& array, IoBackend& 
 Result<RangeSummary> SummarizeRange(MomentTree& tree, ArrayFile& array, uint64_t p, uint64_t q,
                                     bool need_extremes, QueryCost* cost) {
   assert(p <= q && q <= array.length());
-  QueryCost local;
-  QueryCost& c = cost ? *cost : local;
-  PlannedQuery planned;
-  MOMENTA_RETURN_IF_ERROR(PlanQuery(tree, array, p, q, need_extremes, planned, c));
-  if (p == q) return RangeSummary(tree.order());
-  // 4. One batch for everything.
-  MOMENTA_RETURN_IF_ERROR(array.io().ReadBatchWith(planned.array_reads.reads, tree.io(), planned.nodes.reads));
-  return FinishQuery(tree, array, array.io(), p, q, planned, c);
+  const IndexRange range{p, q};
+  std::vector<RangeSummary> out;
+  std::vector<QueryCost> costs;
+  MOMENTA_RETURN_IF_ERROR(SummarizeRanges(tree, array, {&range, 1}, need_extremes, &out, &costs));
+  if (cost) *cost = costs[0];
+  return std::move(out[0]);
 }
 
 Status SummarizeRanges(MomentTree& tree, ArrayFile& array, std::span<const IndexRange> ranges, bool need_extremes,
                        std::vector<RangeSummary>* out, std::vector<QueryCost>* costs, QueryIo io) {
   IoBackend& array_io = io.array ? *io.array : array.io();
   IoBackend& tree_io = io.tree ? *io.tree : tree.io();
+  ReadArena local_arena;
+  ReadArena& arena = io.arena ? *io.arena : local_arena;
   std::vector<QueryCost> local;
   std::vector<QueryCost>& c = costs ? *costs : local;
   c.assign(ranges.size(), QueryCost{});
+  // 1-3. Each range's plan; its reads appended to the batch's.
   std::vector<PlannedQuery> planned(ranges.size());
   std::vector<ReadRequest> array_reads, node_reads;
+  std::vector<size_t> array_base(ranges.size()), node_base(ranges.size());
   for (size_t k = 0; k < ranges.size(); ++k) {
     assert(ranges[k].begin <= ranges[k].end && ranges[k].end <= array.length());
-    MOMENTA_RETURN_IF_ERROR(PlanQuery(tree, array, ranges[k].begin, ranges[k].end, need_extremes, planned[k], c[k]));
-    array_reads.insert(array_reads.end(), planned[k].array_reads.reads.begin(), planned[k].array_reads.reads.end());
+    PlanQuery(tree, array, ranges[k].begin, ranges[k].end, need_extremes, planned[k], c[k]);
+    array_base[k] = array_reads.size();
+    node_base[k] = node_reads.size();
+    array_reads.insert(array_reads.end(), planned[k].array_reads.begin(), planned[k].array_reads.end());
     node_reads.insert(node_reads.end(), planned[k].nodes.reads.begin(), planned[k].nodes.reads.end());
   }
-  // 4. One batch for every range, overlapping and touching reads merged.
-  const CoalescedReads array_batch(array_reads), node_batch(node_reads);
-  if (!array_batch.ok() || !node_batch.ok()) return Status::IOError(array.path(), "out of memory for a batch of queries");
+  // 4. One batch for every range, overlapping and touching reads merged,
+  // into one arena: each piece's bytes are then found where they landed.
+  CoalescedReads array_batch(array_reads), node_batch(node_reads);
+  char* memory = arena.Reserve(array_batch.bytes() + node_batch.bytes());
+  if (memory == nullptr) return Status::IOError(array.path(), "out of memory for a batch of queries");
+  array_batch.Place(memory);
+  node_batch.Place(memory + array_batch.bytes());
   MOMENTA_RETURN_IF_ERROR(array_io.ReadBatchWith(array_batch.reads(), tree_io, node_batch.reads()));
-  array_batch.Scatter();
-  node_batch.Scatter();
   out->clear();
   out->reserve(ranges.size());
   for (size_t k = 0; k < ranges.size(); ++k) {
+    for (RawPiece& r : planned[k].raw)
+      if (r.read != SIZE_MAX) r.bytes = array_batch.Where(array_base[k] + r.read);
+    for (NodeSource& s : planned[k].nodes.sources)
+      if (s.read != SIZE_MAX) s.data = reinterpret_cast<const double*>(node_batch.Where(node_base[k] + s.read));
     auto summary = FinishQuery(tree, array, array_io, ranges[k].begin, ranges[k].end, planned[k], c[k]);
     if (!summary.ok()) return summary.status();
     out->push_back(std::move(summary).value());

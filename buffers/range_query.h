@@ -24,6 +24,7 @@
 #include "buffers/moment_tree.h"
 #include "buffers/range_summary.h"
 #include "storage/array_file.h"
+#include "storage/read_coalescing.h"
 
 namespace momenta {
 
@@ -39,9 +40,11 @@ Result<RangeSummary> SummarizeRange(MomentTree& tree, ArrayFile& array, uint64_t
 // The backends a query reads through; null: the array's and the tree's own.
 // (A thread sharing a read-only BufferedArray brings backends of its own:
 // one backend serves one thread at a time.)
+// arena: where the batch's reads land, kept from call to call (null: a new one).
 struct QueryIo {
   IoBackend* array = nullptr;
   IoBackend* tree = nullptr;
+  ReadArena* arena = nullptr;
 };
 
 // The summaries of ranges[k], in order, into *out (resized to ranges.size());

@@ -2,19 +2,34 @@
 
 #include <algorithm>
 #include <cstdlib>
-#include <cstring>
 #include <numeric>
 
 namespace momenta {
 namespace {
 
-constexpr size_t kScratchAlign = 4096;
+constexpr size_t kPage = 4096;
+
+size_t RoundUp(size_t n) { return (n + kPage - 1) / kPage * kPage; }
 
 }  // namespace
 
-void CoalescedReads::FreeDeleter::operator()(char* p) const { std::free(p); }
+void ReadArena::FreeDeleter::operator()(char* p) const { std::free(p); }
 
-CoalescedReads::CoalescedReads(std::span<const ReadRequest> requests, size_t max_bytes) : requests_(requests) {
+char* ReadArena::Reserve(size_t bytes) {
+  bytes = std::max(RoundUp(bytes), kPage);
+  if (bytes > capacity_) {
+    void* p = nullptr;
+    memory_.reset();
+    capacity_ = 0;
+    if (posix_memalign(&p, kPage, bytes) != 0) return nullptr;
+    memory_.reset(static_cast<char*>(p));
+    capacity_ = bytes;
+  }
+  return memory_.get();
+}
+
+CoalescedReads::CoalescedReads(std::span<const ReadRequest> requests, size_t max_bytes)
+    : members_(requests.size()) {
   std::vector<size_t> order(requests.size());
   std::iota(order.begin(), order.end(), size_t{0});
   std::erase_if(order, [&](size_t k) { return requests[k].length == 0; });
@@ -33,30 +48,22 @@ CoalescedReads::CoalescedReads(std::span<const ReadRequest> requests, size_t max
       end = new_end;
       ++last;
     }
-    if (last - first == 1) {
-      reads_.push_back(requests[order[first]]);
-    } else {
-      const size_t bytes = static_cast<size_t>(end - begin);
-      void* p = nullptr;
-      if (posix_memalign(&p, kScratchAlign, (bytes + kScratchAlign - 1) / kScratchAlign * kScratchAlign) != 0) {
-        ok_ = false;
-        reads_.clear();
-        return;
-      }
-      scratch_.emplace_back(static_cast<char*>(p));
-      for (size_t k = first; k < last; ++k)
-        members_.push_back({order[k], reads_.size(), requests[order[k]].offset - begin});
-      reads_.push_back({begin, bytes, scratch_.back().get()});
-    }
+    for (size_t k = first; k < last; ++k) members_[order[k]] = {reads_.size(), requests[order[k]].offset - begin};
+    const size_t length = static_cast<size_t>(end - begin);
+    reads_.push_back({begin, length, nullptr});
+    places_.push_back(bytes_);
+    bytes_ += RoundUp(length);
     first = last;
   }
 }
 
-void CoalescedReads::Scatter() const {
-  for (const Member& m : members_) {
-    const ReadRequest& r = requests_[m.request];
-    std::memcpy(r.dest, reads_[m.group].dest + m.at, r.length);
-  }
+void CoalescedReads::Place(char* arena) {
+  for (size_t g = 0; g < reads_.size(); ++g) reads_[g].dest = arena + places_[g];
+}
+
+const char* CoalescedReads::Where(size_t k) const {
+  const Member& m = members_[k];
+  return m.group == SIZE_MAX ? nullptr : reads_[m.group].dest + m.at;
 }
 
 }  // namespace momenta
