@@ -109,7 +109,7 @@ NodeReads PlanNodeReads(const MomentTree& tree, const TreeLayout::Plan& plan, co
 class Combiner {
  public:
   Combiner(MomentTree& tree, ArrayFile& array, IoBackend& array_io, const NodeReads& nodes,
-           size_t first_complement, QueryCost& c)
+           size_t first_complement, QueryCost& c, std::vector<double>& scratch)
       : tree_(tree),
         array_(array),
         array_io_(array_io),
@@ -118,7 +118,7 @@ class Combiner {
         nodes_(nodes),
         complement_source_(first_complement),
         c_(c),
-        scratch_(std::min<uint64_t>(kSlice, 2 * layout_.leaf_span())) {}
+        scratch_(scratch) {}
 
   // The k-th node of source s (its bytes from the mapping or the tier buffer).
   const double* NodeBytes(const NodeSource& s, uint64_t k) const {
@@ -143,6 +143,7 @@ class Combiner {
   // n elements at `bytes`, a slice at a time.
   RangeSummary OfSlices(const char* bytes, uint64_t n) {
     RangeSummary acc(order_);
+    Scratch(n);
     for (uint64_t at = 0; at < n; at += scratch_.size()) {
       const uint64_t m = std::min<uint64_t>(scratch_.size(), n - at);
       acc = Merge(acc, RangeSummary::OfElements(order_, array_.dtype(), bytes + at * array_.itemsize(), m,
@@ -153,6 +154,7 @@ class Combiner {
   RangeSummary RawSummary(const RawPiece& r) {
     const char* bytes = r.bytes + (array_.ByteOffset(r.begin) - r.byte_begin);
     const uint64_t n = r.end - r.begin;
+    Scratch(n);
     if (n <= scratch_.size()) return RangeSummary::OfElements(order_, array_.dtype(), bytes, n, scratch_.data());
     return OfSlices(bytes, n);
   }
@@ -175,7 +177,12 @@ class Combiner {
   const NodeReads& nodes_;
   size_t complement_source_;  // the node source of the next complement leaf
   QueryCost& c_;
-  std::vector<double> scratch_;
+  // Room for min(n, kSlice) converted elements (grown, never shrunk: the
+  // batch's pieces share it).
+  void Scratch(uint64_t n) {
+    if (scratch_.size() < std::min(n, kSlice)) scratch_.resize(std::min(n, kSlice));
+  }
+  std::vector<double>& scratch_;
   Status direct_status_;
 };
 
@@ -239,7 +246,7 @@ void PlanQuery(MomentTree& tree, ArrayFile& array, uint64_t p, uint64_t q, bool 
 
 // Steps 5-6, once the planned reads landed (their bytes pointed to).
 Result<RangeSummary> FinishQuery(MomentTree& tree, ArrayFile& array, IoBackend& array_io, uint64_t p, uint64_t q,
-                                 const PlannedQuery& planned, QueryCost& c) {
+                                 const PlannedQuery& planned, QueryCost& c, std::vector<double>& scratch) {
   const int order = tree.order();
   if (p == q) return RangeSummary(order);
   const TreeLayout::Plan& plan = planned.plan;
@@ -247,7 +254,7 @@ Result<RangeSummary> FinishQuery(MomentTree& tree, ArrayFile& array, IoBackend& 
   const std::vector<RawPiece>& raw = planned.raw;
   // 5. Every node the answer takes passes its check first (a run of
   // siblings shares one parent: the memo checks it once).
-  Combiner combine(tree, array, array_io, nodes, plan.runs.size(), c);
+  Combiner combine(tree, array, array_io, nodes, plan.runs.size(), c, scratch);
   for (const NodeSource& s : nodes.sources) {
     MomentTree::ParentMemo memo;
     for (uint64_t k = 0; k < s.count; ++k)
@@ -310,12 +317,13 @@ Status SummarizeRanges(MomentTree& tree, ArrayFile& array, std::span<const Index
   MOMENTA_RETURN_IF_ERROR(array_io.ReadBatchWith(array_batch.reads(), tree_io, node_batch.reads()));
   out->clear();
   out->reserve(ranges.size());
+  std::vector<double> scratch;
   for (size_t k = 0; k < ranges.size(); ++k) {
     for (RawPiece& r : planned[k].raw)
       if (r.read != SIZE_MAX) r.bytes = array_batch.Where(array_base[k] + r.read);
     for (NodeSource& s : planned[k].nodes.sources)
       if (s.read != SIZE_MAX) s.data = reinterpret_cast<const double*>(node_batch.Where(node_base[k] + s.read));
-    auto summary = FinishQuery(tree, array, array_io, ranges[k].begin, ranges[k].end, planned[k], c[k]);
+    auto summary = FinishQuery(tree, array, array_io, ranges[k].begin, ranges[k].end, planned[k], c[k], scratch);
     if (!summary.ok()) return summary.status();
     out->push_back(std::move(summary).value());
   }

@@ -14,10 +14,11 @@
 // writes back dirty page-cache pages of its range.
 //
 // Cache first (IoOptions::cache_first): before a request goes to the ring,
-// one preadv2(RWF_NOWAIT) on the buffered descriptor takes what the page
-// cache holds without waiting; a request it fills never reaches the ring,
-// one it fills in part continues there for its remainder. A file system
-// that refuses RWF_NOWAIT (EOPNOTSUPP) turns it off for the backend.
+// cachestat(2) asks whether the page cache holds all of it; if so, one
+// preadv2(RWF_NOWAIT) on the buffered descriptor copies it from there and
+// it never reaches the ring (one filled in part, a page evicted meanwhile,
+// continues there). Without cachestat (before Linux 6.5) or RWF_NOWAIT
+// (EOPNOTSUPP) it turns off for the backend.
 //
 // ReadBatchWith another io_uring backend runs both files' reads through this
 // backend's ring in one window (a query's array ends and buffer nodes), with
@@ -30,7 +31,9 @@
 // Compiled only when liburing is found (MOMENTA_HAVE_URING).
 #include <fcntl.h>
 #include <liburing.h>
+#include <sys/syscall.h>
 #include <sys/uio.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cassert>
@@ -48,6 +51,7 @@ namespace {
 // reads" (the kernel caps a read at about 2 GiB anyway).
 constexpr size_t kMaxSqeBytes = size_t{1} << 30;
 constexpr unsigned kMaxDepth = 4096;
+constexpr uint64_t kPage = 4096;  // cachestat counts pages of this size (x86-64)
 
 // An io_uring instance, torn down on destruction.
 class Ring {
@@ -139,13 +143,15 @@ class UringBackend final : public FdBackend {
   // this backend's ring, up to its queue depth in flight.
   Status RunBatch(std::span<const ReadRequest> mine, UringBackend* peer, std::span<const ReadRequest> theirs);
 
-  // Takes what the page cache holds of `op`'s remainder without waiting
-  // (op->done grows). True when that filled the request; an error of the
-  // call other than a miss is left for the ring's read to report.
+  // When the page cache holds every page of `op`'s request (cachestat), reads
+  // it from there without waiting (op->done grows) and returns true. Else, or
+  // when a page went meanwhile, false: the ring reads the rest. The check
+  // comes first because a RWF_NOWAIT read that misses still starts readahead
+  // of its range, which would then race the O_DIRECT read of the same bytes.
   bool TakeCached(Op* op) {
     const ReadRequest& r = *op->request;
     UringBackend& file = *op->file;
-    if (!file.cache_first_) return false;
+    if (!file.cache_first_ || !file.AllCached(r.offset, r.length)) return false;
     while (op->done < r.length) {
       iovec iov{r.dest + op->done, std::min(r.length - op->done, kMaxSqeBytes)};
       const ssize_t n = ::preadv2(file.fd(), &iov, 1, static_cast<off_t>(r.offset + op->done), RWF_NOWAIT);
@@ -154,9 +160,27 @@ class UringBackend final : public FdBackend {
         continue;
       }
       if (n < 0 && errno == EOPNOTSUPP) file.cache_first_ = false;
-      return false;  // a miss (EAGAIN), the end of the file or an error: the ring decides
+      return false;  // evicted meanwhile (EAGAIN), the end of the file or an error: the ring decides
     }
     return true;
+  }
+
+  // Whether the page cache holds every page of [offset, offset + length):
+  // cachestat(2), Linux 6.5; before it (ENOSYS), cache_first_ turns off.
+  bool AllCached(uint64_t offset, size_t length) {
+    struct {
+      uint64_t off, len;
+    } range{offset, length};
+    struct {
+      uint64_t nr_cache, nr_dirty, nr_writeback, nr_evicted, nr_recently_evicted;
+    } stat{};
+    constexpr long kCachestat = 451;  // __NR_cachestat (x86-64 and the generic table)
+    if (::syscall(kCachestat, fd(), &range, &stat, 0) != 0) {
+      if (errno == ENOSYS || errno == EOPNOTSUPP) cache_first_ = false;
+      return false;
+    }
+    const uint64_t pages = (offset + length + kPage - 1) / kPage - offset / kPage;
+    return stat.nr_cache >= pages;
   }
 
   bool DirectOk(uint64_t offset, size_t length, const char* dest) const {

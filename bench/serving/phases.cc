@@ -79,11 +79,13 @@ std::vector<Range> KindZero(const Context& ctx, uint64_t count) {
 void RunInProcess(Context& ctx) {
   auto first = OpenReader(ctx, true), direct = OpenReader(ctx, false);
   std::vector<double> cold[2][2], warm[2][2];  // [kind][cache_first]
-  for (const Range& r : ctx.ranges) {
-    DropCaches(ctx.flags.array, ctx.sidecar);
-    cold[r.kind][1].push_back(TimeQuery(*first, r));
-    DropCaches(ctx.flags.array, ctx.sidecar);
-    cold[r.kind][0].push_back(TimeQuery(*direct, r));
+  for (size_t k = 0; k < ctx.ranges.size(); ++k) {  // which goes first alternates
+    const Range& r = ctx.ranges[k];
+    for (int turn = 0; turn < 2; ++turn) {
+      const bool cache_first = (turn + k / 2) % 2 == 0;
+      DropCaches(ctx.flags.array, ctx.sidecar);
+      cold[r.kind][cache_first].push_back(TimeQuery(cache_first ? *first : *direct, r));
+    }
   }
   for (const Range& r : ctx.ranges) {
     WarmEnds(ctx.flags.array, *first, r);
