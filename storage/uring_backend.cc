@@ -36,6 +36,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cassert>
 #include <cerrno>
 #include <cstring>
@@ -97,10 +98,11 @@ class UringBackend final : public FdBackend {
     for (Op& op : ops_) free_.push_back(&op);
   }
 
-  // Returns 0 or -errno of the ring setup.
-  int Start(unsigned depth) {
-    int rc = ring_.Init(depth);
+  // Sets the ring up; 0 or -errno of the setup.
+  int Start() {
+    int rc = ring_.Init(static_cast<unsigned>(ops_.size()));
     if (rc != 0) return rc;
+    started_ = true;
     // Registered files spare the kernel a descriptor lookup per read; without
     // them (old kernel, limits) plain descriptors work the same.
     const int fds[2] = {fd(), direct_fd_.get()};
@@ -215,6 +217,7 @@ class UringBackend final : public FdBackend {
   const DirectIoAlignment align_;   // meaningful only when direct_fd_ is valid
   bool cache_first_;                // IoOptions::cache_first, until the file system refuses RWF_NOWAIT
   Ring ring_;
+  bool started_ = false;       // the ring is set up (Start; lazily, once rings are known to work)
   bool fixed_files_ = false;   // fds registered: index 0 buffered, 1 direct
   std::vector<Op> ops_;        // queue_depth slots, never resized (SQEs point into it)
   std::vector<Op*> free_;      // slots not in flight
@@ -232,6 +235,12 @@ class UringBackend final : public FdBackend {
 Status UringBackend::RunBatch(std::span<const ReadRequest> mine, UringBackend* peer,
                               std::span<const ReadRequest> theirs) {
   if (!broken_.ok()) return broken_;
+  if (!started_) {
+    if (const int rc = Start(); rc != 0) {
+      broken_ = Status::FromErrno(path(), -rc).WithNote("setting up its io_uring");
+      return broken_;
+    }
+  }
   io_uring* ring = ring_.get();
   Status error;          // the first failure; once set, nothing new is queued
   size_t next = 0;       // requests [0, next) of mine, then of theirs, have been handed to an op
@@ -331,11 +340,18 @@ Result<std::unique_ptr<IoBackend>> OpenUringBackend(const std::string& path,
   const unsigned depth = std::clamp(options.queue_depth, 1u, kMaxDepth);
   auto backend = std::make_unique<UringBackend>(path, std::move(buffered).value(),
                                                 std::move(direct), align, depth, options.cache_first);
-  if (int rc = backend->Start(depth); rc != 0) {
+  // The first backend of the process sets its ring up now: that is the probe
+  // kAuto falls back on. Once one ring worked, the others are set up at
+  // their first batch of their own, so a backend that only ever reads as a
+  // peer (the tree's, through the array's ring) never pays for one.
+  static std::atomic<bool> rings_work{false};
+  if (rings_work.load(std::memory_order_relaxed)) return std::unique_ptr<IoBackend>(std::move(backend));
+  if (int rc = backend->Start(); rc != 0) {
     char buf[128];
     const char* reason = strerror_r(-rc, buf, sizeof buf);  // GNU: returns the text
     return Status::NotSupported("", "io_uring unavailable (" + std::string(reason) + ")");
   }
+  rings_work.store(true, std::memory_order_relaxed);
   return std::unique_ptr<IoBackend>(std::move(backend));
 }
 
