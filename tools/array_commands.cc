@@ -179,7 +179,7 @@ int RunSet(const SetArgs& a) {
   parsed.reserve(a.values.size());
   for (const auto& text : a.values) {
     auto v = ParseValue(f.dtype(), text);
-    if (!v.ok()) return Fail(Status::InvalidArgument(a.path, v.status().ToString()));
+    if (!v.ok()) return Fail(v.status().WithContext(a.path));
     parsed.push_back(*v);
   }
   Stopwatch timer;

@@ -39,6 +39,10 @@ step "$momenta" query "$array" --range 300001234:303001234 --stat com --stat pol
 step "$momenta" query "$array" --range 1000:536869000 --stat sum --stat count --json
 step "$momenta" set "$array" 301000000 -- -5e6
 step "$momenta" query "$array" --range 300001234:303001234 --stat min --stat mean
+# Many ranges in one call (one answer per line), and an overview in bins.
+printf '300001234:303001234\n{"range": [299000000, 301000000], "stat": ["mean", "max"]}\n0:1000\n' > "$dir/ranges.txt"
+step "$momenta" query "$array" --ranges "$dir/ranges.txt" --stat sum
+step "$momenta" query "$array" --range 299000000:305000000 --bins 6 --snap --stat mean --stat min --stat max
 
 # The same answers from a full NumPy scan of the memory-mapped file.
 printf '\n$ numpy scan of the same range\n'

@@ -204,6 +204,7 @@ int AnswerBins(BufferedArray& ba, const QuerySpec& spec, IndexRange range, uint6
     }
   }
   WriteOut(out);
+  std::fflush(stdout);  // the answers first, then the summary on stderr
   std::fprintf(stderr, "(%llu bins in %.0f us; read %s from the array and %s from the disk tier", 
                static_cast<unsigned long long>(bins), timer.ElapsedMicros(), FormatBytes(array_bytes).c_str(),
                FormatBytes(tier_bytes).c_str());
