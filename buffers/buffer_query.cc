@@ -155,7 +155,7 @@ Status BufferedArray::Impl::SummarizeConsistent(std::span<const IndexRange> rang
     {
       std::shared_lock<std::shared_mutex> shared(tree_mutex_);
       TreeFileHeader& h = tree_->header();
-      if (h.state == kTreeRetired) {
+      if (std::atomic_ref<uint32_t>(h.state).load(std::memory_order_acquire) == kTreeRetired) {
         reopen = true;
       } else {
         const uint64_t before = Epoch(h).load(std::memory_order_acquire);

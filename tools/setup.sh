@@ -6,14 +6,18 @@
 #   tools/setup.sh sanitize   build-asan/: asserts on, AddressSanitizer and
 #                             UndefinedBehaviorSanitizer, any report fatal; no
 #                             benchmarks (CI runs the whole suite in it as well)
+#   tools/setup.sh tsan       build-tsan/: ThreadSanitizer, only what threads
+#                             share: tests/shared_reader_stress (CI runs it)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 kind=${1:-release}
+targets=()  # everything
 case "$kind" in
   release) build_dir=build; config=(-DCMAKE_BUILD_TYPE=Release) ;;
   sanitize) build_dir=build-asan; config=(-DCMAKE_BUILD_TYPE=Sanitize -DMOMENTA_BUILD_BENCH=OFF) ;;
-  *) echo "usage: tools/setup.sh [release|sanitize]" >&2; exit 2 ;;
+  tsan) build_dir=build-tsan; config=(-DCMAKE_BUILD_TYPE=Tsan -DMOMENTA_BUILD_BENCH=OFF); targets=(--target shared_reader_stress) ;;
+  *) echo "usage: tools/setup.sh [release|sanitize|tsan]" >&2; exit 2 ;;
 esac
 
 packages=(g++ cmake make pkg-config liburing-dev libboost-dev libcli11-dev
@@ -24,4 +28,4 @@ install_missing "${packages[@]}"
 # ccache, when there is one, makes a rebuild after a checkout cheap.
 command -v ccache >/dev/null && config+=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
 cmake -S . -B "$build_dir" "${config[@]}" >/dev/null
-cmake --build "$build_dir" -j"$(nproc)"
+cmake --build "$build_dir" -j"$(nproc)" "${targets[@]}"
