@@ -16,27 +16,14 @@
 #include "buffers/buffered_array.h"
 #include "buffers/moment_tree.h"
 #include "tests/assert_ok.h"
+#include "tests/buffers/update_model.h"
 #include "tests/test_util.h"
 
 namespace momenta {
 namespace {
 
-constexpr uint64_t kLength = 1 << 14;
-
-// Update number u (1, 2, ...) is log record u: a[(u * 40503) % kLength] = u.
-uint64_t IndexOf(uint64_t u) { return (u * 40503) % kLength; }
-
-// The exact sum of a[p, q) after the first s updates.
-long double SumAfter(uint64_t s, uint64_t p, uint64_t q) {
-  // The last update u <= s of each index: walk backwards over at most kLength
-  // distinct indices.
-  std::vector<uint64_t> last(kLength, 0);
-  for (uint64_t u = s; u >= 1 && u + kLength > s; --u)
-    if (last[IndexOf(u)] == 0) last[IndexOf(u)] = u;
-  long double sum = 0;
-  for (uint64_t i = p; i < q; ++i) sum += last[i];
-  return sum;
-}
+using testing::SumAfter;
+constexpr uint64_t kLength = testing::kUpdateModelLength;
 
 // A writer process applying updates 1, 2, ... in batches until the object
 // goes (it kills the process).
@@ -51,13 +38,8 @@ class WriterProcess {
       if (!ba.ok()) _exit(3);
       char c = 1;
       if (write(ready[1], &c, 1) != 1) _exit(4);
-      std::vector<IndexedValue> batch;
-      for (uint64_t u = 1;; u += batch.size()) {
-        batch.clear();
-        for (uint64_t k = 0; k < 2000; ++k)
-          batch.push_back({IndexOf(u + k), Value::Float(static_cast<double>(u + k))});
-        if (!(*ba)->Apply(batch).ok()) _exit(5);
-      }
+      for (uint64_t u = 1;; u += 2000)
+        if (!(*ba)->Apply(testing::UpdateBatch(u, 2000)).ok()) _exit(5);
     }
     char c;
     started_ = pid_ > 0 && read(ready[0], &c, 1) == 1;
@@ -84,11 +66,7 @@ BufferedArrayOptions MakeArray(const std::string& path) {
   io.writable = true;
   const uint64_t shape[] = {kLength};
   EXPECT_OK(ArrayFile::Create(path, DType::kF8, shape, io));
-  BufferedArrayOptions writer_options;
-  writer_options.io.writable = true;
-  writer_options.sync = LogSync::kNone;
-  writer_options.tree.leaf_span = 128;
-  writer_options.tree.fanout = 8;
+  const BufferedArrayOptions writer_options = testing::UpdateModelWriterOptions();
   EXPECT_OK(BufferedArray::Open(path, writer_options));  // builds the buffer before the race starts
   return writer_options;
 }

@@ -23,45 +23,22 @@
 #include "buffers/buffered_array.h"
 #include "buffers/moments.h"
 #include "storage/array_file.h"
+#include "tests/buffers/update_model.h"
 
 namespace momenta {
 namespace {
 
-constexpr uint64_t kLength = 1 << 14;
-
-// Update number u (1, 2, ...) is log record u: a[(u * 40503) % kLength] = u.
-uint64_t IndexOf(uint64_t u) { return (u * 40503) % kLength; }
-
-// The exact sum of a[p, q) after the first s updates.
-long double SumAfter(uint64_t s, uint64_t p, uint64_t q) {
-  std::vector<uint64_t> last(kLength, 0);
-  for (uint64_t u = s; u >= 1 && u + kLength > s; --u)
-    if (last[IndexOf(u)] == 0) last[IndexOf(u)] = u;
-  long double sum = 0;
-  for (uint64_t i = p; i < q; ++i) sum += last[i];
-  return sum;
-}
-
-BufferedArrayOptions WriterOptions() {
-  BufferedArrayOptions w;
-  w.io.writable = true;
-  w.sync = LogSync::kNone;
-  w.tree.leaf_span = 128;
-  w.tree.fanout = 8;
-  return w;
-}
+using testing::SumAfter;
+constexpr uint64_t kLength = testing::kUpdateModelLength;
 
 [[noreturn]] void Writer(const std::string& path, int ready) {
-  auto ba = BufferedArray::Open(path, WriterOptions());
+  auto ba = BufferedArray::Open(path, testing::UpdateModelWriterOptions());
   if (!ba.ok()) _exit(3);
   const char c = 1;
   if (write(ready, &c, 1) != 1) _exit(4);
-  std::vector<IndexedValue> batch;
-  for (uint64_t u = 1, round = 1;; u += batch.size(), ++round) {
-    batch.clear();
-    for (uint64_t k = 0; k < 2000; ++k) batch.push_back({IndexOf(u + k), Value::Float(static_cast<double>(u + k))});
-    if (!(*ba)->Apply(batch).ok()) _exit(5);
-    if (round % 20 == 0 && !(*ba)->Rebuild(WriterOptions().tree).ok()) _exit(6);
+  for (uint64_t u = 1, round = 1;; u += 2000, ++round) {
+    if (!(*ba)->Apply(testing::UpdateBatch(u, 2000)).ok()) _exit(5);
+    if (round % 20 == 0 && !(*ba)->Rebuild(testing::UpdateModelWriterOptions().tree).ok()) _exit(6);
   }
 }
 
@@ -79,7 +56,7 @@ int Run(double seconds, uint64_t seed) {
   IoOptions io;
   io.writable = true;
   const uint64_t shape[] = {kLength};
-  if (!ArrayFile::Create(path, DType::kF8, shape, io).ok() || !BufferedArray::Open(path, WriterOptions()).ok()) {
+  if (!ArrayFile::Create(path, DType::kF8, shape, io).ok() || !BufferedArray::Open(path, testing::UpdateModelWriterOptions()).ok()) {
     std::fprintf(stderr, "shared_reader_stress: cannot make %s\n", path.c_str());
     return 2;
   }
