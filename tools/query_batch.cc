@@ -188,19 +188,22 @@ int AnswerBins(BufferedArray& ba, const QuerySpec& spec, IndexRange range, uint6
   for (size_t k = 0; k < edges.size(); ++k) {
     array_bytes += costs[k].array_bytes;
     tier_bytes += costs[k].tier_bytes;
-    std::vector<StatAnswer> answers;
-    for (Stat stat : spec.stats) {
-      auto answer = ComputeStat(stat, spec.params, summaries[k], edges[k].begin, ba.array().dtype());
-      if (!answer.ok() && edges[k].size() == 0) answer = StatAnswer{stat, {NAN}, false, 0};
-      if (!answer.ok()) return Fail(answer.status().WithContext(spec.path));
-      answers.push_back(std::move(answer).value());
+    auto answers = AnswerStats(spec.stats, spec.params, summaries[k], edges[k], ba.array().dtype());
+    if (!answers.ok() && edges[k].size() == 0) {  // a bin snapping emptied: NaN where a count is needed
+      std::vector<StatAnswer> nan;
+      for (Stat stat : spec.stats) {
+        auto answer = ComputeStat(stat, spec.params, summaries[k], edges[k].begin, ba.array().dtype());
+        nan.push_back(answer.ok() ? *answer : StatAnswer{stat, {NAN}, false, 0});
+      }
+      answers = std::move(nan);
     }
+    if (!answers.ok()) return Fail(answers.status().WithContext(spec.path));
     if (spec.json) {
       out += "{\"range\":" + RangeJson(edges[k]);
       if (snap) out += ",\"asked\":" + RangeJson(asked[k]);
-      out += ",\"stats\":" + StatsJson(answers) + "}\n";
+      out += ",\"stats\":" + StatsJson(*answers) + "}\n";
     } else {
-      out += std::to_string(edges[k].begin) + ":" + std::to_string(edges[k].end) + " " + StatsText(answers, " ") + "\n";
+      out += std::to_string(edges[k].begin) + ":" + std::to_string(edges[k].end) + " " + StatsText(*answers, " ") + "\n";
     }
   }
   WriteOut(out);
