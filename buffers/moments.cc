@@ -219,6 +219,13 @@ IndexMoments IndexMoments::Load(int order, uint64_t count, std::span<const doubl
   return run;
 }
 
+IndexMoments IndexMoments::FromTerms(int order, uint64_t count, const MomentTerms& m) {
+  IndexMoments run(order);
+  run.count_ = count;
+  for (int j = 0; j <= order; ++j) run.m_[j] = m[j];
+  return run;
+}
+
 long double IndexMoments::moment(int j) const {
   assert(0 <= j && j <= order_);
   return m_[j];

@@ -101,6 +101,10 @@ class IndexMoments {
   void Store(std::span<double> values, std::span<double> residues = {}) const;
   static IndexMoments Load(int order, uint64_t count, std::span<const double> values,
                            std::span<const double> residues = {});
+  // From the moments themselves, exactly: m[j] = Σ x^j a_x for j <= order
+  // (entries above order are ignored).
+  // REQUIRES: 0 <= order <= kMaxMomentOrder
+  static IndexMoments FromTerms(int order, uint64_t count, const MomentTerms& m);
 
   int order() const { return order_; }
   uint64_t count() const { return count_; }

@@ -109,7 +109,7 @@ NodeReads PlanNodeReads(const MomentTree& tree, const TreeLayout::Plan& plan, co
 class Combiner {
  public:
   Combiner(MomentTree& tree, ArrayFile& array, IoBackend& array_io, const NodeReads& nodes,
-           size_t first_complement, QueryCost& c, std::vector<double>& scratch)
+           size_t first_complement, bool need_extremes, QueryCost& c, std::vector<double>& scratch)
       : tree_(tree),
         array_(array),
         array_io_(array_io),
@@ -117,6 +117,7 @@ class Combiner {
         order_(tree.order()),
         nodes_(nodes),
         complement_source_(first_complement),
+        need_extremes_(need_extremes),
         c_(c),
         scratch_(scratch) {}
 
@@ -128,6 +129,13 @@ class Combiner {
     const uint64_t j = s.first + k;
     const uint64_t count = layout_.node_end(s.level, j) - layout_.node_first(s.level, j);
     return tree_.codec().Decode(NodeBytes(s, k), count);
+  }
+  // The whole run of siblings s in one pass (NodeCodec::DecodeRun): its
+  // nodes sit one after another, in the mapping or in the tier buffer.
+  RangeSummary RunSummary(const NodeSource& s) const {
+    const uint64_t last = s.first + s.count - 1;
+    return tree_.codec().DecodeRun(NodeBytes(s, 0), s.count, layout_.span(s.level),
+                                   layout_.node_end(s.level, last) - layout_.node_first(s.level, last));
   }
   // A raw piece: the wanted elements, or for a complement piece the leaf's
   // summary minus the complement's (read directly when that loses the variance).
@@ -147,7 +155,7 @@ class Combiner {
     for (uint64_t at = 0; at < n; at += scratch_.size()) {
       const uint64_t m = std::min<uint64_t>(scratch_.size(), n - at);
       acc = Merge(acc, RangeSummary::OfElements(order_, array_.dtype(), bytes + at * array_.itemsize(), m,
-                                                scratch_.data()));
+                                                scratch_.data(), need_extremes_));
     }
     return acc;
   }
@@ -155,7 +163,8 @@ class Combiner {
     const char* bytes = r.bytes + (array_.ByteOffset(r.begin) - r.byte_begin);
     const uint64_t n = r.end - r.begin;
     Scratch(n);
-    if (n <= scratch_.size()) return RangeSummary::OfElements(order_, array_.dtype(), bytes, n, scratch_.data());
+    if (n <= scratch_.size())
+      return RangeSummary::OfElements(order_, array_.dtype(), bytes, n, scratch_.data(), need_extremes_);
     return OfSlices(bytes, n);
   }
   // The wanted piece read and summarised directly: the fallback when taking
@@ -176,6 +185,7 @@ class Combiner {
   const int order_;
   const NodeReads& nodes_;
   size_t complement_source_;  // the node source of the next complement leaf
+  const bool need_extremes_;  // else raw pieces skip their min/max pass
   QueryCost& c_;
   // Room for min(n, kSlice) converted elements (grown, never shrunk: the
   // batch's pieces share it).
@@ -219,6 +229,7 @@ RangeSummary Combiner::PieceSummary(const RawPiece& r, bool left_side) {
 
 // One range of a batch between its planning and its answer.
 struct PlannedQuery {
+  bool need_extremes = false;
   TreeLayout::Plan plan;
   std::vector<RawPiece> raw;
   std::vector<ReadRequest> array_reads;
@@ -230,6 +241,7 @@ void PlanQuery(MomentTree& tree, ArrayFile& array, uint64_t p, uint64_t q, bool 
                QueryCost& c) {
   assert(p <= q && q <= array.length());
   c = QueryCost{};
+  out.need_extremes = need_extremes;
   if (p == q) return;
   const TreeLayout& layout = tree.layout();
   out.plan = layout.Decompose(p, q);
@@ -254,20 +266,19 @@ Result<RangeSummary> FinishQuery(MomentTree& tree, ArrayFile& array, IoBackend& 
   const std::vector<RawPiece>& raw = planned.raw;
   // 5. Every node the answer takes passes its check first (a run of
   // siblings shares one parent: the memo checks it once).
-  Combiner combine(tree, array, array_io, nodes, plan.runs.size(), c, scratch);
+  Combiner combine(tree, array, array_io, nodes, plan.runs.size(), planned.need_extremes, c, scratch);
   for (const NodeSource& s : nodes.sources) {
     MomentTree::ParentMemo memo;
     for (uint64_t k = 0; k < s.count; ++k)
       MOMENTA_RETURN_IF_ERROR(tree.VerifyNode(s.level, s.first + k, combine.NodeBytes(s, k), &memo));
   }
 
-  // 6. Combine left to right.
+  // 6. Combine left to right, a run of sibling nodes at a time.
   RangeSummary acc(order);
   size_t next_raw = 0;
   const bool has_left = plan.raw_left_end > plan.raw_left_begin;
   if (has_left) acc = combine.PieceSummary(raw[next_raw++], /*left_side=*/true);
-  for (size_t s = 0; s < plan.runs.size(); ++s)
-    for (uint64_t k = 0; k < nodes.sources[s].count; ++k) acc = Merge(acc, combine.NodeSummary(nodes.sources[s], k));
+  for (size_t s = 0; s < plan.runs.size(); ++s) acc = Merge(acc, combine.RunSummary(nodes.sources[s]));
   if (next_raw < raw.size()) acc = Merge(acc, combine.PieceSummary(raw[next_raw++], /*left_side=*/false));
   MOMENTA_RETURN_IF_ERROR(combine.status());
   return acc;

@@ -73,11 +73,14 @@ struct RangeSummary {
   uint64_t count() const { return index.count(); }
 
   // The summary of `count` elements of dtype `t` stored at `bytes`
-  // (little-endian). `scratch` must hold `count` doubles. Integer dtypes and
-  // float runs without NaN or infinity cost one pass; a float run that has
-  // some is summarised again with those cells set aside.
+  // (little-endian). `scratch` must hold `count` doubles (8-byte-aligned f8
+  // cells are summarised in place and leave it untouched unless the run has a
+  // NaN or an infinity). Integer dtypes and float runs without NaN or
+  // infinity cost one pass; a float run that has some is summarised again
+  // with those cells set aside. Without `extremes` the result's extremes are
+  // left empty (a query that does not need min/max skips that pass).
   static RangeSummary OfElements(int order, DType t, const char* bytes, size_t count,
-                                 double* scratch);
+                                 double* scratch, bool extremes = true);
 };
 
 // `left` followed by `right` (index moments shift by left.count()).
@@ -116,6 +119,15 @@ class NodeCodec {
   void Encode(const RangeSummary& s, uint64_t slot, double* node, uint64_t children_mask = 0) const;
   // The summary a node stores (its check is not looked at: see Classify).
   RangeSummary Decode(const double* node, uint64_t count) const;
+
+  // The summary of `count` sibling nodes stored one after another from
+  // `first` (node k at first + k·doubles()), node k covering cells
+  // [k·span, (k + 1)·span) of the run except the last, which covers
+  // `last_span` (a level's last node may be short): what merging their
+  // Decodes left to right gives, in two passes over the nodes and no merge
+  // (a query's runs of whole nodes: range_query.cc). Checks are not looked
+  // at (see Classify). REQUIRES: count >= 1, 1 <= last_span <= span
+  RangeSummary DecodeRun(const double* first, uint64_t count, uint64_t span, uint64_t last_span) const;
 
   // What a node's bytes at place `slot` are: a never-written node (all zero,
   // check 0), a written node whose check matches, or damage.
