@@ -11,6 +11,10 @@
 // 1e-10 of the part's own Σ(a − mean)²), the part is read and summarised
 // directly: one more read after the batch, only then.
 //
+// Whole nodes are combined a run of siblings at a time (NodeCodec::
+// DecodeRun: one pass, no merge per node), then the runs and the end pieces
+// merged left to right.
+//
 // A batch of ranges (SummarizeRanges) is planned range by range, then every
 // read of every range goes out in one batch as well, coalesced per file
 // (storage/read_coalescing.h: adjacent ranges share their edge leaves), so
