@@ -205,17 +205,37 @@ void RunBins(Context& ctx) {
     snapped.push_back({snap(edge(i)), snap(edge(i + 1))});
   }
   std::vector<RangeSummary> out;
+  std::vector<QueryCost> costs;
+  // What a batch reads, summed over its bins (requests counted before merging).
+  auto reads = [&](const char* what) {
+    QueryCost sum;
+    for (const QueryCost& c : costs) {
+      sum.requests += c.requests;
+      sum.array_bytes += c.array_bytes;
+      sum.tier_bytes += c.tier_bytes;
+      sum.ram_nodes += c.ram_nodes;
+    }
+    std::printf("|   %s: %llu read requests before merging (%.1f MiB of the array, %.1f MiB of the disk tier), "
+                "%llu RAM-tier nodes; at fio's %.0f IOPS the requests alone take %.1f ms | | | |\n",
+                what, static_cast<unsigned long long>(sum.requests), sum.array_bytes / 1048576.0,
+                sum.tier_bytes / 1048576.0, static_cast<unsigned long long>(sum.ram_nodes), ctx.flags.fio_iops,
+                ctx.flags.fio_iops > 0 ? 1e3 * static_cast<double>(sum.requests) / ctx.flags.fio_iops : 0.0);
+  };
   std::vector<double> exact_s, snapped_s;
   for (int round = 0; round < 3; ++round) {  // interleaved: exact, snapped
     DropCaches(ctx.flags.array, ctx.sidecar);
     double start = Seconds();
-    Must(ba->SummarizeBatch(exact, true, &out), "exact bins");
+    Must(ba->SummarizeBatch(exact, true, &out, round == 0 ? &costs : nullptr), "exact bins");
     exact_s.push_back(Seconds() - start);
-    if (round == 0) CheckAgainstSingles(ctx, *ba, exact, out, 50, true, "exact bin");
+    if (round == 0) {
+      reads("exact bins");
+      CheckAgainstSingles(ctx, *ba, exact, out, 50, true, "exact bin");
+    }
     DropCaches(ctx.flags.array, ctx.sidecar);
     start = Seconds();
-    Must(ba->SummarizeBatch(snapped, true, &out), "snapped bins");
+    Must(ba->SummarizeBatch(snapped, true, &out, round == 0 ? &costs : nullptr), "snapped bins");
     snapped_s.push_back(Seconds() - start);
+    if (round == 0) reads("snapped bins");
   }
   Row(std::to_string(k) + " exact bins of the whole array, cold, mean+min+max; target 100 ms", Ms(Median(exact_s)),
       "", 0);

@@ -123,7 +123,8 @@ void WarmEnds(const std::string& array, BufferedArray& ba, const Range& r) {
   std::vector<char> bytes(leaf * 8 + 8192);
   for (uint64_t at : {r.p, r.q}) {
     const uint64_t first = at / leaf * leaf;
-    if (::pread(fd, bytes.data(), bytes.size(), static_cast<off_t>(4096 + first * 8)) < 0) Die("pread " + array);
+    if (::pread(fd, bytes.data(), bytes.size(), static_cast<off_t>(ba.array().ByteOffset(first))) < 0)
+      Die("pread " + array);
   }
   ::close(fd);
   Must(ba.Summarize(r.p, r.q, false).status(), "warm-up query");
