@@ -65,6 +65,11 @@ Background::~Background() {
   }
 }
 
+void Background::CloseStdin() {
+  if (stdin_fd_ >= 0) close(stdin_fd_);
+  stdin_fd_ = -1;
+}
+
 void Background::Kill(int sig) {
   if (pid_ > 0) kill(pid_, sig);
 }

@@ -28,6 +28,8 @@ class Background {
   void Kill(int sig);
   // Writes to its stdin pipe (REQUIRES: stdin_pipe); false when it failed.
   bool WriteStdin(const std::string& bytes);
+  // Closes its stdin pipe: the process reads the end of its input.
+  void CloseStdin();
   // Waits for the exit; the exit code, or -1 when killed / not done in time.
   int Wait(int wait_ms);
   std::string Err() const;

@@ -5,7 +5,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <chrono>
 
 #include "storage/cancel.h"
 
@@ -73,6 +75,23 @@ bool LineInput::Ready() {
   if (eof_ || buffer_.find('\n', buffer_at_) != std::string::npos) return true;
   pollfd p{fd_, POLLIN, 0};
   return ::poll(&p, 1, 0) > 0;
+}
+
+Result<bool> LineInput::WaitReady(int64_t timeout_ms) {
+  using Clock = std::chrono::steady_clock;
+  const Clock::time_point deadline = Clock::now() + std::chrono::milliseconds(timeout_ms);
+  while (true) {
+    if (eof_ || buffer_.find('\n', buffer_at_) != std::string::npos) return true;
+    MOMENTA_RETURN_IF_ERROR(CheckCancel(name_));
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
+    pollfd p{fd_, POLLIN, 0};
+    // Whole milliseconds, rounded up so the wait never ends early; an
+    // interrupted poll (EINTR: a signal) loops to CheckCancel.
+    const int n = ::poll(&p, 1, static_cast<int>(std::max<int64_t>(0, std::min<int64_t>(left + 1, 1 << 30))));
+    if (n < 0 && errno != EINTR) return Status::FromErrno(name_, errno);
+    if (n > 0) MOMENTA_RETURN_IF_ERROR(Fill());  // bytes (maybe not a whole line yet) or the end
+    else if (n == 0 && Clock::now() >= deadline) return false;
+  }
 }
 
 }  // namespace momenta::cli

@@ -28,6 +28,10 @@ class LineInput {
   // True when Next() would not wait: a whole line (or the end) is buffered,
   // or the descriptor has bytes ready now (always, for a regular file).
   bool Ready();
+  // Waits up to timeout_ms (>= 0) for Next() not to wait: true when it would
+  // not, false when the time ran out first. A signal (storage/cancel.h) while
+  // waiting is Interrupted.
+  Result<bool> WaitReady(int64_t timeout_ms);
   // "stdin" or the path.
   const std::string& name() const { return name_; }
   // The number of the line Next() returned last, from 1.

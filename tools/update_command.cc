@@ -10,6 +10,8 @@
 #include "tools/cli_signals.h"
 #include "tools/commands.h"
 #include "storage/json_writer.h"
+#include "tools/line_input.h"
+#include "tools/update_follow.h"
 #include "tools/update_parse.h"
 
 namespace momenta::cli {
@@ -21,6 +23,12 @@ struct UpdateArgs {
   std::string path;
   std::string input = "-";
   bool binary = false;
+  // --follow and its flags (tools/update_follow.h)
+  bool follow = false;
+  std::string max_delay = "10ms";
+  size_t group = 65536;
+  bool ack = false;
+  std::string on_error = "stop";
 };
 
 // An update stopped by a signal: what was applied is committed, and the
@@ -42,16 +50,49 @@ int FailUpdateInterrupted(const Status& interrupted, BufferedArray& ba, uint64_t
   return FailInterrupted(interrupted, what);
 }
 
+// --follow: lines applied as they arrive, in group commits.
+int RunFollow(const UpdateArgs& a, BufferedArray& ba, int64_t time, int64_t max_delay_ms) {
+  auto in = LineInput::Open(a.input);
+  if (!in.ok()) return Fail(in.status());
+  FollowOptions options;
+  options.max_delay_ms = max_delay_ms;
+  options.group = a.group;
+  options.ack = a.ack;
+  options.json = a.common.json;
+  options.skip_bad = a.on_error == "skip";
+  options.time = time;
+  FollowStats stats;
+  Stopwatch timer;
+  const Status s = FollowUpdates(ba, **in, options, &stats);
+  const Status closed = ba.Close();
+  if (!s.ok()) return FailOrInterrupted(s);
+  if (!closed.ok()) return Fail(closed);
+  std::fprintf(stderr, "applied %llu updates to %s in %llu groups in %.1f ms%s\n",
+               static_cast<unsigned long long>(stats.updates), a.path.c_str(),
+               static_cast<unsigned long long>(stats.groups), timer.ElapsedMicros() / 1000,
+               stats.skipped > 0 ? (", skipped " + std::to_string(stats.skipped) + " bad lines").c_str() : "");
+  return kExitOk;
+}
+
 int RunUpdate(const UpdateArgs& a) {
   auto sync = ParseLogSync(a.write.sync, "--sync");
   auto time = ParseTimeFlag(a.write.time);
   if (!sync.ok()) return UsageFail(sync.status().ToString());
   if (!time.ok()) return UsageFail(time.status().ToString());
+  if (a.on_error != "stop" && a.on_error != "skip")
+    return UsageFail("--on-error: '" + a.on_error + "' is neither stop nor skip");
+  if (a.follow && a.binary) return UsageFail("--follow reads text lines; --binary records are not followed");
+  if (!a.follow && (a.ack || a.on_error != "stop"))
+    return UsageFail(std::string(a.ack ? "--ack" : "--on-error skip") + " needs --follow");
+  if (a.group == 0) return UsageFail("--group must be at least 1");
+  auto max_delay = ParseDuration(a.max_delay, "--max-delay");
+  if (!max_delay.ok()) return UsageFail(max_delay.status().ToString());
   InstallCancelHandlers();
   auto ba = OpenBuffered(a.path, a.common, /*writable=*/true, {}, *sync, a.write.retain_ms);
   if (!ba.ok() && ba.status().code() == Status::Code::kInterrupted)
     return FailInterrupted(ba.status(), "no update was applied");  // stopped rebuilding the buffer
   if (!ba.ok()) return Fail(ba.status());
+  if (a.follow) return RunFollow(a, **ba, *time, *max_delay);
   auto text = ReadWholeInput(a.input);
   if (!text.ok()) {
     if (text.status().code() == Status::Code::kInterrupted)
@@ -96,13 +137,26 @@ void RegisterUpdateCommand(CLI::App& app, Command* run) {
   sub->add_option("PATH", a->path, "array file (.npy)")->required();
   sub->add_option("--input,-i", a->input, "file of updates; - is stdin")->capture_default_str();
   sub->add_flag("--binary", a->binary, "input is 16-byte records: u64 index, f8 value (little-endian)");
+  sub->add_flag("--follow", a->follow,
+                "apply lines as they arrive, in group commits (a group closes after --max-delay or --group)");
+  sub->add_option("--max-delay", a->max_delay,
+                  "with --follow: longest a line waits for its group to close (e.g. 10ms, 1s; a bare number is ms)")
+      ->capture_default_str();
+  sub->add_option("--group", a->group, "with --follow: most updates in one group")->capture_default_str();
+  sub->add_flag("--ack", a->ack,
+                "with --follow: print 'SEQ COUNT' per group once it is durable per --sync ({\"seq\",\"count\"} with --json)");
+  sub->add_option("--on-error", a->on_error, "with --follow: a bad line stops (stop) or is reported and skipped (skip)")
+      ->capture_default_str();
   AddWriteFlags(sub, &a->write);
   AddCommonOptions(sub, &a->common);
   sub->footer("Example: printf '10 3.5\\n11 -2\\n' | momenta update big.npy\n"
               "All or nothing: the whole input is read and checked, then log, buffer and array space is\n"
               "reserved for all of it before the first change; a bad line or a full disk changes nothing.\n"
               "Ctrl-C or SIGTERM stops it between chunks of 4096 updates (exit 130/143): what was\n"
-              "applied is committed, and the message says which updates and log sequences that was.");
+              "applied is committed, and the message says which updates and log sequences that was.\n"
+              "With --follow, lines are applied as they arrive: producer | momenta update big.npy --follow --ack\n"
+              "prints 'SEQ COUNT' once each group is durable (--sync always|batch; none: applied only);\n"
+              "an acknowledged update survives a crash, an unacknowledged one may or may not.");
   sub->callback([a, run] { *run = [a] { return RunUpdate(*a); }; });
 }
 

@@ -7,16 +7,44 @@
 #include "storage/parse_number.h"
 
 namespace momenta::cli {
+namespace {
+
+// OutOfRange naming the update unless index < length.
+Status CheckIndex(uint64_t index, uint64_t length, const std::string& name, const std::string& where) {
+  if (index >= length)
+    return Status::OutOfRange(name, where + "index " + std::to_string(index) + " is outside the array (length " +
+                                        std::to_string(length) + ")");
+  return Status::OK();
+}
+
+}  // namespace
+
+Result<std::optional<IndexedValue>> ParseUpdateLine(std::string line, uint64_t line_no, const std::string& name,
+                                                   DType dtype, uint64_t length, int64_t time) {
+  if (!line.empty() && line.back() == '\r') line.pop_back();
+  const size_t hash = line.find('#');
+  if (hash != std::string::npos) line.resize(hash);
+  std::istringstream fields(line);
+  std::string index_text, value_text, time_text, extra;
+  if (!(fields >> index_text)) return std::optional<IndexedValue>();  // blank
+  const std::string where = "line " + std::to_string(line_no) + ": ";
+  if (!(fields >> value_text) || ((fields >> time_text) && (fields >> extra)))
+    return Status::InvalidArgument(name, where + "expected 'INDEX VALUE [TIME]'");
+  int64_t line_time = time;
+  if (!time_text.empty() && !ParseInteger(time_text, &line_time))
+    return Status::InvalidArgument(name, where + "'" + time_text + "' is not a time in ms");
+  uint64_t index = 0;
+  if (!ParseInteger(index_text, &index))
+    return Status::InvalidArgument(name, where + "'" + index_text + "' is not an index");
+  MOMENTA_RETURN_IF_ERROR(CheckIndex(index, length, name, where));
+  auto v = ParseValue(dtype, value_text);
+  if (!v.ok()) return Status::InvalidArgument(name, where + v.status().ToString());
+  return std::optional<IndexedValue>(IndexedValue{index, *v, line_time});
+}
 
 Result<std::vector<IndexedValue>> ParseUpdates(const std::string& text, bool binary, const std::string& name,
                                                DType dtype, uint64_t length, int64_t time) {
   std::vector<IndexedValue> out;
-  auto check_index = [&](uint64_t index, const std::string& where) -> Status {
-    if (index >= length)
-      return Status::OutOfRange(name, where + "index " + std::to_string(index) + " is outside the array (length " +
-                                          std::to_string(length) + ")");
-    return Status::OK();
-  };
   if (binary) {
     if (text.size() % 16 != 0)
       return Status::InvalidArgument(name, "binary updates are 16-byte records (u64 index, f8 value); size " +
@@ -27,7 +55,7 @@ Result<std::vector<IndexedValue>> ParseUpdates(const std::string& text, bool bin
       std::memcpy(&index, text.data() + at, 8);
       std::memcpy(&value, text.data() + at + 8, 8);
       const std::string where = "record " + std::to_string(at / 16) + ": ";
-      MOMENTA_RETURN_IF_ERROR(check_index(index, where));
+      MOMENTA_RETURN_IF_ERROR(CheckIndex(index, length, name, where));
       auto v = ValueFromDouble(dtype, value);
       if (!v.ok()) return Status::InvalidArgument(name, where + v.status().ToString());
       out.push_back({index, *v, time});
@@ -40,27 +68,9 @@ Result<std::vector<IndexedValue>> ParseUpdates(const std::string& text, bool bin
   while (std::getline(in, line)) {
     ++line_no;
     if (line_no % (1 << 16) == 0) MOMENTA_RETURN_IF_ERROR(CheckCancel(name));
-    if (!line.empty() && line.back() == '\r') line.pop_back();
-    const size_t hash = line.find('#');
-    if (hash != std::string::npos) line.resize(hash);
-    std::istringstream fields(line);
-    std::string index_text, value_text, time_text, extra;
-    if (!(fields >> index_text)) continue;  // blank
-    const std::string where = "line " + std::to_string(line_no) + ": ";
-    if (!(fields >> value_text) || ((fields >> time_text) && (fields >> extra)))
-      return Status::InvalidArgument(name, where + "expected 'INDEX VALUE [TIME]'");
-    int64_t line_time = time;
-    if (!time_text.empty()) {
-      if (!ParseInteger(time_text, &line_time))
-        return Status::InvalidArgument(name, where + "'" + time_text + "' is not a time in ms");
-    }
-    uint64_t index = 0;
-    if (!ParseInteger(index_text, &index))
-      return Status::InvalidArgument(name, where + "'" + index_text + "' is not an index");
-    MOMENTA_RETURN_IF_ERROR(check_index(index, where));
-    auto v = ParseValue(dtype, value_text);
-    if (!v.ok()) return Status::InvalidArgument(name, where + v.status().ToString());
-    out.push_back({index, *v, line_time});
+    auto update = ParseUpdateLine(std::move(line), line_no, name, dtype, length, time);
+    if (!update.ok()) return update.status();
+    if (*update) out.push_back(**update);
   }
   return out;
 }

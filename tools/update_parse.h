@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -20,6 +21,11 @@ namespace momenta::cli {
 // bad line changes nothing: InvalidArgument (a malformed line or a value
 // that does not fit) or OutOfRange (an index), naming `name` and the line
 // ("line 3: ...") or record; Interrupted on a stop signal.
+// One text line of updates, number `line_no` of `name`: the update, or
+// nullopt for a blank or comment-only line; errors as ParseUpdates'.
+Result<std::optional<IndexedValue>> ParseUpdateLine(std::string line, uint64_t line_no, const std::string& name,
+                                                   DType dtype, uint64_t length, int64_t time);
+
 Result<std::vector<IndexedValue>> ParseUpdates(const std::string& text, bool binary, const std::string& name,
                                                DType dtype, uint64_t length, int64_t time);
 
