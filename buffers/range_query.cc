@@ -241,7 +241,6 @@ RangeSummary Combiner::PieceSummary(const RawPiece& r, bool left_side) {
 
 // One range of a batch between its planning and its answer.
 struct PlannedQuery {
-  bool need_extremes = false;
   TreeLayout::Plan plan;
   std::vector<RawPiece> raw;
   std::vector<ReadRequest> array_reads;
@@ -253,7 +252,6 @@ void PlanQuery(MomentTree& tree, ArrayFile& array, uint64_t p, uint64_t q, bool 
                QueryCost& c) {
   assert(p <= q && q <= array.length());
   c = QueryCost{};
-  out.need_extremes = need_extremes;
   if (p == q) return;
   const TreeLayout& layout = tree.layout();
   out.plan = layout.Decompose(p, q);
@@ -270,7 +268,8 @@ void PlanQuery(MomentTree& tree, ArrayFile& array, uint64_t p, uint64_t q, bool 
 
 // Steps 5-6, once the planned reads landed (their bytes pointed to).
 Result<RangeSummary> FinishQuery(MomentTree& tree, ArrayFile& array, IoBackend& array_io, uint64_t p, uint64_t q,
-                                 const PlannedQuery& planned, QueryCost& c, ScratchDoubles& scratch) {
+                                 const PlannedQuery& planned, bool need_extremes, QueryCost& c,
+                                 ScratchDoubles& scratch) {
   const int order = tree.order();
   if (p == q) return RangeSummary(order);
   const TreeLayout::Plan& plan = planned.plan;
@@ -278,7 +277,7 @@ Result<RangeSummary> FinishQuery(MomentTree& tree, ArrayFile& array, IoBackend& 
   const std::vector<RawPiece>& raw = planned.raw;
   // 5. Every node the answer takes passes its check first (a run of
   // siblings shares one parent: the memo checks it once).
-  Combiner combine(tree, array, array_io, nodes, plan.runs.size(), planned.need_extremes, c, scratch);
+  Combiner combine(tree, array, array_io, nodes, plan.runs.size(), need_extremes, c, scratch);
   for (const NodeSource& s : nodes.sources) {
     MomentTree::ParentMemo memo;
     for (uint64_t k = 0; k < s.count; ++k)
@@ -346,7 +345,8 @@ Status SummarizeRanges(MomentTree& tree, ArrayFile& array, std::span<const Index
       if (r.read != SIZE_MAX) r.bytes = array_batch.Where(array_base[k] + r.read);
     for (NodeSource& s : planned[k].nodes.sources)
       if (s.read != SIZE_MAX) s.data = reinterpret_cast<const double*>(node_batch.Where(node_base[k] + s.read));
-    auto summary = FinishQuery(tree, array, array_io, ranges[k].begin, ranges[k].end, planned[k], c[k], scratch);
+    auto summary = FinishQuery(tree, array, array_io, ranges[k].begin, ranges[k].end, planned[k], need_extremes, c[k],
+                               scratch);
     if (!summary.ok()) return summary.status();
     out->push_back(std::move(summary).value());
   }

@@ -45,34 +45,27 @@ RangeSummary RangeSummary::OfElements(int order, DType t, const char* bytes, siz
   // f8 cells that sit at 8-byte boundaries (a read's landing buffer, a
   // mapping: always, as a .npy header is a multiple of 64 bytes) are
   // summarised where they are; copying them first cost more than the sums.
-  // A run with a NaN or an infinity takes the copying path below, which
-  // zeroes those cells in the scratch.
-  if (t == DType::kF8 && reinterpret_cast<uintptr_t>(bytes) % alignof(double) == 0) {
-    const std::span<const double> v(reinterpret_cast<const double*>(bytes), count);
-    RangeSummary s(order);
-    s.index = IndexMoments::Of(order, v);
-    if (std::isfinite(s.index.moment(0))) {
-      if (extremes) s.extremes = Extremes::Of(v);
-      s.values = ValueMoments::Of(v);
-      return s;
-    }
-  }
-  DecodeDoubles(t, bytes, count, scratch);
-  std::span<double> v(scratch, count);
+  // Other cells are converted into the scratch first.
+  const bool in_place = t == DType::kF8 && reinterpret_cast<uintptr_t>(bytes) % alignof(double) == 0;
+  if (!in_place) DecodeDoubles(t, bytes, count, scratch);
+  const std::span<const double> cells(in_place ? reinterpret_cast<const double*>(bytes) : scratch, count);
   RangeSummary s(order);
-  s.index = IndexMoments::Of(order, v);
-  if (extremes) s.extremes = Extremes::Of(v);  // skips NaN, keeps infinities: as stored
+  s.index = IndexMoments::Of(order, cells);
+  if (extremes) s.extremes = Extremes::Of(cells);  // skips NaN, keeps infinities: as stored
   if (DTypeIsInteger(t)) {
-    s.values = ValueMoments::Of(v);
+    s.values = ValueMoments::Of(cells);
     s.exact_sum = ExactSum(t, bytes, count);
     return s;
   }
   // M_0 sums every cell with weight 1: it is finite unless some cell is NaN
   // or infinite (or the sum overflows), so runs of finite values pay nothing.
   if (std::isfinite(s.index.moment(0))) {
-    s.values = ValueMoments::Of(v);
+    s.values = ValueMoments::Of(cells);
     return s;
   }
+  // Some cell is not finite: count those apart and zero them in the scratch.
+  if (in_place) std::memcpy(scratch, bytes, count * sizeof(double));
+  std::span<double> v(scratch, count);
   std::vector<double> finite;
   finite.reserve(count);
   for (double& x : v) {
@@ -240,7 +233,7 @@ namespace {
 template <int J>
 RangeSummary DecodeRunOf(const double* first, uint64_t count, uint64_t span, uint64_t last_span) {
   const Slots at(J);
-  constexpr size_t stride = 2 * J + 17;  // NodeCodec::doubles()
+  const size_t stride = NodeCodec(J).doubles();
   RangeSummary s(J);
 
   // Pass 1: non-finite counts, exact sums, extremes and the mean's parts.
@@ -271,7 +264,7 @@ RangeSummary DecodeRunOf(const double* first, uint64_t count, uint64_t span, uin
     power[0] = 1;
     for (int p = 1; p <= J; ++p) power[p] = power[p - 1] * static_cast<long double>(k);
     for (int u = 0; u <= J; ++u) {
-      const long double r = static_cast<long double>(node[u]) + static_cast<long double>(node[J + 1 + u]);
+      const long double r = static_cast<long double>(node[u]) + static_cast<long double>(node[at.terms + u]);
       for (int p = 0; p + u <= J; ++p) b[u][p] += power[p] * r;
     }
     const uint64_t n = FiniteCount(k + 1 == count ? last_span : span, LoadCounts(node, at));

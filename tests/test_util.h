@@ -59,6 +59,9 @@ bool HaveNumpy();
 // Runs a Python snippet with /usr/bin/python3; returns its result.
 CommandResult RunPython(const std::string& code);
 
+// The lines of `text` without their "\n" (a last line without one counts).
+std::vector<std::string> Lines(const std::string& text);
+
 std::string ReadFileBytes(const std::string& path);
 void WriteFileBytes(const std::string& path, const std::string& bytes);
 

@@ -71,8 +71,10 @@ Result<std::optional<std::string>> LineInput::Next() {
   }
 }
 
+bool LineInput::Buffered() const { return eof_ || buffer_.find('\n', buffer_at_) != std::string::npos; }
+
 bool LineInput::Ready() {
-  if (eof_ || buffer_.find('\n', buffer_at_) != std::string::npos) return true;
+  if (Buffered()) return true;
   pollfd p{fd_, POLLIN, 0};
   return ::poll(&p, 1, 0) > 0;
 }
@@ -80,18 +82,17 @@ bool LineInput::Ready() {
 Result<bool> LineInput::WaitReady(int64_t timeout_ms) {
   using Clock = std::chrono::steady_clock;
   const Clock::time_point deadline = Clock::now() + std::chrono::milliseconds(timeout_ms);
-  while (true) {
-    if (eof_ || buffer_.find('\n', buffer_at_) != std::string::npos) return true;
+  while (!Buffered()) {
     MOMENTA_RETURN_IF_ERROR(CheckCancel(name_));
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
+    // Whole milliseconds rounded up, so the wait never ends early.
+    const int64_t left = std::chrono::ceil<std::chrono::milliseconds>(deadline - Clock::now()).count();
+    if (left <= 0) return false;
     pollfd p{fd_, POLLIN, 0};
-    // Whole milliseconds, rounded up so the wait never ends early; an
-    // interrupted poll (EINTR: a signal) loops to CheckCancel.
-    const int n = ::poll(&p, 1, static_cast<int>(std::max<int64_t>(0, std::min<int64_t>(left + 1, 1 << 30))));
-    if (n < 0 && errno != EINTR) return Status::FromErrno(name_, errno);
+    const int n = ::poll(&p, 1, static_cast<int>(std::min<int64_t>(left, 1 << 30)));
+    if (n < 0 && errno != EINTR) return Status::FromErrno(name_, errno);  // EINTR: CheckCancel decides
     if (n > 0) MOMENTA_RETURN_IF_ERROR(Fill());  // bytes (maybe not a whole line yet) or the end
-    else if (n == 0 && Clock::now() >= deadline) return false;
   }
+  return true;
 }
 
 }  // namespace momenta::cli

@@ -39,6 +39,8 @@ class LineInput {
 
  private:
   LineInput(int fd, bool owned, std::string name) : fd_(fd), owned_(owned), name_(std::move(name)) {}
+  // A whole line, or the end, is in buffer_: Next() returns without reading.
+  bool Buffered() const;
   // Reads once more into buffer_ (sets eof_ at the end).
   [[nodiscard]] Status Fill();
 

@@ -18,6 +18,7 @@ namespace momenta {
 namespace {
 
 using ::momenta::testing::HaveNumpy;
+using ::momenta::testing::Lines;
 using ::momenta::testing::ReadFileBytes;
 using ::momenta::testing::RunPython;
 using ::momenta::testing::ScratchDir;
@@ -29,13 +30,6 @@ constexpr DType kAll[] = {DType::kF8, DType::kF4, DType::kI8, DType::kI4, DType:
 
 #define SKIP_WITHOUT_NUMPY() \
   if (!HaveNumpy()) GTEST_SKIP() << "python3-numpy is not installed for /usr/bin/python3"
-
-std::vector<std::string> Lines(const std::string& text) {
-  std::vector<std::string> out;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) out.push_back(line);
-  return out;
-}
 
 bool Same(const Value& a, const Value& b) {
   if (a.kind != b.kind) return false;

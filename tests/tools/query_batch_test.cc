@@ -17,6 +17,7 @@
 namespace momenta {
 namespace {
 
+using testing::Lines;
 using testing::RunCli;
 using testing::ScratchDir;
 
@@ -28,13 +29,6 @@ long long SumOf(long long p, long long q) {
   long long s = 0;
   for (long long i = p; i < q; ++i) s += Cell(i);
   return s;
-}
-
-std::vector<std::string> Lines(const std::string& text) {
-  std::vector<std::string> out;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) out.push_back(line);
-  return out;
 }
 
 class CliQueryBatchTest : public ::testing::Test {

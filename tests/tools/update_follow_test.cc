@@ -15,15 +15,9 @@
 namespace momenta {
 namespace {
 
+using testing::Lines;
 using testing::RunCli;
 using testing::ScratchDir;
-
-std::vector<std::string> Lines(const std::string& text) {
-  std::vector<std::string> out;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) out.push_back(line);
-  return out;
-}
 
 int64_t WallMs() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())

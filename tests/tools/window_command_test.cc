@@ -15,16 +15,10 @@
 namespace momenta {
 namespace {
 
+using testing::Lines;
 using testing::RunCli;
 using testing::ScratchDir;
 using testing::WriteFileBytes;
-
-std::vector<std::string> Lines(const std::string& s) {
-  std::vector<std::string> out;
-  std::stringstream ss(s);
-  for (std::string line; std::getline(ss, line);) out.push_back(line);
-  return out;
-}
 
 TEST(WindowCliTest, ReportsEachTickFromStdin) {
   auto r = RunCli({"window", "--input", "-", "--window", "5", "--eps", "0.1", "--top", "2"},

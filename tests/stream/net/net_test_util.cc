@@ -82,17 +82,6 @@ std::string RootThread::Logs() const {
 
 // ------------------------------------------------------------ LockstepRun
 
-namespace {
-
-std::vector<std::string> Lines(const std::string& s) {
-  std::vector<std::string> out;
-  std::istringstream in(s);
-  for (std::string l; std::getline(in, l);) out.push_back(l);
-  return out;
-}
-
-}  // namespace
-
 LockstepRun::LockstepRun(RootThread& root, uint32_t k, const std::string& workload, double rate, uint64_t seed,
                          const std::string& token, std::function<HostPort(uint32_t)> route)
     : root_(root), k_(k), token_(token), route_(std::move(route)), params_(root.params()), global_(root.params().spec), rng_(seed | 1) {
