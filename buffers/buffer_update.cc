@@ -4,6 +4,7 @@
 #include "buffers/buffered_array_internal.h"
 
 #include <atomic>
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <thread>
@@ -20,6 +21,9 @@ namespace {
 
 // Updates applied between two points where readers may get in.
 constexpr size_t kChunk = 4096;
+// Scattered updates whose pages are fetched ahead together (a bound on the
+// reads in flight and on what is fetched ahead of its stores).
+constexpr size_t kFetchWindow = 8192;
 // Log records between two checkpoints of the buffer (besides Close).
 constexpr uint64_t kCheckpointEveryRecords = uint64_t{1} << 22;
 
@@ -145,7 +149,23 @@ Status BufferedArray::Impl::ReserveForUpdates(std::span<const IndexedValue> upda
     store_->PrepareForStore(updates.back().index);
     return Status::OK();
   }
-  for (const IndexedValue& u : updates) MOMENTA_RETURN_IF_ERROR(store_->Prefault(u.index));
+  //    The pages go out at depth: a window's uncached pages are all asked
+  //    for (FetchForStores) before the window before it is prefaulted, so
+  //    that each fault finds its page read or in flight; a page read costs
+  //    one 4 KiB read, and a window bounds what is fetched ahead.
+  std::vector<uint64_t> indices;
+  auto fetch = [&](size_t begin) {
+    const size_t end = std::min(updates.size(), begin + kFetchWindow);
+    indices.clear();
+    for (size_t k = begin; k < end; ++k) indices.push_back(updates[k].index);
+    store_->FetchForStores(indices);
+  };
+  fetch(0);
+  for (size_t begin = 0; begin < updates.size(); begin += kFetchWindow) {
+    if (begin + kFetchWindow < updates.size()) fetch(begin + kFetchWindow);
+    const size_t end = std::min(updates.size(), begin + kFetchWindow);
+    for (size_t k = begin; k < end; ++k) MOMENTA_RETURN_IF_ERROR(store_->Prefault(updates[k].index));
+  }
   return Status::OK();
 }
 

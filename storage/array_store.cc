@@ -17,6 +17,12 @@ Status ArrayStore::LoadRange(uint64_t first, uint64_t count, char* out) const {
   return AccessFailed(first, /*writing=*/false);
 }
 
+void ArrayStore::FetchForStores(std::span<const uint64_t> indices) {
+  fetch_offsets_.clear();
+  for (const uint64_t index : indices) fetch_offsets_.push_back(Offset(index));
+  scattered_.Fetch(&fetch_offsets_);
+}
+
 Status ArrayStore::Prefault(uint64_t index) {
   char bytes[8];
   PrepareForStore(index);

@@ -11,10 +11,12 @@
 // After such a failure the element may hold some of the new bytes.
 //
 // Page cache: stores into a block the page cache holds in large folios would
-// dirty (and write back) the whole folio; PrepareForStore keeps such blocks in
-// base pages first (storage/scattered_stores.h). It is a hint, kept apart from
-// Store so that a caller overwriting a consecutive range prepares only the
-// range's end blocks.
+// dirty (and write back) the whole folio; PrepareForStore drops such a
+// block's clean pages first, so that they come back in base pages, and
+// FetchForStores reads the pages a batch of stores needs together, at depth
+// (storage/scattered_stores.h). Both are hints, kept apart from Store so that
+// a caller overwriting a consecutive range prepares only the range's end
+// blocks.
 //
 // Durability: stores reach the disk with the array's Sync() (the mapping is
 // shared: an fsync of the file writes its dirty pages) or the kernel's
@@ -25,7 +27,9 @@
 #include <cassert>
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
+#include <vector>
 
 #include "storage/fault_guard.h"
 #include "storage/mapped_file.h"
@@ -59,6 +63,15 @@ class ArrayStore {
   // Call before the first store into the 2 MiB block holding `index`
   // (idempotent; see above).
   void PrepareForStore(uint64_t index) { scattered_.Prepare(Offset(index)); }
+  // Prepares the blocks of all of `indices` (stores to come) and starts
+  // reading their uncached pages together, so that the stores' faults do not
+  // read them one at a time (ScatteredStores::Fetch). A hint: it changes no
+  // element.
+  void FetchForStores(std::span<const uint64_t> indices);
+  // Pages FetchForStores asked the kernel to read, and cached blocks whose
+  // clean pages were dropped before the first store, so far.
+  uint64_t pages_fetched() const { return scattered_.pages_fetched(); }
+  uint64_t blocks_dropped() const { return scattered_.blocks_dropped(); }
   // Makes element `index`'s page writable without changing it (prepared, then
   // its own bytes loaded and stored back): a hole is allocated here, so a full
   // disk (or a truncated file) fails now rather than at a later store. A hole
@@ -83,6 +96,7 @@ class ArrayStore {
   const size_t item_;                      // bytes per element (<= 8)
   const uint64_t length_;                  // elements
   ScatteredStores scattered_;              // keeps map_'s cache in base pages where stores land
+  std::vector<uint64_t> fetch_offsets_;    // scratch for FetchForStores
 };
 
 }  // namespace momenta

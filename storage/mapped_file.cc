@@ -80,13 +80,19 @@ Status MappedFile::Flush(uint64_t offset, uint64_t length) {
 
 void MappedFile::AdviseRandomAccess() { (void)::madvise(data_, size_, MADV_RANDOM); }
 
+bool MappedFile::CachedPages(uint64_t offset, uint64_t length, std::vector<unsigned char>* resident) const {
+  const uint64_t page = static_cast<uint64_t>(::sysconf(_SC_PAGESIZE));
+  const uint64_t end = std::min(size_, offset + length);
+  resident->assign(end > offset ? (end - offset + page - 1) / page : 0, 0);
+  if (end <= offset) return true;
+  return ::mincore(data_ + offset, end - offset, resident->data()) == 0;
+}
+
 bool MappedFile::AnyPageCached(uint64_t offset, uint64_t length) const {
   const uint64_t page = static_cast<uint64_t>(::sysconf(_SC_PAGESIZE));
   const uint64_t begin = offset / page * page;
-  const uint64_t end = std::min(size_, offset + length);
-  if (end <= begin) return false;
-  std::vector<unsigned char> resident((end - begin + page - 1) / page);
-  if (::mincore(data_ + begin, end - begin, resident.data()) != 0) return true;  // assume so
+  std::vector<unsigned char> resident;
+  if (!CachedPages(begin, offset + length - begin, &resident)) return true;  // assume so
   return std::any_of(resident.begin(), resident.end(), [](unsigned char r) { return r & 1; });
 }
 
@@ -106,9 +112,8 @@ void MappedFile::Populate(uint64_t offset, uint64_t length) {
   (void)::madvise(data_ + begin, end - begin, MADV_POPULATE_READ);
 }
 
-void MappedFile::Recache(uint64_t offset, uint64_t length) {
+void MappedFile::DropCleanPages(uint64_t offset, uint64_t length) {
   (void)::posix_fadvise(fd_, static_cast<off_t>(offset), static_cast<off_t>(length), POSIX_FADV_DONTNEED);
-  (void)::posix_fadvise(fd_, static_cast<off_t>(offset), static_cast<off_t>(length), POSIX_FADV_WILLNEED);
 }
 
 }  // namespace momenta

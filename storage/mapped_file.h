@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "storage/status.h"
 
@@ -58,9 +59,13 @@ class MappedFile {
   void AdviseRandomAccess();
   // Whether any page of [offset, offset + length) is in the page cache.
   bool AnyPageCached(uint64_t offset, uint64_t length) const;
-  // Drops the clean cached pages of [offset, offset + length) and starts
-  // reading them back in base pages.
-  void Recache(uint64_t offset, uint64_t length);
+  // (*resident)[k] & 1: whether the k-th page of [offset, offset + length)
+  // (offset a multiple of the page size) is in the page cache; false when
+  // the kernel would not say (mincore failed).
+  bool CachedPages(uint64_t offset, uint64_t length, std::vector<unsigned char>* resident) const;
+  // Drops the clean cached pages of [offset, offset + length) (dirty pages,
+  // and pages some process maps, stay).
+  void DropCleanPages(uint64_t offset, uint64_t length);
   // Starts reading the uncached pages of [offset, offset + length) in one go
   // (under MADV_RANDOM, faults would read them a page at a time).
   void Prefetch(uint64_t offset, uint64_t length);

@@ -1,31 +1,41 @@
 // ScatteredStores: keeps the page cache under a writable mapping in base
-// (4 KiB) pages where a writer stores single elements at scattered places.
+// (4 KiB) pages where a writer stores single elements at scattered places,
+// and reads the pages a batch of stores needs at depth, each once.
 //
-// Why: the kernel caches file data in large folios (up to 2 MiB) after
-// sequential reads or writes, by anyone. A store through a shared mapping
-// dirties a whole folio and write-back then writes all of it: on ext4 (kernel
-// 6.18) one random 8-byte store into a sequentially read file wrote ~100 KiB;
-// a pwrite dirties one block, but the whole folio counts as dirty and the
-// writer is throttled (~40 us a write). In base pages, either costs one
-// 4 KiB page written back per page touched.
+// Why base pages: the kernel caches file data in large folios (up to 2 MiB)
+// after sequential reads or writes, by anyone. A store through a shared
+// mapping dirties a whole folio and write-back then writes all of it: on ext4
+// (kernel 6.18) one random 8-byte store into a sequentially read file wrote
+// ~100 KiB; a pwrite dirties one block, but the whole folio counts as dirty
+// and the writer is throttled (~40 us a write). In base pages, either costs
+// one 4 KiB page written back per page touched.
+//
+// Why fetch: the mapping is advised MADV_RANDOM (a fault reads its one page,
+// no readahead), so a store into an uncached page waits for one synchronous
+// 4 KiB read — the device at depth 1. Fetch() starts the reads of every
+// uncached page a batch will store into before the first store
+// (POSIX_FADV_WILLNEED per run of adjacent pages, which fills base pages and
+// returns once the reads are queued), so they go out together and the stores'
+// faults find them read or in flight.
 //
 // How: before the first store into a 2 MiB block (the largest folio on
 // x86-64) in this process's life, if any page of the block is cached, the
-// block's clean pages are dropped (POSIX_FADV_DONTNEED) and read back
-// asynchronously (POSIX_FADV_WILLNEED, which fills base pages), so the block
-// stays warm. The mapping is advised MADV_RANDOM, so faults read single pages.
-// What the kernel will not drop (dirty pages, pages another process maps)
-// keeps its folio: a reader mapping the array while a writer runs can keep a
-// large folio alive, at the cost above.
+// block's clean pages are dropped (POSIX_FADV_DONTNEED); Fetch then reads back
+// only the pages the stores need. The device reads at most 4 KiB per distinct
+// page stored into (the floor for a page that is not cached), never the
+// whole block. What the kernel will not drop (dirty pages, pages another
+// process maps) keeps its folio: a reader mapping the array while a writer
+// runs can keep a large folio alive, at the cost above.
 //
-// What is prepared is known to this object only: each writer process re-reads
-// a cached block before its first store into it, even when an earlier writer
-// left it in base pages. (A hint file kept across processes was tried and
-// dropped: when a block's pages are evicted and read back sequentially by
-// another program - a cache drop, then NumPy - nothing a process can observe
-// tells large folios from base pages, and trusting the hint brought back the
-// full-folio write-back it exists to prevent. A re-read costs at most 2 MiB
-// per block touched; the write-back it prevents, up to 2 MiB per store.)
+// What is prepared is known to this object only: each writer process drops a
+// cached block's clean pages before its first store into it, even when an
+// earlier writer left it in base pages; the pages it then needs are read
+// again, 4 KiB each. (A hint file kept across processes was tried and dropped:
+// when a block's pages are evicted and read back sequentially by another
+// program - a cache drop, then NumPy - nothing a process can observe tells
+// large folios from base pages, and trusting the hint brought back the
+// full-folio write-back it exists to prevent.) The cost: a warm block loses
+// its clean cached pages for readers too, who read them again on demand.
 //
 // Space: one bit per 2 MiB of the file (64 KiB for 1 TiB). Not thread-safe.
 #pragma once
@@ -40,6 +50,7 @@ namespace momenta {
 class ScatteredStores {
  public:
   static constexpr uint64_t kBlockBytes = uint64_t{2} << 20;
+  static constexpr uint64_t kPageBytes = 4096;
 
   // REQUIRES: `file` outlives this object.
   explicit ScatteredStores(MappedFile* file);
@@ -50,15 +61,28 @@ class ScatteredStores {
     if (!((prepared_[block / 64] >> (block % 64)) & 1)) PrepareBlock(block);
   }
 
-  // Blocks found cached and re-read in base pages so far.
-  uint64_t blocks_recached() const { return blocks_recached_; }
+  // Prepares the block of every offset in `offsets` (byte offsets of stores
+  // to come; sorted and deduplicated by page in place) and starts reading
+  // the uncached pages among them, in file order. Best effort: a read that
+  // cannot start leaves the page to its fault.
+  void Fetch(std::vector<uint64_t>* offsets);
+
+  // Blocks found cached whose clean pages were dropped, so far.
+  uint64_t blocks_dropped() const { return blocks_dropped_; }
+  // Pages Fetch found uncached and asked the kernel to read, so far.
+  uint64_t pages_fetched() const { return pages_fetched_; }
 
  private:
   void PrepareBlock(uint64_t block);
+  // Starts reading the uncached pages among `pages` (sorted, distinct page
+  // numbers, all within one block).
+  void FetchInBlock(const uint64_t* pages, size_t count);
 
   MappedFile* const file_;
   std::vector<uint64_t> prepared_;  // bit per block: prepared in this process
-  uint64_t blocks_recached_ = 0;
+  std::vector<unsigned char> resident_;  // scratch for mincore
+  uint64_t blocks_dropped_ = 0;
+  uint64_t pages_fetched_ = 0;
 };
 
 }  // namespace momenta

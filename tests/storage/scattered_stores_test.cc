@@ -1,6 +1,7 @@
-// ScatteredStores: a block is re-cached only when some of it was cached, at
-// most once per object, and re-caching never loses bytes: neither stores
-// still dirty in the mapping nor what another writer put on disk.
+// ScatteredStores: a block's clean pages are dropped only when some of it was
+// cached, at most once per object, and dropping never loses bytes: neither
+// stores still dirty in the mapping nor what another writer put on disk.
+// Fetch reads exactly the uncached pages asked for, each once.
 #include "storage/scattered_stores.h"
 
 #include <fcntl.h>
@@ -36,7 +37,7 @@ std::string WriteBlocks(const testing::ScratchDir& dir, int blocks) {
   return path;
 }
 
-TEST(ScatteredStoresTest, RecachesOnlyCachedBlocksAndOnlyOnce) {
+TEST(ScatteredStoresTest, DropsOnlyCachedBlocksAndOnlyOnce) {
   testing::ScratchDir dir;
   const std::string path = WriteBlocks(dir, 3);
   auto map = MappedFile::Open(path, /*writable=*/true);
@@ -52,17 +53,17 @@ TEST(ScatteredStoresTest, RecachesOnlyCachedBlocksAndOnlyOnce) {
   ScatteredStores stores(map->get());
   stores.Prepare(10);
   stores.Prepare(kBlock - 1);  // same block: nothing more
-  EXPECT_EQ(stores.blocks_recached(), 1u);
+  EXPECT_EQ(stores.blocks_dropped(), 1u);
   stores.Prepare(2 * kBlock + 5);  // not cached: faults will bring base pages
-  EXPECT_EQ(stores.blocks_recached(), 1u);
+  EXPECT_EQ(stores.blocks_dropped(), 1u);
   stores.Prepare(kBlock);
-  EXPECT_EQ(stores.blocks_recached(), 2u);
+  EXPECT_EQ(stores.blocks_dropped(), 2u);
   for (int b = 0; b < 3; ++b)
     for (uint64_t at : {uint64_t{0}, kBlock / 2, kBlock - 1})
       ASSERT_EQ((*map)->data()[b * kBlock + at], 'a' + b) << "block " << b << " byte " << at;
 }
 
-TEST(ScatteredStoresTest, DirtyStoresSurviveRecaching) {
+TEST(ScatteredStoresTest, DirtyStoresSurviveDropping) {
   testing::ScratchDir dir;
   const std::string path = WriteBlocks(dir, 2);
   auto map = MappedFile::Open(path, /*writable=*/true);
@@ -71,7 +72,7 @@ TEST(ScatteredStoresTest, DirtyStoresSurviveRecaching) {
   // Stores not yet written back, every 4 KiB page of block 0 and one of block 1.
   for (uint64_t at = 0; at < kBlock; at += 4096) data[at + 7] = 'X';
   data[kBlock + 12345] = 'Y';
-  for (int round = 0; round < 2; ++round) {  // a fresh object re-caches again
+  for (int round = 0; round < 2; ++round) {  // a fresh object drops again
     ScatteredStores stores(map->get());
     stores.Prepare(0);
     stores.Prepare(kBlock);
@@ -90,6 +91,42 @@ TEST(ScatteredStoresTest, DirtyStoresSurviveRecaching) {
   ASSERT_EQ(::pread(fd, &c, 1, kBlock + 12345), 1);
   EXPECT_EQ(c, 'Y');
   ::close(fd);
+}
+
+// Whether page `page` of the file is in the page cache, waiting up to 5 s for
+// it to become so when `wait` (Fetch only starts the reads).
+bool Resident(const MappedFile& map, uint64_t page, bool wait) {
+  for (int k = 0; k < (wait ? 500 : 1); ++k) {
+    std::vector<unsigned char> r;
+    if (map.CachedPages(page * 4096, 4096, &r) && (r[0] & 1)) return true;
+    if (wait) ::usleep(10000);
+  }
+  return false;
+}
+
+TEST(ScatteredStoresTest, FetchReadsTheUncachedPagesAskedForAndNoOthers) {
+  testing::ScratchDir dir;
+  const std::string path = WriteBlocks(dir, 2);
+  auto map = MappedFile::Open(path, /*writable=*/true);
+  ASSERT_OK(map);
+  (*map)->DropCleanPages(0, 2 * kBlock);
+  if ((*map)->AnyPageCached(0, 2 * kBlock)) GTEST_SKIP() << "the kernel kept the file cached";
+  ScatteredStores stores(map->get());
+  // Pages 3 (twice), 4 and 5 (a run), 100, and 512 + 7 in the second block,
+  // in no order.
+  std::vector<uint64_t> offsets = {100 * 4096 + 8, 3 * 4096, 5 * 4096 + 1, kBlock + 7 * 4096, 4 * 4096 + 4095, 3 * 4096 + 16};
+  stores.Fetch(&offsets);
+  EXPECT_EQ(stores.pages_fetched(), 5u);
+  EXPECT_EQ(stores.blocks_dropped(), 0u);  // nothing was cached
+  for (uint64_t page : {3, 4, 5, 100, 512 + 7}) EXPECT_TRUE(Resident(**map, page, true)) << page;
+  for (uint64_t page : {0, 2, 6, 99, 101, 511, 512, 512 + 6, 512 + 8}) EXPECT_FALSE(Resident(**map, page, false)) << page;
+  // Asked again: all cached now, nothing more read.
+  offsets = {3 * 4096, kBlock + 7 * 4096};
+  stores.Fetch(&offsets);
+  EXPECT_EQ(stores.pages_fetched(), 5u);
+  // What is read back is what is on disk.
+  EXPECT_EQ((*map)->data()[3 * 4096], 'a');
+  EXPECT_EQ((*map)->data()[kBlock + 7 * 4096], 'b');
 }
 
 TEST(ScatteredStoresTest, ALastBlockShorterThanTwoMebibytes) {
