@@ -23,6 +23,7 @@
 
 // ---- buffers/: range statistics over an array ---------------------------------
 #include "buffers/buffered_array.h"  // BufferedArray, the facade: open, Summarize, Write, Apply, Commit
+#include "buffers/group_writer.h"    // GroupWriter: group commit for many submitting threads
 #include "buffers/range_summary.h"   // RangeSummary: what a range query returns
 #include "buffers/statistics.h"      // Stat: sum, mean, var, std, moments, com, spread, polyfit, min, max
 #include "buffers/moments.h"         // the moment algebra behind them

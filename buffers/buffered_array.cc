@@ -32,6 +32,7 @@ const std::string& BufferedArray::tree_path() const { return impl_->tree_path_; 
 const OpenReport& BufferedArray::open_report() const { return impl_->open_report_; }
 std::vector<std::string> BufferedArray::TakeNotices() { return impl_->TakeNotices(); }
 uint64_t BufferedArray::length() const { return impl_->array_->length(); }
+bool BufferedArray::writable() const { return impl_->log_ != nullptr; }
 uint64_t BufferedArray::applied_sequence() const { return impl_->applied_sequence(); }
 
 Result<RangeSummary> BufferedArray::Summarize(uint64_t p, uint64_t q, bool need_extremes, QueryCost* cost,

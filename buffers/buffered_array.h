@@ -162,6 +162,8 @@ class BufferedArray {
   // died under it); the caller prints them like Open's.
   std::vector<std::string> TakeNotices();
   uint64_t length() const;
+  // Whether this is a writer (opened with io.writable): it may take updates.
+  bool writable() const;
   // The last log sequence applied to the array and the buffer.
   uint64_t applied_sequence() const;
 

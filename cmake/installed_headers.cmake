@@ -27,6 +27,7 @@ set(MOMENTA_INSTALLED_HEADERS
   storage/status.h
   storage/writer_lock.h
   buffers/buffered_array.h
+  buffers/group_writer.h
   buffers/moments.h
   buffers/power_sums.h
   buffers/range_summary.h
