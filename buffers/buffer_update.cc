@@ -8,19 +8,24 @@
 #include <chrono>
 #include <cstring>
 #include <thread>
-#include <unordered_set>
 
 #include "buffers/buffer_internal.h"
+#include "buffers/index_set.h"
 #include "buffers/tree_maintenance.h"
 #include "storage/array_store.h"
 #include "storage/cancel.h"
 #include "storage/log_retention.h"
+#include "storage/scattered_stores.h"
 
 namespace momenta {
 namespace {
 
 // Updates applied between two points where readers may get in.
 constexpr size_t kChunk = 4096;
+// How many updates ahead the update loops ask the CPU for the element and
+// the nodes they will change (random updates over a resident hot set miss
+// the cache and the TLB on each: overlapped, not serial).
+constexpr size_t kPrefetchAhead = 8;
 // Scattered updates whose pages are fetched ahead together (a bound on the
 // reads in flight and on what is fetched ahead of its stores).
 constexpr size_t kFetchWindow = 8192;
@@ -39,11 +44,11 @@ Status CheckFits(const ArrayFile& array, const Value& v) {
 // its old value before the earlier update of the same chunk landed).
 std::vector<size_t> ChunkEnds(std::span<const IndexedValue> updates) {
   std::vector<size_t> ends;
-  std::unordered_set<uint64_t> seen;
+  IndexSet seen(kChunk);
   for (size_t end = 0; end < updates.size();) {
     seen.clear();
     const size_t begin = end;
-    while (end < updates.size() && end - begin < kChunk && seen.insert(updates[end].index).second) ++end;
+    while (end < updates.size() && end - begin < kChunk && seen.insert(updates[end].index)) ++end;
     ends.push_back(end);
   }
   return ends;
@@ -134,17 +139,23 @@ Status BufferedArray::Impl::ReserveForUpdates(std::span<const IndexedValue> upda
   //    value takes less than its share).
   MOMENTA_RETURN_IF_ERROR(log_->Reserve(updates.size(), chunks));
   // 2. The buffer: the page of every node the updates touch (the tree file is
-  //    sparse: a node's page may be a hole).
+  //    sparse: a node's page may be a hole), for a run of elements at a time:
+  //    the nodes over elements [first, last] are a run of nodes per level.
   const TreeLayout& layout = tree_->layout();
-  for (const IndexedValue& u : updates)
-    for (int level = 1; level <= layout.levels(); ++level)
-      MOMENTA_RETURN_IF_ERROR(tree_->AllocateNodes(level, layout.NodeOf(level, u.index), 1));
+  auto reserve_nodes = [&](uint64_t first, uint64_t last) -> Status {
+    for (int level = 1; level <= layout.levels(); ++level) {
+      const uint64_t j0 = layout.NodeOf(level, first), j1 = layout.NodeOf(level, last);
+      MOMENTA_RETURN_IF_ERROR(tree_->AllocateNodes(level, j0, j1 - j0 + 1));
+    }
+    return Status::OK();
+  };
   // 3. The array: every element's page made writable (ArrayStore::Prefault):
   //    a hole on a full disk (or a file truncated under us) fails here.
   //    Scattered stores need base pages under them; a consecutive range
   //    (Write) overwrites the blocks inside it whole, only its end blocks may
   //    be partial.
-  if (!prefault) {
+  if (!prefault) {  // Write: updates[k].index = updates[0].index + k
+    MOMENTA_RETURN_IF_ERROR(reserve_nodes(updates.front().index, updates.back().index));
     store_->PrepareForStore(updates.front().index);
     store_->PrepareForStore(updates.back().index);
     return Status::OK();
@@ -152,19 +163,27 @@ Status BufferedArray::Impl::ReserveForUpdates(std::span<const IndexedValue> upda
   //    The pages go out at depth: a window's uncached pages are all asked
   //    for (FetchForStores) before the window before it is prefaulted, so
   //    that each fault finds its page read or in flight; a page read costs
-  //    one 4 KiB read, and a window bounds what is fetched ahead.
-  std::vector<uint64_t> indices;
-  auto fetch = [&](size_t begin) {
+  //    one 4 KiB read, and a window bounds what is fetched ahead. A page is
+  //    made writable, and the nodes over its elements reserved, once per
+  //    call, in file order, whatever number of updates land on it.
+  std::vector<uint64_t> indices, ahead, pages;
+  IndexSet ready;  // pages made writable (file offset / page size)
+  auto fetch = [&](size_t begin, std::vector<uint64_t>* one_per_page) {
     const size_t end = std::min(updates.size(), begin + kFetchWindow);
     indices.clear();
     for (size_t k = begin; k < end; ++k) indices.push_back(updates[k].index);
-    store_->FetchForStores(indices);
+    store_->FetchForStores(indices, one_per_page);
   };
-  fetch(0);
+  fetch(0, &ahead);
   for (size_t begin = 0; begin < updates.size(); begin += kFetchWindow) {
-    if (begin + kFetchWindow < updates.size()) fetch(begin + kFetchWindow);
-    const size_t end = std::min(updates.size(), begin + kFetchWindow);
-    for (size_t k = begin; k < end; ++k) MOMENTA_RETURN_IF_ERROR(store_->Prefault(updates[k].index));
+    pages.swap(ahead);
+    if (begin + kFetchWindow < updates.size()) fetch(begin + kFetchWindow, &ahead);
+    for (const uint64_t index : pages) {
+      if (!ready.insert(array_->ByteOffset(index) / ScatteredStores::kPageBytes)) continue;
+      const ElementRun run = store_->PageElements(index);
+      MOMENTA_RETURN_IF_ERROR(reserve_nodes(run.first, run.last));
+      MOMENTA_RETURN_IF_ERROR(store_->Prefault(index));
+    }
   }
   return Status::OK();
 }
@@ -173,7 +192,9 @@ Status BufferedArray::Impl::ReadChanges(std::span<const IndexedValue> chunk) {
   const DType t = array_->dtype();
   const size_t item = array_->itemsize();
   records_.clear();
-  for (const IndexedValue& u : chunk) {
+  for (size_t k = 0; k < chunk.size(); ++k) {
+    const IndexedValue& u = chunk[k];
+    if (k + kPrefetchAhead < chunk.size()) store_->PrefetchElement(chunk[k + kPrefetchAhead].index);
     char old_bytes[8] = {}, new_bytes[8] = {};
     MOMENTA_RETURN_IF_ERROR(store_->Load(u.index, old_bytes));
     EncodeValue(t, u.value, new_bytes);
@@ -203,8 +224,14 @@ Status BufferedArray::Impl::ApplyChunk(std::span<const IndexedValue> chunk, size
   MOMENTA_RETURN_IF_ERROR(BeginChunk());
   TreeFileHeader& h = tree_->header();
   h.chunk_first_sequence = *first;
+  const TreeLayout& layout = tree_->layout();
   for (size_t k = 0; k < records_.size(); ++k) {
     const LogRecord& r = records_[k];
+    if (k + kPrefetchAhead < records_.size()) {  // the leaf and its parent, a few records ahead
+      const uint64_t ahead = records_[k + kPrefetchAhead].index;
+      for (int level = 1; level <= std::min(2, layout.levels()); ++level)
+        tree_->PrefetchNode(level, layout.NodeOf(level, ahead));
+    }
     if (Status s = store_->Store(r.index, RawBytes(r.new_raw)); !s.ok()) {
       (void)EndChunk();  // logged but not applied: recovery will apply it from the log
       return s;

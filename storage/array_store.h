@@ -24,6 +24,7 @@
 // array at OpenStore (asserted).
 #pragma once
 
+#include <algorithm>
 #include <cassert>
 #include <cstdint>
 #include <memory>
@@ -37,6 +38,12 @@
 #include "storage/status.h"
 
 namespace momenta {
+
+// Elements first..last (inclusive).
+struct ElementRun {
+  uint64_t first = 0;
+  uint64_t last = 0;
+};
 
 class ArrayStore {
  public:
@@ -55,6 +62,9 @@ class ArrayStore {
     if (GuardedCopy(Element(index), raw, item_)) return Status::OK();
     return AccessFailed(index, /*writing=*/true);
   }
+  // Asks the CPU to bring element `index` into its cache, for a store soon
+  // (a hint; never faults).
+  void PrefetchElement(uint64_t index) const { __builtin_prefetch(Element(index), 1); }
   // Copies elements [first, first + count) into out (count * itemsize bytes),
   // reading the range's uncached pages ahead in one go first: the page cache
   // as it is, dirty pages included, with no write-back.
@@ -66,8 +76,18 @@ class ArrayStore {
   // Prepares the blocks of all of `indices` (stores to come) and starts
   // reading their uncached pages together, so that the stores' faults do not
   // read them one at a time (ScatteredStores::Fetch). A hint: it changes no
-  // element.
-  void FetchForStores(std::span<const uint64_t> indices);
+  // element. *one_per_page receives one of the indices per distinct page,
+  // in file order (what Prefault needs to make every page writable).
+  void FetchForStores(std::span<const uint64_t> indices, std::vector<uint64_t>* one_per_page);
+  // The elements that share element `index`'s 4 KiB page of the file.
+  ElementRun PageElements(uint64_t index) const {
+    const uint64_t page_begin = Offset(index) / ScatteredStores::kPageBytes * ScatteredStores::kPageBytes;
+    const uint64_t page_end = page_begin + ScatteredStores::kPageBytes;  // exclusive
+    ElementRun run;
+    run.first = page_begin <= data_offset_ ? 0 : (page_begin - data_offset_ + item_ - 1) / item_;
+    run.last = std::min(length_ - 1, (page_end - 1 - data_offset_) / item_);
+    return run;
+  }
   // Pages FetchForStores asked the kernel to read, and cached blocks whose
   // clean pages were dropped before the first store, so far.
   uint64_t pages_fetched() const { return scattered_.pages_fetched(); }
@@ -96,7 +116,6 @@ class ArrayStore {
   const size_t item_;                      // bytes per element (<= 8)
   const uint64_t length_;                  // elements
   ScatteredStores scattered_;              // keeps map_'s cache in base pages where stores land
-  std::vector<uint64_t> fetch_offsets_;    // scratch for FetchForStores
 };
 
 }  // namespace momenta

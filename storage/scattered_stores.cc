@@ -19,35 +19,36 @@ void ScatteredStores::PrepareBlock(uint64_t block) {
 }
 
 void ScatteredStores::Fetch(std::vector<uint64_t>* offsets) {
-  std::vector<uint64_t>& pages = *offsets;
-  for (uint64_t& o : pages) o /= kPageBytes;
-  std::sort(pages.begin(), pages.end());
-  pages.erase(std::unique(pages.begin(), pages.end()), pages.end());
-  constexpr uint64_t kPagesPerBlock = kBlockBytes / kPageBytes;
-  for (size_t begin = 0; begin < pages.size();) {
-    const uint64_t block = pages[begin] / kPagesPerBlock;
+  std::vector<uint64_t>& v = *offsets;
+  std::sort(v.begin(), v.end());
+  v.erase(std::unique(v.begin(), v.end(), [](uint64_t a, uint64_t b) { return a / kPageBytes == b / kPageBytes; }),
+          v.end());
+  for (size_t begin = 0; begin < v.size();) {
+    const uint64_t block = v[begin] / kBlockBytes;
     size_t end = begin + 1;
-    while (end < pages.size() && pages[end] / kPagesPerBlock == block) ++end;
-    Prepare(block * kBlockBytes);
-    FetchInBlock(pages.data() + begin, end - begin);
+    while (end < v.size() && v[end] / kBlockBytes == block) ++end;
+    Prepare(v[begin]);
+    FetchInBlock(v.data() + begin, end - begin);
     begin = end;
   }
 }
 
-void ScatteredStores::FetchInBlock(const uint64_t* pages, size_t count) {
+void ScatteredStores::FetchInBlock(const uint64_t* offsets, size_t count) {
   // One mincore over the pages' span within the block, then one read per run
   // of adjacent uncached pages.
-  const uint64_t first = pages[0];
-  const uint64_t span = pages[count - 1] - first + 1;
+  auto page = [&](size_t k) { return offsets[k] / kPageBytes; };
+  const uint64_t first = page(0);
+  const uint64_t span = page(count - 1) - first + 1;
   if (!file_->CachedPages(first * kPageBytes, span * kPageBytes, &resident_)) return;
+  auto cached = [&](size_t k) { return (resident_[page(k) - first] & 1) != 0; };
   for (size_t k = 0; k < count;) {
-    if (resident_[pages[k] - first] & 1) {
+    if (cached(k)) {
       ++k;
       continue;
     }
     size_t run = 1;
-    while (k + run < count && pages[k + run] == pages[k] + run && !(resident_[pages[k + run] - first] & 1)) ++run;
-    file_->Prefetch(pages[k] * kPageBytes, run * kPageBytes);
+    while (k + run < count && page(k + run) == page(k) + run && !cached(k + run)) ++run;
+    file_->Prefetch(page(k) * kPageBytes, run * kPageBytes);
     pages_fetched_ += run;
     k += run;
   }

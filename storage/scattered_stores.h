@@ -62,9 +62,10 @@ class ScatteredStores {
   }
 
   // Prepares the block of every offset in `offsets` (byte offsets of stores
-  // to come; sorted and deduplicated by page in place) and starts reading
-  // the uncached pages among them, in file order. Best effort: a read that
-  // cannot start leaves the page to its fault.
+  // to come) and starts reading the uncached pages among them, in file
+  // order. On return *offsets holds one of them per distinct page, sorted
+  // (the first of its page). Best effort: a read that cannot start leaves
+  // the page to its fault.
   void Fetch(std::vector<uint64_t>* offsets);
 
   // Blocks found cached whose clean pages were dropped, so far.
@@ -74,9 +75,9 @@ class ScatteredStores {
 
  private:
   void PrepareBlock(uint64_t block);
-  // Starts reading the uncached pages among `pages` (sorted, distinct page
-  // numbers, all within one block).
-  void FetchInBlock(const uint64_t* pages, size_t count);
+  // Starts reading the uncached pages of `offsets` (sorted, one per page,
+  // all within one block).
+  void FetchInBlock(const uint64_t* offsets, size_t count);
 
   MappedFile* const file_;
   std::vector<uint64_t> prepared_;  // bit per block: prepared in this process

@@ -112,7 +112,7 @@ Status FollowUpdates(BufferedArray& ba, LineInput& in, const FollowOptions& opti
     if (!line.ok()) return stop(line.status());
     if (!*line) break;  // the producer closed its end
     const int64_t time = options.time == kLogTimeNow ? WallClockMs() : options.time;
-    auto update = ParseUpdateLine(std::move(**line), in.line_number(), in.name(), dtype, length, time);
+    auto update = ParseUpdateLine(**line, in.line_number(), in.name(), dtype, length, time);
     if (!update.ok()) {
       if (!options.skip_bad) return stop(update.status());
       std::fprintf(stderr, "momenta: %s (skipped)\n", update.status().ToString().c_str());
