@@ -141,11 +141,14 @@ Status BufferedArray::Impl::ReserveForUpdates(std::span<const IndexedValue> upda
   // 2. The buffer: the page of every node the updates touch (the tree file is
   //    sparse: a node's page may be a hole), for a run of elements at a time:
   //    the nodes over elements [first, last] are a run of nodes per level.
+  //    Their pages are asked for together as well (FetchNodes), each once.
   const TreeLayout& layout = tree_->layout();
+  IndexSet node_pages;  // tree file pages asked for
   auto reserve_nodes = [&](uint64_t first, uint64_t last) -> Status {
     for (int level = 1; level <= layout.levels(); ++level) {
       const uint64_t j0 = layout.NodeOf(level, first), j1 = layout.NodeOf(level, last);
       MOMENTA_RETURN_IF_ERROR(tree_->AllocateNodes(level, j0, j1 - j0 + 1));
+      tree_->FetchNodes(level, j0, j1 - j0 + 1, &node_pages);
     }
     return Status::OK();
   };

@@ -246,6 +246,14 @@ Status MomentTree::AllocateNodes(int level, uint64_t first, uint64_t count) {
   return Status::OK();
 }
 
+void MomentTree::FetchNodes(int level, uint64_t first, uint64_t count, IndexSet* asked) {
+  if (count == 0) return;
+  const uint64_t begin = NodeOffset(level, first) / kPage;
+  const uint64_t end = (NodeOffset(level, first + count - 1) + codec_.bytes() - 1) / kPage;  // inclusive
+  for (uint64_t p = begin; p <= end; ++p)
+    if (asked->insert(p)) file_->Prefetch(p * kPage, kPage);
+}
+
 uint64_t MomentTree::ram_tier_bytes() const {
   return layout_.ram_nodes() * codec_.bytes();
 }

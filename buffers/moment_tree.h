@@ -19,6 +19,7 @@
 
 #include "buffers/range_summary.h"
 #include "buffers/tree_file.h"
+#include "buffers/index_set.h"
 #include "buffers/tree_layout.h"
 #include "buffers/tree_options.h"
 #include "storage/array_file.h"
@@ -108,6 +109,10 @@ class MomentTree {
 
   // Makes nodes [first, first + count) of `level` safe to store into.
   [[nodiscard]] Status AllocateNodes(int level, uint64_t first, uint64_t count);
+  // Starts reading the file pages of nodes [first, first + count) of `level`
+  // that are not in `asked` (4 KiB pages of the file, added to it), so that
+  // an update loop's faults on them do not read one page at a time. A hint.
+  void FetchNodes(int level, uint64_t first, uint64_t count, IndexSet* asked);
   // Node reads that bypass the mapping (the disk tier's batched reads).
   IoBackend& io() { return *io_; }
   // Bytes of the tree file in each tier.
