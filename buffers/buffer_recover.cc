@@ -235,6 +235,10 @@ Status BufferedArray::Impl::ReplayIntoArrayAndTree(uint64_t after, bool tree_too
   *replayed = 0;
   LogReaderOptions ro;
   ro.from_sequence = std::min(after + 1, refresh_from);
+  // A writer's log (open, its torn tail cut) ends before that sequence:
+  // nothing to replay, and no need to read the last segment again to find
+  // that out (up to 64 MiB per open).
+  if (log_ && ro.from_sequence >= log_->next_sequence()) return Status::OK();
   auto reader = LogReader::Open(LogDir(), ro);
   if (!reader.ok()) {
     if (reader.status().code() == Status::Code::kNotFound) return Status::OK();

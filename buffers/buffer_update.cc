@@ -14,6 +14,7 @@
 #include "buffers/tree_maintenance.h"
 #include "storage/array_store.h"
 #include "storage/cancel.h"
+#include "storage/extents.h"
 #include "storage/log_retention.h"
 #include "storage/scattered_stores.h"
 
@@ -26,8 +27,8 @@ constexpr size_t kChunk = 4096;
 // the nodes they will change (random updates over a resident hot set miss
 // the cache and the TLB on each: overlapped, not serial).
 constexpr size_t kPrefetchAhead = 8;
-// Scattered updates whose pages are fetched ahead together (a bound on the
-// reads in flight and on what is fetched ahead of its stores).
+// Scattered updates whose pages are asked for ahead of their chunk (a bound
+// on the reads in flight and on what is read ahead of its stores).
 constexpr size_t kFetchWindow = 8192;
 // Log records between two checkpoints of the buffer (besides Close).
 constexpr uint64_t kCheckpointEveryRecords = uint64_t{1} << 22;
@@ -115,10 +116,27 @@ Status BufferedArray::Impl::ApplyUpdates(std::span<const IndexedValue> updates, 
     return s.WithNote("nothing was applied: none of the " + std::to_string(updates.size()) +
                       " updates is in the array or the log");
   const uint64_t first_sequence = log_->next_sequence();
+  // Reads at depth: before a chunk is applied, the uncached pages of the
+  // updates up to kFetchWindow past its end are asked for together
+  // (FetchForStores), so its faults find their pages read or in flight and
+  // the device always has the next window's reads queued. A page read costs
+  // one 4 KiB read; the window bounds what is read ahead of its stores.
+  size_t fetched = 0;  // updates [0, fetched) had their pages asked for
+  std::vector<uint64_t> indices, one_per_page;
+  auto fetch_until = [&](size_t until) {
+    while (fetched < until) {
+      const size_t end = std::min(until, fetched + kFetchWindow);
+      indices.clear();
+      for (size_t k = fetched; k < end; ++k) indices.push_back(updates[k].index);
+      store_->FetchForStores(indices, &one_per_page);
+      fetched = end;
+    }
+  };
   size_t begin = 0;
   for (const size_t end : chunk_ends) {
     *applied = begin;
     MOMENTA_RETURN_IF_ERROR(CheckCancel(array_->path()));  // between chunks: consistent
+    fetch_until(std::min(updates.size(), end + kFetchWindow));
     size_t done = 0;
     if (Status s = ApplyChunk(updates.subspan(begin, end - begin), &done); !s.ok()) {
       // Past the reservations only an I/O error gets here: say what stays.
@@ -152,41 +170,43 @@ Status BufferedArray::Impl::ReserveForUpdates(std::span<const IndexedValue> upda
     }
     return Status::OK();
   };
-  // 3. The array: every element's page made writable (ArrayStore::Prefault):
-  //    a hole on a full disk (or a file truncated under us) fails here.
-  //    Scattered stores need base pages under them; a consecutive range
-  //    (Write) overwrites the blocks inside it whole, only its end blocks may
-  //    be partial.
+  // 3. The array: the blocks under every element. A consecutive range
+  //    (Write) was allocated whole by its caller; it overwrites the blocks
+  //    inside it whole, only its end blocks may be partial.
   if (!prefault) {  // Write: updates[k].index = updates[0].index + k
     MOMENTA_RETURN_IF_ERROR(reserve_nodes(updates.front().index, updates.back().index));
     store_->PrepareForStore(updates.front().index);
     store_->PrepareForStore(updates.back().index);
     return Status::OK();
   }
-  //    The pages go out at depth: a window's uncached pages are all asked
-  //    for (FetchForStores) before the window before it is prefaulted, so
-  //    that each fault finds its page read or in flight; a page read costs
-  //    one 4 KiB read, and a window bounds what is fetched ahead. A page is
-  //    made writable, and the nodes over its elements reserved, once per
-  //    call, in file order, whatever number of updates land on it.
-  std::vector<uint64_t> indices, ahead, pages;
-  IndexSet ready;  // pages made writable (file offset / page size)
-  auto fetch = [&](size_t begin, std::vector<uint64_t>* one_per_page) {
-    const size_t end = std::min(updates.size(), begin + kFetchWindow);
-    indices.clear();
-    for (size_t k = begin; k < end; ++k) indices.push_back(updates[k].index);
-    store_->FetchForStores(indices, one_per_page);
+  //    Scattered updates: once per distinct page, the nodes over its
+  //    elements are reserved and, when the page lies in a hole of the file,
+  //    its block allocated (fallocate: a full disk fails here, before any
+  //    change). Nothing is stored and no page dirtied here: a page dirtied
+  //    now and stored into much later (a long input) would be written back
+  //    twice. On a file system that overwrites in place (ext4, xfs) a store
+  //    into an allocated block needs no space; on a copy-on-write one a full
+  //    disk may still fail a store later, which the guarded store reports
+  //    (the update is logged and recovery completes it).
+  uint64_t lo = UINT64_MAX, hi = 0;
+  for (const IndexedValue& u : updates) lo = std::min(lo, u.index), hi = std::max(hi, u.index);
+  auto extents = DataExtents(array_->path(), array_->ByteOffset(lo), array_->ByteOffset(hi + 1));
+  if (!extents.ok()) return extents.status();
+  const uint64_t data_end = array_->ByteOffset(array_->length());
+  auto in_data = [&](uint64_t begin, uint64_t end) {  // [begin, end) inside one data extent
+    auto it = std::upper_bound(extents->begin(), extents->end(), begin,
+                               [](uint64_t b, const ByteRange& r) { return b < r.begin; });
+    return it != extents->begin() && std::prev(it)->end >= end;
   };
-  fetch(0, &ahead);
-  for (size_t begin = 0; begin < updates.size(); begin += kFetchWindow) {
-    pages.swap(ahead);
-    if (begin + kFetchWindow < updates.size()) fetch(begin + kFetchWindow, &ahead);
-    for (const uint64_t index : pages) {
-      if (!ready.insert(array_->ByteOffset(index) / ScatteredStores::kPageBytes)) continue;
-      const ElementRun run = store_->PageElements(index);
-      MOMENTA_RETURN_IF_ERROR(reserve_nodes(run.first, run.last));
-      MOMENTA_RETURN_IF_ERROR(store_->Prefault(index));
-    }
+  IndexSet ready;  // pages reserved (file offset / page size)
+  for (const IndexedValue& u : updates) {
+    const uint64_t page = array_->ByteOffset(u.index) / ScatteredStores::kPageBytes;
+    if (!ready.insert(page)) continue;
+    const ElementRun run = store_->PageElements(u.index);
+    MOMENTA_RETURN_IF_ERROR(reserve_nodes(run.first, run.last));
+    const uint64_t begin = page * ScatteredStores::kPageBytes;
+    const uint64_t end = std::min(data_end, begin + ScatteredStores::kPageBytes);
+    if (!in_data(begin, end)) MOMENTA_RETURN_IF_ERROR(array_->io().Allocate(begin, end - begin));
   }
   return Status::OK();
 }

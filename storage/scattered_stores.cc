@@ -34,13 +34,20 @@ void ScatteredStores::Fetch(std::vector<uint64_t>* offsets) {
 }
 
 void ScatteredStores::FetchInBlock(const uint64_t* offsets, size_t count) {
-  // One mincore over the pages' span within the block, then one read per run
-  // of adjacent uncached pages.
+  // Which pages are cached: one mincore over the pages' span when they are
+  // dense in it, else one per page (mincore looks up every page of its span
+  // that is not mapped: a span of 512 pages for 3 of them costs more than
+  // the 3 lookups). Then one read per run of adjacent uncached pages.
   auto page = [&](size_t k) { return offsets[k] / kPageBytes; };
   const uint64_t first = page(0);
   const uint64_t span = page(count - 1) - first + 1;
-  if (!file_->CachedPages(first * kPageBytes, span * kPageBytes, &resident_)) return;
-  auto cached = [&](size_t k) { return (resident_[page(k) - first] & 1) != 0; };
+  const bool dense = span <= 16 * count;  // a lookup costs ~1/16 of a system call
+  if (dense && !file_->CachedPages(first * kPageBytes, span * kPageBytes, &resident_)) return;
+  std::vector<unsigned char> one;
+  auto cached = [&](size_t k) {
+    if (dense) return (resident_[page(k) - first] & 1) != 0;
+    return !file_->CachedPages(page(k) * kPageBytes, kPageBytes, &one) || (one[0] & 1) != 0;
+  };
   for (size_t k = 0; k < count;) {
     if (cached(k)) {
       ++k;
