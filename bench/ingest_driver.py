@@ -84,11 +84,15 @@ class Workloads:
         rng = np.random.default_rng(seed)
         self.rng = rng
         self.length = length
+        # Values from fresh entropy: an update that stores the value already
+        # there changes nothing and costs nothing, so a rerun with the same
+        # seed must not find its values in place.
+        self.values = np.random.default_rng()
 
     def records(self, indices):
         rec = np.zeros(len(indices), dtype=[("i", "<u8"), ("v", "<f8")])
         rec["i"] = indices
-        rec["v"] = self.rng.standard_normal(len(indices))
+        rec["v"] = self.values.standard_normal(len(indices))
         return rec
 
     def scattered(self, n):
@@ -136,9 +140,9 @@ def follow_latency(cli, array, sync, n, max_delay="0"):
     p = subprocess.Popen([cli, "update", array, "--follow", "--ack", "--sync", sync, "--max-delay", max_delay],
                          stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, bufsize=0)
     lat = []
-    rng = np.random.default_rng(7)
+    rng = np.random.default_rng()
     for k in range(n):
-        line = f"{int(rng.integers(0, 1 << 20))} {k}\n".encode()
+        line = f"{int(rng.integers(0, 1 << 20))} {rng.standard_normal()}\n".encode()
         t0 = time.perf_counter()
         p.stdin.write(line)
         ack = p.stdout.readline()
@@ -249,8 +253,11 @@ def main():
             text_path = os.path.join(a.dir, "momenta_ingest_lines.txt")
             made.append(text_path)
             idx = wl.scattered(a.updates) % (1 << 20)  # a 8 MiB region: the log is what is measured
-            with open(text_path, "w") as f:
-                f.writelines(f"{i} {k}\n" for k, i in enumerate(idx))
+
+            def write_lines():  # values not already in place (fresh per run)
+                nonce = int(wl.values.integers(1, 1 << 20)) * a.updates
+                with open(text_path, "w") as f:
+                    f.writelines(f"{i} {nonce + k}\n" for k, i in enumerate(idx))
             for round_no in range(a.rounds):
                 fs = fio_fdatasync_rate(fsync_file, a.fio_runtime)
                 follow.append({"kind": "fio fdatasync per 4k write", "round": round_no, "iops": fs})
@@ -260,6 +267,7 @@ def main():
                     r.update(kind="ack latency", sync=sync, round=round_no)
                     follow.append(r)
                     print(json.dumps(r), flush=True)
+                    write_lines()
                     r = follow_rate(cli, array, sync, text_path, a.updates)
                     r.update(kind="follow rate", sync=sync, round=round_no)
                     follow.append(r)

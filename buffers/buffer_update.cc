@@ -122,13 +122,13 @@ Status BufferedArray::Impl::ApplyUpdates(std::span<const IndexedValue> updates, 
   // the device always has the next window's reads queued. A page read costs
   // one 4 KiB read; the window bounds what is read ahead of its stores.
   size_t fetched = 0;  // updates [0, fetched) had their pages asked for
-  std::vector<uint64_t> indices, one_per_page;
+  std::vector<uint64_t> indices;
   auto fetch_until = [&](size_t until) {
     while (fetched < until) {
       const size_t end = std::min(until, fetched + kFetchWindow);
       indices.clear();
       for (size_t k = fetched; k < end; ++k) indices.push_back(updates[k].index);
-      store_->FetchForStores(indices, &one_per_page);
+      store_->FetchForStores(indices);
       fetched = end;
     }
   };
@@ -259,7 +259,8 @@ Status BufferedArray::Impl::ApplyChunk(std::span<const IndexedValue> chunk, size
       (void)EndChunk();  // logged but not applied: recovery will apply it from the log
       return s;
     }
-    MOMENTA_RETURN_IF_ERROR(maintenance_->Apply(*tree_, r.index, RawBytes(r.old_raw), RawBytes(r.new_raw)));
+    MOMENTA_RETURN_IF_ERROR(
+        maintenance_->Apply(*tree_, r.index, RawBytes(r.old_raw), RawBytes(r.new_raw), /*reserved=*/true));
     std::atomic_ref<uint64_t>(h.log_sequence).store(*first + k, std::memory_order_release);
     h.updates_since_build++;
   }

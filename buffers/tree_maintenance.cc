@@ -31,7 +31,8 @@ bool TreeMaintenance::any_queued() const {
   return std::any_of(refresh_.begin(), refresh_.end(), [](const auto& level) { return !level.empty(); });
 }
 
-Status TreeMaintenance::Apply(MomentTree& tree, uint64_t index, const char* old_bytes, const char* new_bytes) {
+Status TreeMaintenance::Apply(MomentTree& tree, uint64_t index, const char* old_bytes, const char* new_bytes,
+                              bool reserved) {
   const DType t = array_.dtype();
   const double old_value = DecodeDouble(t, old_bytes);
   const double new_value = DecodeDouble(t, new_bytes);
@@ -53,7 +54,7 @@ Status TreeMaintenance::Apply(MomentTree& tree, uint64_t index, const char* old_
     const uint64_t j = layout.NodeOf(level, index);
     const uint64_t first = layout.node_first(level, j);
     const uint64_t count = layout.node_end(level, j) - first;
-    MOMENTA_RETURN_IF_ERROR(tree.AllocateNodes(level, j, 1));
+    if (!reserved) MOMENTA_RETURN_IF_ERROR(tree.AllocateNodes(level, j, 1));
     double* node = tree.Node(level, j);
     if (new_child >= 0) codec.SetChild(node, static_cast<uint32_t>(new_child));
     const bool was_hole = codec.Check(node) == 0;  // (or changed since, in this run)

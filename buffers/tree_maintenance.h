@@ -38,7 +38,10 @@ class TreeMaintenance {
   // Applies a[index]: old -> new (raw element bytes) to every level of `tree`
   // (allocating node pages that are holes). REQUIRES: Begin(tree) since the
   // last rebuild; the array may already hold later values of this run.
-  [[nodiscard]] Status Apply(MomentTree& tree, uint64_t index, const char* old_bytes, const char* new_bytes);
+  // `reserved`: the caller allocated every node over `index` already
+  // (BufferedArray's reservation before a chunk), so no page is checked.
+  [[nodiscard]] Status Apply(MomentTree& tree, uint64_t index, const char* old_bytes, const char* new_bytes,
+                             bool reserved = false);
   // Queues every level's node over `index` for recomputation at Flush.
   // REQUIRES: Begin(tree)
   void QueueRefresh(const MomentTree& tree, uint64_t index);

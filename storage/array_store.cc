@@ -17,19 +17,10 @@ Status ArrayStore::LoadRange(uint64_t first, uint64_t count, char* out) const {
   return AccessFailed(first, /*writing=*/false);
 }
 
-void ArrayStore::FetchForStores(std::span<const uint64_t> indices, std::vector<uint64_t>* one_per_page) {
-  std::vector<uint64_t>& offsets = *one_per_page;
-  offsets.clear();
-  for (const uint64_t index : indices) offsets.push_back(Offset(index));
-  scattered_.Fetch(&offsets);
-  for (uint64_t& o : offsets) o = (o - data_offset_) / item_;
-}
-
-Status ArrayStore::Prefault(uint64_t index) {
-  char bytes[8];
-  PrepareForStore(index);
-  MOMENTA_RETURN_IF_ERROR(Load(index, bytes));
-  return Store(index, bytes);
+void ArrayStore::FetchForStores(std::span<const uint64_t> indices) {
+  fetch_offsets_.clear();
+  for (const uint64_t index : indices) fetch_offsets_.push_back(Offset(index));
+  scattered_.Fetch(&fetch_offsets_);
 }
 
 Status ArrayStore::AccessFailed(uint64_t index, bool writing) const {

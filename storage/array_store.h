@@ -76,9 +76,8 @@ class ArrayStore {
   // Prepares the blocks of all of `indices` (stores to come) and starts
   // reading their uncached pages together, so that the stores' faults do not
   // read them one at a time (ScatteredStores::Fetch). A hint: it changes no
-  // element. *one_per_page receives one of the indices per distinct page,
-  // in file order (what Prefault needs to make every page writable).
-  void FetchForStores(std::span<const uint64_t> indices, std::vector<uint64_t>* one_per_page);
+  // element.
+  void FetchForStores(std::span<const uint64_t> indices);
   // The elements that share element `index`'s 4 KiB page of the file.
   ElementRun PageElements(uint64_t index) const {
     const uint64_t page_begin = Offset(index) / ScatteredStores::kPageBytes * ScatteredStores::kPageBytes;
@@ -92,11 +91,6 @@ class ArrayStore {
   // clean pages were dropped before the first store, so far.
   uint64_t pages_fetched() const { return scattered_.pages_fetched(); }
   uint64_t blocks_dropped() const { return scattered_.blocks_dropped(); }
-  // Makes element `index`'s page writable without changing it (prepared, then
-  // its own bytes loaded and stored back): a hole is allocated here, so a full
-  // disk (or a truncated file) fails now rather than at a later store. A hole
-  // filled stays allocated, as zeros, whatever fails after.
-  [[nodiscard]] Status Prefault(uint64_t index);
 
  private:
   friend class ArrayFile;  // OpenStore
@@ -116,6 +110,7 @@ class ArrayStore {
   const size_t item_;                      // bytes per element (<= 8)
   const uint64_t length_;                  // elements
   ScatteredStores scattered_;              // keeps map_'s cache in base pages where stores land
+  std::vector<uint64_t> fetch_offsets_;    // FetchForStores' scratch
 };
 
 }  // namespace momenta
