@@ -61,7 +61,7 @@ int RunCreate(const CreateArgs& a) {
   if (!array.ok()) return Fail(array.status());  // Create removed what it made
   array->reset();
   // The buffer of an all-hole array is all zero nodes: a sparse file, instant.
-  auto buffered = OpenBuffered(a.path, a.common, /*writable=*/true, *tree, LogSync::kBatch, -1,
+  auto buffered = OpenBuffered(a.path, a.common, /*writable=*/true, *tree, {},
                                /*rebuild_on_open=*/true, /*fresh_array=*/true);
   if (!buffered.ok()) {
     // A failed create leaves nothing behind, so a retry does not meet "File
@@ -163,11 +163,11 @@ struct SetArgs {
 };
 
 int RunSet(const SetArgs& a) {
-  auto sync = ParseLogSync(a.write.sync, "--sync");
+  auto log = ParseLogChoice(a.write);
   auto time = ParseTimeFlag(a.write.time);
-  if (!sync.ok()) return UsageFail(sync.status().ToString());
+  if (!log.ok()) return UsageFail(log.status().ToString());
   if (!time.ok()) return UsageFail(time.status().ToString());
-  auto buffered = OpenBuffered(a.path, a.common, /*writable=*/true, {}, *sync, a.write.retain_ms);
+  auto buffered = OpenBuffered(a.path, a.common, /*writable=*/true, {}, *log);
   if (!buffered.ok()) return Fail(buffered.status());
   BufferedArray& ba = **buffered;
   ArrayFile& f = ba.array();

@@ -44,18 +44,38 @@ void AddWriteFlags(CLI::App* sub, WriteFlags* flags) {
   NonNegative(sub->add_option("--retain", flags->retain_ms,
                               "delete whole log segments older than MS >= 0 ms once checkpointed "
                               "(default: keep the whole log)"));
+  sub->add_option("--log-segment", flags->log_segment,
+                  "rotate the update log to a new segment past BYTES (\"16M\", \"2^24\"; 4K to 1G; default 64M): "
+                  "a writer's open reads its last segment to find the log's end");
+}
+
+Result<LogChoice> ParseLogChoice(const WriteFlags& flags) {
+  LogChoice log;
+  auto sync = ParseLogSync(flags.sync, "--sync");
+  if (!sync.ok()) return sync.status();
+  log.sync = *sync;
+  log.retain_ms = flags.retain_ms;
+  if (!flags.log_segment.empty()) {
+    auto bytes = ParseBytes(flags.log_segment);
+    if (!bytes.ok()) return Status::InvalidArgument("--log-segment", bytes.status().ToString());
+    if (*bytes < (uint64_t{4} << 10) || *bytes > (uint64_t{1} << 30))
+      return Status::InvalidArgument("--log-segment", "'" + flags.log_segment + "' is not between 4K and 1G");
+    log.segment_bytes = *bytes;
+  }
+  return log;
 }
 
 Result<std::unique_ptr<BufferedArray>> OpenBuffered(const std::string& path, const CommonOptions& common,
-                                                   bool writable, const TreeOptions& tree, LogSync sync,
-                                                   int64_t retain_ms, bool rebuild_on_open, bool fresh_array) {
+                                                   bool writable, const TreeOptions& tree, const LogChoice& log,
+                                                   bool rebuild_on_open, bool fresh_array) {
   auto io = MakeIoOptions(common, writable);
   if (!io.ok()) return io.status();
   BufferedArrayOptions options;
   options.io = *io;
   options.tree = tree;
-  options.sync = sync;
-  options.retain_ms = retain_ms;
+  options.sync = log.sync;
+  options.retain_ms = log.retain_ms;
+  options.log_segment_bytes = log.segment_bytes;
   options.sidecar = common.sidecar;
   options.rebuild_on_open = rebuild_on_open;
   options.fresh_array = fresh_array;

@@ -20,13 +20,25 @@ struct BufferFlags {
 
 void AddBufferFlags(CLI::App* sub, BufferFlags* flags);
 
-// The flags of commands that change an array: --sync and --time.
+// The flags of commands that change an array: --sync, --time, --retain,
+// --log-segment.
 struct WriteFlags {
   std::string sync = "batch";  // --sync always|batch|none (the update log's policy)
   std::string time;            // --time T: ms since the epoch for every update (default: now)
   int64_t retain_ms = -1;      // --retain MS: delete log segments older than this (default: keep all)
+  std::string log_segment;     // --log-segment BYTES: rotate the log past this size (default 64M)
 };
 void AddWriteFlags(CLI::App* sub, WriteFlags* flags);
+
+// What a writer's update log is opened with.
+struct LogChoice {
+  LogSync sync = LogSync::kBatch;
+  int64_t retain_ms = -1;
+  uint64_t segment_bytes = uint64_t{64} << 20;
+};
+// --sync and --log-segment checked (InvalidArgument naming the flag: a
+// usage error), --retain taken as it is.
+Result<LogChoice> ParseLogChoice(const WriteFlags& flags);
 // The time to stamp updates with: ParseTimeFlag (cli_parse.h).
 Result<TreeOptions> MakeTreeOptions(const BufferFlags& flags);
 
@@ -34,7 +46,7 @@ Result<TreeOptions> MakeTreeOptions(const BufferFlags& flags);
 // rebuilds) on stderr and showing build progress on a TTY.
 Result<std::unique_ptr<BufferedArray>> OpenBuffered(const std::string& path, const CommonOptions& common,
                                                    bool writable, const TreeOptions& tree = {},
-                                                   LogSync sync = LogSync::kBatch, int64_t retain_ms = -1,
-                                                   bool rebuild_on_open = true, bool fresh_array = false);
+                                                   const LogChoice& log = {}, bool rebuild_on_open = true,
+                                                   bool fresh_array = false);
 
 }  // namespace momenta::cli

@@ -123,7 +123,7 @@ int RunBuild(const BuildArgs& a) {
   if (!tree.ok()) return UsageFail(tree.status().ToString());
   InstallCancelHandlers();
   // The build below is the one pass: a stale buffer is not also rebuilt by Open.
-  auto ba = OpenBuffered(a.path, a.common, /*writable=*/true, *tree, LogSync::kBatch, -1, /*rebuild_on_open=*/false);
+  auto ba = OpenBuffered(a.path, a.common, /*writable=*/true, *tree, {}, /*rebuild_on_open=*/false);
   if (!ba.ok()) return FailOrInterrupted(ba.status());
   Progress bar("build " + a.path, (*ba)->array().length() * (*ba)->array().itemsize());
   auto stats = (*ba)->Rebuild(*tree, [&bar](uint64_t done, uint64_t) { bar.Update(done); });

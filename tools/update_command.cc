@@ -75,9 +75,9 @@ int RunFollow(const UpdateArgs& a, BufferedArray& ba, int64_t time, int64_t max_
 }
 
 int RunUpdate(const UpdateArgs& a) {
-  auto sync = ParseLogSync(a.write.sync, "--sync");
+  auto log = ParseLogChoice(a.write);
   auto time = ParseTimeFlag(a.write.time);
-  if (!sync.ok()) return UsageFail(sync.status().ToString());
+  if (!log.ok()) return UsageFail(log.status().ToString());
   if (!time.ok()) return UsageFail(time.status().ToString());
   if (a.on_error != "stop" && a.on_error != "skip")
     return UsageFail("--on-error: '" + a.on_error + "' is neither stop nor skip");
@@ -88,7 +88,7 @@ int RunUpdate(const UpdateArgs& a) {
   auto max_delay = ParseDuration(a.max_delay, "--max-delay");
   if (!max_delay.ok()) return UsageFail(max_delay.status().ToString());
   InstallCancelHandlers();
-  auto ba = OpenBuffered(a.path, a.common, /*writable=*/true, {}, *sync, a.write.retain_ms);
+  auto ba = OpenBuffered(a.path, a.common, /*writable=*/true, {}, *log);
   if (!ba.ok() && ba.status().code() == Status::Code::kInterrupted)
     return FailInterrupted(ba.status(), "no update was applied");  // stopped rebuilding the buffer
   if (!ba.ok()) return Fail(ba.status());

@@ -261,6 +261,9 @@ TEST(CliParseTest, NumericOptionsRefuseWhatDoesNotFit) {
   EXPECT_EQ(power.out, "2\n3\n");
   ExpectUsageError(RunCli({"get", a, "0", "--count", "0^9999999999999999999*2^64"}), "--count");
   ExpectUsageError(RunCli({"update", a, "--retain", "-5"}, "0 1\n"), "--retain");
+  ExpectUsageError(RunCli({"update", a, "--log-segment", "1K"}, "0 1\n"), "--log-segment");
+  ExpectUsageError(RunCli({"set", a, "0", "1", "--log-segment", "2G"}), "--log-segment");
+  ExpectUsageError(RunCli({"update", a, "--log-segment", "lots"}, "0 1\n"), "--log-segment");
   ExpectUsageError(RunCli({"update", a, "--time", "99999999999999999999"}, "0 1\n"), "--time");
   EXPECT_FALSE(std::filesystem::exists(dir.File("x.npy")));
   // log: sequences are >= 0 and fit 64 bits.

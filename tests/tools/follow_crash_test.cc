@@ -36,9 +36,8 @@
 // Groups close at --group 1..65536 lines or --max-delay 0..10 ms. The next
 // writer resends from the first unacknowledged update (resent lines that were
 // applied change nothing and log nothing) or, after a check, resumes after
-// the last applied one. Not covered here: a kill during log segment rotation
-// (the CLI has no segment-size option and its 64 MiB segments do not fill in
-// this test; buffers/writer_crash_test.cc kills the C++ writer mid-rotation).
+// the last applied one. Half the writers rotate their log past 4 KiB
+// (--log-segment 4K: every ~100 records), so kills land mid-rotation too.
 //
 // The seed is printed and named in every failure; MOMENTA_SEED reproduces the
 // choices (the exact moment a SIGKILL lands is timing).
@@ -360,7 +359,7 @@ TEST_P(FollowCrashTest, KilledWriterLosesNoAcknowledgedUpdate) {
     const std::optional<uint64_t> open_l = st.checked;  // L the writer opens, when the test knows it
     st.checked.reset();
     CliProcess writer({"update", path, "--follow", "--ack", "--sync", sync, "--group", std::to_string(group),
-                       "--max-delay", std::to_string(delay_ms) + "ms"},
+                       "--max-delay", std::to_string(delay_ms) + "ms", "--log-segment", rng() % 2 ? "4K" : "64M"},
                       dir.File("writer.err"));
     ASSERT_TRUE(writer.started());
     uint64_t sent = 0;          // lines sent to this writer: updates first..first+sent-1
