@@ -197,28 +197,6 @@ void IndexMoments::AppendImpl(std::span<const double> values, bool magnitudes) {
   count_ += values.size();
 }
 
-void IndexMoments::Store(std::span<double> values, std::span<double> residues) const {
-  assert(values.size() == static_cast<size_t>(order_ + 1));
-  assert(residues.empty() || residues.size() == values.size());
-  for (int j = 0; j <= order_; ++j) {
-    values[j] = static_cast<double>(m_[j]);
-    if (!residues.empty()) residues[j] = static_cast<double>(m_[j] - values[j]);
-  }
-}
-
-IndexMoments IndexMoments::Load(int order, uint64_t count, std::span<const double> values,
-                                std::span<const double> residues) {
-  assert(values.size() == static_cast<size_t>(order + 1));
-  assert(residues.empty() || residues.size() == values.size());
-  IndexMoments run(order);
-  run.count_ = count;
-  for (int j = 0; j <= order; ++j) {
-    run.m_[j] = values[j];
-    if (!residues.empty()) run.m_[j] += residues[j];
-  }
-  return run;
-}
-
 IndexMoments IndexMoments::FromTerms(int order, uint64_t count, const MomentTerms& m) {
   IndexMoments run(order);
   run.count_ = count;
@@ -229,17 +207,6 @@ IndexMoments IndexMoments::FromTerms(int order, uint64_t count, const MomentTerm
 long double IndexMoments::moment(int j) const {
   assert(0 <= j && j <= order_);
   return m_[j];
-}
-
-void IndexMoments::ApplyDelta(uint64_t offset, long double delta) {
-  assert(offset < count_);
-  const long double x = static_cast<long double>(offset);
-  long double term = delta;  // delta · x^j
-  m_[0] += term;
-  for (int j = 1; j <= order_; ++j) {
-    term *= x;
-    m_[j] += term;
-  }
 }
 
 IndexMoments IndexMoments::Truncated(int order) const {

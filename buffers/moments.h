@@ -35,6 +35,7 @@
 #pragma once
 
 #include <array>
+#include <cassert>
 #include <cstdint>
 #include <limits>
 #include <span>
@@ -133,6 +134,41 @@ class IndexMoments {
   uint64_t count_ = 0;  // cells in the run
   MomentTerms m_{};     // m_[j] = Σ x^j a_x about the run's start
 };
+
+// The update path's three: inline, so a node update (NodeCodec::ApplyUpdate)
+// does not pay three calls per level.
+inline void IndexMoments::Store(std::span<double> values, std::span<double> residues) const {
+  assert(values.size() == static_cast<size_t>(order_ + 1));
+  assert(residues.empty() || residues.size() == values.size());
+  for (int j = 0; j <= order_; ++j) {
+    values[j] = static_cast<double>(m_[j]);
+    if (!residues.empty()) residues[j] = static_cast<double>(m_[j] - values[j]);
+  }
+}
+
+inline IndexMoments IndexMoments::Load(int order, uint64_t count, std::span<const double> values,
+                                std::span<const double> residues) {
+  assert(values.size() == static_cast<size_t>(order + 1));
+  assert(residues.empty() || residues.size() == values.size());
+  IndexMoments run(order);
+  run.count_ = count;
+  for (int j = 0; j <= order; ++j) {
+    run.m_[j] = values[j];
+    if (!residues.empty()) run.m_[j] += residues[j];
+  }
+  return run;
+}
+
+inline void IndexMoments::ApplyDelta(uint64_t offset, long double delta) {
+  assert(offset < count_);
+  const long double x = static_cast<long double>(offset);
+  long double term = delta;  // delta · x^j
+  m_[0] += term;
+  for (int j = 1; j <= order_; ++j) {
+    term *= x;
+    m_[j] += term;
+  }
+}
 
 // The run `left` followed immediately by `right` (formula F, buffers/REFERENCE.md
 // §1.2): M_t = L_t + Σ_u C(t,u) δ^(t−u) R_u with δ = left.count(). Θ(J²).

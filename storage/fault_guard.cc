@@ -75,7 +75,13 @@ void InstallFaultGuard() {
   if (sigsetjmp(recovery.env, 0) != 0) return false;  // back from OnSigbus
   t_recovery = &recovery;
   std::atomic_signal_fence(std::memory_order_seq_cst);
-  std::memcpy(dest, src, length);
+  switch (length) {  // an element's size: one move, not a call to memcpy
+    case 1: std::memcpy(dest, src, 1); break;
+    case 2: std::memcpy(dest, src, 2); break;
+    case 4: std::memcpy(dest, src, 4); break;
+    case 8: std::memcpy(dest, src, 8); break;
+    default: std::memcpy(dest, src, length);
+  }
   std::atomic_signal_fence(std::memory_order_seq_cst);
   t_recovery = nullptr;
   return true;
