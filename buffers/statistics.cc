@@ -130,6 +130,34 @@ long double WithInfinities(long double finite, uint64_t pos, uint64_t neg) {
 
 }  // namespace
 
+bool ServedByIndexMoments(Stat stat) {
+  return stat != Stat::kVar && stat != Stat::kStd && stat != Stat::kMin && stat != Stat::kMax;
+}
+
+Result<StatAnswer> ComputeIndexStat(Stat stat, const StatParams& params, const IndexMoments& index,
+                                    uint64_t p) {
+  const uint64_t n = index.count();
+  switch (stat) {
+    case Stat::kCount: {
+      StatAnswer a = One(stat, static_cast<long double>(n));
+      a.is_integer = true;
+      a.integer = n;
+      return a;
+    }
+    case Stat::kSum: return One(stat, Sum(index));
+    case Stat::kMean:
+      if (n == 0) return Status::InvalidArgument("mean", "the range is empty");
+      return One(stat, Sum(index) / static_cast<long double>(n));
+    case Stat::kMoment:
+    case Stat::kMoments:
+    case Stat::kCom:
+    case Stat::kSpread:
+    case Stat::kPolyfit: return IndexStat(stat, params, index, p);
+    default:
+      return Status::InvalidArgument(StatName(stat), "needs value moments or extremes, which index moments do not hold");
+  }
+}
+
 Result<StatAnswer> ComputeStat(Stat stat, const StatParams& params, const RangeSummary& range,
                                uint64_t p, DType dtype) {
   const NonFiniteCounts& nf = range.nonfinite;

@@ -65,6 +65,16 @@ struct StatAnswer {
 Result<StatAnswer> ComputeStat(Stat stat, const StatParams& params, const RangeSummary& range,
                                uint64_t p, DType dtype);
 
+// The statistics a range known only by its index moments can give (a buffer
+// that keeps no value moments, extremes or exact sums, such as Ola's):
+// sum (= M_0), count, mean (= M_0 / count), moment, moments, com, spread and
+// polyfit, by the same algebra as ComputeStat. `index` holds M_j about p over
+// [p, q) with count q − p, every cell finite. var, std, min and max give
+// InvalidArgument (the caller says which buffer would serve them); so do the
+// errors ComputeStat gives (empty range, order or degree above the tuple's).
+bool ServedByIndexMoments(Stat stat);
+Result<StatAnswer> ComputeIndexStat(Stat stat, const StatParams& params, const IndexMoments& index, uint64_t p);
+
 // Exact decimal text of a 128-bit integer.
 std::string Int128ToString(Int128 v);
 

@@ -1,0 +1,115 @@
+// OlaBuffer: hierarchical overlapped bin buffering (Lemire & Kaser; our notes:
+// REFERENCE.md §4, OLA.md). ONE double per bin serves every index moment of
+// orders 0..N−1 of any range:
+//
+//     M_t(p, q) = Σ_{i∈[p,q)} (i − p)^t a_i,   t = 0..N−1
+//
+// from the telescoped identity (f(x) = (x − p)^t on [p, q), 0 elsewhere;
+// V_ℓ(i) the value of level ℓ at point i, V_0 = a; (I_ℓ f)(i) = Σ_l W_{s+l,i}
+// f((s+l)·b^(ℓ+1)) the level-ℓ+1 interpolant of f at point i of level ℓ):
+//
+//     Σ_i f(i) a_i = Σ_j f(j·b^L) V_L(j)
+//                  + Σ_{ℓ=0}^{L−1} Σ_{i non-node} ( f(i·b^ℓ) − (I_ℓ f)(i) ) · V_ℓ(i)
+//
+// where the bracket vanishes except for points whose stencil straddles p or q
+// (a window of about N bins per end and level). Only the level-0 windows are
+// cells of the array (CellsFor: two runs of about N·b cells); the rest is in
+// the buffer. Range moments about p are an IndexMoments (moments.h), from
+// which statistics.h's ComputeIndexStat derives sum, count, mean, moment(s),
+// com, spread and polyfit.
+//
+// Numbers. Values are built and updated in long double and stored as double.
+// The bound this buffer holds (tests/buffers/ola_accuracy_test.cc checks it,
+// OLA.md measures it): for t <= N − 1,
+//
+//     |M_t − exact| <= 1e-9 · Σ_{i∈[p−R, q+R)} (min(|i − p| + R, q − p))^t |a_i|
+//
+// with R = N·b^L the reach of the top level's stencils and |a_i| at the
+// largest the cell has held, while the levels' growth Λ^L <= kOlaMaxGrowth
+// (OlaLayout caps L) and the array's values are finite. (The weights of a
+// cell i in the rounding are the largest |f| its stencils see, which is
+// min(|i − p| + R, q − p)^t; for a range well inside the array and data
+// spread across it the right side is within a small factor of
+// 1e-9 · Σ_{[p,q)} |i − p|^t |a_i|.)
+//
+// Non-finite values are refused (Build, Update): one NaN would spread to
+// every value its stencils reach; the default buffer (hbb) counts them apart.
+//
+// Not thread-safe for writers; const methods may run concurrently.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <span>
+#include <vector>
+
+#include "buffers/moments.h"
+#include "buffers/ola_layout.h"
+#include "buffers/ola_stencil.h"
+#include "buffers/range_summary.h"
+#include "storage/status.h"
+
+namespace momenta {
+
+class OlaBuffer {
+ public:
+  // Builds in one pass over the cells of an array of layout.length() cells:
+  // Append them in order (any chunking), then Finish.
+  class Builder {
+   public:
+    explicit Builder(const OlaLayout& layout);
+    // The next cells.size() cells. InvalidArgument naming the cell when one
+    // is not finite, or past the array's length.
+    [[nodiscard]] Status Append(std::span<const double> cells);
+    // REQUIRES: every cell appended (FailedPrecondition-like misuse is an assert)
+    OlaBuffer Finish();
+
+   private:
+    OlaLayout layout_;
+    OlaStencil stencil_;
+    uint64_t next_ = 0;              // cells appended so far
+    std::vector<long double> acc_;   // slots, accumulated in long double
+  };
+
+  // Builds from the whole array in memory.
+  static Result<OlaBuffer> Build(const OlaOptions& options, std::span<const double> cells);
+  // A buffer from stored slot values (a file's): slots.size() must be layout.slots().
+  static Result<OlaBuffer> FromSlots(const OlaLayout& layout, std::vector<double> slots);
+
+  const OlaLayout& layout() const { return layout_; }
+  std::span<const double> slots() const { return slots_; }
+  uint64_t bytes() const { return slots_.size() * sizeof(double); }
+
+  // The array's cell i changes from old_value to new_value (the caller
+  // changes the array): the values whose stencils cover i change by
+  // W·(new − old), O(N) points per level, O(N² L) work.
+  // InvalidArgument when new_value is not finite; OutOfRange when i >= length.
+  [[nodiscard]] Status Update(uint64_t i, double old_value, double new_value);
+
+  // The runs of array cells a query over [p, q) reads (ascending, disjoint,
+  // within [0, length()), possibly empty runs), to be handed to Answer in the
+  // same order. REQUIRES: p <= q <= length()
+  std::vector<IndexRange> CellsFor(uint64_t p, uint64_t q) const;
+  // M_t(p, q), t = 0..N−1, as an IndexMoments of order N − 1 and count q − p.
+  // cells[k] holds the values of CellsFor(p, q)[k].
+  // REQUIRES: p <= q <= length(); cells as described
+  IndexMoments Answer(uint64_t p, uint64_t q, std::span<const std::span<const double>> cells) const;
+
+  // CellsFor, one read per run, Answer. read(run, out) fills out[0, run.size()).
+  using CellReader = std::function<Status(IndexRange run, double* out)>;
+  Result<IndexMoments> Query(uint64_t p, uint64_t q, const CellReader& read) const;
+
+ private:
+  OlaBuffer(const OlaLayout& layout, std::vector<double> slots)
+      : layout_(layout), stencil_(layout.nodes(), layout.bin()), slots_(std::move(slots)) {}
+
+  // Bins k (of level+1) whose non-node points may need a correction for a
+  // query over [p, q): sorted disjoint closed intervals within [0, m − 1].
+  std::vector<std::pair<uint64_t, uint64_t>> Windows(int level, uint64_t p, uint64_t q) const;
+
+  OlaLayout layout_;
+  OlaStencil stencil_;
+  std::vector<double> slots_;  // layout_.slots() values (see OlaLayout for what each holds)
+};
+
+}  // namespace momenta

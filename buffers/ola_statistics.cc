@@ -1,0 +1,18 @@
+#include "buffers/ola_statistics.h"
+
+#include <string>
+
+namespace momenta {
+
+Result<StatAnswer> OlaStat(Stat stat, const StatParams& params, const IndexMoments& index, uint64_t p) {
+  if (!ServedByIndexMoments(stat)) {
+    const bool values = stat == Stat::kVar || stat == Stat::kStd;
+    return Status::InvalidArgument(
+        StatName(stat), std::string("the Ola buffer keeps index moments only, and ") + std::string(StatName(stat)) +
+                            (values ? " needs the values' moments" : " needs the range's extremes") +
+                            "; the default buffer (--buffer hbb) serves it");
+  }
+  return ComputeIndexStat(stat, params, index, p);
+}
+
+}  // namespace momenta

@@ -1,0 +1,20 @@
+// The statistics an Ola buffer answers: those that follow from a range's index
+// moments (statistics.h, ComputeIndexStat). The others are refused with the
+// buffer that would serve them.
+#pragma once
+
+#include <cstdint>
+
+#include "buffers/moments.h"
+#include "buffers/statistics.h"
+#include "storage/status.h"
+
+namespace momenta {
+
+// `stat` over [p, q) from the Ola buffer's range moments `index` (about p,
+// count q − p, orders 0..N−1): ComputeIndexStat, except that var, std, min
+// and max give InvalidArgument("<stat>: the Ola buffer keeps index moments
+// only ...; the default buffer (--buffer hbb) serves it").
+Result<StatAnswer> OlaStat(Stat stat, const StatParams& params, const IndexMoments& index, uint64_t p);
+
+}  // namespace momenta
