@@ -61,7 +61,7 @@ class OlaBuffer {
     // The next cells.size() cells. InvalidArgument naming the cell when one
     // is not finite, or past the array's length.
     [[nodiscard]] Status Append(std::span<const double> cells);
-    // REQUIRES: every cell appended (FailedPrecondition-like misuse is an assert)
+    // REQUIRES: all layout.length() cells appended
     OlaBuffer Finish();
 
    private:
