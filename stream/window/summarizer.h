@@ -45,6 +45,7 @@ class Summarizer {
   double eps() const { return eps_; }
   uint64_t dropped() const { return count_.dropped(); }
   size_t MemoryBytes() const;
+  const WindowCount& count() const { return count_; }
   const ItemCounts& items() const { return items_; }
   const WindowQuantiles& quantiles() const { return quantiles_; }
 

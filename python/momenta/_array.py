@@ -1,0 +1,501 @@
+"""momenta.Array: an array file with its moment buffer and update log, seen from NumPy."""
+
+import math
+import os
+import threading
+
+import numpy as np
+
+from . import _momenta
+from ._errors import InvalidArgumentError, OutOfRangeError
+from ._select import flat_indices, flat_range, run_of, runs_of
+
+_STAT_CODES = {name: code for code, name in enumerate(_momenta.kStatNames)}
+_SUM, _COUNT, _MEAN, _VAR, _STD, _MOMENT, _MOMENTS, _COM, _SPREAD, _POLYFIT, _MIN, _MAX = range(12)
+_NONE = math.nan  # "no centre given" to the extension
+_IO = ("auto", "uring", "mmap", "pread")
+_SYNC = ("always", "batch", "none")
+
+
+def _text(value, what):
+    if not isinstance(value, str):
+        raise InvalidArgumentError(f"{what}: expected a string, got {value!r}")
+    return value
+
+
+def _choice(value, what, choices):
+    if value not in choices:
+        raise InvalidArgumentError(f"{what}: {value!r} is none of {', '.join(choices)}")
+    return value
+
+
+def _path(path):
+    try:
+        return os.fsdecode(os.fspath(path))
+    except TypeError:
+        raise InvalidArgumentError(f"path: expected a str or os.PathLike, got {path!r}") from None
+
+
+def _count(value, what, lo=0, hi=None, none=None):
+    """A non-negative int option (orders, degrees, ddof, bins)."""
+    if value is None:
+        return none
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+        raise InvalidArgumentError(f"{what}: expected an integer, got {value!r}")
+    value = int(value)
+    if value < lo or (hi is not None and value > hi):
+        bound = f"{lo} <= {what} <= {hi}" if hi is not None else f"{what} >= {lo}"
+        raise InvalidArgumentError(f"{what}: {value} is outside {bound}")
+    return value
+
+
+def _centre(about):
+    if about is None:
+        return _NONE
+    try:
+        c = float(about)
+    except (TypeError, ValueError):
+        raise InvalidArgumentError(f"about: expected a number (an index), got {about!r}") from None
+    if not math.isfinite(c):
+        raise InvalidArgumentError(f"about: the centre must be finite, got {about!r}")
+    return c
+
+
+def _dtype_name(dtype):
+    """The momenta name ("f8", "u1", ...) of anything numpy.dtype takes."""
+    try:
+        dt = np.dtype(dtype)
+    except TypeError as e:
+        raise InvalidArgumentError(f"dtype: {dtype!r} is not a NumPy dtype ({e})") from None
+    if dt.byteorder == ">":
+        raise InvalidArgumentError(f"dtype: {dt.str} is big-endian; momenta stores little-endian dtypes")
+    name = f"{dt.kind}{dt.itemsize}"
+    if name not in ("f8", "f4", "i8", "i4", "i2", "i1", "u8", "u4", "u2", "u1"):
+        raise InvalidArgumentError(f"dtype: {dt} is not one of f8 f4 i8 i4 i2 i1 u8 u4 u2 u1")
+    return name
+
+
+def _shape(shape):
+    if isinstance(shape, (int, np.integer)) and not isinstance(shape, (bool, np.bool_)):
+        shape = (shape,)
+    try:
+        dims = tuple(shape)
+    except TypeError:
+        raise InvalidArgumentError(f"shape: expected an int or a tuple of ints, got {shape!r}") from None
+    out = []
+    for d in dims:
+        if isinstance(d, (bool, np.bool_)) or not isinstance(d, (int, np.integer)) or d < 0 or d >= 1 << 63:
+            raise InvalidArgumentError(f"shape: {shape!r} is not a tuple of non-negative ints")
+        out.append(int(d))
+    return out
+
+
+def _values(values, what="values"):
+    """`values` as a 1-d int64, uint64 or float64 array (the kinds the extension takes);
+    whether each fits the array's dtype is the library's check."""
+    v = np.asarray(values)
+    kind = v.dtype.kind
+    if kind == "O":  # Python ints too large for one NumPy integer type, or not numbers
+        items = list(v.flat)
+        if not all(isinstance(x, (int, np.integer)) and not isinstance(x, (bool, np.bool_)) for x in items):
+            raise InvalidArgumentError(f"{what}: expected numbers, got {values!r}"[:200])
+        if all(-(1 << 63) <= x < 1 << 63 for x in items):
+            v = np.array(items, dtype=np.int64).reshape(v.shape)
+        elif all(0 <= x < 1 << 64 for x in items):
+            v = np.array(items, dtype=np.uint64).reshape(v.shape)
+        else:
+            bad = next(x for x in items if not -(1 << 63) <= x < 1 << 64)
+            raise InvalidArgumentError(f"{what}: value '{bad}' does not fit any 64-bit integer")
+        kind = v.dtype.kind
+    if kind in "b":
+        v = v.astype(np.int64)
+    elif kind == "i":
+        v = v.astype(np.int64, copy=False)
+    elif kind == "u":
+        v = v.astype(np.uint64, copy=False)
+    elif kind == "f":
+        v = v.astype(np.float64, copy=False)
+    else:
+        raise InvalidArgumentError(f"{what}: expected numbers, got an array of {v.dtype}")
+    return v
+
+
+def _time(time):
+    """A log time in ms, or the wall clock for None."""
+    if time is None:
+        return _momenta.kLogTimeNow
+    t = _count(time, "time", lo=-(1 << 63) + 1, hi=(1 << 63) - 1)
+    return t
+
+
+class Array:
+    """An array file (a NumPy ``.npy``) with its moment buffer and update log.
+
+    Made by :func:`momenta.open` or :func:`momenta.create`. ``np.asarray(a)`` is a read-only,
+    zero-copy view of the file; writes go through the log and the buffer (``a[i] = v``,
+    ``a[p:q] = values``, :meth:`update`); the statistics are answered from the buffer in time
+    that does not grow with the range. A read-only array may be shared by threads.
+
+    Ranges: ``a.sum(p, q)`` with two integers is the half-open run [p, q) of the flat
+    (C-order) index, either side negative counted from the end; a single argument is a NumPy
+    index expression whose selection is such a run (``a.sum(np.s_[5, 1000:2000])``), or a box
+    of runs with ``axis=`` (one answer per row); no argument is the whole array.
+    """
+
+    def __init__(self, handle):
+        self._h = handle
+        info = handle.info()
+        self._path = info["path"]
+        self._dtype = np.dtype(info["dtype"]).newbyteorder("<")
+        self._shape = tuple(int(d) for d in info["shape"])
+        self._size = int(info["length"])
+        self._data_offset = int(info["data_offset"])
+        self._order = int(info["order"])
+        self._leaf_span = int(info["leaf_span"])
+        self._writable = bool(info["writable"])
+        self._sidecar = info["sidecar"]
+        self._io = info["io"]
+        self._view = None
+        self._view_lock = threading.Lock()
+
+    # ---- what it is ----------------------------------------------------------------
+
+    path = property(lambda self: self._path, doc="The array file's path.")
+    shape = property(lambda self: self._shape, doc="The shape, as the .npy header says.")
+    dtype = property(lambda self: self._dtype, doc="The element type, a numpy.dtype.")
+    size = property(lambda self: self._size, doc="Elements in all (the flat index's length).")
+    ndim = property(lambda self: len(self._shape))
+    nbytes = property(lambda self: self._size * self._dtype.itemsize)
+    mode = property(lambda self: "r+" if self._writable else "r", doc="'r' (a reader) or 'r+' (the writer).")
+    order = property(lambda self: self._order, doc="J: the buffer keeps index moments 0..J.")
+    leaf_span = property(lambda self: self._leaf_span, doc="Elements per leaf of the buffer.")
+    sidecar = property(lambda self: self._sidecar, doc="The folder of the buffer and the log.")
+    io = property(lambda self: self._io, doc="The I/O backend in use (pread, mmap, io_uring).")
+    closed = property(lambda self: self._h.closed)
+    applied_sequence = property(lambda self: self._h.applied_sequence,
+                                doc="The last log sequence applied to the array and the buffer.")
+
+    def __len__(self):
+        if not self._shape:
+            raise TypeError("len() of a 0-d array")
+        return self._shape[0]
+
+    def __repr__(self):
+        state = "closed" if self.closed else self.mode
+        return f"<momenta.Array {self._path!r} shape={self._shape} dtype={self._dtype} mode={state}>"
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+        return False
+
+    def commit(self):
+        """Makes the writes so far durable per the sync policy (sync='batch': one fdatasync
+        of the log). Writes are visible to readers as soon as they return; commit() is what
+        makes them survive a crash of the machine."""
+        self._h.commit()
+
+    def close(self):
+        """Commits and checkpoints a writer (reopening then replays nothing), then releases
+        the array. Idempotent; views from numpy() stay valid."""
+        self._h.close()
+
+    # ---- NumPy ---------------------------------------------------------------------
+
+    def numpy(self):
+        """A read-only numpy.memmap of the file's elements: no byte is copied or read until
+        used, so opening a terabyte array costs no memory. It sees every write made through
+        momenta (the same page cache). Do not write through it: writes must go through
+        the log (a[i] = v, update)."""
+        with self._view_lock:
+            if self._view is None:
+                if self._size == 0:
+                    view = np.empty(self._shape, dtype=self._dtype)
+                    view.flags.writeable = False
+                else:
+                    view = np.memmap(self._path, dtype=self._dtype, mode="r", offset=self._data_offset,
+                                     shape=self._shape, order="C")
+                self._view = view
+            return self._view
+
+    def __array__(self, dtype=None, copy=None):
+        view = self.numpy()
+        if copy:
+            return np.array(view, dtype=dtype, copy=True)
+        if dtype is not None and np.dtype(dtype) != view.dtype:
+            return view.astype(dtype)
+        return view
+
+    def __getitem__(self, key):
+        """Elements read from the file, as NumPy indexes the view (a basic index gives a
+        read-only view, an index array a copy)."""
+        try:
+            return self.numpy()[key]
+        except IndexError as e:
+            raise OutOfRangeError(f"{self._path}: {e}") from None
+        except (TypeError, ValueError) as e:
+            raise InvalidArgumentError(f"{self._path}: {e}") from None
+
+    # ---- writes ----------------------------------------------------------------------
+
+    def __setitem__(self, key, value):
+        """a[key] = value through the log and the buffer: a run (a[p:q], a[5, 10:20]) is one
+        Write, anything else (steps, index arrays, masks) one Apply of its elements. Each
+        value must fit the dtype exactly (300 into u1, 1.5 or NaN into an integer dtype are
+        refused, and nothing is written)."""
+        time = _momenta.kLogTimeNow
+        try:
+            p, q, shape = run_of(key, self._shape, with_shape=True)
+        except InvalidArgumentError:
+            idx = flat_indices(key, self._shape)
+            vals = _broadcast(value, idx.shape)
+            self._h.apply(idx.reshape(-1), vals, None, time)
+            return
+        self._h.write(p, _broadcast(value, shape, q - p), time)
+
+    def write(self, first, values, time=None):
+        """a.flat[first:first + len(values)] = values, stamped `time` (ms; None: now)."""
+        first = _count(first, "first")
+        self._h.write(first, _values(values).reshape(-1), _time(time))
+
+    def update(self, indices, values, times=None):
+        """a.flat[indices[k]] = values[k], in order (a later update of an index wins), in one
+        Apply: all are checked (index in range, value fits) before any changes. `values`
+        broadcasts to the indices' shape; `times` (ms since the epoch) is None for the wall
+        clock, one time for all, or one per update. Negative indices count from the end."""
+        idx = np.asarray(indices)
+        if idx.dtype.kind not in "iu":
+            if idx.size == 0:
+                idx = idx.astype(np.int64)
+            else:
+                raise InvalidArgumentError(f"update: indices must be integers, got an array of {idx.dtype}")
+        if idx.dtype == np.uint64 and idx.size and idx.max() >= 1 << 63:
+            raise OutOfRangeError(f"{self._path}: update: index {int(idx.max())} is past the end (length {self._size})")
+        idx = idx.astype(np.int64).reshape(-1)
+        idx = np.where(idx < 0, idx + self._size, idx)
+        vals = _broadcast(values, np.shape(indices))
+        if times is None:
+            self._h.apply(idx, vals, None, _momenta.kLogTimeNow)
+        elif np.ndim(times) == 0:
+            self._h.apply(idx, vals, None, _time(times))
+        else:
+            t = np.asarray(times)
+            if t.dtype.kind not in "iu":
+                raise InvalidArgumentError(f"update: times must be integers (ms), got an array of {t.dtype}")
+            t = np.broadcast_to(t, np.shape(indices)).astype(np.int64).reshape(-1)
+            self._h.apply(idx, vals, t, _momenta.kLogTimeNow)
+
+    # ---- statistics ------------------------------------------------------------------
+
+    def _stat(self, code, key, q, axis, skipna=False, ddof=0, order=-1, about=_NONE, degree=1):
+        if axis is None and type(key) is int and type(q) is int:
+            try:
+                return self._h.stat(code, key, q, skipna, ddof, order, about, degree)
+            except TypeError:
+                pass  # an int outside int64: flat_range names it
+        if axis is None:
+            if q is not None:
+                p, q = flat_range(key, q, self._size)
+            elif key is None:
+                p, q = 0, self._size
+            else:
+                p, q = run_of(key, self._shape)
+            return self._h.stat(code, p, q, skipna, ddof, order, about, degree)
+        starts, stops, out_shape = runs_of(Ellipsis if key is None else key, self._shape, axis)
+        if q is not None:
+            raise InvalidArgumentError("axis= takes one index expression, not a flat range p, q")
+        if out_shape == ():
+            return self._h.stat(code, int(starts), int(stops), skipna, ddof, order, about, degree)
+        (out,) = self._h.stats(starts.reshape(-1), stops.reshape(-1), [code], skipna, ddof, order, about, degree,
+                               False)
+        return out.reshape(out_shape + out.shape[1:])
+
+    def sum(self, p=None, q=None, *, axis=None, skipna=False):
+        """Σ a_i (np.sum; skipna: np.nansum). Exact for integer dtypes (a Python int)."""
+        if type(p) is int and type(q) is int and axis is None and type(skipna) is bool:
+            try:  # the fast path: a flat range, nothing to resolve
+                return self._h.stat(_SUM, p, q, skipna, 0, -1, _NONE, 1)
+            except TypeError:
+                pass  # an int outside int64: the general path names it
+        return self._stat(_SUM, p, q, axis, bool(skipna))
+
+    def count(self, p=None, q=None, *, axis=None, skipna=False):
+        """The elements of the range (skipna: the non-NaN ones)."""
+        return self._stat(_COUNT, p, q, axis, bool(skipna))
+
+    def mean(self, p=None, q=None, *, axis=None, skipna=False):
+        """np.mean (skipna: np.nanmean). An empty range is an InvalidArgumentError."""
+        return self._stat(_MEAN, p, q, axis, bool(skipna))
+
+    def var(self, p=None, q=None, *, ddof=0, axis=None, skipna=False):
+        """np.var with ddof (skipna: np.nanvar)."""
+        return self._stat(_VAR, p, q, axis, bool(skipna), _count(ddof, "ddof"))
+
+    def std(self, p=None, q=None, *, ddof=0, axis=None, skipna=False):
+        """np.std with ddof (skipna: np.nanstd)."""
+        return self._stat(_STD, p, q, axis, bool(skipna), _count(ddof, "ddof"))
+
+    def min(self, p=None, q=None, *, axis=None, skipna=False):
+        """np.min (skipna: np.nanmin)."""
+        return self._stat(_MIN, p, q, axis, bool(skipna))
+
+    def max(self, p=None, q=None, *, axis=None, skipna=False):
+        """np.max (skipna: np.nanmax)."""
+        return self._stat(_MAX, p, q, axis, bool(skipna))
+
+    def moment(self, k=1, p=None, q=None, *, about=None, axis=None, skipna=False):
+        """Σ (i − c)^k a_i over the range, c = `about` (an absolute flat index; default: the
+        range's start). 0 <= k <= the buffer's order J."""
+        return self._stat(_MOMENT, p, q, axis, bool(skipna), 0, _count(k, "k"), _centre(about))
+
+    def moments(self, k=None, p=None, q=None, *, about=None, axis=None, skipna=False):
+        """Σ (i − c)^j a_i for j = 0..k (default k = J), a float64 array."""
+        return self._stat(_MOMENTS, p, q, axis, bool(skipna), 0, _count(k, "k", none=-1), _centre(about))
+
+    def com(self, p=None, q=None, *, axis=None, skipna=False):
+        """The centre of mass Σ i·a_i / Σ a_i (i the absolute flat index)."""
+        return self._stat(_COM, p, q, axis, bool(skipna))
+
+    def spread(self, p=None, q=None, *, axis=None, skipna=False):
+        """The a_i-weighted standard deviation of the index."""
+        return self._stat(_SPREAD, p, q, axis, bool(skipna))
+
+    def polyfit(self, degree=1, p=None, q=None, *, axis=None, skipna=False):
+        """The least-squares polynomial of `degree` (<= J) through (i − p, a_i): its
+        coefficients c_0..c_D, lowest first (np.polynomial's order, not np.polyfit's)."""
+        return self._stat(_POLYFIT, p, q, axis, bool(skipna), 0, -1, _NONE, _count(degree, "degree"))
+
+    # ---- many at once ----------------------------------------------------------------
+
+    def _params(self, names, skipna, ddof, order, about, degree):
+        if isinstance(names, str):
+            names = [names]
+        codes = []
+        for name in names:
+            if name not in _STAT_CODES:
+                raise InvalidArgumentError(
+                    f"stats: unknown statistic {name!r} ({' '.join(_momenta.kStatNames)})")
+            codes.append(_STAT_CODES[name])
+        if not codes:
+            raise InvalidArgumentError("stats: no statistic asked")
+        return (list(names), codes, bool(skipna), _count(ddof, "ddof"), _count(order, "order", none=-1),
+                _centre(about), _count(degree, "degree"))
+
+    def stats(self, starts, stops, stats=("mean",), *, skipna=False, ddof=0, order=None, about=None, degree=1):
+        """Each statistic of `stats` over every range [starts[k], stops[k]) of the flat index
+        (sides negative counted from the end), in one batch: reads of up to 256 ranges go out
+        together at depth. Returns {name: array}: float64 of the ranges' shape, with a last
+        axis of K+1 for moments and D+1 for polyfit; int64 for count and for the sum of an
+        integer array (an object array of exact ints if a sum is outside int64).
+        `order` is moment's k (default 1) and moments' K (default J)."""
+        names, codes, skipna, ddof, order, about, degree = self._params(stats, skipna, ddof, order, about, degree)
+        try:
+            b, e = np.broadcast_arrays(np.asarray(starts), np.asarray(stops))
+        except ValueError:
+            raise InvalidArgumentError("stats: starts and stops do not broadcast to one shape") from None
+        shape = b.shape
+        b = _flat_sides(b, self._size, "starts")
+        e = _flat_sides(e, self._size, "stops")
+        outs = self._h.stats(b, e, codes, skipna, ddof, order, about, degree, False)
+        return {n: o.reshape(shape + o.shape[1:]) for n, o in zip(names, outs)}
+
+    def overview(self, p, q, bins, stats=("mean", "min", "max"), *, snap=False, skipna=False, ddof=0, order=None,
+                 about=None, degree=1):
+        """[p, q) in `bins` equal bins (edges p + ⌊i·(q − p)/bins⌋, 1 <= bins <= q − p), each
+        answered, as ``momenta query --range P:Q --bins K``: {"start", "stop", name: array}.
+        snap=True moves each edge to the nearest leaf boundary (ties down), so no element is
+        read; "asked_start"/"asked_stop" are then the bins before snapping, and a bin that
+        snapping emptied answers NaN where a statistic needs a count."""
+        p, q = flat_range(p, q, self._size)
+        bins = _count(bins, "bins")
+        if not 1 <= bins <= q - p:
+            raise InvalidArgumentError(
+                f"overview: bins {bins}: the range {p}:{q} holds {q - p} elements; give 1 <= bins <= {q - p}")
+        names, codes, skipna, ddof, order, about, degree = self._params(stats, skipna, ddof, order, about, degree)
+        n = q - p
+        if n * bins < 1 << 63:
+            edges = p + (np.arange(bins + 1, dtype=np.int64) * n) // bins
+        else:  # exact in Python ints (products past int64)
+            edges = np.array([p + n * i // bins for i in range(bins + 1)], dtype=np.int64)
+        asked = edges
+        if snap:
+            s = self._leaf_span
+            below = edges // s * s
+            above = np.minimum(below + s, self._size)
+            edges = np.where(above - edges < edges - below, above, below)
+        outs = self._h.stats(edges[:-1].copy(), edges[1:].copy(), codes, skipna, ddof, order, about, degree, snap)
+        result = {"start": edges[:-1].copy(), "stop": edges[1:].copy()}
+        if snap:
+            result["asked_start"] = asked[:-1].copy()
+            result["asked_stop"] = asked[1:].copy()
+        result.update(zip(names, outs))
+        return result
+
+
+def _flat_sides(x, n, what):
+    """Range sides as int64, negative ones counted from the end (as flat_range)."""
+    if x.dtype.kind not in "iu":
+        if x.size == 0:
+            x = x.astype(np.int64)
+        else:
+            raise InvalidArgumentError(f"stats: {what} must be integers, got an array of {x.dtype}")
+    if x.dtype == np.uint64 and x.size and x.max() >= 1 << 63:
+        raise OutOfRangeError(f"stats: {what}: {int(x.max())} is past the end (length {n})")
+    x = x.astype(np.int64).reshape(-1)
+    return np.where(x < 0, x + n, x)
+
+
+def _broadcast(value, shape, count=None):
+    """`value` as the flat array of `shape` an assignment writes."""
+    v = _values(value)
+    try:
+        v = np.broadcast_to(v, shape)
+    except ValueError:
+        raise InvalidArgumentError(
+            f"could not broadcast values of shape {v.shape} into the selection's shape {tuple(shape)}") from None
+    v = np.ascontiguousarray(v).reshape(-1)
+    if count is not None and v.size != count:
+        raise InvalidArgumentError(f"{v.size} values for {count} elements")
+    return v
+
+
+def open(path, mode="r", io="auto", sidecar=None, sync="batch"):  # noqa: A001 (as h5py.File, numpy.load)
+    """Opens an array file with its moment buffer, as the CLI does: mode "r" a reader (no
+    lock; several threads may query it), "r+" the writer (the array's writer lock, the log;
+    a second writer gets "locked by another writer (pid N)"). io: "auto" (io_uring when the
+    kernel grants a ring, else pread, with a momenta.Notice warning), "uring", "mmap",
+    "pread". sidecar: the folder of the buffer and the log (default: PATH.momenta beside the
+    array, or under $MOMENTA_SIDECAR_DIR). sync (writers): "always", "batch", "none", as
+    ``--sync``. A missing or stale buffer is (re)built first, with a notice saying why."""
+    path = _path(path)
+    _choice(mode, "mode", ("r", "r+"))
+    _choice(io, "io", _IO)
+    _choice(sync, "sync", _SYNC)
+    sidecar = "" if sidecar is None else _path(sidecar)
+    return Array(_momenta._Array.open(path, mode == "r+", io, sidecar, sync))
+
+
+def create(path, shape, dtype="f8", order=2, *, io="auto", sidecar=None, sync="batch", ram_budget=None, leaf=None,
+           fanout=64, disk_tier=True):
+    """A new sparse .npy array of `shape` and `dtype` (anything numpy.dtype takes that is one
+    of f8 f4 i8 i4 i2 i1 u8 u4 u2 u1, little-endian) with its buffer of order J = `order`
+    (0..8), as ``momenta create``: instant at any size, all zeros, nothing allocated; a
+    create that fails leaves nothing behind; an existing path is an ExistsError. Returns the
+    array open as its writer (mode "r+"). ram_budget (bytes), leaf (elements per leaf),
+    fanout and disk_tier are the buffer flags of ``momenta create``."""
+    path = _path(path)
+    dims = _shape(shape)
+    name = _dtype_name(dtype)
+    _choice(io, "io", _IO)
+    _choice(sync, "sync", _SYNC)
+    sidecar = "" if sidecar is None else _path(sidecar)
+    order = _count(order, "order", 0, 8)
+    ram_budget = _count(ram_budget, "ram_budget", none=0)
+    leaf = _count(leaf, "leaf", lo=1, none=0)
+    fanout = _count(fanout, "fanout", 2, 64)
+    if not isinstance(disk_tier, (bool, np.bool_)):
+        raise InvalidArgumentError(f"disk_tier: expected True or False, got {disk_tier!r}")
+    return Array(_momenta._Array.create(path, name, dims, order, ram_budget, leaf, fanout, bool(disk_tier), io,
+                                        sidecar, sync))

@@ -1,0 +1,102 @@
+// ArrayHandle: what momenta.Array (python/momenta/_array.py) holds — one
+// BufferedArray, opened as the CLI opens it (tools/buffer_options.cc), with
+// the statistics of buffers/statistics.h answered as `momenta query` answers
+// them. The Python layer resolves index expressions to flat ranges and checks
+// argument types; this layer checks everything that depends on the array
+// (ranges, values, orders) and reports it as the library's Status.
+//
+// Threads: every method releases the GIL while it reads, writes or waits. A
+// reader (opened "r") may be queried from several threads at once; a
+// writer's methods are serialised by the handle. Close waits for the calls in
+// flight; a call after Close fails with "the array is closed".
+#pragma once
+
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+
+#include <cstdint>
+#include <memory>
+#include <shared_mutex>
+#include <string>
+#include <vector>
+
+#include "buffers/buffered_array.h"
+#include "buffers/statistics.h"
+
+namespace momenta::python {
+
+namespace py = pybind11;
+
+// How Open and Create open the array: the CLI's --io, --sidecar, --sync and
+// the buffer flags of create and build.
+struct OpenArgs {
+  std::string path;
+  bool writable = false;
+  std::string io = "auto";
+  std::string sidecar;      // empty: beside the array, or under MOMENTA_SIDECAR_DIR
+  std::string sync = "batch";
+  TreeOptions tree;         // used when the buffer is (re)built
+};
+
+class ArrayHandle {
+ public:
+  ArrayHandle(const ArrayHandle&) = delete;
+  ArrayHandle& operator=(const ArrayHandle&) = delete;
+  // Closes a writer (best effort, as BufferedArray's destructor).
+  ~ArrayHandle();
+
+  // BufferedArray::Open; notices become momenta.Notice warnings. Ctrl-C
+  // during a build on open stops it (KeyboardInterrupt), leaving the old buffer.
+  static std::unique_ptr<ArrayHandle> Open(const OpenArgs& args);
+  // A new sparse array and its buffer, as `momenta create`: a create that
+  // fails leaves nothing behind. Returns it open as a writer.
+  static std::unique_ptr<ArrayHandle> Create(const OpenArgs& args, const std::string& dtype,
+                                             const std::vector<uint64_t>& shape);
+
+  // path, dtype (name), shape, data_offset, length, order, leaf_span,
+  // writable, sidecar, io (the backend's name).
+  py::dict Info();
+
+  // One statistic (a Stat's index) over [p, q); p and q may be negative
+  // (counted from the end, as `query --range`). order < 0 and a NaN `about`
+  // mean their defaults. A float, an int (count; sum of an integer array,
+  // exact) or a float64 array (moments, polyfit).
+  py::object Stat(int stat, int64_t p, int64_t q, bool skipna, int ddof, int order, double about, int degree);
+  // Each statistic of `stats` over every [starts[k], stops[k]) (0 <= start
+  // <= stop <= length, else OutOfRange naming the range), through
+  // SummarizeBatch: one array per statistic, float64 of shape (n,), (n, K+1)
+  // for moments and polyfit, int64 for count and an integer array's sum (an
+  // object array of exact ints when a sum is outside int64). With
+  // `empty_nan`, a statistic an empty range cannot give is NaN there (an
+  // overview's snapped bins), else the error names the range.
+  py::list Stats(const py::array_t<int64_t>& starts, const py::array_t<int64_t>& stops, const std::vector<int>& stats,
+                 bool skipna, int ddof, int order, double about, int degree, bool empty_nan);
+
+  // a[first + k] = values[k] (BufferedArray::Write); `values` is int64,
+  // uint64 or float64, and each must fit the dtype.
+  void Write(uint64_t first, const py::array& values, int64_t time);
+  // a[indices[k]] = values[k] at times[k] (or `time` for all), one Apply.
+  void Apply(const py::array_t<int64_t>& indices, const py::array& values, const py::object& times, int64_t time);
+  void Commit();
+  void Close();
+  bool closed() const;
+  uint64_t applied_sequence();
+
+ private:
+  ArrayHandle(std::unique_ptr<BufferedArray> ba, std::string path);
+  // The open array, or throws "the array is closed".
+  BufferedArray& Live();
+
+  // Guards ba_: shared by a reader's queries, exclusive for a writer's calls
+  // and for Close. Taken with the GIL released.
+  mutable std::shared_mutex mu_;
+  std::unique_ptr<BufferedArray> ba_;  // null once closed
+  const std::string path_;
+  const bool writable_;
+  const DType dtype_;
+  const int order_;  // the buffer's J
+};
+
+void RegisterArray(py::module_& m);
+
+}  // namespace momenta::python
