@@ -21,7 +21,8 @@ case "$kind" in
 esac
 
 packages=(g++ cmake make pkg-config liburing-dev libboost-dev libcli11-dev
-          libgtest-dev libgmock-dev libbenchmark-dev python3-numpy)
+          libgtest-dev libgmock-dev libbenchmark-dev python3-numpy
+          python3-dev pybind11-dev python3-pytest python3-hypothesis)
 source tools/install_missing.sh
 install_missing "${packages[@]}"
 

@@ -120,6 +120,12 @@ def _values(values, what="values"):
     return v
 
 
+def _flag(value, what):
+    if not isinstance(value, (bool, np.bool_)):
+        raise InvalidArgumentError(f"{what}: expected True or False, got {value!r}")
+    return bool(value)
+
+
 def _time(time):
     """A log time in ms, or the wall clock for None."""
     if time is None:
@@ -196,6 +202,19 @@ class Array:
         of the log). Writes are visible to readers as soon as they return; commit() is what
         makes them survive a crash of the machine."""
         self._h.commit()
+
+    def rebuild(self, order=None, *, ram_budget=None, leaf=None, fanout=64, disk_tier=True):
+        """Rebuilds the buffer from the array (a writer), as ``momenta build``: one pass over
+        the data (holes skipped), the new buffer replacing the old atomically (readers reopen
+        it). order: J (default: the buffer's), the other flags as :func:`create`. Ctrl-C stops
+        it and keeps the old buffer. Returns the bytes of data read."""
+        order = _count(order, "order", 0, 8, none=self._order)
+        read = self._h.rebuild(order, _count(ram_budget, "ram_budget", none=0), _count(leaf, "leaf", lo=1, none=0),
+                               _count(fanout, "fanout", 2, 64), _flag(disk_tier, "disk_tier"))
+        info = self._h.info()
+        self._order = int(info["order"])
+        self._leaf_span = int(info["leaf_span"])
+        return read
 
     def close(self):
         """Commits and checkpoints a writer (reopening then replays nothing), then releases
@@ -495,7 +514,5 @@ def create(path, shape, dtype="f8", order=2, *, io="auto", sidecar=None, sync="b
     ram_budget = _count(ram_budget, "ram_budget", none=0)
     leaf = _count(leaf, "leaf", lo=1, none=0)
     fanout = _count(fanout, "fanout", 2, 64)
-    if not isinstance(disk_tier, (bool, np.bool_)):
-        raise InvalidArgumentError(f"disk_tier: expected True or False, got {disk_tier!r}")
-    return Array(_momenta._Array.create(path, name, dims, order, ram_budget, leaf, fanout, bool(disk_tier), io,
-                                        sidecar, sync))
+    return Array(_momenta._Array.create(path, name, dims, order, ram_budget, leaf, fanout,
+                                        _flag(disk_tier, "disk_tier"), io, sidecar, sync))

@@ -65,7 +65,10 @@ class Window:
     def update(self, times, items):
         """Adds items[k] stamped times[k] in order (arrays or scalars, broadcast); returns
         how many were accepted (the rest arrived too late and count as dropped)."""
-        t, i = np.broadcast_arrays(np.asarray(times), np.asarray(items))
+        try:
+            t, i = np.broadcast_arrays(np.asarray(times), np.asarray(items))
+        except ValueError:
+            raise InvalidArgumentError("window: times and items must be arrays of one length") from None
         return self._w.update(_int64s(t, "times"), _int64s(i, "items"))
 
     def advance(self, t):

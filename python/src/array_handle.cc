@@ -187,7 +187,7 @@ py::dict ArrayHandle::Info() {
   d["shape"] = shape;
   d["data_offset"] = h.data_offset;
   d["length"] = ba.length();
-  d["order"] = order_;
+  d["order"] = order_.load();
   d["leaf_span"] = ba.tree().layout().leaf_span();
   d["writable"] = writable_;
   d["sidecar"] = ba.sidecar();
@@ -236,7 +236,7 @@ py::list ArrayHandle::Stats(const py::array_t<int64_t>& starts, const py::array_
   const StatParams params = MakeParams(skipna, ddof, order, about, degree);
   const bool integer_sum_exact = DTypeIsInteger(dtype_);
   // The width of each list statistic: moments 0..K, polyfit c_0..c_D.
-  const int moments_k = order >= 0 ? order : order_;
+  const int moments_k = order >= 0 ? order : order_.load();
   std::vector<py::array> outs;
   std::vector<void*> data;
   for (momenta::Stat s : stats) {
@@ -337,7 +337,7 @@ void ArrayHandle::Write(uint64_t first, const py::array& values, int64_t time) {
   std::vector<Value> v = ValuesOf(values);
   auto work = [&] {
     std::unique_lock hold(mu_);
-    return Live().Write(first, v, time);
+    return ba_ ? ba_->Write(first, v, time) : Status::InvalidArgument(path_, "the array is closed");
   };
   ThrowIfError(v.size() >= kInterruptibleUpdates ? RunInterruptible(work) : RunUnlocked(work));
 }
@@ -368,7 +368,7 @@ void ArrayHandle::Apply(const py::array_t<int64_t>& indices, const py::array& va
   }
   auto work = [&] {
     std::unique_lock hold(mu_);
-    return Live().Apply(updates);
+    return ba_ ? ba_->Apply(updates) : Status::InvalidArgument(path_, "the array is closed");
   };
   ThrowIfError(n >= kInterruptibleUpdates ? RunInterruptible(work) : RunUnlocked(work));
 }
@@ -378,6 +378,17 @@ void ArrayHandle::Commit() {
     std::unique_lock hold(mu_);
     return Live().Commit();
   }));
+}
+
+uint64_t ArrayHandle::Rebuild(const TreeOptions& tree) {
+  auto built = RunInterruptible([&]() -> Result<BuildStats> {
+    std::unique_lock hold(mu_);
+    if (!ba_) return Status::InvalidArgument(path_, "the array is closed");
+    auto stats = ba_->Rebuild(tree);
+    order_ = ba_->tree().order();
+    return stats;
+  });
+  return ValueOrThrow(std::move(built)).data_bytes_read;
 }
 
 void ArrayHandle::Close() {
@@ -427,6 +438,17 @@ void RegisterArray(py::module_& m) {
       .def("write", &ArrayHandle::Write)
       .def("apply", &ArrayHandle::Apply)
       .def("commit", &ArrayHandle::Commit)
+      .def(
+          "rebuild",
+          [](ArrayHandle& h, int order, uint64_t ram_budget, uint64_t leaf, uint32_t fanout, bool disk_tier) {
+            TreeOptions t;
+            t.order = order;
+            t.ram_budget = ram_budget;
+            t.leaf_span = leaf;
+            t.fanout = fanout;
+            t.disk_tier = disk_tier;
+            return h.Rebuild(t);
+          })
       .def("close", &ArrayHandle::Close)
       .def_property_readonly("closed", &ArrayHandle::closed)
       .def_property_readonly("applied_sequence", &ArrayHandle::applied_sequence);

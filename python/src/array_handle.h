@@ -14,6 +14,7 @@
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <shared_mutex>
@@ -78,6 +79,9 @@ class ArrayHandle {
   // a[indices[k]] = values[k] at times[k] (or `time` for all), one Apply.
   void Apply(const py::array_t<int64_t>& indices, const py::array& values, const py::object& times, int64_t time);
   void Commit();
+  // BufferedArray::Rebuild with `tree` (a writer: `momenta build`); Ctrl-C
+  // stops it, keeping the buffer it had. Returns the data bytes read.
+  uint64_t Rebuild(const TreeOptions& tree);
   void Close();
   bool closed() const;
   uint64_t applied_sequence();
@@ -94,7 +98,7 @@ class ArrayHandle {
   const std::string path_;
   const bool writable_;
   const DType dtype_;
-  const int order_;  // the buffer's J
+  std::atomic<int> order_;  // the buffer's J (a Rebuild may change it)
 };
 
 void RegisterArray(py::module_& m);
