@@ -17,6 +17,20 @@ import numpy as np
 from ._errors import InvalidArgumentError, OutOfRangeError
 
 
+def key_text(key):
+    """`key` as NumPy code writes it: [5, 1000:2000], [..., ::2]."""
+    def part(k):
+        if isinstance(k, slice):
+            text = ("" if k.start is None else str(k.start)) + ":" + ("" if k.stop is None else str(k.stop))
+            return text + ("" if k.step is None else ":" + str(k.step))
+        if k is Ellipsis:
+            return "..."
+        return repr(k)
+    parts = key if isinstance(key, tuple) else (key,)
+    text = "[" + ", ".join(part(k) for k in parts) + "]"
+    return text if len(text) <= 120 else text[:117] + "...]"
+
+
 def _strides(shape):
     """Elements between consecutive indices of each axis (C order)."""
     out = [1] * len(shape)
@@ -128,11 +142,11 @@ def run_of(key, shape, with_shape=False):
     if axes is None:
         raise InvalidArgumentError(
             "index: statistics take integers, slices and '...' (a run of the flat index), not index arrays "
-            f"or masks: {key!r}")
+            f"or masks: {key_text(key)}")
     run = _run_of_box(axes, shape, _strides(shape))
     if run is None:
         raise InvalidArgumentError(
-            f"index: {key!r} selects several runs of the flat index; give axis= to answer each row "
+            f"index: {key_text(key)} selects several runs of the flat index; give axis= to answer each row "
             "(e.g. axis=-1), or a range that is one run")
     if with_shape:
         return run + (tuple(_extent(a) for a in axes if not a[3]),)
@@ -145,7 +159,7 @@ def runs_of(key, shape, axis):
     the other, leading, axes: int64 arrays of shape out_shape."""
     axes = _axes(key, shape, allow_steps=False)
     if axes is None:
-        raise InvalidArgumentError(f"index: axis= takes integers, slices and '...', not index arrays: {key!r}")
+        raise InvalidArgumentError(f"index: axis= takes integers, slices and '...', not index arrays: {key_text(key)}")
     kept = [d for d, a in enumerate(axes) if not a[3]]  # the selection's dimensions
     r = len(kept)
     wanted = axis if isinstance(axis, tuple) else (axis,)
@@ -165,13 +179,16 @@ def runs_of(key, shape, axis):
     first_reduced = kept[r - m] if m else len(shape)
     # The run of one row: the box from the first reduced axis on (leading axes at their start).
     tail = [(a if d >= first_reduced else (a[0], a[0] + 1, 1, True)) for d, a in enumerate(axes)]
+    out_shape = tuple(_extent(axes[d]) for d in lead)
+    if 0 in out_shape:  # no rows: nothing to answer (NumPy gives an empty array too)
+        empty = np.zeros(out_shape, dtype=np.int64)
+        return empty, empty, out_shape
     run = _run_of_box(tail, shape, strides)
     if run is None:
         raise InvalidArgumentError(
-            f"axis={axis!r}: each row of {key!r} along the reduced axes is not a run of the flat index")
+            f"axis={axis!r}: each row of {key_text(key)} along the reduced axes is not a run of the flat index")
     p, q = run
     length = q - p
-    out_shape = tuple(_extent(axes[d]) for d in lead)
     starts = np.full(out_shape, p, dtype=np.int64)
     for j, d in enumerate(lead):
         view = [1] * len(lead)
@@ -203,7 +220,7 @@ def flat_indices(key, shape):
             raise OutOfRangeError(f"index: a boolean mask of shape {mask.shape} for an array of shape {tuple(shape)}")
         return np.flatnonzero(mask).astype(np.int64)
     if any(a.dtype.kind not in "iu" for a in arrays):
-        raise InvalidArgumentError(f"index: not an index NumPy-style assignment takes here: {key!r}")
+        raise InvalidArgumentError(f"index: not an index NumPy-style assignment takes here: {key_text(key)}")
     if len(arrays) != len(shape):
         raise InvalidArgumentError(
             f"index: index arrays must be given for every axis ({len(shape)}), got {len(arrays)}")

@@ -161,7 +161,7 @@ class Client:
         return answer
 
     def count(self, at=None, wait=None):
-        """{"as_of", "sites", "value" (the count), ...}."""
+        """{"as_of", "sites", "uncovered", "count"}."""
         return self._json("count", at, wait)
 
     def item(self, j, at=None, wait=None):

@@ -79,7 +79,8 @@ void RegisterErrors(py::module_& m) {
 void WarnNotices(const std::vector<std::string>& notices) {
   for (const std::string& n : notices) {
     PyObject* cls = g_classes ? g_classes->notice.ptr() : PyExc_UserWarning;
-    if (PyErr_WarnEx(cls, n.c_str(), 1) != 0) throw py::error_already_set();
+    // stacklevel 2: the caller of the package's function that called in here.
+    if (PyErr_WarnEx(cls, n.c_str(), 2) != 0) throw py::error_already_set();
   }
 }
 
