@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cmath>
 #include <filesystem>
 #include <limits>
@@ -401,6 +402,65 @@ void ArrayHandle::Close() {
   }));
 }
 
+double ArrayHandle::TimeStat(int code, const py::array_t<int64_t>& starts, const py::array_t<int64_t>& stops,
+                             int rounds) {
+  const momenta::Stat stat = StatOf(code);
+  const momenta::Stat one[] = {stat};
+  const int64_t* s = starts.data();
+  const int64_t* e = stops.data();
+  const auto n = static_cast<size_t>(std::min(starts.size(), stops.size()));
+  py::gil_scoped_release unlocked;
+  std::unique_lock hold(mu_);
+  BufferedArray& ba = Live();
+  long double sink = 0;
+  const auto t0 = std::chrono::steady_clock::now();
+  for (int r = 0; r < rounds; ++r)
+    for (size_t k = 0; k < n; ++k) {
+      auto summary = ba.Summarize(static_cast<uint64_t>(s[k]), static_cast<uint64_t>(e[k]), NeedsExtremes(one));
+      if (!summary.ok()) throw StatusError{summary.status()};
+      auto answer = ComputeStat(stat, {}, *summary, static_cast<uint64_t>(s[k]), dtype_);
+      if (!answer.ok()) throw StatusError{answer.status()};
+      sink += answer->values[0];
+    }
+  const std::chrono::duration<double> took = std::chrono::steady_clock::now() - t0;
+  volatile long double keep = sink;  // the answers are used
+  (void)keep;
+  return took.count();
+}
+
+double ArrayHandle::TimeStats(const py::array_t<int64_t>& starts, const py::array_t<int64_t>& stops,
+                              const std::vector<int>& codes) {
+  std::vector<momenta::Stat> stats;
+  for (int c : codes) stats.push_back(StatOf(c));
+  const int64_t* s = starts.data();
+  const int64_t* e = stops.data();
+  const auto n = static_cast<size_t>(std::min(starts.size(), stops.size()));
+  py::gil_scoped_release unlocked;
+  std::unique_lock hold(mu_);
+  BufferedArray& ba = Live();
+  std::vector<IndexRange> ranges;
+  std::vector<RangeSummary> summaries;
+  long double sink = 0;
+  const auto t0 = std::chrono::steady_clock::now();
+  for (size_t first = 0; first < n; first += kBatchChunk) {
+    const size_t count = std::min(kBatchChunk, n - first);
+    ranges.resize(count);
+    for (size_t k = 0; k < count; ++k)
+      ranges[k] = {static_cast<uint64_t>(s[first + k]), static_cast<uint64_t>(e[first + k])};
+    ThrowIfError(ba.SummarizeBatch(ranges, NeedsExtremes(stats), &summaries));
+    for (size_t k = 0; k < count; ++k)
+      for (momenta::Stat st : stats) {
+        auto answer = ComputeStat(st, {}, summaries[k], ranges[k].begin, dtype_);
+        if (!answer.ok()) throw StatusError{answer.status()};
+        sink += answer->values[0];
+      }
+  }
+  const std::chrono::duration<double> took = std::chrono::steady_clock::now() - t0;
+  volatile long double keep = sink;
+  (void)keep;
+  return took.count();
+}
+
 uint64_t ArrayHandle::applied_sequence() {
   std::shared_lock hold(mu_);
   return Live().applied_sequence();
@@ -450,6 +510,8 @@ void RegisterArray(py::module_& m) {
             return h.Rebuild(t);
           })
       .def("close", &ArrayHandle::Close)
+      .def("_time_stat", &ArrayHandle::TimeStat)
+      .def("_time_stats", &ArrayHandle::TimeStats)
       .def_property_readonly("closed", &ArrayHandle::closed)
       .def_property_readonly("applied_sequence", &ArrayHandle::applied_sequence);
   m.attr("kStatNames") = [] {

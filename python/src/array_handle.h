@@ -84,6 +84,14 @@ class ArrayHandle {
   uint64_t Rebuild(const TreeOptions& tree);
   void Close();
   bool closed() const;
+
+  // For bench/python_bench.py: what Stat and Stats cost without Python — the
+  // same library calls (Summarize or SummarizeBatch, then ComputeStat) over
+  // the same ranges, timed in C++ with the GIL released. TimeStat: each
+  // range once per round, `rounds` rounds; returns seconds in all. TimeStats:
+  // one Stats-like pass (the answers discarded); returns seconds.
+  double TimeStat(int stat, const py::array_t<int64_t>& starts, const py::array_t<int64_t>& stops, int rounds);
+  double TimeStats(const py::array_t<int64_t>& starts, const py::array_t<int64_t>& stops, const std::vector<int>& stats);
   uint64_t applied_sequence();
 
  private:
