@@ -240,10 +240,14 @@ class Array:
             return self._view
 
     def __array__(self, dtype=None, copy=None):
+        """The memmap view itself (NumPy's protocol); a copy only when asked for one, or for
+        another dtype (copy=False then refuses, as NumPy 2 does)."""
         view = self.numpy()
         if copy:
             return np.array(view, dtype=dtype, copy=True)
         if dtype is not None and np.dtype(dtype) != view.dtype:
+            if copy is False:
+                raise InvalidArgumentError(f"{self._path}: a {dtype} array of {view.dtype} cells needs a copy")
             return view.astype(dtype)
         return view
 
