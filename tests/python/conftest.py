@@ -15,6 +15,8 @@ import numpy as np
 import pytest
 
 SEED = int(os.environ.get("MOMENTA_SEED") or random.SystemRandom().randrange(1 << 32))
+# Resolved now: every test runs in a scratch folder of its own (below).
+_CLI = os.path.abspath(os.environ["MOMENTA_CLI"]) if os.environ.get("MOMENTA_CLI") else None
 
 
 def pytest_report_header(config):
@@ -30,8 +32,8 @@ def rng(request):
 
 def cli_path():
     """The momenta CLI of the build whose package is imported (MOMENTA_CLI overrides)."""
-    if os.environ.get("MOMENTA_CLI"):
-        return os.environ["MOMENTA_CLI"]
+    if _CLI:
+        return _CLI
     import momenta
     return str(pathlib.Path(momenta.__file__).resolve().parents[2] / "tools" / "momenta")
 

@@ -54,7 +54,13 @@ def ask_sites(cli, root, rng, streams, procs):
     all_items = np.concatenate([i for _, i in streams.values()])
     c = len(all_items)  # every time is inside the window (W = 1000) at clock 499
     with momenta.Client(root, timeout=10) as client:
-        count = client.count(at=at, wait=5000)
+        # The root waits for the sites it holds live; one that has not connected yet it does
+        # not know of. So first wait (30 s at most) until both are live.
+        for _ in range(3000):
+            if sorted(s["name"] for s in client.sites()["per_site"] if s["state"] == "live") == ["east", "west"]:
+                break
+            time.sleep(0.01)
+        count = client.count(at=at, wait=20000)
         assert count["as_of"] == at and sorted(count["sites"]) == ["east", "west"]
         assert abs(count["count"] - c) <= 0.05 * c
         item = client.item(42, at=at)
