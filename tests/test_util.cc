@@ -177,6 +177,8 @@ uint64_t TestSeed() {
   } else {
     seed = std::random_device{}() ^ (static_cast<uint64_t>(std::random_device{}()) << 32);
   }
+  std::printf("[ seed ] MOMENTA_SEED=%llu\n", static_cast<unsigned long long>(seed));
+  std::fflush(stdout);
   return seed;
 }
 

@@ -7,11 +7,13 @@
 #include <random>
 #include <unordered_set>
 
+#include "tests/test_util.h"
+
 namespace momenta {
 namespace {
 
 TEST(IndexSetTest, AgreesWithUnorderedSet) {
-  const uint64_t seed = std::random_device{}();
+  const uint64_t seed = testing::TestSeed();
   SCOPED_TRACE("seed " + std::to_string(seed));
   std::mt19937_64 rng(seed);
   IndexSet set(4);
