@@ -87,10 +87,6 @@ class ArrayStore {
     run.last = std::min(length_ - 1, (page_end - 1 - data_offset_) / item_);
     return run;
   }
-  // Pages FetchForStores asked the kernel to read, and cached blocks whose
-  // clean pages were dropped before the first store, so far.
-  uint64_t pages_fetched() const { return scattered_.pages_fetched(); }
-  uint64_t blocks_dropped() const { return scattered_.blocks_dropped(); }
 
  private:
   friend class ArrayFile;  // OpenStore

@@ -288,16 +288,7 @@ class Array:
         Apply: all are checked (index in range, value fits) before any changes. `values`
         broadcasts to the indices' shape; `times` (ms since the epoch) is None for the wall
         clock, one time for all, or one per update. Negative indices count from the end."""
-        idx = np.asarray(indices)
-        if idx.dtype.kind not in "iu":
-            if idx.size == 0:
-                idx = idx.astype(np.int64)
-            else:
-                raise InvalidArgumentError(f"update: indices must be integers, got an array of {idx.dtype}")
-        if idx.dtype == np.uint64 and idx.size and idx.max() >= 1 << 63:
-            raise OutOfRangeError(f"{self._path}: update: index {int(idx.max())} is past the end (length {self._size})")
-        idx = idx.astype(np.int64).reshape(-1)
-        idx = np.where(idx < 0, idx + self._size, idx)
+        idx = _flat_sides(np.asarray(indices), self._size, f"{self._path}: update: indices")
         vals = _broadcast(values, np.shape(indices))
         if times is None:
             self._h.apply(idx, vals, None, _momenta.kLogTimeNow)
@@ -419,8 +410,8 @@ class Array:
         except ValueError:
             raise InvalidArgumentError("stats: starts and stops do not broadcast to one shape") from None
         shape = b.shape
-        b = _flat_sides(b, self._size, "starts")
-        e = _flat_sides(e, self._size, "stops")
+        b = _flat_sides(b, self._size, "stats: starts")
+        e = _flat_sides(e, self._size, "stats: stops")
         outs = self._h.stats(b, e, codes, skipna, ddof, order, about, degree, False)
         return {n: o.reshape(shape + o.shape[1:]) for n, o in zip(names, outs)}
 
@@ -458,14 +449,15 @@ class Array:
 
 
 def _flat_sides(x, n, what):
-    """Range sides as int64, negative ones counted from the end (as flat_range)."""
+    """Flat indices or range sides as int64, negative ones counted from the end (as
+    flat_range); `what` names them in errors ("stats: starts", "a.npy: update: indices")."""
     if x.dtype.kind not in "iu":
         if x.size == 0:
             x = x.astype(np.int64)
         else:
-            raise InvalidArgumentError(f"stats: {what} must be integers, got an array of {x.dtype}")
+            raise InvalidArgumentError(f"{what} must be integers, got an array of {x.dtype}")
     if x.dtype == np.uint64 and x.size and x.max() >= 1 << 63:
-        raise OutOfRangeError(f"stats: {what}: {int(x.max())} is past the end (length {n})")
+        raise OutOfRangeError(f"{what}: {int(x.max())} is past the end (length {n})")
     x = x.astype(np.int64).reshape(-1)
     return np.where(x < 0, x + n, x)
 

@@ -205,10 +205,7 @@ py::object ArrayHandle::Stat(int code, int64_t p, int64_t q, bool skipna, int dd
   std::vector<std::string> notices;
   {
     py::gil_scoped_release unlocked;
-    std::shared_lock shared(mu_, std::defer_lock);
-    std::unique_lock exclusive(mu_, std::defer_lock);
-    if (writable_) exclusive.lock();
-    else shared.lock();
+    QueryLock hold(mu_, writable_);
     BufferedArray& ba = Live();
     // Negative sides count from the end, as `query --range` (tools/cli_parse.cc).
     const auto n = static_cast<int64_t>(ba.length());
@@ -260,10 +257,7 @@ py::list ArrayHandle::Stats(const py::array_t<int64_t>& starts, const py::array_
     const int64_t* s = starts.data();
     const int64_t* e = stops.data();
     py::gil_scoped_release unlocked;
-    std::shared_lock shared(mu_, std::defer_lock);
-    std::unique_lock exclusive(mu_, std::defer_lock);
-    if (writable_) exclusive.lock();
-    else shared.lock();
+    QueryLock hold(mu_, writable_);
     BufferedArray& ba = Live();
     std::vector<IndexRange> ranges;
     std::vector<RangeSummary> summaries;

@@ -17,6 +17,7 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <shared_mutex>
 #include <string>
 #include <vector>
@@ -102,6 +103,17 @@ class ArrayHandle {
   // Guards ba_: shared by a reader's queries, exclusive for a writer's calls
   // and for Close. Taken with the GIL released.
   mutable std::shared_mutex mu_;
+  // The lock a query holds: shared on a reader (threads query at once),
+  // exclusive on a writer (its methods are for one thread at a time).
+  struct QueryLock {
+    explicit QueryLock(std::shared_mutex& mu, bool writable)
+        : shared(mu, std::defer_lock), exclusive(mu, std::defer_lock) {
+      if (writable) exclusive.lock();
+      else shared.lock();
+    }
+    std::shared_lock<std::shared_mutex> shared;
+    std::unique_lock<std::shared_mutex> exclusive;
+  };
   std::unique_ptr<BufferedArray> ba_;  // null once closed
   const std::string path_;
   const bool writable_;
