@@ -217,6 +217,15 @@ void BufferedArray::Impl::RemoveLeftovers(std::vector<std::string>* notices) {
 
 Result<BufferCondition> BufferedArray::Impl::Classify() {
   using Kind = BufferCondition::Kind;
+  // A tree fit to answer from: so is the Ola buffer beside it (kind ola), or
+  // the buffer is rebuilt. A live writer keeps its Ola buffer current under
+  // the tree's seqlock: it need not be clean then.
+  auto OlaCondition = [&](Kind tree_kind) -> Result<BufferCondition> {
+    auto why = OpenOla(/*require_clean=*/tree_kind == Kind::kCurrent);
+    if (!why.ok()) return why.status();
+    if (!why->empty()) return BufferCondition{Kind::kRebuild, *why};
+    return BufferCondition{tree_kind, ""};
+  };
   const std::string& path = array_->path();
   if (!Exists(sidecar_) || !Exists(tree_path_)) return BufferCondition{Kind::kMissing, "it does not exist yet"};
   auto foreign = ForeignSidecarReason();
@@ -238,20 +247,47 @@ Result<BufferCondition> BufferedArray::Impl::Classify() {
     if (h.state == kTreeClean) {
       auto id = IdentityOf(path);
       if (!id.ok()) return id.status();
-      if (SameContents(h.array, *id)) return BufferCondition{Kind::kCurrent, ""};
+      if (SameContents(h.array, *id)) return OlaCondition(Kind::kCurrent);
       // A live writer moves the array's mtime: its changes are not an outside write.
-      if (writer_alive()) return BufferCondition{Kind::kLiveWriter, ""};
+      if (writer_alive()) return OlaCondition(Kind::kLiveWriter);
       return BufferCondition{
           Kind::kRebuild,
           "the array file was modified outside momenta (its size or modification time changed), and the file "
           "system cannot say which elements changed, so every node is recomputed"};
     }
-    if (writer_alive()) return BufferCondition{Kind::kLiveWriter, ""};
+    if (writer_alive()) return OlaCondition(Kind::kLiveWriter);
     const std::string who = pid > 0 ? "the last writer (pid " + std::to_string(pid) + ")" : "the last writer";
     if (h.state == kTreeUpdating) return BufferCondition{Kind::kRecover, who + " stopped mid-update"};
     if (h.state == kTreeBuilding) return BufferCondition{Kind::kRebuild, "its last build did not finish"};
     return BufferCondition{Kind::kRebuild, "its state is unknown"};
   }
+}
+
+Result<std::string> BufferedArray::Impl::OpenOla(bool require_clean) {
+  const TreeFileHeader& h = tree_->header();
+  if (h.ola_nodes == 0) {
+    ola_.reset();
+    return std::string();
+  }
+  if (!Exists(OlaPath())) {
+    ola_.reset();
+    return std::string("its Ola buffer is missing");
+  }
+  auto ola = OlaFile::Open(OlaPath(), tree_writable_ || lock_ != nullptr,
+                           OlaFileOptions(static_cast<int>(h.ola_nodes), h.ola_bin), array_->length());
+  if (!ola.ok()) {
+    ola_.reset();
+    if (ola.status().code() == Status::Code::kCorruption) return ola.status().ToString();
+    return ola.status();
+  }
+  ola_ = std::move(ola).value();
+  if (!require_clean) return std::string();
+  std::string why = ola_->CleanFor(h.log_sequence, h.array);
+  if (!why.empty()) {
+    ola_.reset();
+    return "its Ola buffer is not current: " + why;
+  }
+  return std::string();
 }
 
 Status BufferedArray::Impl::OpenAsReader(std::vector<std::string>* notices) {

@@ -76,7 +76,9 @@ class BufferedArray::Impl::IoLease {
 };
 
 bool BufferedArray::Impl::IsTreeDamage(const Status& s) const {
-  return s.code() == Status::Code::kCorruption && s.ToString().find(tree_path_) != std::string::npos;
+  if (s.code() != Status::Code::kCorruption) return false;
+  const std::string text = s.ToString();
+  return text.find(tree_path_) != std::string::npos || (ola_ && text.find(OlaPath()) != std::string::npos);
 }
 
 void BufferedArray::Impl::AddLateNotices(std::vector<std::string> notices) {
@@ -133,15 +135,64 @@ Status BufferedArray::Impl::SummarizeBatch(std::span<const IndexRange> ranges, b
 Status BufferedArray::Impl::SummarizeConsistent(std::span<const IndexRange> ranges, bool need_extremes,
                                                 std::vector<RangeSummary>* out, std::vector<QueryCost>* costs,
                                                 uint64_t* as_of) {
+  return ReadConsistent(
+      [&](const QueryIo& io) { return SummarizeRanges(*tree_, *array_, ranges, need_extremes, out, costs, io); },
+      as_of);
+}
+
+Result<IndexMoments> BufferedArray::Impl::SummarizeIndex(uint64_t p, uint64_t q, uint64_t* as_of, QueryCost* cost) {
+  const IndexRange range{p, q};
+  MOMENTA_RETURN_IF_ERROR(CheckRanges({&range, 1}));
+  if (!ola_ && tree_->header().ola_nodes == 0)
+    return Status::InvalidArgument(array_->path(), "has no Ola buffer (its buffer is hbb): build it with --buffer ola");
+  IndexMoments answer(0);
+  MOMENTA_RETURN_IF_ERROR(ReadConsistent(
+      [&](const QueryIo& io) -> Status {
+        if (!ola_) return Status::Corruption(OlaPath(), "the Ola buffer is missing");
+        // The slots the answer reads pass their checks, then the cells.
+        const OlaBuffer& ola = ola_->buffer();
+        const std::vector<IndexRange> slots = ola.SlotsFor(p, q);
+        MOMENTA_RETURN_IF_ERROR(ola_->CheckSlots(slots));
+        IoBackend& array_io = io.array ? *io.array : array_->io();
+        const std::vector<IndexRange> runs = ola.CellsFor(p, q);
+        const size_t item = array_->itemsize();
+        std::vector<std::vector<char>> raw(runs.size());
+        std::vector<ReadRequest> reads;
+        for (size_t k = 0; k < runs.size(); ++k) {
+          raw[k].resize(runs[k].size() * item);
+          if (runs[k].size() > 0) reads.push_back({array_->ByteOffset(runs[k].begin), raw[k].size(), raw[k].data()});
+        }
+        MOMENTA_RETURN_IF_ERROR(array_io.ReadBatch(reads));
+        if (cost) {
+          *cost = QueryCost{};
+          for (const ReadRequest& r : reads) cost->array_bytes += r.length;
+          for (const IndexRange& s : slots) cost->tier_bytes += s.size() * sizeof(double);
+          cost->requests = reads.size();
+        }
+        std::vector<std::vector<double>> cells(runs.size());
+        std::vector<std::span<const double>> views(runs.size());
+        for (size_t k = 0; k < runs.size(); ++k) {
+          cells[k].resize(runs[k].size());
+          DecodeDoubles(array_->dtype(), raw[k].data(), cells[k].size(), cells[k].data());
+          views[k] = cells[k];
+        }
+        answer = ola.Answer(p, q, views);
+        return Status::OK();
+      },
+      as_of));
+  return answer;
+}
+
+Status BufferedArray::Impl::ReadConsistent(const std::function<Status(const QueryIo&)>& read, uint64_t* as_of) {
   if (log_) {  // the writer itself: nothing runs beside it in this object
     if (as_of) *as_of = tree_->header().log_sequence;
     const QueryIo io{nullptr, nullptr, &primary_arena_};
-    Status s = SummarizeRanges(*tree_, *array_, ranges, need_extremes, out, costs, io);
+    Status s = read(io);
     if (s.ok() || !IsTreeDamage(s)) return s;
     AddLateNotices({"rebuilding the moment buffer of " + array_->path() + ": " + s.ToString()});
     BuildStats stats;
     MOMENTA_RETURN_IF_ERROR(RebuildInPlace(OptionsOfHeader(tree_->header()), options_.progress, &stats));
-    return SummarizeRanges(*tree_, *array_, ranges, need_extremes, out, costs, io);
+    return read(io);
   }
   // A reader: retry until no writer changed anything while we read.
   const int64_t start = MonotonicNs();
@@ -164,7 +215,7 @@ Status BufferedArray::Impl::SummarizeConsistent(std::span<const IndexRange> rang
           IoLease lease(*this);
           auto io = lease.Take();
           if (!io.ok()) return io.status();
-          const Status s = SummarizeRanges(*tree_, *array_, ranges, need_extremes, out, costs, *io);
+          const Status s = read(*io);
           std::atomic_thread_fence(std::memory_order_acquire);
           if (Epoch(h).load(std::memory_order_acquire) == before) {
             if (s.ok() || !IsTreeDamage(s)) {

@@ -74,6 +74,8 @@ TreeOptions OptionsOfHeader(const TreeFileHeader& h) {
   o.disk_tier = h.disk_tier != 0;
   o.fanout = h.fanout;
   o.leaf_span = h.leaf_span;
+  o.ola_nodes = static_cast<int>(h.ola_nodes);
+  o.ola_bin = h.ola_bin;
   return o;
 }
 
@@ -181,6 +183,17 @@ Status BufferedArray::Impl::Recover(std::vector<std::string>* notices) {
   auto planned = PlanRecovery(notices);
   if (!planned.ok()) return planned.status();
   RecoveryPlan plan = std::move(planned).value();
+  // Kind ola: the Ola buffer must be clean as of the tree's state, or it is
+  // rebuilt with the tree (its values cannot be recomputed locally, nor a
+  // half-updated one replayed exactly: ola_file.h).
+  if (plan.rebuild_reason.empty() && !plan.first_build && tree_) {
+    auto why = OpenOla(/*require_clean=*/true);
+    if (!why.ok()) return why.status();
+    if (!why->empty()) {
+      plan.rebuild_reason = *why;
+      plan.replay_tree = false;
+    }
+  }
 
   // Records the array or the nodes have not seen yet.
   uint64_t replayed = 0;
@@ -314,6 +327,26 @@ Status BufferedArray::Impl::RebuildInPlace(const TreeOptions& options, const Bui
   }
   (*fresh)->header().boot_id = CurrentBootId();
   (*fresh)->header().durable_marks = options_.sync != LogSync::kNone ? 1 : 0;
+  // Kind ola: the Ola buffer from the same array state, renamed into place
+  // before the tree (a reader that opens between the two finds them
+  // disagree and waits for this writer); kind hbb: none.
+  std::unique_ptr<OlaFile> fresh_ola;
+  if (options.ola_nodes > 0) {
+    const std::string ola_fresh_path = OlaPath() + ".new-" + std::to_string(::getpid());
+    uint64_t ola_bytes = 0;
+    auto ola = OlaFile::Build(ola_fresh_path, *array_, OlaFileOptions(options.ola_nodes, options.ola_bin), sequence,
+                              (*fresh)->header().array, &ola_bytes);
+    if (!ola.ok() || ::rename(ola_fresh_path.c_str(), OlaPath().c_str()) != 0) {
+      const Status s = ola.ok() ? Status::FromErrno(OlaPath(), errno) : ola.status();
+      ::unlink(ola_fresh_path.c_str());
+      ::unlink(fresh_path.c_str());
+      return s;
+    }
+    if (stats) stats->data_bytes_read += ola_bytes;
+    fresh_ola = std::move(ola).value();
+  } else {
+    ::unlink(OlaPath().c_str());
+  }
   if (::rename(fresh_path.c_str(), tree_path_.c_str()) != 0) {
     const int err = errno;
     ::unlink(fresh_path.c_str());
@@ -331,6 +364,7 @@ Status BufferedArray::Impl::RebuildInPlace(const TreeOptions& options, const Bui
     (void)tree_->FlushHeader();
   }
   tree_ = std::move(fresh).value();
+  ola_ = std::move(fresh_ola);
   dirty_ = false;
   return Status::OK();
 }
@@ -341,6 +375,10 @@ Status BufferedArray::Impl::ReopenTreeIfRetired() {
   if (!tree.ok()) return tree.status();
   tree_ = std::move(tree).value();
   ResetIoPool();
+  // Its Ola buffer was renamed into place before it (RebuildInPlace).
+  auto why = OpenOla(/*require_clean=*/false);
+  if (!why.ok()) return why.status();
+  if (!why->empty()) return Status::Corruption(OlaPath(), *why);
   return Status::OK();
 }
 

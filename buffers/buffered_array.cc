@@ -27,6 +27,7 @@ BufferedArray::~BufferedArray() = default;
 
 ArrayFile& BufferedArray::array() { return *impl_->array_; }
 MomentTree& BufferedArray::tree() { return *impl_->tree_; }
+const OlaFile* BufferedArray::ola() const { return impl_->ola_.get(); }
 const std::string& BufferedArray::sidecar() const { return impl_->sidecar_; }
 const std::string& BufferedArray::tree_path() const { return impl_->tree_path_; }
 const OpenReport& BufferedArray::open_report() const { return impl_->open_report_; }
@@ -38,6 +39,10 @@ uint64_t BufferedArray::applied_sequence() const { return impl_->applied_sequenc
 Result<RangeSummary> BufferedArray::Summarize(uint64_t p, uint64_t q, bool need_extremes, QueryCost* cost,
                                               uint64_t* as_of) {
   return impl_->Summarize(p, q, need_extremes, cost, as_of);
+}
+
+Result<IndexMoments> BufferedArray::SummarizeIndex(uint64_t p, uint64_t q, uint64_t* as_of, QueryCost* cost) {
+  return impl_->SummarizeIndex(p, q, as_of, cost);
 }
 
 Status BufferedArray::SummarizeBatch(std::span<const IndexRange> ranges, bool need_extremes,

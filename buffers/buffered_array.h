@@ -64,6 +64,7 @@ namespace momenta {
 
 class ArrayFile;   // storage/array_file.h
 class MomentTree;  // buffers/moment_tree.h
+class OlaFile;     // buffers/ola_file.h
 
 struct BufferedArrayOptions {
   IoOptions io;               // io.writable: a writer (lock, log, updates)
@@ -155,6 +156,9 @@ class BufferedArray {
   // The array file and the buffer (storage/array_file.h, buffers/moment_tree.h).
   ArrayFile& array();
   MomentTree& tree();
+  // Kind ola (TreeOptions::ola_nodes > 0): the Ola buffer beside the tree;
+  // nullptr for kind hbb.
+  const OlaFile* ola() const;
   const std::string& sidecar() const;
   const std::string& tree_path() const;
   const OpenReport& open_report() const;
@@ -177,6 +181,12 @@ class BufferedArray {
   // consistent with one log sequence, which as_of (optional) receives per
   // range; costs (optional) gets each range's QueryCost. A range outside the
   // array is OutOfRange ("range #K P:Q is outside ...") before anything is read.
+  // Kind ola: the index moments M_t(p, q) = Σ_{i∈[p,q)} (i − p)^t a_i,
+  // t = 0..N−1, from the Ola buffer (OLA.md states the bound), consistent
+  // with one log sequence as Summarize is. InvalidArgument for kind hbb.
+  // REQUIRES: p <= q <= length() (else OutOfRange)
+  // cost (optional): the cells read from the array, the Ola slots checked and read (tier_bytes).
+  Result<IndexMoments> SummarizeIndex(uint64_t p, uint64_t q, uint64_t* as_of = nullptr, QueryCost* cost = nullptr);
   [[nodiscard]] Status SummarizeBatch(std::span<const IndexRange> ranges, bool need_extremes,
                                       std::vector<RangeSummary>* out, std::vector<QueryCost>* costs = nullptr,
                                       std::vector<uint64_t>* as_of = nullptr);

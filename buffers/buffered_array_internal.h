@@ -7,6 +7,7 @@
 #pragma once
 
 #include <atomic>
+#include <functional>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -18,6 +19,7 @@
 
 #include "buffers/buffered_array.h"
 #include "buffers/moment_tree.h"
+#include "buffers/ola_file.h"
 #include "buffers/range_query.h"
 #include "buffers/tree_build.h"
 #include "storage/array_file.h"
@@ -42,6 +44,7 @@ struct BufferedArray::Impl {
     return std::atomic_ref<uint64_t>(tree_->header().log_sequence).load(std::memory_order_acquire);
   }
   Result<RangeSummary> Summarize(uint64_t p, uint64_t q, bool need_extremes, QueryCost* cost, uint64_t* as_of);
+  Result<IndexMoments> SummarizeIndex(uint64_t p, uint64_t q, uint64_t* as_of, QueryCost* cost);
   [[nodiscard]] Status SummarizeBatch(std::span<const IndexRange> ranges, bool need_extremes,
                                       std::vector<RangeSummary>* out, std::vector<QueryCost>* costs,
                                       std::vector<uint64_t>* as_of);
@@ -81,6 +84,11 @@ struct BufferedArray::Impl {
   [[nodiscard]] Status SummarizeConsistent(std::span<const IndexRange> ranges, bool need_extremes,
                                            std::vector<RangeSummary>* out, std::vector<QueryCost>* costs,
                                            uint64_t* as_of);
+  // `read` (the tree's nodes and the array's cells, or the Ola buffer's
+  // slots and cells) until it ran with no writer's change beside it; *as_of
+  // receives the log sequence it saw. Damage it reports (a Corruption naming
+  // the tree or Ola file, in a consistent read) rebuilds the buffer once.
+  [[nodiscard]] Status ReadConsistent(const std::function<Status(const QueryIo&)>& read, uint64_t* as_of);
   // A reader's recovery or rebuild that a query found it needs.
   // REQUIRES: tree_mutex_ held exclusively.
   [[nodiscard]] Status RecoverForQuery(const BufferCondition& why);
@@ -131,11 +139,18 @@ struct BufferedArray::Impl {
   [[nodiscard]] Status BeginChunk();
   [[nodiscard]] Status EndChunk();
 
+  // The Ola buffer (kind ola: the tree header's ola_nodes > 0), opened to
+  // match the tree: "" when ola_ is open and usable (or the kind is hbb and
+  // ola_ is reset), else why it must be rebuilt. `require_clean`: it must be
+  // clean as of the tree's log sequence and identity (no live writer keeps it).
+  Result<std::string> OpenOla(bool require_clean);
+  std::string OlaPath() const { return sidecar_ + "/ola"; }
   std::string LogDir() const { return sidecar_ + "/log"; }
   std::string LockPath() const { return sidecar_ + "/writer.lock"; }
 
   std::unique_ptr<ArrayFile> array_;
   std::unique_ptr<MomentTree> tree_;
+  std::unique_ptr<OlaFile> ola_;           // kind ola: the Ola buffer beside the tree (ola_file.h)
   const std::string sidecar_;
   const std::string tree_path_;
   bool tree_writable_ = false;           // tree_ is mapped writable (readers: when they may)

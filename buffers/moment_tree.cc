@@ -1,4 +1,5 @@
 #include "buffers/moment_tree.h"
+#include "buffers/ola_layout.h"
 
 #include <algorithm>
 #include <atomic>
@@ -60,8 +61,10 @@ Status CheckHeader(const std::string& path, const TreeFileHeader& h, const char*
   if (h.length > 0 && h.leaf_span == 0) return bad("leaf_span", h.leaf_span, "is 0");
   if (h.disk_tier > 1) return bad("disk_tier", h.disk_tier, "is not 0 or 1");
   if (h.ram_budget == 0) return bad("ram_budget", h.ram_budget, "is 0");
-  if (h.reserved0 != 0) return bad("reserved0", h.reserved0, "is not 0");
-  if (h.reserved1 != 0) return bad("reserved1", h.reserved1, "is not 0");
+  if (h.ola_nodes != 0 && (h.ola_nodes % 2 != 0 || h.ola_nodes > kOlaMaxNodes))
+    return bad("ola_nodes", h.ola_nodes, "is not 0 or an even number of nodes up to 8");
+  if ((h.ola_nodes == 0) != (h.ola_bin == 0) || h.ola_bin == 1)
+    return bad("ola_bin", h.ola_bin, "does not match ola_nodes " + U(h.ola_nodes));
   if (h.state > kTreeRetired) return bad("state", h.state, "is not a state");
   for (uint64_t k = sizeof(TreeFileHeader); k < kTreeHeaderBytes; ++k)
     if (page[k] != 0) return bad("padding byte", k, "is not 0");
@@ -105,6 +108,8 @@ Result<std::unique_ptr<MomentTree>> MomentTree::Create(const std::string& path, 
   h.version = kTreeVersion;
   h.state = kTreeBuilding;
   h.order = static_cast<uint32_t>(options.order);
+  h.ola_nodes = static_cast<uint32_t>(options.ola_nodes);
+  h.ola_bin = options.ola_nodes > 0 ? static_cast<uint32_t>(options.ola_bin) : 0;
   h.fanout = options.fanout;
   h.ram_budget = ResolveRamBudget(options.ram_budget, array.length() * array.itemsize());
   h.disk_tier = options.disk_tier ? 1 : 0;

@@ -67,6 +67,14 @@ Status OlaBuffer::Builder::Append(std::span<const double> cells) {
   return Status::OK();
 }
 
+Status OlaBuffer::Builder::AppendZeros(uint64_t count) {
+  if (count > layout_.length() - next_)
+    return Status::InvalidArgument("ola", "more cells appended than the array's " +
+                                              std::to_string(layout_.length()));
+  next_ += count;
+  return Status::OK();
+}
+
 // Level ℓ + 1 from level ℓ, for ℓ = 1..L−1: V_{ℓ+1}(j) = V_ℓ(j·b) +
 // Σ_{non-node i} W_{j,i} V_ℓ(i). In place V_ℓ(j·b) and V_{ℓ+1}(j) share a
 // slot, and the non-node slots read are never the ones written, so the levels
@@ -118,7 +126,7 @@ Result<OlaBuffer> OlaBuffer::FromSlots(const OlaLayout& layout, std::vector<doub
 // the way changes by its delta: level ℓ >= 1 non-node points (and, explicit,
 // node points), and level L's points.
 
-Status OlaBuffer::Update(uint64_t i, double old_value, double new_value) {
+Status OlaBuffer::Update(uint64_t i, double old_value, double new_value, std::vector<uint64_t>* changed) {
   if (i >= layout_.length())
     return Status::OutOfRange("ola", "cell " + std::to_string(i) + " is past the array's " +
                                          std::to_string(layout_.length()));
@@ -132,8 +140,10 @@ Status OlaBuffer::Update(uint64_t i, double old_value, double new_value) {
   const bool explicit_levels = layout_.storage() == OlaStorage::kExplicitLevels;
   std::vector<std::pair<uint64_t, long double>> cur{{i, delta}}, next;
   auto store = [&](int level, uint64_t point, long double d) {
-    double& slot = slots_[layout_.SlotOf(level, point)];
+    const uint64_t at = layout_.SlotOf(level, point);
+    double& slot = slots_[at];
     slot = static_cast<double>(static_cast<long double>(slot) + d);
+    if (changed) changed->push_back(at);
   };
   for (int level = 0; level < layout_.levels(); ++level) {
     next.clear();
@@ -253,6 +263,32 @@ IndexMoments OlaBuffer::Answer(uint64_t p, uint64_t q, std::span<const std::span
     for (int t = 0; t < N; ++t) acc[t] += fx[t] * v;
   }
   return IndexMoments::FromTerms(N - 1, q - p, acc);
+}
+
+std::vector<IndexRange> OlaBuffer::SlotsFor(uint64_t p, uint64_t q) const {
+  assert(p <= q && q <= layout_.length());
+  std::vector<IndexRange> runs;
+  if (p == q) return runs;
+  const uint64_t b = layout_.bin();
+  // Level ℓ in 1..L−1: the non-node points of the windows' bins (Answer's
+  // loop), [lo·b + 1, (hi + 1)·b − 1] clipped to m_ℓ, as one run of slots
+  // from the first to the last (contiguous with explicit levels; in place a
+  // run covers the points at stride b^(ℓ−1) and what lies between).
+  for (int level = 1; level < layout_.levels(); ++level) {
+    const uint64_t m = layout_.last_point(level);
+    for (const auto& [lo, hi] : Windows(level, p, q)) {
+      const uint64_t first = lo * b + 1, last = std::min((hi + 1) * b - 1, m);
+      if (first > last) continue;
+      runs.push_back({layout_.SlotOf(level, first), layout_.SlotOf(level, last) + 1});
+    }
+  }
+  // The top level's points inside the range.
+  const int L = layout_.levels();
+  const uint64_t top = layout_.span(L);
+  const uint64_t j0 = (p + top - 1) / top, j1 = (q - 1) / top;  // j·top in [p, q)
+  if (j0 <= j1) runs.push_back({layout_.SlotOf(L, j0), layout_.SlotOf(L, j1) + 1});
+  std::sort(runs.begin(), runs.end(), [](const IndexRange& a, const IndexRange& b) { return a.begin < b.begin; });
+  return runs;
 }
 
 Result<IndexMoments> OlaBuffer::Query(uint64_t p, uint64_t q, const CellReader& read) const {

@@ -61,6 +61,8 @@ class OlaBuffer {
     // The next cells.size() cells. InvalidArgument naming the cell when one
     // is not finite, or past the array's length.
     [[nodiscard]] Status Append(std::span<const double> cells);
+    // The next `count` cells are zeros (a hole of the file): they add nothing.
+    [[nodiscard]] Status AppendZeros(uint64_t count);
     // REQUIRES: all layout.length() cells appended
     OlaBuffer Finish();
 
@@ -75,16 +77,34 @@ class OlaBuffer {
   static Result<OlaBuffer> Build(const OlaOptions& options, std::span<const double> cells);
   // A buffer from stored slot values (a file's): slots.size() must be layout.slots().
   static Result<OlaBuffer> FromSlots(const OlaLayout& layout, std::vector<double> slots);
+  // A buffer over slots kept elsewhere (a mapped file, buffers/ola_file.h):
+  // reads and updates go to `slots` in place; nothing is checked or copied.
+  // REQUIRES: slots.size() == layout.slots(); the storage outlives the buffer
+  static OlaBuffer OverSlots(const OlaLayout& layout, std::span<double> slots) {
+    return OlaBuffer(layout, {}, slots);
+  }
+
+  // Moves keep a view a view, and an owned buffer's view on its own slots.
+  OlaBuffer(OlaBuffer&& other) noexcept
+      : layout_(std::move(other.layout_)), stencil_(other.stencil_), owned_(std::move(other.owned_)),
+        slots_(other.slots_.data() == owned_.data() ? std::span<double>(owned_) : other.slots_) {}
+  OlaBuffer& operator=(OlaBuffer&&) = delete;
 
   const OlaLayout& layout() const { return layout_; }
   std::span<const double> slots() const { return slots_; }
   uint64_t bytes() const { return slots_.size() * sizeof(double); }
+  // The slots a query over [p, q) reads besides the array's cells (ascending,
+  // possibly overlapping runs): what a file's checks must cover before Answer.
+  // REQUIRES: p <= q <= length()
+  std::vector<IndexRange> SlotsFor(uint64_t p, uint64_t q) const;
 
   // The array's cell i changes from old_value to new_value (the caller
   // changes the array): the values whose stencils cover i change by
   // W·(new − old), O(N) points per level, O(N² L) work.
   // InvalidArgument when new_value is not finite; OutOfRange when i >= length.
-  [[nodiscard]] Status Update(uint64_t i, double old_value, double new_value);
+  // `changed` (optional) receives the slots it changed (appended, unsorted).
+  [[nodiscard]] Status Update(uint64_t i, double old_value, double new_value,
+                              std::vector<uint64_t>* changed = nullptr);
 
   // The runs of array cells a query over [p, q) reads (ascending, disjoint,
   // within [0, length()), possibly empty runs), to be handed to Answer in the
@@ -100,8 +120,9 @@ class OlaBuffer {
   Result<IndexMoments> Query(uint64_t p, uint64_t q, const CellReader& read) const;
 
  private:
-  OlaBuffer(const OlaLayout& layout, std::vector<double> slots)
-      : layout_(layout), stencil_(layout.nodes(), layout.bin()), slots_(std::move(slots)) {}
+  OlaBuffer(const OlaLayout& layout, std::vector<double> owned, std::span<double> view = {})
+      : layout_(layout), stencil_(layout.nodes(), layout.bin()), owned_(std::move(owned)),
+        slots_(view.data() ? view : std::span<double>(owned_)) {}
 
   // Bins k (of level+1) whose non-node points may need a correction for a
   // query over [p, q): sorted disjoint closed intervals within [0, m − 1].
@@ -109,7 +130,8 @@ class OlaBuffer {
 
   OlaLayout layout_;
   OlaStencil stencil_;
-  std::vector<double> slots_;  // layout_.slots() values (see OlaLayout for what each holds)
+  std::vector<double> owned_;  // the slots when this buffer holds them (Build, FromSlots)
+  std::span<double> slots_;    // layout_.slots() values (see OlaLayout for what each holds): owned_ or a view
 };
 
 }  // namespace momenta

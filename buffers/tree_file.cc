@@ -17,7 +17,7 @@ uint32_t ParamsCrc(const TreeFileHeader& h) {
   const char* bytes = reinterpret_cast<const char*>(&h);
   const uint32_t head = Crc32c(bytes, offsetof(TreeFileHeader, state));  // magic, version
   return Crc32cExtend(head, bytes + offsetof(TreeFileHeader, order),
-                      offsetof(TreeFileHeader, reserved0) - offsetof(TreeFileHeader, order));
+                      offsetof(TreeFileHeader, ola_nodes) - offsetof(TreeFileHeader, order));
 }
 
 uint32_t SealedHeaderCrc(const TreeFileHeader& h) {

@@ -52,7 +52,7 @@ struct TreeFileHeader {
   uint32_t node_bytes;
   uint64_t length;          // array elements
   uint32_t dtype;           // DType
-  uint32_t reserved0;
+  uint32_t ola_nodes;       // buffer kind: 0 hbb; N > 0 ola, an Ola buffer of N nodes in "ola" beside (ola_file.h)
   ArrayIdentity array;      // identity of the array when the buffer was last made consistent
   uint64_t log_sequence;    // every update-log record <= this is applied to array and nodes
   uint64_t updates_since_build;
@@ -62,7 +62,7 @@ struct TreeFileHeader {
   uint64_t write_epoch;          // seqlock: odd while a writer changes the array or nodes
   int64_t reader_wait_until_ns;  // a starved reader asks writers to pause until then (CLOCK_MONOTONIC)
   uint32_t durable_marks;        // 1: the last writer kept state changes durable (sync != none)
-  uint32_t reserved1;
+  uint32_t ola_bin;         // the Ola buffer's bin b (0 with ola_nodes 0)
   // First log sequence of the chunk being applied: nodes that records
   // [chunk_first_sequence, log_sequence] touched may owe a recomputation
   // (an extreme that shrank, drift) that a crash interrupted.

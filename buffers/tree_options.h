@@ -9,14 +9,24 @@
 
 namespace momenta {
 
+// Cells per Ola bin by default: its file is about 8/1024 bytes per cell, the
+// default tree's 0.1% of an f8 array, and a query reads about 2·N·1024 cells.
+inline constexpr uint64_t kDefaultOlaBin = 1024;
+
 struct TreeOptions {
   int order = 2;            // J: index moments 0..J (0..8)
   uint64_t ram_budget = 0;  // bytes; 0 = 2^-20 of the array's bytes, at least kMinRamBudget
   bool disk_tier = true;
   uint32_t fanout = 64;
   uint64_t leaf_span = 0;   // 0 = default (tree about 0.1% of the array)
+  // Buffer kind ola (buffers/OLA.md, ola_file.h): an Ola buffer of this many
+  // stencil nodes (index moments 0..N−1; even, 2..8) and bin kept beside the
+  // tree, answering the index-moment statistics; 0: kind hbb, the tree alone.
+  int ola_nodes = 0;
+  uint64_t ola_bin = kDefaultOlaBin;
 };
 inline constexpr uint64_t kMinRamBudget = 64 << 10;
+
 
 // The RAM budget TreeOptions resolves to for an array of `array_bytes`.
 uint64_t ResolveRamBudget(uint64_t requested, uint64_t array_bytes);

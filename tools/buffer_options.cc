@@ -3,6 +3,8 @@
 #include <CLI/CLI.hpp>
 #include <cstdio>
 
+#include "buffers/ola_layout.h"
+
 namespace momenta::cli {
 void AddBufferFlags(CLI::App* sub, BufferFlags* flags) {
   sub->add_option("--order", flags->order, "highest index-moment order J kept in the buffer (0..8)")
@@ -16,6 +18,12 @@ void AddBufferFlags(CLI::App* sub, BufferFlags* flags) {
   sub->add_option("--fanout", flags->fanout, "children per node above the leaves (2..64)")
       ->check(CLI::Range(2, 64))
       ->capture_default_str();
+  sub->add_option("--buffer", flags->buffer,
+                  "buffer kind: hbb (hierarchical bins, the default) or ola (overlapped bins: one number per bin "
+                  "for index moments up to --order, which it rounds up to odd, at most 7)")
+      ->check(CLI::IsMember({"hbb", "ola"}))
+      ->capture_default_str();
+  sub->add_option("--bin", flags->bin, "--buffer ola: cells per bin (default 1024)");
 }
 
 Result<TreeOptions> MakeTreeOptions(const BufferFlags& flags) {
@@ -30,6 +38,22 @@ Result<TreeOptions> MakeTreeOptions(const BufferFlags& flags) {
     auto leaf = ParseCount(flags.leaf, "--leaf");
     if (!leaf.ok() || *leaf == 0) return Status::InvalidArgument("--leaf", "'" + flags.leaf + "' is not a positive count");
     t.leaf_span = *leaf;
+  }
+  if (flags.buffer == "ola") {
+    if (flags.order > kOlaMaxNodes - 1)
+      return Status::InvalidArgument("--order", std::to_string(flags.order) +
+                                                    ": the Ola buffer serves index moments up to order " +
+                                                    std::to_string(kOlaMaxNodes - 1) + " (use --buffer hbb)");
+    t.ola_nodes = (flags.order + 2) / 2 * 2;  // J + 1, rounded up to even
+    t.order = 0;                             // the tree beside: value moments and extremes
+    if (!flags.bin.empty()) {
+      auto bin = ParseCount(flags.bin, "--bin");
+      if (!bin.ok() || *bin < 2 || *bin > UINT32_MAX)
+        return Status::InvalidArgument("--bin", "'" + flags.bin + "' is not a count from 2 to 2^32 - 1");
+      t.ola_bin = *bin;
+    }
+  } else if (!flags.bin.empty()) {
+    return Status::InvalidArgument("--bin", "applies to --buffer ola only");
   }
   return t;
 }

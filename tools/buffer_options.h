@@ -16,6 +16,8 @@ struct BufferFlags {
   std::string disk_tier = "on";   // --disk-tier on|off
   std::string leaf;               // --leaf N elements per disk-tier leaf (default: ~0.1% tree)
   uint32_t fanout = 64;           // --fanout F
+  std::string buffer = "hbb";     // --buffer hbb|ola: the buffer kind
+  std::string bin;                // --bin B: cells per Ola bin (default 1024)
 };
 
 void AddBufferFlags(CLI::App* sub, BufferFlags* flags);
@@ -40,6 +42,9 @@ struct LogChoice {
 // usage error), --retain taken as it is.
 Result<LogChoice> ParseLogChoice(const WriteFlags& flags);
 // The time to stamp updates with: ParseTimeFlag (cli_parse.h).
+// --buffer ola: an Ola buffer of N = J + 1 nodes rounded up to even (it
+// serves orders 0..N−1; J = 8 is refused, naming hbb) beside a tree of order
+// 0, which serves var, std, min and max.
 Result<TreeOptions> MakeTreeOptions(const BufferFlags& flags);
 
 // Opens PATH with its moment buffer, printing notices (fallback backend,

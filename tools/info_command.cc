@@ -10,6 +10,7 @@
 #include "buffers/moment_tree.h"
 #include "tools/cli_common.h"
 #include "tools/commands.h"
+#include "buffers/ola_file.h"
 #include "storage/json_writer.h"
 
 namespace momenta::cli {
@@ -70,6 +71,15 @@ int RunInfo(const InfoArgs& a) {
     if (t.ok()) tree = std::move(t).value();
   }
   std::string tree_state = BufferStateText(*condition, f);
+  // Kind ola: the Ola buffer beside the tree (its header: ola_file.h).
+  std::unique_ptr<OlaFile> ola;
+  if (tree && tree->header().ola_nodes > 0) {
+    auto o = OlaFile::Open(sidecar + "/ola", /*writable=*/false,
+                           OlaFileOptions(static_cast<int>(tree->header().ola_nodes), tree->header().ola_bin),
+                           f.length());
+    if (o.ok()) ola = std::move(o).value();
+  }
+  const char* kind = tree && tree->header().ola_nodes > 0 ? "ola" : "hbb";
   if (a.common.json) {
     JsonWriter j;
     j.BeginObject().Key("path").String(a.path).Key("dtype").String(DTypeName(f.dtype()));
@@ -82,6 +92,13 @@ int RunInfo(const InfoArgs& a) {
     j.Key("sidecar").String(sidecar).Key("sidecar_exists").Bool(has_sidecar);
     j.Key("io").String(f.io().Name());
     j.Key("buffer").BeginObject().Key("state").String(tree_state);
+    if (tree) j.Key("kind").String(kind);
+    if (ola) {
+      const OlaLayout& l = ola->layout();
+      j.Key("ola").BeginObject().Key("nodes").Int(l.nodes()).Key("max_order").Int(l.max_order());
+      j.Key("bin").UInt(l.bin()).Key("levels").Int(l.levels()).Key("slots").UInt(l.slots());
+      j.Key("file_bytes").UInt(ola->file_bytes()).Key("growth").Double(static_cast<double>(l.growth())).EndObject();
+    }
     if (tree) {
       const TreeLayout& l = tree->layout();
       j.Key("order").Int(tree->order()).Key("fanout").UInt(l.fanout()).Key("leaf_span").UInt(l.leaf_span());
@@ -108,6 +125,16 @@ int RunInfo(const InfoArgs& a) {
   std::printf("sidecar:     %s (%s)\n", sidecar.c_str(), has_sidecar ? "present" : "not yet created");
   std::printf("io:          %s\n", f.io().Name().c_str());
   std::printf("buffer:      %s\n", tree_state.c_str());
+  if (tree) std::printf("  kind:      %s\n", kind);
+  if (ola) {
+    const OlaLayout& l = ola->layout();
+    std::printf("  ola:       index orders 0..%d from %d-node stencils, bin %llu, %d levels, %llu slots (%s)\n",
+                l.max_order(), l.nodes(), static_cast<unsigned long long>(l.bin()), l.levels(),
+                static_cast<unsigned long long>(l.slots()), FormatBytes(ola->file_bytes()).c_str());
+    std::printf("  tree:      beside it for value mean/var, min/max and recovery:\n");
+  } else if (tree && tree->header().ola_nodes > 0) {
+    std::printf("  ola:       missing or unreadable: the next command rebuilds it\n");
+  }
   if (tree) {
     const TreeLayout& l = tree->layout();
     std::printf("  moments:   index orders 0..%d, value mean/var, min/max\n", tree->order());

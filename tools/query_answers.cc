@@ -36,6 +36,37 @@ Result<std::vector<StatAnswer>> AnswerStats(const std::vector<Stat>& stats, cons
   return answers;
 }
 
+bool OlaAlone(const std::vector<Stat>& stats, DType dtype) {
+  for (Stat s : stats) {
+    if (!ServedByIndexMoments(s)) return false;
+    if (DTypeIsInteger(dtype) && (s == Stat::kSum || s == Stat::kMean)) return false;
+  }
+  return true;
+}
+
+Result<std::vector<StatAnswer>> AnswerFromOla(BufferedArray& ba, const std::vector<Stat>& stats,
+                                              const StatParams& params, const IndexRange& range, QueryCost* cost) {
+  auto index = ba.SummarizeIndex(range.begin, range.end, nullptr, cost);
+  if (!index.ok()) return index.status();
+  std::vector<StatAnswer> answers;
+  for (Stat s : stats) {
+    auto answer = ComputeIndexStat(s, params, *index, range.begin);
+    if (!answer.ok()) return answer.status();
+    answers.push_back(std::move(answer).value());
+  }
+  return answers;
+}
+
+Status OverlayOla(BufferedArray& ba, std::span<const IndexRange> ranges, std::span<RangeSummary> summaries) {
+  if (!ba.ola()) return Status::OK();
+  for (size_t k = 0; k < ranges.size(); ++k) {
+    auto index = ba.SummarizeIndex(ranges[k].begin, ranges[k].end);
+    if (!index.ok()) return index.status();
+    summaries[k].index = std::move(index).value();
+  }
+  return Status::OK();
+}
+
 std::string StatsText(const std::vector<StatAnswer>& answers, const char* separator) {
   std::string out;
   for (size_t s = 0; s < answers.size(); ++s) {

@@ -6,6 +6,9 @@
 #include <string>
 #include <vector>
 
+#include <span>
+
+#include "buffers/buffered_array.h"
 #include "buffers/range_summary.h"
 #include "buffers/statistics.h"
 #include "storage/dtype.h"
@@ -21,6 +24,20 @@ std::string FormatNumber(long double v);
 // fails gives its error (e.g. the mean of an empty range).
 Result<std::vector<StatAnswer>> AnswerStats(const std::vector<Stat>& stats, const StatParams& params,
                                             const RangeSummary& summary, const IndexRange& range, DType dtype);
+
+// Buffer kind ola (BufferedArray::ola()): whether every stat of `stats` is
+// answered from the Ola buffer alone (index moments; an integer dtype's sum
+// and mean come exactly from the tree instead).
+bool OlaAlone(const std::vector<Stat>& stats, DType dtype);
+// The Ola buffer's answers to `stats` over `range`. REQUIRES: OlaAlone(stats)
+Result<std::vector<StatAnswer>> AnswerFromOla(BufferedArray& ba, const std::vector<Stat>& stats,
+                                              const StatParams& params, const IndexRange& range,
+                                              QueryCost* cost = nullptr);
+// Kind ola: each summary's index moments replaced by the Ola buffer's, of
+// order N − 1 (the tree beside it keeps order 0; its value moments,
+// extremes and exact sums stay). No-op for kind hbb.
+[[nodiscard]] Status OverlayOla(BufferedArray& ba, std::span<const IndexRange> ranges,
+                                std::span<RangeSummary> summaries);
 
 // "sum 8725 mean 87.25 moments 100 8725 ...": each stat's name, then its values.
 std::string StatsText(const std::vector<StatAnswer>& answers, const char* separator);

@@ -79,10 +79,19 @@ int RunQuery(const QueryArgs& a) {
   if (a.bins > 0) return AnswerBins(**ba, spec, *range, a.bins, a.snap);
   Stopwatch timer;
   QueryCost cost;
-  auto summary = (*ba)->Summarize(range->begin, range->end, NeedsExtremes(stats), &cost);
-  for (const auto& n : (*ba)->TakeNotices()) PrintNotice(n);
-  if (!summary.ok()) return Fail(summary.status());
-  auto answers = AnswerStats(stats, params, *summary, *range, (*ba)->array().dtype());
+  Result<std::vector<StatAnswer>> answers = std::vector<StatAnswer>{};
+  if ((*ba)->ola() && OlaAlone(stats, (*ba)->array().dtype())) {  // kind ola: its index moments alone
+    answers = AnswerFromOla(**ba, stats, params, *range, &cost);
+    for (const auto& n : (*ba)->TakeNotices()) PrintNotice(n);
+    if (!answers.ok() && answers.status().code() != Status::Code::kInvalidArgument) return Fail(answers.status());
+  } else {
+    auto summary = (*ba)->Summarize(range->begin, range->end, NeedsExtremes(stats), &cost);
+    Status overlay = summary.ok() ? OverlayOla(**ba, {&*range, 1}, {&*summary, 1}) : Status::OK();
+    for (const auto& n : (*ba)->TakeNotices()) PrintNotice(n);
+    if (!summary.ok()) return Fail(summary.status());
+    if (!overlay.ok()) return Fail(overlay);
+    answers = AnswerStats(stats, params, *summary, *range, (*ba)->array().dtype());
+  }
   if (!answers.ok()) return Fail(answers.status().WithContext(a.path));
   const double micros = timer.ElapsedMicros();
   if (a.common.json) {
