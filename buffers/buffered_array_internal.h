@@ -55,6 +55,8 @@ struct BufferedArray::Impl {
   [[nodiscard]] Status Close();
   Result<BuildStats> Rebuild(const TreeOptions& options, const BuildProgress& progress);
   Result<VerifyReport> Verify(const BuildProgress& progress);
+  // Verify's part for kind ola: the Ola file's checks and slots against a fresh build.
+  [[nodiscard]] Status VerifyOla(VerifyReport* report);
 
   // ---- the steps ----
   // Open's steps (buffer_open.cc).
