@@ -13,6 +13,7 @@
 
 #include "storage/cancel.h"
 #include "storage/posix_file.h"
+#include "tools/buffer_options.h"
 #include "tools/cli_common.h"
 #include "tools/cli_signals.h"
 #include "tools/commands.h"
@@ -53,6 +54,8 @@ struct ImportArgs {
   std::string dtype;
   std::string format = "auto";
   bool force = false;
+  BufferFlags buffer;  // --buffer, --order, ...: build the buffer so right after
+  bool build = false;  // a buffer flag was given
 };
 
 Status ImportNpy(const ImportArgs& a, const std::string& dtype_flag, PendingFile& pending) {
@@ -182,6 +185,14 @@ int RunImport(const ImportArgs& a) {
   if (Status c = pending.Commit(); !c.ok()) return Fail(c);
   std::fprintf(stderr, "imported %s into %s in %.1f ms\n", a.src.c_str(), a.dest.c_str(),
                timer.ElapsedMicros() / 1000);
+  if (a.build) {  // the buffer asked for, built now (else the first query builds the default one)
+    auto tree = MakeTreeOptions(a.buffer);
+    if (!tree.ok()) return UsageFail(tree.status().ToString());
+    auto ba = OpenBuffered(a.dest, a.common, /*writable=*/true, *tree, {}, /*rebuild_on_open=*/true,
+                           /*fresh_array=*/true);
+    if (!ba.ok()) return FailOrInterrupted(ba.status());
+    if (Status s = (*ba)->Close(); !s.ok()) return Fail(s);
+  }
   return kExitOk;
 }
 
@@ -196,6 +207,9 @@ void RegisterImportCommand(CLI::App& app, Command* run) {
   sub->add_option("--format", a->format, "SRC format: auto (by extension: .npy, .csv/.txt, else raw), npy, raw, csv")
       ->capture_default_str();
   sub->add_flag("--force", a->force, "replace DEST if it exists");
+  AddBufferFlags(sub, &a->buffer);
+  for (const char* flag : {"--buffer", "--order", "--bin", "--ram-budget", "--disk-tier", "--leaf", "--fanout"})
+    sub->get_option(flag)->each([a](const std::string&) { a->build = true; });
   AddCommonOptions(sub, &a->common, /*with_json=*/false);
   sub->footer("Examples: momenta import numbers.csv a.npy --dtype i4\n"
               "          momenta import samples.bin a.npy --dtype f4");
