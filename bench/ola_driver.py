@@ -25,6 +25,7 @@ import argparse
 import json
 import os
 import shutil
+import signal
 import statistics
 import subprocess
 import sys
@@ -71,6 +72,7 @@ def main():
     ap.add_argument("--json")
     ap.add_argument("--keep", action="store_true")
     a = ap.parse_args()
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit("ola_driver: stopped (SIGTERM); cleaning up"))
     if os.geteuid() != 0:
         sys.exit("ola_driver: needs root (it drops the page cache for cold runs)")
     length = a.gib << 27

@@ -135,8 +135,23 @@ Status BufferedArray::Impl::SummarizeBatch(std::span<const IndexRange> ranges, b
 Status BufferedArray::Impl::SummarizeConsistent(std::span<const IndexRange> ranges, bool need_extremes,
                                                 std::vector<RangeSummary>* out, std::vector<QueryCost>* costs,
                                                 uint64_t* as_of) {
+  // Kind ola: each summary's index moments are the Ola buffer's (order
+  // N − 1; the tree beside it has order 0), read in the same consistent read.
   return ReadConsistent(
-      [&](const QueryIo& io) { return SummarizeRanges(*tree_, *array_, ranges, need_extremes, out, costs, io); },
+      [&](const QueryIo& io) -> Status {
+        MOMENTA_RETURN_IF_ERROR(SummarizeRanges(*tree_, *array_, ranges, need_extremes, out, costs, io));
+        if (!ola_) return Status::OK();
+        for (size_t k = 0; k < ranges.size(); ++k) {
+          QueryCost ola_cost;
+          MOMENTA_RETURN_IF_ERROR(OlaIndex(io, ranges[k].begin, ranges[k].end, &(*out)[k].index, &ola_cost));
+          if (costs) {
+            (*costs)[k].array_bytes += ola_cost.array_bytes;
+            (*costs)[k].tier_bytes += ola_cost.tier_bytes;
+            (*costs)[k].requests += ola_cost.requests;
+          }
+        }
+        return Status::OK();
+      },
       as_of);
 }
 
@@ -146,41 +161,41 @@ Result<IndexMoments> BufferedArray::Impl::SummarizeIndex(uint64_t p, uint64_t q,
   if (!ola_ && tree_->header().ola_nodes == 0)
     return Status::InvalidArgument(array_->path(), "has no Ola buffer (its buffer is hbb): build it with --buffer ola");
   IndexMoments answer(0);
-  MOMENTA_RETURN_IF_ERROR(ReadConsistent(
-      [&](const QueryIo& io) -> Status {
-        if (!ola_) return Status::Corruption(OlaPath(), "the Ola buffer is missing");
-        // The slots the answer reads pass their checks, then the cells.
-        const OlaBuffer& ola = ola_->buffer();
-        const std::vector<IndexRange> slots = ola.SlotsFor(p, q);
-        MOMENTA_RETURN_IF_ERROR(ola_->CheckSlots(slots));
-        IoBackend& array_io = io.array ? *io.array : array_->io();
-        const std::vector<IndexRange> runs = ola.CellsFor(p, q);
-        const size_t item = array_->itemsize();
-        std::vector<std::vector<char>> raw(runs.size());
-        std::vector<ReadRequest> reads;
-        for (size_t k = 0; k < runs.size(); ++k) {
-          raw[k].resize(runs[k].size() * item);
-          if (runs[k].size() > 0) reads.push_back({array_->ByteOffset(runs[k].begin), raw[k].size(), raw[k].data()});
-        }
-        MOMENTA_RETURN_IF_ERROR(array_io.ReadBatch(reads));
-        if (cost) {
-          *cost = QueryCost{};
-          for (const ReadRequest& r : reads) cost->array_bytes += r.length;
-          for (const IndexRange& s : slots) cost->tier_bytes += s.size() * sizeof(double);
-          cost->requests = reads.size();
-        }
-        std::vector<std::vector<double>> cells(runs.size());
-        std::vector<std::span<const double>> views(runs.size());
-        for (size_t k = 0; k < runs.size(); ++k) {
-          cells[k].resize(runs[k].size());
-          DecodeDoubles(array_->dtype(), raw[k].data(), cells[k].size(), cells[k].data());
-          views[k] = cells[k];
-        }
-        answer = ola.Answer(p, q, views);
-        return Status::OK();
-      },
-      as_of));
+  MOMENTA_RETURN_IF_ERROR(ReadConsistent([&](const QueryIo& io) { return OlaIndex(io, p, q, &answer, cost); }, as_of));
   return answer;
+}
+
+Status BufferedArray::Impl::OlaIndex(const QueryIo& io, uint64_t p, uint64_t q, IndexMoments* out, QueryCost* cost) {
+  if (!ola_) return Status::Corruption(OlaPath(), "the Ola buffer is missing");
+  // The slots the answer reads pass their checks, then the cells are read.
+  const OlaBuffer& ola = ola_->buffer();
+  const std::vector<IndexRange> slots = ola.SlotsFor(p, q);
+  MOMENTA_RETURN_IF_ERROR(ola_->CheckSlots(slots));
+  IoBackend& array_io = io.array ? *io.array : array_->io();
+  const std::vector<IndexRange> runs = ola.CellsFor(p, q);
+  const size_t item = array_->itemsize();
+  std::vector<std::vector<char>> raw(runs.size());
+  std::vector<ReadRequest> reads;
+  for (size_t k = 0; k < runs.size(); ++k) {
+    raw[k].resize(runs[k].size() * item);
+    if (runs[k].size() > 0) reads.push_back({array_->ByteOffset(runs[k].begin), raw[k].size(), raw[k].data()});
+  }
+  MOMENTA_RETURN_IF_ERROR(array_io.ReadBatch(reads));
+  if (cost) {
+    *cost = QueryCost{};
+    for (const ReadRequest& r : reads) cost->array_bytes += r.length;
+    for (const IndexRange& s : slots) cost->tier_bytes += s.size() * sizeof(double);
+    cost->requests = reads.size();
+  }
+  std::vector<std::vector<double>> cells(runs.size());
+  std::vector<std::span<const double>> views(runs.size());
+  for (size_t k = 0; k < runs.size(); ++k) {
+    cells[k].resize(runs[k].size());
+    DecodeDoubles(array_->dtype(), raw[k].data(), cells[k].size(), cells[k].data());
+    views[k] = cells[k];
+  }
+  *out = ola.Answer(p, q, views);
+  return Status::OK();
 }
 
 Status BufferedArray::Impl::ReadConsistent(const std::function<Status(const QueryIo&)>& read, uint64_t* as_of) {

@@ -172,7 +172,9 @@ class BufferedArray {
   uint64_t applied_sequence() const;
 
   // The summary of [p, q), consistent with one log sequence (see above);
-  // *as_of (optional) receives it. REQUIRES: p <= q <= length() (else OutOfRange)
+  // *as_of (optional) receives it. Kind ola: its index moments are the Ola
+  // buffer's, of order N − 1 (the rest from the order-0 tree); so are
+  // SummarizeBatch's. REQUIRES: p <= q <= length() (else OutOfRange)
   Result<RangeSummary> Summarize(uint64_t p, uint64_t q, bool need_extremes,
                                  QueryCost* cost = nullptr, uint64_t* as_of = nullptr);
   // The summaries of every range, in order, into *out. The reads of up to 256

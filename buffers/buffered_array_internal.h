@@ -45,6 +45,9 @@ struct BufferedArray::Impl {
   }
   Result<RangeSummary> Summarize(uint64_t p, uint64_t q, bool need_extremes, QueryCost* cost, uint64_t* as_of);
   Result<IndexMoments> SummarizeIndex(uint64_t p, uint64_t q, uint64_t* as_of, QueryCost* cost);
+  // The Ola buffer's index moments of [p, q) into *out, read through `io`
+  // (checks first); cost (optional) receives what it read.
+  [[nodiscard]] Status OlaIndex(const QueryIo& io, uint64_t p, uint64_t q, IndexMoments* out, QueryCost* cost);
   [[nodiscard]] Status SummarizeBatch(std::span<const IndexRange> ranges, bool need_extremes,
                                       std::vector<RangeSummary>* out, std::vector<QueryCost>* costs,
                                       std::vector<uint64_t>* as_of);

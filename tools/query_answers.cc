@@ -57,16 +57,6 @@ Result<std::vector<StatAnswer>> AnswerFromOla(BufferedArray& ba, const std::vect
   return answers;
 }
 
-Status OverlayOla(BufferedArray& ba, std::span<const IndexRange> ranges, std::span<RangeSummary> summaries) {
-  if (!ba.ola()) return Status::OK();
-  for (size_t k = 0; k < ranges.size(); ++k) {
-    auto index = ba.SummarizeIndex(ranges[k].begin, ranges[k].end);
-    if (!index.ok()) return index.status();
-    summaries[k].index = std::move(index).value();
-  }
-  return Status::OK();
-}
-
 std::string StatsText(const std::vector<StatAnswer>& answers, const char* separator) {
   std::string out;
   for (size_t s = 0; s < answers.size(); ++s) {

@@ -33,12 +33,6 @@ bool OlaAlone(const std::vector<Stat>& stats, DType dtype);
 Result<std::vector<StatAnswer>> AnswerFromOla(BufferedArray& ba, const std::vector<Stat>& stats,
                                               const StatParams& params, const IndexRange& range,
                                               QueryCost* cost = nullptr);
-// Kind ola: each summary's index moments replaced by the Ola buffer's, of
-// order N − 1 (the tree beside it keeps order 0; its value moments,
-// extremes and exact sums stay). No-op for kind hbb.
-[[nodiscard]] Status OverlayOla(BufferedArray& ba, std::span<const IndexRange> ranges,
-                                std::span<RangeSummary> summaries);
-
 // "sum 8725 mean 87.25 moments 100 8725 ...": each stat's name, then its values.
 std::string StatsText(const std::vector<StatAnswer>& answers, const char* separator);
 // {"sum":8725,"moments":[...],...}; NaN and infinities as the strings "NaN",

@@ -57,8 +57,7 @@ class LineAnswerer {
       }
     std::vector<RangeSummary> summaries;
     std::vector<QueryCost> costs;
-    Status s = ba_.SummarizeBatch(ranges, extremes, &summaries, &costs);
-    if (s.ok()) s = OverlayOla(ba_, ranges, summaries);  // kind ola: its index moments
+    const Status s = ba_.SummarizeBatch(ranges, extremes, &summaries, &costs);
     for (const auto& n : ba_.TakeNotices()) PrintNotice(n);
     if (!s.ok()) return FailOrInterrupted(s);
     for (const QueryCost& c : costs) {
@@ -181,8 +180,7 @@ int AnswerBins(BufferedArray& ba, const QuerySpec& spec, IndexRange range, uint6
   const std::vector<IndexRange> edges = snap ? SnapBins(asked, ba.tree().layout().leaf_span(), ba.length(), &moved) : asked;
   std::vector<RangeSummary> summaries;
   std::vector<QueryCost> costs;
-  Status s = ba.SummarizeBatch(edges, NeedsExtremes(spec.stats), &summaries, &costs);
-  if (s.ok()) s = OverlayOla(ba, edges, summaries);  // kind ola: its index moments
+  const Status s = ba.SummarizeBatch(edges, NeedsExtremes(spec.stats), &summaries, &costs);
   for (const auto& n : ba.TakeNotices()) PrintNotice(n);
   if (!s.ok()) return FailOrInterrupted(s);
   std::string out;

@@ -86,10 +86,8 @@ int RunQuery(const QueryArgs& a) {
     if (!answers.ok() && answers.status().code() != Status::Code::kInvalidArgument) return Fail(answers.status());
   } else {
     auto summary = (*ba)->Summarize(range->begin, range->end, NeedsExtremes(stats), &cost);
-    Status overlay = summary.ok() ? OverlayOla(**ba, {&*range, 1}, {&*summary, 1}) : Status::OK();
     for (const auto& n : (*ba)->TakeNotices()) PrintNotice(n);
     if (!summary.ok()) return Fail(summary.status());
-    if (!overlay.ok()) return Fail(overlay);
     answers = AnswerStats(stats, params, *summary, *range, (*ba)->array().dtype());
   }
   if (!answers.ok()) return Fail(answers.status().WithContext(a.path));

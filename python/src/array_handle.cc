@@ -12,6 +12,7 @@
 #include <mutex>
 
 #include "buffers/moment_tree.h"
+#include "buffers/ola_file.h"
 #include "python/src/interruptible.h"
 #include "python/src/py_status.h"
 #include "storage/array_file.h"
@@ -19,6 +20,11 @@
 
 namespace momenta::python {
 namespace {
+
+// The highest index-moment order the buffer serves: the Ola buffer's N − 1
+// for kind ola (its tree has order 0), else the tree's J.
+int ServedOrder(BufferedArray& ba) { return ba.ola() ? ba.ola()->layout().max_order() : ba.tree().order(); }
+
 
 constexpr Stat kStats[] = {Stat::kSum,    Stat::kCount,  Stat::kMean,    Stat::kVar,
                            Stat::kStd,    Stat::kMoment, Stat::kMoments, Stat::kCom,
@@ -118,7 +124,7 @@ ArrayHandle::ArrayHandle(std::unique_ptr<BufferedArray> ba, std::string path)
       path_(std::move(path)),
       writable_(ba_->writable()),
       dtype_(ba_->array().dtype()),
-      order_(ba_->tree().order()) {}
+      order_(ServedOrder(*ba_)) {}
 
 ArrayHandle::~ArrayHandle() {
   if (!ba_) return;
@@ -380,7 +386,7 @@ uint64_t ArrayHandle::Rebuild(const TreeOptions& tree) {
     std::unique_lock hold(mu_);
     if (!ba_) return Status::InvalidArgument(path_, "the array is closed");
     auto stats = ba_->Rebuild(tree);
-    order_ = ba_->tree().order();
+    order_ = ServedOrder(*ba_);
     return stats;
   });
   return ValueOrThrow(std::move(built)).data_bytes_read;
