@@ -152,11 +152,22 @@ TEST(OlaKindTest, UpdatesKeepAnswersWithinTheBound) {
   ExpectAnswers(**reader, a, mag, rng, 100);
 }
 
-TEST(OlaKindTest, NonFiniteUpdatesAreRefusedWhole) {
-  std::mt19937_64 rng(testing::TestSeed());
+// An array made and built as kind ola (N = 4, b = 8) before each test.
+class OlaArrayTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    a = MakeArray(path, rng);
+    mag = Magnitudes(a);
+    auto writer = BufferedArray::Open(path, Options(4, 8));
+    ASSERT_OK(writer);
+  }
+  std::mt19937_64 rng{testing::TestSeed()};
   testing::ScratchDir dir;
   const std::string path = dir.File("a.npy");
-  const auto a = MakeArray(path, rng);
+  std::vector<long double> a, mag;
+};
+
+TEST_F(OlaArrayTest, NonFiniteUpdatesAreRefusedWhole) {
   auto writer = BufferedArray::Open(path, Options(4, 8));
   ASSERT_OK(writer);
   const uint64_t before = (*writer)->applied_sequence();
@@ -216,13 +227,7 @@ void FlipByte(const std::string& path, uint64_t offset) {
   f.write(&c, 1);
 }
 
-TEST(OlaKindTest, DamageIsFoundAndRebuilt) {
-  std::mt19937_64 rng(testing::TestSeed());
-  testing::ScratchDir dir;
-  const std::string path = dir.File("a.npy");
-  const auto a = MakeArray(path, rng);
-  const auto mag = Magnitudes(a);
-  { ASSERT_OK(BufferedArray::Open(path, Options(4, 8))); }
+TEST_F(OlaArrayTest, DamageIsFoundAndRebuilt) {
   const std::string ola = path + ".momenta/ola";
   {
     // A slot's byte: found by the query that reads its block, which rebuilds.
@@ -248,12 +253,7 @@ TEST(OlaKindTest, DamageIsFoundAndRebuilt) {
   ExpectAnswers(**reader, a, mag, rng, 20);
 }
 
-TEST(OlaKindTest, AnArrayChangedOutsideIsRebuilt) {
-  std::mt19937_64 rng(testing::TestSeed());
-  testing::ScratchDir dir;
-  const std::string path = dir.File("a.npy");
-  auto a = MakeArray(path, rng);
-  { ASSERT_OK(BufferedArray::Open(path, Options(4, 8))); }
+TEST_F(OlaArrayTest, AnArrayChangedOutsideIsRebuilt) {
   {
     IoOptions io;
     io.writable = true;
@@ -269,11 +269,7 @@ TEST(OlaKindTest, AnArrayChangedOutsideIsRebuilt) {
   ExpectAnswers(**reader, a, Magnitudes(a), rng, 50);
 }
 
-TEST(OlaKindTest, ARebuildChangesTheKind) {
-  std::mt19937_64 rng(testing::TestSeed());
-  testing::ScratchDir dir;
-  const std::string path = dir.File("a.npy");
-  const auto a = MakeArray(path, rng);
+TEST_F(OlaArrayTest, ARebuildChangesTheKind) {
   auto writer = BufferedArray::Open(path, Options(4, 8));
   ASSERT_OK(writer);
   ASSERT_NE((*writer)->ola(), nullptr);
