@@ -10,6 +10,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <random>
 #include <thread>
 
@@ -61,12 +62,15 @@ class WriterProcess {
 
 // An array of kLength f8 zeros with a built buffer of small leaves; returns
 // the writer's options.
-BufferedArrayOptions MakeArray(const std::string& path) {
+// `ola_nodes` > 0: the buffer kind ola (an Ola buffer of that many nodes, bin 8).
+BufferedArrayOptions MakeArray(const std::string& path, int ola_nodes = 0) {
   IoOptions io;
   io.writable = true;
   const uint64_t shape[] = {kLength};
   EXPECT_OK(ArrayFile::Create(path, DType::kF8, shape, io));
-  const BufferedArrayOptions writer_options = testing::UpdateModelWriterOptions();
+  BufferedArrayOptions writer_options = testing::UpdateModelWriterOptions();
+  writer_options.tree.ola_nodes = ola_nodes;
+  writer_options.tree.ola_bin = 8;
   EXPECT_OK(BufferedArray::Open(path, writer_options));  // builds the buffer before the race starts
   return writer_options;
 }
@@ -101,6 +105,42 @@ TEST(ConcurrencyTest, ReaderAnswersMatchSomeSequenceDuringTheQuery) {
   }
   std::printf("concurrency: %d answers checked, %d while the writer moved\n", checked, moved);
   EXPECT_GT(checked, 0);  // on a loaded machine a reader may get few turns; each one is checked
+}
+
+// The same guarantee for the Ola buffer's answers (kind ola): its slots change
+// inside the writer's chunks, under the tree's seqlock. Values are update
+// numbers (positive), so the whole array's sum bounds the Ola bound's magnitude.
+TEST(ConcurrencyTest, OlaReaderAnswersMatchSomeSequenceDuringTheQuery) {
+  const uint64_t seed = testing::TestSeed();
+  std::mt19937_64 rng(seed);
+  testing::ScratchDir dir;
+  const std::string path = dir.File("a.npy");
+  WriterProcess writer(path, MakeArray(path, /*ola_nodes=*/4));
+  ASSERT_TRUE(writer.started());
+  auto reader = BufferedArray::Open(path, BufferedArrayOptions{});
+  ASSERT_OK(reader);
+  ASSERT_NE((*reader)->ola(), nullptr);
+  int checked = 0, moved = 0;
+  const auto stop = std::chrono::steady_clock::now() + std::chrono::seconds(3);
+  while (std::chrono::steady_clock::now() < stop) {
+    uint64_t p = rng() % kLength, q = rng() % (kLength + 1);
+    if (p > q) std::swap(p, q);
+    const uint64_t start = (*reader)->applied_sequence();
+    uint64_t as_of = 0;
+    auto m = (*reader)->SummarizeIndex(p, q, &as_of);
+    const uint64_t end = (*reader)->applied_sequence();
+    ASSERT_OK(m);
+    EXPECT_LE(start, as_of);
+    EXPECT_LE(as_of, end);
+    const long double exact = SumAfter(as_of, p, q);
+    EXPECT_LE(std::fabs(m->moment(0) - exact), 1e-9L * SumAfter(as_of, 0, kLength) + 1e-300L)
+        << "range " << p << ":" << q << " as of " << as_of;
+    ++checked;
+    moved += end > start;
+    if (::testing::Test::HasFailure()) break;
+  }
+  std::printf("concurrency (ola): %d answers checked, %d while the writer moved\n", checked, moved);
+  EXPECT_GT(checked, 0);
 }
 
 // Two threads share one read-only handle, each asking batches of ranges
