@@ -69,8 +69,15 @@ class OlaBuffer {
    private:
     OlaLayout layout_;
     OlaStencil stencil_;
+    // Adds the current bin's sums to acc_ (a bin's non-node cells all go to
+    // the same N nodes: summed apart first, N multiply-adds per cell).
+    void FlushBin();
+
     uint64_t next_ = 0;              // cells appended so far
     std::vector<long double> acc_;   // slots, accumulated in long double
+    uint64_t bin_ = UINT64_MAX;      // the bin whose non-node cells bin_sums_ holds (none: UINT64_MAX)
+    uint64_t bin_first_ = 0;         // its stencil's first node (level 1)
+    long double bin_sums_[kOlaNodeLimit] = {};
   };
 
   // Builds from the whole array in memory.
