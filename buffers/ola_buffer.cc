@@ -65,9 +65,13 @@ Status OlaBuffer::Builder::Append(std::span<const double> cells) {
       FlushBin();
       bin_ = k;
     }
-    const OlaWeights w = stencil_.Of(k, r, m);
-    bin_first_ = w.first;
-    for (int l = 0; l < N; ++l) bin_sums_[l] += w.w[l] * a;
+    bin_first_ = stencil_.FirstNode(k, m);
+    if (const long double* row = stencil_.InteriorRow(k, r, m)) {
+      for (int l = 0; l < N; ++l) bin_sums_[l] += row[l] * a;
+    } else {
+      const OlaWeights w = stencil_.Of(k, r, m);
+      for (int l = 0; l < N; ++l) bin_sums_[l] += w.w[l] * a;
+    }
   }
   return Status::OK();
 }
@@ -251,7 +255,7 @@ IndexMoments OlaBuffer::Answer(uint64_t p, uint64_t q, std::span<const std::span
       const auto [lo, hi] = windows[wi];
       for (uint64_t k = lo; k <= hi; ++k) {
         long double S[kOlaNodeLimit] = {}, D[kOlaNodeLimit] = {};
-        uint64_t first = UINT64_MAX;  // the stencil's first node (the same for every r of bin k)
+        bool any = false;  // a non-zero point in the bin
         for (uint64_t r = 1; r < b; ++r) {
           const uint64_t i = k * b + r;
           long double v;
@@ -262,10 +266,13 @@ IndexMoments OlaBuffer::Answer(uint64_t p, uint64_t q, std::span<const std::span
             v = slots_[layout_.SlotOf(level, i)];
           }
           if (v == 0) continue;
-          const OlaWeights w = stencil_.Of(k, r, m);
-          assert(first == UINT64_MAX || first == w.first);
-          first = w.first;
-          for (int l = 0; l < N; ++l) S[l] += w.w[l] * v;
+          any = true;
+          if (const long double* row = stencil_.InteriorRow(k, r, m)) {
+            for (int l = 0; l < N; ++l) S[l] += row[l] * v;
+          } else {
+            const OlaWeights w = stencil_.Of(k, r, m);
+            for (int l = 0; l < N; ++l) S[l] += w.w[l] * v;
+          }
           const uint64_t x = i * here;
           if (x >= p && x < q) {
             const long double d = static_cast<long double>(x - p);
@@ -273,7 +280,8 @@ IndexMoments OlaBuffer::Answer(uint64_t p, uint64_t q, std::span<const std::span
             for (int t = 0; t < N; ++t, power *= d) D[t] += power;
           }
         }
-        if (first == UINT64_MAX) continue;  // no non-zero point in the bin
+        if (!any) continue;
+        const uint64_t first = stencil_.FirstNode(k, m);
         for (int l = 0; l < N; ++l) Weight((first + l) * above, p, q, N, fy[l]);
         for (int t = 0; t < N; ++t) {
           long double correction = D[t];

@@ -43,6 +43,20 @@ class OlaStencil {
   // m (the next level's last point).
   // REQUIRES: 0 < r < b, k < m, m + 1 >= N
   OlaWeights Of(uint64_t k, uint64_t r, uint64_t m) const;
+  // The first node s of bin k's stencil (Of's `first`, the same for every r):
+  // k − N/2 + 1 clamped to [0, m − N + 1].
+  uint64_t FirstNode(uint64_t k, uint64_t m) const {
+    const uint64_t M = static_cast<uint64_t>(nodes_ / 2);
+    const uint64_t s = k + 1 >= M ? k + 1 - M : 0;
+    return s < m + 1 - nodes_ ? s : m + 1 - nodes_;
+  }
+  // Of's weights without the copy, for the hot loops: the tabulated row of an
+  // interior bin (FirstNode(k, m) == k − N/2 + 1, b <= kTableBins), else nullptr
+  // (then call Of).
+  const long double* InteriorRow(uint64_t k, uint64_t r, uint64_t m) const {
+    if (interior_.empty() || FirstNode(k, m) + static_cast<uint64_t>(nodes_ / 2) != k + 1) return nullptr;
+    return interior_.data() + (r - 1) * static_cast<uint64_t>(nodes_);
+  }
 
   // Λ: the largest Σ_l |W_{s+l,i}| over every kind of stencil (interior and
   // the clamped ones near each end). Exact over every r for b <= kTableBins,
