@@ -1,10 +1,10 @@
 // BufferedArray: recovery after a crash (log replay) and rebuilds. Opening is
 // in buffer_open.cc.
-#include <chrono>
 #include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
