@@ -127,6 +127,9 @@ Result<std::unique_ptr<OlaFile>> OlaFile::Open(const std::string& path, bool wri
   if (!layout.ok()) return layout.status().WithNote(path);
   auto file = MappedFile::Open(path, writable);
   if (!file.ok()) return file.status();
+  // A fault reads its page, not a readahead window of the file (a cold
+  // query reads a few blocks, asked for together by CheckSlots).
+  (*file)->AdviseRandomAccess();
   if ((*file)->size() < kOlaHeaderBytes) return Bad(path, "file is shorter than its header");
   const OlaFileHeader& h = *reinterpret_cast<const OlaFileHeader*>((*file)->data());
   if (std::memcmp(h.magic, kMagic, sizeof(kMagic)) != 0) return Bad(path, "file has no Ola magic");
@@ -156,6 +159,15 @@ std::string OlaFile::CleanFor(uint64_t sequence, const ArrayIdentity& identity) 
 }
 
 Status OlaFile::CheckSlots(std::span<const IndexRange> runs) const {
+  // A cold file: every block's read (and its check's) asked for at once, so
+  // the faults below find them in flight rather than reading one at a time.
+  for (const IndexRange& r : runs) {
+    if (r.begin >= r.end) continue;
+    const uint64_t b0 = r.begin / kOlaBlockSlots, b1 = (r.end - 1) / kOlaBlockSlots;
+    file_->Prefetch(slots_offset_ + b0 * kOlaBlockSlots * sizeof(double),
+                    (b1 - b0 + 1) * kOlaBlockSlots * sizeof(double));
+    file_->Prefetch(kOlaHeaderBytes + b0 * 4, (b1 - b0 + 1) * 4);
+  }
   uint64_t checked_to = 0;  // blocks [0, checked_to) of the runs so far were checked (runs ascend)
   for (const IndexRange& r : runs) {
     if (r.begin >= r.end) continue;
