@@ -8,12 +8,11 @@ an update: queries then go through the writer, so they see its updates at once).
 import os
 import threading
 import time
-import warnings
 
 import numpy as np
 
 from ._array import create, open as open_array
-from ._errors import Notice
+from ._errors import NotFoundError
 
 _lock = threading.Lock()
 _open = {}   # path -> momenta.Array (the writer when one was opened here)
@@ -41,9 +40,7 @@ def _array(path, writable=False):
         a = _open.get(path)
         if a is not None and (a.mode == "r+" or not writable):
             return a
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", Notice)  # a buffer built on first open: not the client's concern
-            a = open_array(path, "r+" if writable else "r")
+        a = open_array(path, "r+" if writable else "r")  # notices (a buffer built) go to the worker's log
         old = _open.get(path)
         _open[path] = a
     if old is not None:
@@ -57,7 +54,11 @@ def _wait():
 
 
 def shard_info(path):
-    """What the client checks against the manifest: length, dtype, order, leaf span."""
+    """What the client checks against the manifest: length, dtype, order, leaf span. The
+    file must be there now (a handle kept open here would outlive its deletion)."""
+    if not os.path.exists(path):
+        shard_close(path)
+        raise NotFoundError(f"Not found: {path}: no such shard array on this worker")
     a = _array(path)
     return {"length": a.size, "dtype": f"{a.dtype.kind}{a.dtype.itemsize}", "order": a.order,
             "leaf_span": a.leaf_span, "pid": os.getpid()}
@@ -100,8 +101,10 @@ def shard_make(path, dtype, length, order, source, first):
     if folder:
         os.makedirs(folder, exist_ok=True)
     if source is None:
-        create(path, shape=length, dtype=dtype, order=order).close()
-        return shard_info(path)
+        a = create(path, shape=length, dtype=dtype, order=order)
+        info = {"length": a.size, "dtype": f"{a.dtype.kind}{a.dtype.itemsize}", "order": a.order}
+        a.close()
+        return info
     if os.path.exists(path):
         raise FileExistsError(f"{path}: exists; a shard is never written over")
     src = np.load(source, mmap_mode="r") if isinstance(source, str) else np.asarray(source)
@@ -118,13 +121,12 @@ def shard_make(path, dtype, length, order, source, first):
     out.flush()
     del out
     os.replace(tmp, path)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", Notice)
-        a = open_array(path, "r+")  # builds the buffer (one pass) ...
-        if a.order != order:
-            a.rebuild(order)  # ... of the manifest's order
-        a.close()
-    return shard_info(path)
+    a = open_array(path, "r+")  # builds the buffer (one pass) ...
+    if a.order != order:
+        a.rebuild(order)  # ... of the manifest's order
+    info = {"length": a.size, "dtype": f"{a.dtype.kind}{a.dtype.itemsize}", "order": a.order}
+    a.close()
+    return info
 
 
 def shard_view(path):

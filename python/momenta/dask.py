@@ -518,8 +518,8 @@ def _check_fits(v, dtype, what):
                 raise InvalidArgumentError(f"{what}: value '{v[big][0]!r}' does not fit dtype f4")
         return
     info = np.iinfo(dtype)
-    if v.dtype.kind == "f":
-        bad = ~np.isfinite(v) | (np.floor(v) != v) | (v < info.min) | (v > info.max)
+    if v.dtype.kind == "f":  # float(max) + 1 is exact below 2^53 and rounds to 2^63 or 2^64 above
+        bad = ~np.isfinite(v) | (np.floor(v) != v) | (v < float(info.min)) | (v >= float(info.max) + 1)
     elif v.dtype.kind == "u":
         bad = v > np.uint64(info.max)
     else:
