@@ -383,19 +383,25 @@ class Array:
 
     # ---- summaries -------------------------------------------------------------------
 
-    def summary(self, p=None, q=None, *, extremes=True):
+    def summary(self, p=None, q=None, *, extremes=True, as_of=None):
         """The range summary of [p, q) (ranges as the statistics take them, without axis=): a
         small picklable :class:`momenta.Summary` placed at p, not the elements. Summaries of
         adjacent ranges merge with :func:`momenta.merge_summaries` into the summary of their
         union, from which :func:`momenta.summary_stat` answers every statistic as this array
         would. A range of whole leaves (the whole array included) reads no element.
-        extremes=False skips what min and max need (the end pieces' direct reads)."""
+        extremes=False skips what min and max need (the end pieces' direct reads).
+        as_of=T (ms): the range as it stood once every update stamped at or before T had been
+        applied and none after, rebuilt from the update log (buffers/summarize_as_of.h: the
+        elements updated since put back; refused where the log no longer reaches T or its
+        times go back)."""
         if q is not None:
             p, q = flat_range(p, q, self._size)
         elif p is None:
             p, q = 0, self._size
         else:
             p, q = run_of(p, self._shape)
+        if as_of is not None:
+            return self._h.summary_as_of(p, q, _flag(extremes, "extremes"), _time(as_of))
         return self._h.summary(p, q, _flag(extremes, "extremes"))
 
     # ---- many at once ----------------------------------------------------------------

@@ -68,9 +68,7 @@ def shard_summary(path, p, q, extremes, as_of):
     """The summary of the shard's [p, q) (local indices), as of log time `as_of` (None: now)."""
     _wait()
     a = _array(path)
-    if as_of is None:
-        return a.summary(p, q, extremes=extremes)
-    return a._h.summary_as_of(p, q, extremes, as_of)
+    return a.summary(p, q, extremes=extremes, as_of=as_of)
 
 
 def shard_rows(path, starts, stops, extremes, as_of):
@@ -79,9 +77,7 @@ def shard_rows(path, starts, stops, extremes, as_of):
     a = _array(path)
     starts = np.ascontiguousarray(starts, dtype=np.int64)
     stops = np.ascontiguousarray(stops, dtype=np.int64)
-    if as_of is None:
-        return a._h.summary_rows(starts, stops, extremes)
-    return a._h.summary_rows_as_of(starts, stops, extremes, as_of)
+    return a._h.summary_rows(starts, stops, extremes, as_of)
 
 
 def shard_apply(path, indices, values, times, time_ms):

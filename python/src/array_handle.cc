@@ -12,6 +12,7 @@
 #include <mutex>
 
 #include "buffers/moment_tree.h"
+#include "buffers/summarize_as_of.h"
 #include "python/src/interruptible.h"
 #include "python/src/py_status.h"
 #include "python/src/stat_answers.h"
@@ -212,8 +213,31 @@ PlacedSummary ArrayHandle::Summary(int64_t p, int64_t q, bool extremes, uint64_t
   return out;
 }
 
+PlacedSummary ArrayHandle::SummaryAsOf(int64_t p, int64_t q, bool extremes, int64_t time) {
+  PlacedSummary out;
+  out.dtype = dtype_;
+  out.extremes = extremes;
+  std::vector<std::string> notices;
+  {
+    py::gil_scoped_release unlocked;
+    QueryLock hold(mu_, writable_);
+    BufferedArray& ba = Live();
+    const IndexRange r = Resolve(p, q, ba.length());
+    std::vector<RangeSummary> one;
+    const Status st = SummarizeAsOf(ba, std::span<const IndexRange>(&r, 1), time, extremes, &one);
+    notices = ba.TakeNotices();
+    ThrowIfError(st);
+    out.range = std::move(one[0]);
+    out.start = r.begin;
+  }
+  if (!notices.empty()) WarnNotices(notices);
+  return out;
+}
+
 py::array_t<double> ArrayHandle::SummaryRows(const py::array_t<int64_t>& starts, const py::array_t<int64_t>& stops,
-                                             bool extremes) {
+                                             bool extremes, const py::object& as_of) {
+  const bool past = !as_of.is_none();
+  const int64_t time = past ? as_of.cast<int64_t>() : 0;
   if (starts.ndim() != 1 || stops.ndim() != 1 || starts.size() != stops.size())
     ThrowIfError(Status::InvalidArgument("summaries", "starts and stops must be 1-d arrays of one length"));
   const auto n = static_cast<size_t>(starts.size());
@@ -240,7 +264,8 @@ py::array_t<double> ArrayHandle::SummaryRows(const py::array_t<int64_t>& starts,
       ranges.resize(count);
       for (size_t k = 0; k < count; ++k)
         ranges[k] = {static_cast<uint64_t>(s[first + k]), static_cast<uint64_t>(e[first + k])};
-      const Status st = ba.SummarizeBatch(ranges, extremes, &summaries);
+      const Status st = past ? SummarizeAsOf(ba, ranges, time, extremes, &summaries)
+                             : ba.SummarizeBatch(ranges, extremes, &summaries);
       for (auto& note : ba.TakeNotices()) notices.push_back(std::move(note));
       ThrowIfError(st);
       for (auto& one : summaries) all.push_back(std::move(one));
@@ -468,6 +493,7 @@ void RegisterArray(py::module_& m) {
       .def("stats", &ArrayHandle::Stats)
       .def("summary", [](ArrayHandle& h, int64_t p, int64_t q, bool extremes) { return h.Summary(p, q, extremes); })
       .def("summary_rows", &ArrayHandle::SummaryRows)
+      .def("summary_as_of", &ArrayHandle::SummaryAsOf)
       .def("_summary_read_bytes",
            [](ArrayHandle& h, int64_t p, int64_t q, bool extremes) {
              uint64_t bytes = 0;

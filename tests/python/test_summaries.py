@@ -128,3 +128,21 @@ def test_merge_refuses_gaps_dtypes_and_others():
     with pytest.raises(momenta.InvalidArgumentError, match="unknown statistic"):
         momenta.summary_stat(m, "median")
     assert momenta.summary_stat(a.summary(5, 5), "sum") == 0.0
+
+
+def test_summary_as_of_puts_back_what_changed_after_the_time():
+    with momenta.create("t.npy", 100) as a:
+        a.update([1, 2, 3], [1.0, 2.0, 3.0], times=1000)
+        a.update([2, 50], [20.0, 50.0], times=2000)
+        a.update([3], [-1.0], times=3000)
+        want = {999: (0.0, 0.0, 0.0), 1000: (6.0, 3.0, 0.0), 2999: (74.0, 50.0, 0.0), 3000: (70.0, 50.0, -1.0)}
+        for t, (total, top, low) in want.items():
+            s = a.summary(as_of=t)
+            assert (momenta.summary_stat(s, "sum"), momenta.summary_stat(s, "max")) == (total, top)
+            pieces = momenta.merge_summaries([a.summary(0, 3, as_of=t), a.summary(3, 100, as_of=t)])
+            assert momenta.summary_stat(pieces, "min") == low
+            assert momenta.summary_stat(a.summary(2, 3, as_of=t), "sum") == {999: 0, 1000: 2, 2999: 20, 3000: 20}[t]
+        a.update([5], [7.0], times=500)  # stamped before records already logged
+        with pytest.raises(ValueError, match="the log's times go back, so no state is as of 1000"):
+            a.summary(as_of=1000)
+        assert momenta.summary_stat(a.summary(as_of=4000), "sum") == 77.0
