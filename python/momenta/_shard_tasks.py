@@ -6,6 +6,7 @@ A worker process keeps the shards it has opened (a reader, or the writer once it
 an update: queries then go through the writer, so they see its updates at once)."""
 
 import os
+import shutil
 import threading
 import time
 
@@ -123,6 +124,26 @@ def shard_make(path, dtype, length, order, source, first):
     info = {"length": a.size, "dtype": f"{a.dtype.kind}{a.dtype.itemsize}", "order": a.order}
     a.close()
     return info
+
+
+def shard_absent(path):
+    """Refuses a path where a shard is to be made but something already is."""
+    if os.path.lexists(path):
+        raise FileExistsError(f"{path}: exists; a shard is never written over")
+    return True
+
+
+def shard_remove(path):
+    """Removes a shard this create made (its file, partial file and sidecar): a failed
+    create leaves nothing behind. Errors are ignored (best effort)."""
+    shard_close(path)
+    for p in (path, f"{path}.part{os.getpid()}"):
+        try:
+            os.unlink(p)
+        except OSError:
+            pass
+    shutil.rmtree(f"{path}.momenta", ignore_errors=True)
+    return True
 
 
 def shard_view(path):

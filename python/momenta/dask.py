@@ -31,7 +31,6 @@ from ._array import _STAT_CODES, _NONE, _centre, _count, _flag, _flat_sides, _va
 from ._errors import Error, InvalidArgumentError, OutOfRangeError
 from ._manifest import Copy, Manifest, Shard, load_manifest, parse_manifest, save_manifest
 from ._select import flat_range, run_of, runs_of
-from ._summary import summary_stat
 from . import _shard_tasks as _tasks
 
 __all__ = ["ShardedArray", "ShardError", "shard_create", "load_manifest"]
@@ -50,9 +49,8 @@ class ShardError(Error, RuntimeError):
 
 
 def _is_dead_worker_error(exc):
-    name = type(exc).__name__
-    return name in ("KilledWorker", "CommClosedError", "FutureCancelledError", "CancelledError") or (
-        isinstance(exc, OSError) and not isinstance(exc, Error))
+    """Whether a task failed because its worker went away (not because of what it ran)."""
+    return type(exc).__name__ in ("KilledWorker", "CommClosedError", "FutureCancelledError", "CancelledError")
 
 
 class _Runner:
@@ -538,6 +536,10 @@ def _placement(placement):
         raise InvalidArgumentError("placement: expected a list of (worker, folder) pairs") from None
     if not pairs:
         raise InvalidArgumentError("placement: no (worker, folder) pair given")
+    for w, f in pairs:
+        if not os.path.isabs(f):
+            raise InvalidArgumentError(f"placement: folder {f!r} of {w} is relative; give an absolute path on "
+                                       "that worker")
     return pairs
 
 
@@ -552,7 +554,8 @@ def shard_create(src, manifest_path, shard_length, placement, client, *, order=2
     placement[k % len], and with `replicas` = r its copies to the next r pairs round the list
     (r < len(placement)). Every shard is written by the worker that will hold it, as
     FOLDER/<manifest stem>.shardNNNNN.npy (replica j: .rJ.npy), with its own sidecar and log;
-    an existing file is never written over. order: each shard's buffer order J."""
+    an existing file (or manifest) is never written over, and a create that fails removes the
+    shards it made. order: each shard's buffer order J."""
     manifest_path = os.fsdecode(os.fspath(manifest_path))
     pairs = _placement(placement)
     shard_length = _count(shard_length, "shard_length", lo=1)
@@ -594,5 +597,16 @@ def shard_create(src, manifest_path, shard_length, placement, client, *, order=2
             first = b if not isinstance(source, np.ndarray) else 0
             calls.append((Shard(k, b, e, [c]), _tasks.shard_make, (dtype, e - b, order, piece, first)))
     manifest = Manifest(manifest_path, dtype, shape, order, shards)
-    _Runner(client, manifest).run(calls, ShardedArray._seconds(timeout))
-    return save_manifest(manifest, manifest_path)
+    runner, seconds = _Runner(client, manifest), ShardedArray._seconds(timeout)
+    if os.path.exists(manifest_path):
+        raise InvalidArgumentError(f"{manifest_path}: exists; give a new manifest path")
+    runner.run([(s, _tasks.shard_absent, ()) for s, _, _ in calls], seconds)  # nothing made yet if one is there
+    try:
+        runner.run(calls, seconds)
+        return save_manifest(manifest, manifest_path)
+    except BaseException:
+        try:  # every path was free before: what is there now is ours
+            runner.run([(s, _tasks.shard_remove, ()) for s, _, _ in calls], min(seconds, 60.0))
+        except Exception:
+            pass
+        raise

@@ -200,6 +200,13 @@ def test_missing_shard_is_named(client, tmp_path):
         md.ShardedArray(str(tmp_path / "bad.json"), client)
     with pytest.raises(FileNotFoundError, match="no such manifest"):
         md.ShardedArray(str(tmp_path / "none.json"), client)
+    # shard_create never writes over a shard, and names it.
+    os.unlink(m)
+    with pytest.raises(md.ShardError, match=r"shard #0 \(0:300\) on .*m\.shard00000\.npy: exists"):
+        md.shard_create(np.arange(1000.0), tmp_path / "m.json", 300, placement(client, tmp_path), client)
+    assert not os.path.exists(m) and not os.path.exists(gone)  # nothing was made
+    with pytest.raises(ValueError, match="relative"):
+        md.shard_create(np.arange(10.0), tmp_path / "x.json", 5, [(workers(client)[0], "here")], client)
 
 
 def _kill_during(client, worker, after):
