@@ -104,7 +104,8 @@ class _Runner:
                     exc = fut.exception() if fut.status == "error" else None
                     if exc is not None and not _is_dead_worker_error(exc):
                         self._cancel(pending)
-                        raise ShardError(f"{shard.name()} on {copy.worker}: {copy.path}: {exc}") from exc
+                        where = "" if copy.path in str(exc) else f"{copy.path}: "  # the path once
+                        raise ShardError(f"{shard.name()} on {copy.worker}: {where}{exc}") from exc
                     failed = True
                 else:
                     if live is None:
