@@ -282,3 +282,22 @@ def test_the_cli_manifest_is_read(client, cli, tmp_path):
     assert len(a.shards) == 4 and [s.copies[0].worker for s in a.shards] == [ws[0], ws[1], ws[2], ws[0]]
     close(a.sum(1000, 9000), data[1000:9000].astype(LD).sum(), np.abs(data).sum(), "cli manifest")
     assert a.max() == data.max()
+
+
+def test_the_readme_example_runs(client, tmp_path):
+    """README.md's "Beyond one machine" Python block, as written, on this cluster: its scheduler
+    for tcp://HOST:8786, two of its workers for disk-a and disk-b, scratch folders for /data."""
+    import pathlib
+    import re
+    text = (pathlib.Path(__file__).resolve().parents[2] / "README.md").read_text()
+    section = text[text.index("\n## Beyond one machine"):]
+    section = section[:section.index("\n## ", 1)]
+    (code,) = re.findall(r"```python\n(.*?)```", section, re.S)
+    ws = workers(client)
+    np.save("big.npy", np.random.default_rng(0).normal(size=10**6))
+    code = (code.replace("tcp://HOST:8786", client.scheduler.address).replace('"disk-a"', repr(ws[0]))
+            .replace('"disk-b"', repr(ws[1])).replace("/data/a", str(tmp_path / "a"))
+            .replace("/data/b", str(tmp_path / "b")))
+    namespace = {"__name__": "__readme__"}
+    exec(compile(code, "README.md Beyond one machine", "exec"), namespace)
+    namespace["client"].close()
