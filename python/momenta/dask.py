@@ -159,8 +159,9 @@ class ShardedArray:
     or its times go backwards after T (records stamped out of order), where no single state
     of the shard is "as of T". Writes not made through momenta are not in the log.
 
-    On open (check=True) one task per shard copy checks that each primary exists with the
-    manifest's length, dtype and order (a ShardError naming the shard and path otherwise)."""
+    On open (check=True) one task per shard checks that its primary copy exists with the
+    manifest's length, dtype and order (a ShardError naming the shard and path otherwise);
+    replicas are first opened when a query fails over to them."""
 
     def __init__(self, manifest, client, *, timeout=60.0, check=True):
         if isinstance(manifest, Manifest):
