@@ -114,7 +114,13 @@ def test_answers_across_shard_boundaries_equal_long_double_scans(client, seed, t
     assert np.all(np.isin(snapped["start"], np.r_[bounds, np.arange(0, n, 1)]))
     np.testing.assert_allclose(snapped["sum"], [x[b:e].sum() for b, e in zip(snapped["start"], snapped["stop"])],
                                rtol=1e-12)
-    # Whole shards read no element: every shard's summary is its buffer's top.
+    # A shard wholly inside a range is asked for its whole [0, size): the buffer's top answers
+    # it and reads no element (test_summaries: test_whole_array_summary_reads_no_element).
+    sent = []
+    a._runner.run = lambda calls, timeout: sent.extend(calls) or run(calls, timeout)
+    a.sum(shard + 5, 4 * shard - 5)  # shards 1, 2, 3
+    a._runner.run = run
+    assert [c[2][:2] for c in sent] == [(5, shard), (0, shard), (0, shard - 5)]
     s = a.summary()
     assert (s.start, s.stop) == (0, n)
     close(momenta.summary_stat(s, "sum"), x.sum(), np.abs(x).sum(), "whole")
