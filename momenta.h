@@ -26,6 +26,7 @@
 #include "buffers/group_writer.h"    // GroupWriter: group commit for many submitting threads
 #include "buffers/range_summary.h"   // RangeSummary: what a range query returns
 #include "buffers/statistics.h"      // Stat: sum, mean, var, std, moments, com, spread, polyfit, min, max
+#include "buffers/summarize_as_of.h" // SummarizeAsOf: range summaries as of a time of the update log
 #include "buffers/moments.h"         // the moment algebra behind them
 #include "buffers/tree_options.h"    // TreeOptions, BuildStats, BuildProgress
 

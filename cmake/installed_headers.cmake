@@ -32,6 +32,7 @@ set(MOMENTA_INSTALLED_HEADERS
   buffers/power_sums.h
   buffers/range_summary.h
   buffers/statistics.h
+  buffers/summarize_as_of.h
   buffers/tree_options.h
   stream/window/bucket_window.h
   stream/window/flat_count_map.h

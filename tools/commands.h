@@ -16,5 +16,6 @@ void RegisterLogCommand(CLI::App& app, Command* run);        // log
 void RegisterWindowCommand(CLI::App& app, Command* run);     // window
 void RegisterNetCommands(CLI::App& app, Command* run);       // root site ask
 void RegisterSiteCommand(CLI::App& app, Command* run);       // site (by RegisterNetCommands)
+void RegisterShardCommand(CLI::App& app, Command* run);      // shard create
 
 }  // namespace momenta::cli

@@ -45,6 +45,7 @@ int main(int argc, char** argv) {
   RegisterLogCommand(app, &run);
   RegisterWindowCommand(app, &run);
   RegisterNetCommands(app, &run);
+  RegisterShardCommand(app, &run);
   app.footer("Run 'momenta COMMAND --help' for a command's options and an example.");
   try {
     app.parse(argc, argv);

@@ -22,7 +22,8 @@ esac
 
 packages=(g++ cmake make pkg-config liburing-dev libboost-dev libcli11-dev
           libgtest-dev libgmock-dev libbenchmark-dev python3-numpy
-          python3-dev pybind11-dev python3-pytest python3-hypothesis)
+          python3-dev pybind11-dev python3-pytest python3-hypothesis
+          python3-dask python3-distributed)
 source tools/install_missing.sh
 install_missing "${packages[@]}"
 

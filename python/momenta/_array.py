@@ -381,6 +381,29 @@ class Array:
         coefficients c_0..c_D, lowest first (np.polynomial's order, not np.polyfit's)."""
         return self._stat(_POLYFIT, p, q, axis, bool(skipna), 0, -1, _NONE, _count(degree, "degree"))
 
+    # ---- summaries -------------------------------------------------------------------
+
+    def summary(self, p=None, q=None, *, extremes=True, as_of=None):
+        """The range summary of [p, q) (ranges as the statistics take them, without axis=): a
+        small picklable :class:`momenta.Summary` placed at p, not the elements. Summaries of
+        adjacent ranges merge with :func:`momenta.merge_summaries` into the summary of their
+        union, from which :func:`momenta.summary_stat` answers every statistic as this array
+        would. A range of whole leaves (the whole array included) reads no element.
+        extremes=False skips what min and max need (the end pieces' direct reads).
+        as_of=T (ms): the range as it stood once every update stamped at or before T had been
+        applied and none after, rebuilt from the update log (buffers/summarize_as_of.h: the
+        elements updated since put back; refused where the log no longer reaches T or its
+        times go back)."""
+        if q is not None:
+            p, q = flat_range(p, q, self._size)
+        elif p is None:
+            p, q = 0, self._size
+        else:
+            p, q = run_of(p, self._shape)
+        if as_of is not None:
+            return self._h.summary_as_of(p, q, _flag(extremes, "extremes"), _time(as_of))
+        return self._h.summary(p, q, _flag(extremes, "extremes"))
+
     # ---- many at once ----------------------------------------------------------------
 
     def _params(self, names, skipna, ddof, order, about, degree):

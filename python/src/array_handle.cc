@@ -13,8 +13,10 @@
 
 #include "buffers/moment_tree.h"
 #include "buffers/ola_file.h"
+#include "buffers/summarize_as_of.h"
 #include "python/src/interruptible.h"
 #include "python/src/py_status.h"
+#include "python/src/stat_answers.h"
 #include "storage/array_file.h"
 #include "storage/sidecar.h"
 
@@ -25,33 +27,11 @@ namespace {
 // for kind ola (its tree has order 0), else the tree's J.
 int ServedOrder(BufferedArray& ba) { return ba.ola() ? ba.ola()->layout().max_order() : ba.tree().order(); }
 
-
-constexpr Stat kStats[] = {Stat::kSum,    Stat::kCount,  Stat::kMean,    Stat::kVar,
-                           Stat::kStd,    Stat::kMoment, Stat::kMoments, Stat::kCom,
-                           Stat::kSpread, Stat::kPolyfit, Stat::kMin,    Stat::kMax};
-constexpr int kStatCount = sizeof(kStats) / sizeof(kStats[0]);
 // Ranges summarised per SummarizeBatch call: bounds the summaries held at
 // once (a few hundred bytes each); the library batches reads 256 at a time.
 constexpr size_t kBatchChunk = 4096;
 // Updates past which Apply and Write run interruptibly (a thread of their own).
 constexpr size_t kInterruptibleUpdates = size_t{1} << 16;
-
-Stat StatOf(int code) {
-  if (code < 0 || code >= kStatCount) ThrowIfError(Status::InvalidArgument("statistic", "unknown statistic"));
-  return kStats[code];
-}
-
-bool IsList(Stat s) { return s == Stat::kMoments || s == Stat::kPolyfit; }
-
-StatParams MakeParams(bool skipna, int ddof, int order, double about, int degree) {
-  StatParams params;
-  params.skipna = skipna;
-  params.ddof = ddof;
-  if (order >= 0) params.order = order;
-  if (!std::isnan(about)) params.about = about;
-  params.degree = degree;
-  return params;
-}
 
 LogSync ParseSync(const std::string& sync) {
   if (sync == "always") return LogSync::kAlways;
@@ -71,24 +51,6 @@ BufferedArrayOptions MakeOptions(const OpenArgs& args, bool fresh_array) {
   options.build_advice = "open it once as a user who may write there (or run 'momenta build " + args.path + "')";
   options.sidecar_advice = "sidecar=DIR";
   return options;
-}
-
-py::object IntegerObject(Int128 v) {
-  if (v >= std::numeric_limits<int64_t>::min() && v <= std::numeric_limits<int64_t>::max())
-    return py::int_(static_cast<int64_t>(v));
-  return py::reinterpret_steal<py::object>(PyLong_FromString(Int128ToString(v).c_str(), nullptr, 10));
-}
-
-// One answer as Python gives it back.
-py::object AnswerObject(const StatAnswer& a) {
-  if (a.is_integer) return IntegerObject(a.integer);
-  if (IsList(a.stat)) {
-    py::array_t<double> out(static_cast<py::ssize_t>(a.values.size()));
-    double* d = out.mutable_data();
-    for (size_t k = 0; k < a.values.size(); ++k) d[k] = static_cast<double>(a.values[k]);
-    return out;
-  }
-  return py::float_(static_cast<double>(a.values[0]));
 }
 
 // Values to write: the array's numbers as Values of their kind (int64,
@@ -213,20 +175,109 @@ py::object ArrayHandle::Stat(int code, int64_t p, int64_t q, bool skipna, int dd
     py::gil_scoped_release unlocked;
     QueryLock hold(mu_, writable_);
     BufferedArray& ba = Live();
-    // Negative sides count from the end, as `query --range` (tools/cli_parse.cc).
-    const auto n = static_cast<int64_t>(ba.length());
-    const int64_t b = p < 0 ? p + n : p, e = q < 0 ? q + n : q;
-    if (b < 0 || e < 0 || b > n || e > n || b > e)
-      ThrowIfError(Status::OutOfRange(path_, "range " + std::to_string(p) + ":" + std::to_string(q) +
-                                                 " is not a range of the array (length " + std::to_string(n) + ")"));
-    auto summary = ba.Summarize(static_cast<uint64_t>(b), static_cast<uint64_t>(e), NeedsExtremes(one));
+    const IndexRange r = Resolve(p, q, ba.length());
+    auto summary = ba.Summarize(r.begin, r.end, NeedsExtremes(one));
     notices = ba.TakeNotices();
     if (!summary.ok()) throw StatusError{summary.status()};
-    answer = ComputeStat(stat, params, *summary, static_cast<uint64_t>(b), dtype_);
+    answer = ComputeStat(stat, params, *summary, r.begin, dtype_);
     if (!answer.ok()) throw StatusError{answer.status().WithContext(path_)};
   }
   if (!notices.empty()) WarnNotices(notices);
   return AnswerObject(*answer);
+}
+
+IndexRange ArrayHandle::Resolve(int64_t p, int64_t q, uint64_t length) const {
+  // Negative sides count from the end, as `query --range` (tools/cli_parse.cc).
+  const auto n = static_cast<int64_t>(length);
+  const int64_t b = p < 0 ? p + n : p, e = q < 0 ? q + n : q;
+  if (b < 0 || e < 0 || b > n || e > n || b > e)
+    ThrowIfError(Status::OutOfRange(path_, "range " + std::to_string(p) + ":" + std::to_string(q) +
+                                               " is not a range of the array (length " + std::to_string(n) + ")"));
+  return {static_cast<uint64_t>(b), static_cast<uint64_t>(e)};
+}
+
+PlacedSummary ArrayHandle::Summary(int64_t p, int64_t q, bool extremes, uint64_t* array_bytes) {
+  PlacedSummary out;
+  out.dtype = dtype_;
+  out.extremes = extremes;
+  std::vector<std::string> notices;
+  {
+    py::gil_scoped_release unlocked;
+    QueryLock hold(mu_, writable_);
+    BufferedArray& ba = Live();
+    const IndexRange r = Resolve(p, q, ba.length());
+    QueryCost cost;
+    auto summary = ba.Summarize(r.begin, r.end, extremes, &cost);
+    notices = ba.TakeNotices();
+    if (!summary.ok()) throw StatusError{summary.status()};
+    out.range = std::move(summary).value();
+    out.start = r.begin;
+    if (array_bytes) *array_bytes = cost.array_bytes;
+  }
+  if (!notices.empty()) WarnNotices(notices);
+  return out;
+}
+
+PlacedSummary ArrayHandle::SummaryAsOf(int64_t p, int64_t q, bool extremes, int64_t time) {
+  PlacedSummary out;
+  out.dtype = dtype_;
+  out.extremes = extremes;
+  std::vector<std::string> notices;
+  {
+    py::gil_scoped_release unlocked;
+    QueryLock hold(mu_, writable_);
+    BufferedArray& ba = Live();
+    const IndexRange r = Resolve(p, q, ba.length());
+    std::vector<RangeSummary> one;
+    const Status st = SummarizeAsOf(ba, std::span<const IndexRange>(&r, 1), time, extremes, &one);
+    notices = ba.TakeNotices();
+    ThrowIfError(st);
+    out.range = std::move(one[0]);
+    out.start = r.begin;
+  }
+  if (!notices.empty()) WarnNotices(notices);
+  return out;
+}
+
+py::array_t<double> ArrayHandle::SummaryRows(const py::array_t<int64_t>& starts, const py::array_t<int64_t>& stops,
+                                             bool extremes, const py::object& as_of) {
+  const bool past = !as_of.is_none();
+  const int64_t time = past ? as_of.cast<int64_t>() : 0;
+  if (starts.ndim() != 1 || stops.ndim() != 1 || starts.size() != stops.size())
+    ThrowIfError(Status::InvalidArgument("summaries", "starts and stops must be 1-d arrays of one length"));
+  const auto n = static_cast<size_t>(starts.size());
+  std::vector<RangeSummary> all;
+  std::vector<std::string> notices;
+  int order = 0;
+  {
+    const int64_t* s = starts.data();
+    const int64_t* e = stops.data();
+    py::gil_scoped_release unlocked;
+    QueryLock hold(mu_, writable_);
+    BufferedArray& ba = Live();
+    order = ba.tree().order();
+    for (size_t k = 0; k < n; ++k)
+      if (s[k] < 0 || e[k] < s[k] || static_cast<uint64_t>(e[k]) > ba.length())
+        ThrowIfError(Status::OutOfRange(path_, "range #" + std::to_string(k) + " " + std::to_string(s[k]) + ":" +
+                                                   std::to_string(e[k]) + " is outside the array (length " +
+                                                   std::to_string(ba.length()) + ")"));
+    std::vector<IndexRange> ranges;
+    std::vector<RangeSummary> summaries;
+    all.reserve(n);
+    for (size_t first = 0; first < n; first += kBatchChunk) {
+      const size_t count = std::min(kBatchChunk, n - first);
+      ranges.resize(count);
+      for (size_t k = 0; k < count; ++k)
+        ranges[k] = {static_cast<uint64_t>(s[first + k]), static_cast<uint64_t>(e[first + k])};
+      const Status st = past ? SummarizeAsOf(ba, ranges, time, extremes, &summaries)
+                             : ba.SummarizeBatch(ranges, extremes, &summaries);
+      for (auto& note : ba.TakeNotices()) notices.push_back(std::move(note));
+      ThrowIfError(st);
+      for (auto& one : summaries) all.push_back(std::move(one));
+    }
+  }
+  if (!notices.empty()) WarnNotices(notices);
+  return momenta::python::SummaryRows(all, order);
 }
 
 py::list ArrayHandle::Stats(const py::array_t<int64_t>& starts, const py::array_t<int64_t>& stops,
@@ -238,26 +289,9 @@ py::list ArrayHandle::Stats(const py::array_t<int64_t>& starts, const py::array_
   std::vector<momenta::Stat> stats;
   for (int c : codes) stats.push_back(StatOf(c));
   const StatParams params = MakeParams(skipna, ddof, order, about, degree);
-  const bool integer_sum_exact = DTypeIsInteger(dtype_);
   // The width of each list statistic: moments 0..K, polyfit c_0..c_D.
   const int moments_k = order >= 0 ? order : order_.load();
-  std::vector<py::array> outs;
-  std::vector<void*> data;
-  for (momenta::Stat s : stats) {
-    py::array a;
-    if (s == momenta::Stat::kCount || (s == momenta::Stat::kSum && integer_sum_exact))
-      a = py::array_t<int64_t>(static_cast<py::ssize_t>(n));
-    else if (IsList(s))
-      a = py::array_t<double>({static_cast<py::ssize_t>(n),
-                               static_cast<py::ssize_t>((s == momenta::Stat::kMoments ? moments_k : degree) + 1)});
-    else
-      a = py::array_t<double>(static_cast<py::ssize_t>(n));
-    data.push_back(a.mutable_data());
-    outs.push_back(std::move(a));
-  }
-  // Exact sums outside int64, by range (integer arrays only; rare).
-  std::vector<std::pair<size_t, Int128>> wide;
-  std::vector<size_t> sum_columns_wide;
+  StatColumns columns(n, stats, dtype_, moments_k, degree);
   std::vector<std::string> notices;
   {
     const int64_t* s = starts.data();
@@ -289,49 +323,16 @@ py::list ArrayHandle::Stats(const py::array_t<int64_t>& starts, const py::array_
               throw StatusError{answer.status().WithContext(
                   path_ + ": range #" + std::to_string(row) + " " + std::to_string(ranges[k].begin) + ":" +
                   std::to_string(ranges[k].end))};
-            StatAnswer nan{stats[c], {}, false, 0};
-            const size_t width = IsList(stats[c]) ? static_cast<size_t>(outs[c].shape(1)) : 1;
-            nan.values.assign(width, std::numeric_limits<long double>::quiet_NaN());
-            answer = std::move(nan);
+            columns.PutNan(row, c);
+            continue;
           }
-          const StatAnswer& a = *answer;
-          if (a.is_integer) {
-            auto* out = static_cast<int64_t*>(data[c]);
-            if (a.integer < std::numeric_limits<int64_t>::min() || a.integer > std::numeric_limits<int64_t>::max()) {
-              wide.emplace_back(row * stats.size() + c, a.integer);
-              out[row] = 0;
-            } else {
-              out[row] = static_cast<int64_t>(a.integer);
-            }
-          } else if (IsList(a.stat)) {
-            const auto width = static_cast<size_t>(outs[c].shape(1));
-            if (a.values.size() != width)  // a buffer rebuilt with another J under us
-              throw StatusError{Status::InvalidArgument(path_, "the buffer's order changed during the call")};
-            double* out = static_cast<double*>(data[c]) + row * width;
-            for (size_t j = 0; j < width; ++j) out[j] = static_cast<double>(a.values[j]);
-          } else {
-            static_cast<double*>(data[c])[row] = static_cast<double>(a.values[0]);
-          }
+          ThrowIfError(columns.Put(row, c, *answer, path_));
         }
       }
     }
   }
   if (!notices.empty()) WarnNotices(notices);
-  py::list result;
-  for (size_t c = 0; c < stats.size(); ++c) {
-    bool has_wide = false;
-    for (const auto& w : wide) has_wide |= w.first % stats.size() == c;
-    if (!has_wide) {
-      result.append(outs[c]);
-      continue;
-    }
-    // Exact Python ints for this column: NumPy has no integer wider than 64 bits.
-    py::array objects = outs[c].attr("astype")("object");
-    for (const auto& [slot, v] : wide)
-      if (slot % stats.size() == c) objects[py::int_(slot / stats.size())] = IntegerObject(v);
-    result.append(objects);
-  }
-  return result;
+  return columns.Finish();
 }
 
 void ArrayHandle::Write(uint64_t first, const py::array& values, int64_t time) {
@@ -495,6 +496,15 @@ void RegisterArray(py::module_& m) {
       .def("info", &ArrayHandle::Info)
       .def("stat", &ArrayHandle::Stat)
       .def("stats", &ArrayHandle::Stats)
+      .def("summary", [](ArrayHandle& h, int64_t p, int64_t q, bool extremes) { return h.Summary(p, q, extremes); })
+      .def("summary_rows", &ArrayHandle::SummaryRows)
+      .def("summary_as_of", &ArrayHandle::SummaryAsOf)
+      .def("_summary_read_bytes",
+           [](ArrayHandle& h, int64_t p, int64_t q, bool extremes) {
+             uint64_t bytes = 0;
+             h.Summary(p, q, extremes, &bytes);
+             return bytes;
+           })
       .def("write", &ArrayHandle::Write)
       .def("apply", &ArrayHandle::Apply)
       .def("commit", &ArrayHandle::Commit)
@@ -516,7 +526,8 @@ void RegisterArray(py::module_& m) {
       .def_property_readonly("applied_sequence", &ArrayHandle::applied_sequence);
   m.attr("kStatNames") = [] {
     py::list names;
-    for (momenta::Stat s : kStats) names.append(std::string(StatName(s)));
+    for (int code = 0; code <= static_cast<int>(momenta::Stat::kMax); ++code)
+      names.append(std::string(StatName(StatOf(code))));
     return names;
   }();
   m.attr("kLogTimeNow") = kLogTimeNow;

@@ -24,6 +24,7 @@
 
 #include "buffers/buffered_array.h"
 #include "buffers/statistics.h"
+#include "python/src/summary_binding.h"
 
 namespace momenta::python {
 
@@ -74,6 +75,18 @@ class ArrayHandle {
   py::list Stats(const py::array_t<int64_t>& starts, const py::array_t<int64_t>& stops, const std::vector<int>& stats,
                  bool skipna, int ddof, int order, double about, int degree, bool empty_nan);
 
+  // The summary of [p, q) placed at p (negative sides as Stat), with its
+  // extremes when `extremes`. *array_bytes (optional) receives the bytes of
+  // elements the query read (0 for a run of whole leaves, the whole array included).
+  PlacedSummary Summary(int64_t p, int64_t q, bool extremes, uint64_t* array_bytes = nullptr);
+  // The summaries of every [starts[k], stops[k]) (as Stats checks them) as
+  // rows (summary_binding.h), in one batch; with `as_of` (not None) as of
+  // that log time (buffers/summarize_as_of.h).
+  py::array_t<double> SummaryRows(const py::array_t<int64_t>& starts, const py::array_t<int64_t>& stops,
+                                  bool extremes, const py::object& as_of);
+  // The summary of [p, q) as of log time `time` (buffers/summarize_as_of.h).
+  PlacedSummary SummaryAsOf(int64_t p, int64_t q, bool extremes, int64_t time);
+
   // a[first + k] = values[k] (BufferedArray::Write); `values` is int64,
   // uint64 or float64, and each must fit the dtype.
   void Write(uint64_t first, const py::array& values, int64_t time);
@@ -97,6 +110,8 @@ class ArrayHandle {
 
  private:
   ArrayHandle(std::unique_ptr<BufferedArray> ba, std::string path);
+  // [p, q) with negative sides counted from the end, or throws OutOfRange.
+  IndexRange Resolve(int64_t p, int64_t q, uint64_t length) const;
   // The open array, or throws "the array is closed".
   BufferedArray& Live();
 

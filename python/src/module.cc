@@ -7,6 +7,7 @@
 #include "python/src/interruptible.h"
 #include "python/src/py_status.h"
 #include "python/src/stream_binding.h"
+#include "python/src/summary_binding.h"
 
 namespace momenta::python {
 namespace {
@@ -24,5 +25,6 @@ PYBIND11_MODULE(_momenta, m) {
   mp::g_main_thread = pybind11::module_::import("threading").attr("main_thread")().attr("ident").cast<unsigned long>();
   mp::RegisterErrors(m);
   mp::RegisterArray(m);
+  mp::RegisterSummary(m);
   mp::RegisterStream(m);
 }

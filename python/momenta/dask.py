@@ -1,0 +1,614 @@
+"""Sharded arrays served by Dask distributed: one momenta array per shard, each on the worker
+that holds it, queried by their range summaries.
+
+    from dask.distributed import Client
+    import momenta.dask as md
+    client = Client("tcp://scheduler:8786")
+    md.shard_create("big.npy", "big.json", shard_length=2**30,
+                    placement=[("tcp://10.0.0.5:40113", "/data/a"), ("tcp://10.0.0.6:39001", "/data/b")],
+                    client=client)
+    a = md.ShardedArray("big.json", client)
+    a.mean(10**9, 3 * 10**9), a.stats(starts, stops, ["sum", "max"])
+
+A query becomes one task per shard it touches, pinned to the worker holding the shard
+(``workers=[w], allow_other_workers=False``); each returns the range summary of its piece (a
+few hundred bytes, never the elements) and the client merges them with the library's merge
+rule and derives the statistic, exactly as one array answers (momenta.summary_stat). A
+shard wholly inside the range is answered from its buffer's top: no element is read.
+
+Faults: a task whose worker dies (or has left the cluster) is rerun on the shard's next
+copy listed in the manifest (its replicas); with none left, or when no copy answers within
+`timeout` seconds, a ShardError names the shard and the worker. Nothing waits forever."""
+
+import math
+import os
+import time as _time
+
+import numpy as np
+
+from . import _momenta
+from ._array import _STAT_CODES, _NONE, _centre, _count, _flag, _flat_sides, _values
+from ._errors import Error, InvalidArgumentError, OutOfRangeError
+from ._manifest import Copy, Manifest, Shard, load_manifest, parse_manifest, save_manifest
+from ._select import flat_range, run_of, runs_of
+from . import _shard_tasks as _tasks
+
+__all__ = ["ShardedArray", "ShardError", "shard_create", "load_manifest"]
+
+_SUM, _COUNT, _MEAN, _VAR, _STD, _MOMENT, _MOMENTS, _COM, _SPREAD, _POLYFIT, _MIN, _MAX = range(12)
+_POLL = 0.05  # seconds between looks at the cluster while tasks are pending
+
+
+class ShardError(Error, RuntimeError):
+    """A shard could not answer: its worker died or left with no replica to take over, it did
+    not answer within the timeout, or its array is missing or unlike the manifest. The
+    message names the shard, its range, the worker and the path."""
+
+
+# ---- running one task per shard -------------------------------------------------------
+
+
+def _is_dead_worker_error(exc):
+    """Whether a task failed because its worker went away (not because of what it ran)."""
+    return type(exc).__name__ in ("KilledWorker", "CommClosedError", "FutureCancelledError", "CancelledError")
+
+
+class _Runner:
+    """Runs calls, one per shard, each on the shard's first live copy, failing over."""
+
+    def __init__(self, client, manifest):
+        self.client = client
+        self.manifest = manifest
+
+    def _live(self):
+        """The addresses, names and hosts of the workers the scheduler has now."""
+        info = self.client.scheduler_info()["workers"]
+        names = set(info)
+        for addr, w in info.items():
+            names.add(str(w.get("name")))
+            names.add(w.get("host"))
+        return names
+
+    def _submit(self, fn, copy, args):
+        return self.client.submit(fn, copy.path, *args, workers=[copy.worker], allow_other_workers=False,
+                                  pure=False, retries=0)
+
+    def run(self, calls, timeout):
+        """calls: [(shard, fn, args)]; returns [fn(copy.path, *args)] in order, each run on
+        the first copy of its shard that answers. Raises ShardError (see the module)."""
+        from distributed import wait
+        deadline = _time.monotonic() + timeout
+        pending = {}  # call number -> (copy number, future)
+        for k, (shard, fn, args) in enumerate(calls):
+            pending[k] = (0, self._submit(fn, shard.copies[0], args))
+        results = [None] * len(calls)
+        live = None
+        while pending:
+            left = deadline - _time.monotonic()
+            try:
+                wait([f for _, f in pending.values()], timeout=max(0.0, min(left, _POLL if live else 2 * _POLL)),
+                     return_when="ALL_COMPLETED")
+            except Exception:  # a timeout: look at each below
+                pass
+            live = None
+            for k in list(pending):
+                c, fut = pending[k]
+                shard, fn, args = calls[k]
+                copy = shard.copies[c]
+                if fut.status == "finished":
+                    results[k] = fut.result()
+                    del pending[k]
+                    continue
+                failed = False
+                if fut.status in ("error", "cancelled"):
+                    exc = fut.exception() if fut.status == "error" else None
+                    if exc is not None and not _is_dead_worker_error(exc):
+                        self._cancel(pending)
+                        where = "" if copy.path in str(exc) else f"{copy.path}: "  # the path once
+                        raise ShardError(f"{shard.name()} on {copy.worker}: {where}{exc}") from exc
+                    failed = True
+                else:
+                    if live is None:
+                        live = self._live()
+                    failed = copy.worker not in live
+                if failed:
+                    fut.cancel()
+                    if c + 1 < len(shard.copies):
+                        pending[k] = (c + 1, self._submit(fn, shard.copies[c + 1], args))
+                        continue
+                    self._cancel(pending)
+                    tried = ", ".join(f"{x.path} on {x.worker}" for x in shard.copies)
+                    raise ShardError(f"{shard.name()}: worker {copy.worker} died or left the cluster and no "
+                                     f"replica is left to answer (tried {tried})")
+            if pending and _time.monotonic() >= deadline:
+                k = next(iter(pending))
+                c, _ = pending[k]
+                shard = calls[k][0]
+                self._cancel(pending)
+                raise ShardError(f"{shard.name()} on {shard.copies[c].worker}: {shard.copies[c].path}: "
+                                 f"no answer within {timeout:g} s")
+        return results
+
+    @staticmethod
+    def _cancel(pending):
+        for _, fut in pending.values():
+            fut.cancel()
+
+
+# ---- the sharded array ----------------------------------------------------------------
+
+
+class ShardedArray:
+    """A sharded array (its manifest: a path, or the decoded JSON) served by `client` (a
+    dask.distributed.Client). The statistics are those of momenta.Array, with its names,
+    signatures, answers and errors, over the whole array's flat (C-order) index: ``sum
+    count mean var std min max moment moments com spread polyfit``, ``stats`` (many ranges:
+    one task per shard touched, whatever their number) and ``overview``; ``summary`` gives
+    the merged momenta.Summary itself. Every query takes ``as_of=T`` (ms, the update log's
+    clock) and ``timeout=`` (seconds; default the array's).
+
+    as_of=T: the array as it stood once every update stamped at or before T had been
+    applied and none stamped after T — on every shard the same cut of log time, so one
+    answer over many shards is one consistent view. Each shard rebuilds that view from its
+    update log: the current summary of its piece, with each element updated after T (there
+    are k of them in the piece) put back to its value at T, read from the log (a cost of one
+    summary per such element, and a pass over the log's records after T). Updates made
+    through this class are stamped with one time for all shards (the client's clock, unless
+    `times` is given), so their cut is the same everywhere. Refused (ShardError naming the
+    shard) when the shard's log no longer reaches back to T (segments removed by retention)
+    or its times go backwards after T (records stamped out of order), where no single state
+    of the shard is "as of T". Writes not made through momenta are not in the log.
+
+    On open (check=True) one task per shard checks that its primary copy exists with the
+    manifest's length, dtype and order (a ShardError naming the shard and path otherwise);
+    replicas are first opened when a query fails over to them."""
+
+    def __init__(self, manifest, client, *, timeout=60.0, check=True):
+        if isinstance(manifest, Manifest):
+            self._m = manifest
+        elif isinstance(manifest, dict):
+            self._m = parse_manifest(manifest)
+        else:
+            self._m = load_manifest(manifest)
+        self._client = client
+        self._timeout = self._seconds(timeout)
+        self._runner = _Runner(client, self._m)
+        self._bounds = np.array([s.start for s in self._m.shards] + [self._m.shards[-1].stop], dtype=np.int64)
+        self._dtype = np.dtype(self._m.dtype).newbyteorder("<")
+        self._leaf_spans = None
+        if check:
+            self.check()
+
+    # ---- what it is ----
+
+    shape = property(lambda self: self._m.shape)
+    dtype = property(lambda self: self._dtype)
+    size = property(lambda self: self._m.size)
+    ndim = property(lambda self: len(self._m.shape))
+    order = property(lambda self: self._m.order)
+    shards = property(lambda self: list(self._m.shards), doc="The manifest's shards, in index order.")
+    manifest = property(lambda self: self._m)
+
+    def __len__(self):
+        if not self._m.shape:
+            raise TypeError("len() of a 0-d array")
+        return self._m.shape[0]
+
+    def __repr__(self):
+        return f"<momenta.dask.ShardedArray shape={self.shape} dtype={self.dtype} shards={len(self._m.shards)}>"
+
+    @staticmethod
+    def _seconds(timeout):
+        try:
+            t = float(timeout)
+        except (TypeError, ValueError):
+            raise InvalidArgumentError(f"timeout: expected seconds, got {timeout!r}") from None
+        if not t > 0 or math.isinf(t):
+            raise InvalidArgumentError(f"timeout: must be a positive number of seconds, got {timeout!r}")
+        return t
+
+    def _t(self, timeout):
+        return self._timeout if timeout is None else self._seconds(timeout)
+
+    def check(self, timeout=None):
+        """Opens every shard's primary copy on its worker and checks it against the manifest.
+        Returns the leaf span of each shard."""
+        calls = [(s, _tasks.shard_info, ()) for s in self._m.shards]
+        infos = self._runner.run(calls, self._t(timeout))
+        for s, info in zip(self._m.shards, infos):
+            want = (s.size, self._m.dtype, self._m.order)
+            got = (info["length"], info["dtype"], info["order"])
+            if got != want:
+                raise ShardError(f"{s.name()} on {s.copies[0].worker}: {s.copies[0].path}: length {got[0]}, dtype "
+                                 f"{got[1]}, order {got[2]}; the manifest {self._m.path} says {want[0]}, {want[1]}, "
+                                 f"{want[2]}")
+        self._leaf_spans = [info["leaf_span"] for info in infos]
+        return list(self._leaf_spans)
+
+    def close(self, timeout=None):
+        """Closes every shard array the workers hold open for this manifest (writers commit
+        and checkpoint). Queries afterwards reopen them."""
+        calls = [(s, _tasks.shard_close, ()) for s in self._m.shards]
+        for s in self._m.shards:
+            for c in s.copies[1:]:
+                calls.append((Shard(s.number, s.start, s.stop, [c]), _tasks.shard_close, ()))
+        self._runner.run(calls, self._t(timeout))
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+        return False
+
+    def shard_of(self, index):
+        """The shard holding flat index `index`."""
+        i = _flat_sides(np.asarray([index]), self.size, "shard_of: index")[0]
+        if not 0 <= i < self.size:
+            raise OutOfRangeError(f"{self._m.path}: index {index} is outside the array (length {self.size})")
+        return self._m.shards[int(np.searchsorted(self._bounds, i, side="right")) - 1]
+
+    # ---- one range ----
+
+    def _range(self, p, q):
+        if q is not None:
+            return flat_range(p, q, self.size)
+        if p is None:
+            return 0, self.size
+        return run_of(p, self._m.shape)
+
+    def _as_of(self, as_of):
+        if as_of is None:
+            return None
+        return _count(as_of, "as_of", lo=-(1 << 63) + 1, hi=(1 << 63) - 1)
+
+    def summary(self, p=None, q=None, *, extremes=True, as_of=None, timeout=None):
+        """The momenta.Summary of [p, q) over the whole array (placed at p): one task per
+        shard touched, merged. Ranges as the statistics take them."""
+        p, q = self._range(p, q)
+        return self._summary(p, q, _flag(extremes, "extremes"), self._as_of(as_of), self._t(timeout))
+
+    def _summary(self, p, q, extremes, as_of, timeout):
+        if p == q:
+            return _momenta._empty_summary(p, self._m.dtype, self._m.order)
+        first = int(np.searchsorted(self._bounds, p, side="right")) - 1
+        last = int(np.searchsorted(self._bounds, q, side="left")) - 1
+        calls = []
+        for s in self._m.shards[first:last + 1]:
+            lo, hi = max(p, s.start), min(q, s.stop)
+            calls.append((s, _tasks.shard_summary, (lo - s.start, hi - s.start, extremes, as_of)))
+        parts = self._runner.run(calls, timeout)
+        placed = [part.moved(s.start + part.start) for (s, _, _), part in zip(calls, parts)]
+        return _momenta._merge_summaries(placed)
+
+    def _stat(self, code, key, q, axis, skipna=False, ddof=0, order=-1, about=_NONE, degree=1, as_of=None,
+              timeout=None):
+        skipna = _flag(skipna, "skipna")
+        if axis is not None:
+            if q is not None:
+                raise InvalidArgumentError("axis= takes one index expression, not a flat range p, q")
+            starts, stops, out_shape = runs_of(Ellipsis if key is None else key, self._m.shape, axis)
+            (out,) = self._batch(starts.reshape(-1), stops.reshape(-1), [code], skipna, ddof, order, about, degree,
+                                 False, self._as_of(as_of), self._t(timeout))
+            return out.reshape(out_shape + out.shape[1:])
+        p, q = self._range(key, q)
+        s = self._summary(p, q, code in (_MIN, _MAX), self._as_of(as_of), self._t(timeout))
+        return _momenta._summary_stat(s, code, skipna, ddof, order, about, degree)
+
+    def sum(self, p=None, q=None, *, axis=None, skipna=False, as_of=None, timeout=None):
+        """Σ a_i (np.sum; skipna: np.nansum). Exact for integer dtypes (a Python int)."""
+        return self._stat(_SUM, p, q, axis, skipna, as_of=as_of, timeout=timeout)
+
+    def count(self, p=None, q=None, *, axis=None, skipna=False, as_of=None, timeout=None):
+        """The elements of the range (skipna: the non-NaN ones)."""
+        return self._stat(_COUNT, p, q, axis, skipna, as_of=as_of, timeout=timeout)
+
+    def mean(self, p=None, q=None, *, axis=None, skipna=False, as_of=None, timeout=None):
+        """np.mean (skipna: np.nanmean). An empty range is an InvalidArgumentError."""
+        return self._stat(_MEAN, p, q, axis, skipna, as_of=as_of, timeout=timeout)
+
+    def var(self, p=None, q=None, *, ddof=0, axis=None, skipna=False, as_of=None, timeout=None):
+        """np.var with ddof (skipna: np.nanvar)."""
+        return self._stat(_VAR, p, q, axis, skipna, _count(ddof, "ddof"), as_of=as_of, timeout=timeout)
+
+    def std(self, p=None, q=None, *, ddof=0, axis=None, skipna=False, as_of=None, timeout=None):
+        """np.std with ddof (skipna: np.nanstd)."""
+        return self._stat(_STD, p, q, axis, skipna, _count(ddof, "ddof"), as_of=as_of, timeout=timeout)
+
+    def min(self, p=None, q=None, *, axis=None, skipna=False, as_of=None, timeout=None):
+        """np.min (skipna: np.nanmin)."""
+        return self._stat(_MIN, p, q, axis, skipna, as_of=as_of, timeout=timeout)
+
+    def max(self, p=None, q=None, *, axis=None, skipna=False, as_of=None, timeout=None):
+        """np.max (skipna: np.nanmax)."""
+        return self._stat(_MAX, p, q, axis, skipna, as_of=as_of, timeout=timeout)
+
+    def moment(self, k=1, p=None, q=None, *, about=None, axis=None, skipna=False, as_of=None, timeout=None):
+        """Σ (i − c)^k a_i, c = `about` (an absolute flat index; default: the range's start)."""
+        return self._stat(_MOMENT, p, q, axis, skipna, 0, _count(k, "k"), _centre(about), as_of=as_of,
+                          timeout=timeout)
+
+    def moments(self, k=None, p=None, q=None, *, about=None, axis=None, skipna=False, as_of=None, timeout=None):
+        """Σ (i − c)^j a_i for j = 0..k (default k = J), a float64 array."""
+        return self._stat(_MOMENTS, p, q, axis, skipna, 0, _count(k, "k", none=-1), _centre(about), as_of=as_of,
+                          timeout=timeout)
+
+    def com(self, p=None, q=None, *, axis=None, skipna=False, as_of=None, timeout=None):
+        """The centre of mass Σ i·a_i / Σ a_i (i the absolute flat index)."""
+        return self._stat(_COM, p, q, axis, skipna, as_of=as_of, timeout=timeout)
+
+    def spread(self, p=None, q=None, *, axis=None, skipna=False, as_of=None, timeout=None):
+        """The a_i-weighted standard deviation of the index."""
+        return self._stat(_SPREAD, p, q, axis, skipna, as_of=as_of, timeout=timeout)
+
+    def polyfit(self, degree=1, p=None, q=None, *, axis=None, skipna=False, as_of=None, timeout=None):
+        """The least-squares polynomial of `degree` (<= J) through (i − p, a_i), c_0..c_D."""
+        return self._stat(_POLYFIT, p, q, axis, skipna, 0, -1, _NONE, _count(degree, "degree"), as_of=as_of,
+                          timeout=timeout)
+
+    # ---- many ranges ----
+
+    def _params(self, names, skipna, ddof, order, about, degree):
+        if isinstance(names, str):
+            names = [names]
+        codes = []
+        for name in names:
+            if name not in _STAT_CODES:
+                raise InvalidArgumentError(f"stats: unknown statistic {name!r} ({' '.join(_momenta.kStatNames)})")
+            codes.append(_STAT_CODES[name])
+        if not codes:
+            raise InvalidArgumentError("stats: no statistic asked")
+        return (list(names), codes, _flag(skipna, "skipna"), _count(ddof, "ddof"), _count(order, "order", none=-1),
+                _centre(about), _count(degree, "degree"))
+
+    def _batch(self, b, e, codes, skipna, ddof, order, about, degree, empty_nan, as_of, timeout):
+        """The statistics of ranges [b[k], e[k]) (int64, checked here): each range cut at the
+        shard boundaries into pieces, one task per shard touched for all its pieces."""
+        n = self.size
+        if b.size and (b.min() < 0 or e.max() > n or np.any(e < b)):
+            k = int(np.flatnonzero((b < 0) | (e > n) | (e < b))[0])
+            raise OutOfRangeError(f"{self._m.path}: range #{k} {int(b[k])}:{int(e[k])} is outside the array "
+                                  f"(length {n})")
+        first = np.searchsorted(self._bounds, b, side="right") - 1
+        last = np.searchsorted(self._bounds, e, side="left") - 1
+        counts = np.where(e > b, last - first + 1, 0)
+        ends = np.cumsum(counts)
+        total = int(ends[-1]) if ends.size else 0
+        owner = np.repeat(np.arange(b.size), counts)               # the range of each piece
+        shard = first[owner] + (np.arange(total) - (ends - counts)[owner])
+        lo = np.maximum(b[owner], self._bounds[shard])
+        hi = np.minimum(e[owner], self._bounds[shard + 1])
+        extremes = any(c in (_MIN, _MAX) for c in codes)
+        touched = np.unique(shard)
+        calls, where = [], []
+        for s in touched.tolist():
+            sel = np.flatnonzero(shard == s)
+            base = self._m.shards[s].start
+            calls.append((self._m.shards[s], _tasks.shard_rows, (lo[sel] - base, hi[sel] - base, extremes, as_of)))
+            where.append(sel)
+        width = 2 * self._m.order + 17
+        rows = np.empty((total, width), dtype=np.float64)
+        for sel, got in zip(where, self._runner.run(calls, timeout)):
+            rows[sel] = got
+        return _momenta._rows_stats(rows, lo.astype(np.int64), hi.astype(np.int64), b.astype(np.int64),
+                                    ends.astype(np.int64), self._m.dtype, self._m.order, extremes, codes, skipna,
+                                    ddof, order, about, degree, empty_nan, self._m.path)
+
+    def stats(self, starts, stops, stats=("mean",), *, skipna=False, ddof=0, order=None, about=None, degree=1,
+              as_of=None, timeout=None):
+        """As momenta.Array.stats: each statistic over every range [starts[k], stops[k]) of the
+        flat index, as {name: array}. One task per shard touched (all its pieces of all the
+        ranges in one batch on its worker), whatever the number of ranges."""
+        names, codes, skipna, ddof, order, about, degree = self._params(stats, skipna, ddof, order, about, degree)
+        try:
+            b, e = np.broadcast_arrays(np.asarray(starts), np.asarray(stops))
+        except ValueError:
+            raise InvalidArgumentError("stats: starts and stops do not broadcast to one shape") from None
+        shape = b.shape
+        b = _flat_sides(b, self.size, "stats: starts")
+        e = _flat_sides(e, self.size, "stats: stops")
+        outs = self._batch(b, e, codes, skipna, ddof, order, about, degree, False, self._as_of(as_of),
+                           self._t(timeout))
+        return {n: o.reshape(shape + o.shape[1:]) for n, o in zip(names, outs)}
+
+    def overview(self, p, q, bins, stats=("mean", "min", "max"), *, snap=False, skipna=False, ddof=0, order=None,
+                 about=None, degree=1, as_of=None, timeout=None):
+        """As momenta.Array.overview: [p, q) in `bins` equal bins, each answered. snap=True
+        moves each edge to the nearest leaf boundary of the shard holding it (or the shard's
+        own boundary; ties down), so no element is read."""
+        p, q = flat_range(p, q, self.size)
+        bins = _count(bins, "bins")
+        if not 1 <= bins <= q - p:
+            raise InvalidArgumentError(
+                f"overview: bins {bins}: the range {p}:{q} holds {q - p} elements; give 1 <= bins <= {q - p}")
+        names, codes, skipna, ddof, order, about, degree = self._params(stats, skipna, ddof, order, about, degree)
+        n = q - p
+        edges = np.array([p + n * i // bins for i in range(bins + 1)], dtype=np.int64)
+        asked = edges
+        if snap:
+            if self._leaf_spans is None:
+                self.check(timeout)
+            spans = np.array(self._leaf_spans, dtype=np.int64)
+            s = np.minimum(np.searchsorted(self._bounds, edges, side="right") - 1, len(spans) - 1)
+            base = self._bounds[s]
+            below = base + (edges - base) // spans[s] * spans[s]
+            above = np.minimum(below + spans[s], self._bounds[s + 1])
+            edges = np.where(above - edges < edges - below, above, below)
+        outs = self._batch(edges[:-1].copy(), edges[1:].copy(), codes, skipna, ddof, order, about, degree, snap,
+                           self._as_of(as_of), self._t(timeout))
+        result = {"start": edges[:-1].copy(), "stop": edges[1:].copy()}
+        if snap:
+            result["asked_start"] = asked[:-1].copy()
+            result["asked_stop"] = asked[1:].copy()
+        result.update(zip(names, outs))
+        return result
+
+    # ---- updates ----
+
+    def update(self, indices, values, times=None, *, timeout=None):
+        """a.flat[indices[k]] = values[k] (as momenta.Array.update), each routed to the worker
+        of the shard that owns it and applied through that shard's log, on every copy (the
+        primary and its replicas), then committed. Indices and values are all checked here
+        before any shard is written. times: None stamps every update with one time, the
+        client's clock now (ms), so that as_of cuts them alike on every shard; or one time;
+        or one per update. A copy that fails (its worker gone) raises ShardError saying which
+        copies took the updates."""
+        idx = _flat_sides(np.asarray(indices), self.size, f"{self._m.path}: update: indices")
+        if idx.size and (idx.min() < 0 or idx.max() >= self.size):
+            bad = int(idx[(idx < 0) | (idx >= self.size)][0])
+            raise OutOfRangeError(f"{self._m.path}: update: index {bad} is outside the array (length {self.size})")
+        vals = _values(np.broadcast_to(np.asarray(values), np.shape(indices))).reshape(-1)
+        _check_fits(vals, self._dtype, self._m.path)
+        if times is None:
+            t_one, t_each = _time.time_ns() // 1_000_000, None
+        elif np.ndim(times) == 0:
+            t_one, t_each = _count(times, "time", lo=-(1 << 63) + 1, hi=(1 << 63) - 1), None
+        else:
+            t = np.asarray(times)
+            if t.dtype.kind not in "iu":
+                raise InvalidArgumentError(f"update: times must be integers (ms), got an array of {t.dtype}")
+            t_one, t_each = _momenta.kLogTimeNow, np.broadcast_to(t, np.shape(indices)).astype(np.int64).reshape(-1)
+        owner = np.searchsorted(self._bounds, idx, side="right") - 1
+        calls, names = [], []
+        for s in np.unique(owner).tolist():
+            sel = np.flatnonzero(owner == s)
+            shard = self._m.shards[s]
+            args = (idx[sel] - shard.start, vals[sel], None if t_each is None else t_each[sel], t_one)
+            for c in shard.copies:
+                calls.append((Shard(shard.number, shard.start, shard.stop, [c]), _tasks.shard_apply, args))
+                names.append(f"{shard.name()} {c}")
+        try:
+            self._runner.run(calls, self._t(timeout))
+        except ShardError as e:
+            raise ShardError(f"{e} (the update went to {len(calls)} shard copies: {'; '.join(names)}; the others "
+                             "may have applied it)") from e.__cause__
+        return int(idx.size)
+
+    def write(self, first, values, time=None, *, timeout=None):
+        """a.flat[first:first + len(values)] = values, stamped `time` (ms; None: now)."""
+        first = _count(first, "first")
+        vals = np.asarray(values).reshape(-1)
+        return self.update(np.arange(first, first + vals.size, dtype=np.int64), vals, time, timeout=timeout)
+
+    # ---- Dask arrays ----
+
+    def to_dask_array(self):
+        """A dask.array over the flat index, one chunk per shard: each a read-only
+        numpy.memmap of the shard opened on its worker (nothing read or copied until a
+        computation touches it, and computations on a chunk run where it is). Reshape to
+        `shape` with Dask when the shards split whole rows."""
+        import dask.array as da
+        from dask import delayed
+        chunks = []
+        for s in self._m.shards:
+            c = s.copies[0]
+            fut = self._client.submit(_tasks.shard_view, c.path, workers=[c.worker], allow_other_workers=False,
+                                      pure=False)
+            chunks.append(da.from_delayed(delayed(fut), shape=(s.size,), dtype=self._dtype))
+        return da.concatenate(chunks)
+
+
+def _check_fits(v, dtype, what):
+    """Every value fits `dtype` exactly (as the library's ValueFits), else InvalidArgumentError
+    naming the first that does not: checked before any shard is written."""
+    if dtype.kind == "f":
+        if dtype.itemsize == 4 and v.dtype.kind == "f":
+            big = np.isfinite(v) & (np.abs(v) > np.finfo(np.float32).max)
+            if big.any():
+                raise InvalidArgumentError(f"{what}: value '{v[big][0]!r}' does not fit dtype f4")
+        return
+    info = np.iinfo(dtype)
+    if v.dtype.kind == "f":  # float(max) + 1 is exact below 2^53 and rounds to 2^63 or 2^64 above
+        bad = ~np.isfinite(v) | (np.floor(v) != v) | (v < float(info.min)) | (v >= float(info.max) + 1)
+    elif v.dtype.kind == "u":
+        bad = v > np.uint64(info.max)
+    else:
+        bad = (v < info.min) | (v.astype(np.float64) > info.max) if info.max < 2**63 else v < info.min
+    if np.any(bad):
+        raise InvalidArgumentError(f"{what}: value '{v[bad][0]}' does not fit dtype {dtype.kind}{dtype.itemsize}")
+
+
+# ---- creating sharded arrays ----------------------------------------------------------
+
+
+def _placement(placement):
+    try:
+        pairs = [(str(w), os.fsdecode(os.fspath(f))) for w, f in placement]
+    except (TypeError, ValueError):
+        raise InvalidArgumentError("placement: expected a list of (worker, folder) pairs") from None
+    if not pairs:
+        raise InvalidArgumentError("placement: no (worker, folder) pair given")
+    for w, f in pairs:
+        if not os.path.isabs(f):
+            raise InvalidArgumentError(f"placement: folder {f!r} of {w} is relative; give an absolute path on "
+                                       "that worker")
+    return pairs
+
+
+def shard_create(src, manifest_path, shard_length, placement, client, *, order=2, replicas=0, timeout=600.0):
+    """Makes a sharded array and its manifest; returns the manifest's path.
+
+    src: a .npy path (C order), split into shards of `shard_length` elements of its flat
+    index (the last one shorter) — the path must be readable by the workers (a shared or
+    local file system): each worker copies its shards' elements out of it and builds their
+    buffers; or an ndarray (shipped to the workers: small data); or (shape, dtype) for an
+    empty (sparse, all-zero) sharded array. placement: [(worker, folder)], shard k goes to
+    placement[k % len], and with `replicas` = r its copies to the next r pairs round the list
+    (r < len(placement)). Every shard is written by the worker that will hold it, as
+    FOLDER/<manifest stem>.shardNNNNN.npy (replica j: .rJ.npy), with its own sidecar and log;
+    an existing file (or manifest) is never written over, and a create that fails removes the
+    shards it made. order: each shard's buffer order J."""
+    manifest_path = os.fsdecode(os.fspath(manifest_path))
+    pairs = _placement(placement)
+    shard_length = _count(shard_length, "shard_length", lo=1)
+    replicas = _count(replicas, "replicas", hi=len(pairs) - 1)
+    order = _count(order, "order", 0, 8)
+    if isinstance(src, (str, os.PathLike)):
+        source = os.path.abspath(os.fsdecode(os.fspath(src)))
+        header = np.load(source, mmap_mode="r")
+        shape, dtype = header.shape, header.dtype
+        del header
+    elif isinstance(src, np.ndarray):
+        source, shape, dtype = np.ascontiguousarray(src), src.shape, src.dtype
+    else:
+        try:
+            shape, dtype = src
+        except (TypeError, ValueError):
+            raise InvalidArgumentError("shard_create: src must be a .npy path, an ndarray or (shape, dtype)") from None
+        source = None
+        shape = (shape,) if isinstance(shape, (int, np.integer)) else tuple(shape)
+    from ._array import _dtype_name, _shape
+    shape = tuple(_shape(shape))
+    dtype = _dtype_name(dtype)
+    n = math.prod(shape)
+    if n == 0:
+        raise InvalidArgumentError("shard_create: the array is empty; a sharded array has at least one element")
+    stem = os.path.splitext(os.path.basename(manifest_path))[0]
+    shards, calls = [], []
+    for k, b in enumerate(range(0, n, shard_length)):
+        e = min(n, b + shard_length)
+        copies = []
+        for r in range(replicas + 1):
+            worker, folder = pairs[(k + r) % len(pairs)]
+            name = f"{stem}.shard{k:05d}.npy" if r == 0 else f"{stem}.shard{k:05d}.r{r}.npy"
+            copies.append(Copy(worker, os.path.join(folder, name)))
+        shard = Shard(k, b, e, copies)
+        shards.append(shard)
+        for c in copies:
+            piece = source if not isinstance(source, np.ndarray) else source.reshape(-1)[b:e]
+            first = b if not isinstance(source, np.ndarray) else 0
+            calls.append((Shard(k, b, e, [c]), _tasks.shard_make, (dtype, e - b, order, piece, first)))
+    manifest = Manifest(manifest_path, dtype, shape, order, shards)
+    runner, seconds = _Runner(client, manifest), ShardedArray._seconds(timeout)
+    if os.path.exists(manifest_path):
+        raise InvalidArgumentError(f"{manifest_path}: exists; give a new manifest path")
+    runner.run([(s, _tasks.shard_absent, ()) for s, _, _ in calls], seconds)  # nothing made yet if one is there
+    try:
+        runner.run(calls, seconds)
+        return save_manifest(manifest, manifest_path)
+    except BaseException:
+        try:  # every path was free before: what is there now is ours
+            runner.run([(s, _tasks.shard_remove, ()) for s, _, _ in calls], min(seconds, 60.0))
+        except Exception:
+            pass
+        raise

@@ -1,0 +1,309 @@
+"""momenta.dask on a LocalCluster of three worker processes, each with its shards in a folder
+of its own: answers over ranges crossing shard boundaries against NumPy long-double scans,
+updates then queries, a worker killed mid-query with and without a replica, a manifest
+naming a missing shard, and the CLI's manifest read by ShardedArray."""
+
+import json
+import os
+import signal
+import threading
+import time
+import warnings
+
+import numpy as np
+import pytest
+
+import momenta
+
+distributed = pytest.importorskip("distributed")
+import momenta.dask as md  # noqa: E402
+
+warnings.simplefilter("ignore", momenta.Notice)
+LD = np.longdouble
+
+
+@pytest.fixture(scope="module")
+def client():
+    cluster = distributed.LocalCluster(n_workers=3, processes=True, threads_per_worker=2, dashboard_address=None,
+                                       silence_logs=50)
+    c = distributed.Client(cluster)
+    yield c
+    c.close()
+    cluster.close()
+
+
+@pytest.fixture(scope="module")
+def seed():
+    s = int(os.environ.get("MOMENTA_SEED") or np.random.SeedSequence().entropy % (1 << 32))
+    print(f"MOMENTA_SEED={s}")
+    return s
+
+
+def workers(client):
+    """The three workers' addresses (a killed one restarted by its nanny has a new one)."""
+    deadline = time.monotonic() + 60
+    while len(client.scheduler_info()["workers"]) != 3 and time.monotonic() < deadline:
+        time.sleep(0.1)
+    client.wait_for_workers(3, timeout=60)
+    return sorted(client.scheduler_info()["workers"])
+
+
+def placement(client, root):
+    return [(w, str(root / f"worker{k}")) for k, w in enumerate(workers(client))]
+
+
+def ld_moment(x, p, k, c):
+    i = np.arange(p, p + x.size, dtype=LD)
+    return np.sum((i - LD(c)) ** k * x.astype(LD))
+
+
+def close(got, want, scale, what):
+    assert abs(LD(got) - want) <= LD(1e-10) * (scale + 1e-300), f"{what}: {got} vs {want}"
+
+
+def test_answers_across_shard_boundaries_equal_long_double_scans(client, seed, tmp_path):
+    rng = np.random.default_rng(seed)
+    n, shard = 50_000, 7_000
+    data = rng.normal(1e3, 5, n)
+    np.save(tmp_path / "src.npy", data)
+    m = md.shard_create(tmp_path / "src.npy", tmp_path / "a.json", shard, placement(client, tmp_path), client)
+    a = md.ShardedArray(m, client)
+    assert len(a.shards) == 8 and a.shape == (n,) and a.dtype == np.float64
+    folders = {os.path.dirname(s.copies[0].path) for s in a.shards}
+    assert len(folders) == 3  # one folder per worker
+    one = momenta.open(tmp_path / "src.npy")  # the single-array answers
+    x = data.astype(LD)
+    bounds = [s.start for s in a.shards]
+    for trial in range(12):
+        b = int(rng.choice(bounds[1:])) + int(rng.integers(-3000, 3000))  # cross at least one boundary
+        p, q = sorted((b - int(rng.integers(1, 20000)), b + int(rng.integers(1, 20000))))
+        p, q = max(p, 0), min(q, n)
+        seg = x[p:q]
+        what = f"{p}:{q} (seed {seed})"
+        mean = seg.mean()
+        close(a.sum(p, q), seg.sum(), np.abs(seg).sum(), what)
+        close(a.mean(p, q), mean, abs(mean), what)
+        close(a.var(p, q, ddof=1), np.sum((seg - mean) ** 2) / (seg.size - 1), np.sum((seg - mean) ** 2), what)
+        assert a.min(p, q) == data[p:q].min() and a.max(p, q) == data[p:q].max(), what
+        assert a.count(p, q) == q - p
+        c = float(rng.integers(0, n))
+        close(a.moment(2, p, q, about=c), ld_moment(seg, p, 2, c),
+              np.sum((np.arange(p, q, dtype=LD) - LD(c)) ** 2 * np.abs(seg)), what)
+        close(a.com(p, q), ld_moment(seg, p, 1, 0) / seg.sum(), q, what)
+        for name, args in (("std", (p, q)), ("spread", (p, q)), ("polyfit", (2, p, q)), ("moments", (None, p, q))):
+            got, want = getattr(a, name)(*args), getattr(one, name)(*args)
+            np.testing.assert_allclose(got, want, rtol=1e-9, atol=1e-9, err_msg=f"{name} {what}")
+    # A batch: 2,000 ranges, one task per shard touched.
+    starts = rng.integers(0, n, 2000)
+    stops = np.minimum(starts + rng.integers(1, 15000, 2000), n)
+    tasks = []
+    run = a._runner.run
+    a._runner.run = lambda calls, timeout: tasks.append(len(calls)) or run(calls, timeout)
+    got = a.stats(starts, stops, ["sum", "count", "max"])
+    a._runner.run = run
+    assert tasks == [8]  # one per shard touched, not one per range
+    want = one.stats(starts, stops, ["sum", "count", "max"])
+    np.testing.assert_allclose(got["sum"], want["sum"], rtol=1e-12)
+    assert np.array_equal(got["count"], stops - starts) and np.array_equal(got["max"], want["max"])
+    empty = a.stats([5, 7000], [5, 7000], ["sum", "count"])
+    assert empty["sum"].tolist() == [0, 0] and empty["count"].tolist() == [0, 0]
+    ov, ov1 = a.overview(0, n, 10, ["mean", "min"]), one.overview(0, n, 10, ["mean", "min"])
+    np.testing.assert_allclose(ov["mean"], ov1["mean"], rtol=1e-12)
+    assert np.array_equal(ov["min"], ov1["min"])
+    snapped = a.overview(0, n, 10, ["sum"], snap=True)
+    assert np.all(np.isin(snapped["start"], np.r_[bounds, np.arange(0, n, 1)]))
+    np.testing.assert_allclose(snapped["sum"], [x[b:e].sum() for b, e in zip(snapped["start"], snapped["stop"])],
+                               rtol=1e-12)
+    # A shard wholly inside a range is asked for its whole [0, size): the buffer's top answers
+    # it and reads no element (test_summaries: test_whole_array_summary_reads_no_element).
+    sent = []
+    a._runner.run = lambda calls, timeout: sent.extend(calls) or run(calls, timeout)
+    a.sum(shard + 5, 4 * shard - 5)  # shards 1, 2, 3
+    a._runner.run = run
+    assert [c[2][:2] for c in sent] == [(5, shard), (0, shard), (0, shard - 5)]
+    s = a.summary()
+    assert (s.start, s.stop) == (0, n)
+    close(momenta.summary_stat(s, "sum"), x.sum(), np.abs(x).sum(), "whole")
+    chunks = a.to_dask_array()
+    assert chunks.numblocks == (8,)
+    close(float(chunks.sum().compute()), x.sum(), np.abs(x).sum(), "dask array")
+    with pytest.raises(IndexError, match="outside the array|not a range"):
+        a.sum(0, n + 1)
+    with pytest.raises(ValueError, match="empty"):
+        a.mean(5, 5)
+    assert a.sum(5, 5) == 0
+
+
+def test_integer_shards_sum_exactly_and_take_nan_free_updates(client, seed, tmp_path):
+    rng = np.random.default_rng(seed + 1)
+    n = 20_000
+    data = rng.integers(2**62, 2**63 - 1, n, dtype=np.int64)
+    m = md.shard_create(data, tmp_path / "i.json", 6_000, placement(client, tmp_path), client)
+    a = md.ShardedArray(m, client)
+    for _ in range(10):
+        p, q = sorted(rng.integers(0, n + 1, 2).tolist())
+        assert a.sum(p, q) == sum(int(v) for v in data[p:q])
+    with pytest.raises(ValueError, match="does not fit dtype i8"):
+        a.update([3], [1.5])
+    with pytest.raises(ValueError, match="does not fit dtype i8"):
+        a.update([3, 4], [1, 2**63])
+
+
+def test_updates_then_queries(client, seed, tmp_path):
+    rng = np.random.default_rng(seed + 2)
+    n = 30_000
+    m = md.shard_create(((n,), "f8"), tmp_path / "e.json", 4_000, placement(client, tmp_path), client)
+    a = md.ShardedArray(m, client)
+    assert a.sum() == 0 and a.max() == 0
+    mirror = np.zeros(n)
+    for step in range(5):
+        idx = rng.integers(0, n, 500)
+        vals = rng.normal(size=500)
+        a.update(idx, vals)
+        for i, v in zip(idx, vals):  # a later update of an index wins
+            mirror[i] = v
+        p, q = sorted(rng.integers(0, n + 1, 2).tolist())
+        seg = mirror[p:q].astype(LD)
+        close(a.sum(p, q), seg.sum(), np.abs(seg).sum(), f"step {step} {p}:{q}")
+        assert a.max() == mirror.max()
+    a.write(3998, [np.nan, np.inf, 5.0])  # across a shard boundary
+    mirror[3998:4001] = [np.nan, np.inf, 5.0]
+    assert np.isnan(a.sum()) and a.sum(3999, 4001) == np.inf
+    assert a.count(skipna=True) == n - 1
+    close(a.sum(0, 3998) + 5.0, mirror[:3998].astype(LD).sum() + 5, np.abs(mirror[:3998]).sum(), "after write")
+    a.close()
+
+
+def test_as_of_is_one_cut_of_log_time_on_every_shard(client, seed, tmp_path):
+    rng = np.random.default_rng(seed + 3)
+    n = 12_000
+    m = md.shard_create(((n,), "f8"), tmp_path / "t.json", 5_000, placement(client, tmp_path), client)
+    a = md.ShardedArray(m, client)
+    states = {}
+    mirror = np.zeros(n)
+    for t in (1000, 2000, 3000):
+        idx = rng.integers(0, n, 300)
+        vals = rng.normal(size=300)
+        a.update(idx, vals, times=t)
+        for i, v in zip(idx, vals):
+            mirror[i] = v
+        states[t] = mirror.copy()
+    for t, state in [(999, np.zeros(n)), *states.items(), (10**6, mirror)]:
+        for p, q in [(0, n), (4_321, 10_123), (5_000, 5_001)]:
+            seg = state[p:q].astype(LD)
+            close(a.sum(p, q, as_of=t), seg.sum(), np.abs(seg).sum(), f"as_of {t} {p}:{q}")
+            assert a.max(p, q, as_of=t) == state[p:q].max()
+        got = a.stats([0, 100], [n, 9_000], ["sum"], as_of=t)["sum"]
+        np.testing.assert_allclose(got, [state.sum(), state[100:9000].sum()], rtol=1e-9, atol=1e-9)
+
+
+def test_missing_shard_is_named(client, tmp_path):
+    m = md.shard_create(np.arange(1000.0), tmp_path / "m.json", 300, placement(client, tmp_path), client)
+    doc = json.loads(open(m).read())
+    gone = doc["shards"][2]["path"]
+    os.unlink(gone)
+    with pytest.raises(md.ShardError, match=r"shard #2 \(600:900\) on tcp://.*" + gone.replace(".", r"\.")):
+        md.ShardedArray(m, client)
+    doc["shards"][1]["stop"] = 550
+    with open(tmp_path / "bad.json", "w") as f:
+        json.dump(doc, f)
+    with pytest.raises(ValueError, match=r"bad\.json: shard #2: starts at 600, where the shards before it stop \(550\)"):
+        md.ShardedArray(str(tmp_path / "bad.json"), client)
+    with pytest.raises(FileNotFoundError, match="no such manifest"):
+        md.ShardedArray(str(tmp_path / "none.json"), client)
+    # shard_create never writes over a shard, and names it.
+    os.unlink(m)
+    with pytest.raises(md.ShardError, match=r"shard #\d \(\d+:\d+\) on tcp://[^ ]*: [^ ]*/m\.shard0000\d\.npy: exists"):
+        md.shard_create(np.arange(1000.0), tmp_path / "m.json", 300, placement(client, tmp_path), client)
+    assert not os.path.exists(m) and not os.path.exists(gone)  # nothing was made
+    with pytest.raises(ValueError, match="relative"):
+        md.shard_create(np.arange(10.0), tmp_path / "x.json", 5, [(workers(client)[0], "here")], client)
+
+
+def _kill_during(client, worker, after):
+    """Kills `worker`'s process `after` seconds from now (a thread), as a crash would."""
+    pid = client.run(os.getpid, workers=[worker])[worker]
+
+    def kill():
+        time.sleep(after)
+        os.kill(pid, signal.SIGKILL)
+    t = threading.Thread(target=kill)
+    t.start()
+    return t
+
+
+def _slow(client, worker, seconds):
+    client.run(md._tasks.set_delay, seconds, workers=[worker])
+
+
+def test_worker_killed_mid_query_fails_over_to_its_replica(client, tmp_path):
+    data = np.arange(9_000.0)
+    m = md.shard_create(data, tmp_path / "r.json", 3_000, placement(client, tmp_path), client, replicas=1)
+    a = md.ShardedArray(m, client, timeout=60)
+    victim = a.shards[1].copies[0].worker
+    assert a.shards[1].copies[1].worker != victim
+    _slow(client, victim, 30)
+    killer = _kill_during(client, victim, 1.0)
+    t0 = time.monotonic()
+    assert a.sum() == data.sum()  # shard 1 answered by its replica
+    took = time.monotonic() - t0
+    killer.join()
+    assert took < 20, took
+
+
+def test_worker_killed_mid_query_without_replica_is_a_shard_error(client, tmp_path):
+    m = md.shard_create(np.arange(9_000.0), tmp_path / "k.json", 3_000, placement(client, tmp_path), client)
+    a = md.ShardedArray(m, client, timeout=60)
+    victim = a.shards[0].copies[0].worker
+    _slow(client, victim, 30)
+    killer = _kill_during(client, victim, 1.0)
+    t0 = time.monotonic()
+    with pytest.raises(md.ShardError, match=r"shard #0 \(0:3000\): worker " + victim + " died"):
+        a.sum()
+    assert time.monotonic() - t0 < 20
+    killer.join()
+
+
+def test_a_silent_worker_is_a_shard_error_within_the_timeout(client, tmp_path):
+    m = md.shard_create(np.arange(100.0), tmp_path / "s.json", 50, placement(client, tmp_path), client)
+    a = md.ShardedArray(m, client)
+    slow = a.shards[1].copies[0].worker
+    _slow(client, slow, 3)
+    t0 = time.monotonic()
+    with pytest.raises(md.ShardError, match=r"shard #1 \(50:100\) on .*no answer within 1 s"):
+        a.sum(timeout=1)
+    assert time.monotonic() - t0 < 2.5
+    _slow(client, slow, 0)
+
+
+def test_the_cli_manifest_is_read(client, cli, tmp_path):
+    data = np.random.default_rng(7).normal(size=10_000)
+    np.save(tmp_path / "src.npy", data)
+    ws = workers(client)
+    args = ["shard", "create", tmp_path / "src.npy", "--manifest", tmp_path / "c.json", "--shard-length", "3000"]
+    for k, w in enumerate(ws):
+        args += ["--placement", f"{w}={tmp_path / f'cli{k}'}"]
+    cli(*args)
+    a = md.ShardedArray(str(tmp_path / "c.json"), client)
+    assert len(a.shards) == 4 and [s.copies[0].worker for s in a.shards] == [ws[0], ws[1], ws[2], ws[0]]
+    close(a.sum(1000, 9000), data[1000:9000].astype(LD).sum(), np.abs(data).sum(), "cli manifest")
+    assert a.max() == data.max()
+
+
+def test_the_readme_example_runs(client, tmp_path):
+    """README.md's "Beyond one machine" Python block, as written, on this cluster: its scheduler
+    for tcp://HOST:8786, two of its workers for disk-a and disk-b, scratch folders for /data."""
+    import pathlib
+    import re
+    text = (pathlib.Path(__file__).resolve().parents[2] / "README.md").read_text()
+    section = text[text.index("\n## Beyond one machine"):]
+    section = section[:section.index("\n## ", 1)]
+    (code,) = re.findall(r"```python\n(.*?)```", section, re.S)
+    ws = workers(client)
+    np.save("big.npy", np.random.default_rng(0).normal(size=10**6))
+    code = (code.replace("tcp://HOST:8786", client.scheduler.address).replace('"disk-a"', repr(ws[0]))
+            .replace('"disk-b"', repr(ws[1])).replace("/data/a", str(tmp_path / "a"))
+            .replace("/data/b", str(tmp_path / "b")))
+    namespace = {"__name__": "__readme__"}
+    exec(compile(code, "README.md Beyond one machine", "exec"), namespace)
+    namespace["client"].close()
