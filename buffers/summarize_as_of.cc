@@ -6,6 +6,7 @@
 #include <string>
 
 #include "buffers/moment_tree.h"
+#include "buffers/ola_file.h"
 #include "storage/array_file.h"
 #include "storage/log_reader.h"
 
@@ -66,7 +67,8 @@ Result<std::map<uint64_t, uint64_t>> ChangedSince(const std::string& log_dir, in
 Status SummarizeAsOf(BufferedArray& array, std::span<const IndexRange> ranges, int64_t time, bool need_extremes,
                      std::vector<RangeSummary>* out) {
   const DType dtype = array.array().dtype();
-  const int order = array.tree().order();
+  // The order the summaries come in: the Ola buffer's N − 1 for kind ola.
+  const int order = array.ola() ? array.ola()->layout().max_order() : array.tree().order();
   const std::string log_dir = array.sidecar() + "/log";
   for (int attempt = 0; attempt < kAttempts; ++attempt) {
     // The sequence the current state reflects, then what changed after T up to it.

@@ -21,7 +21,8 @@ namespace {
 
 using testing::ScratchDir;
 
-std::unique_ptr<BufferedArray> Fresh(const std::string& path, uint64_t n) {
+// `ola_nodes` > 0: buffer kind ola (its index moments come from the Ola buffer).
+std::unique_ptr<BufferedArray> Fresh(const std::string& path, uint64_t n, int ola_nodes = 0) {
   IoOptions io;
   io.writable = true;
   const uint64_t shape[] = {n};
@@ -31,18 +32,25 @@ std::unique_ptr<BufferedArray> Fresh(const std::string& path, uint64_t n) {
   BufferedArrayOptions options;
   options.io.writable = true;
   options.tree.leaf_span = 16;
+  options.tree.ola_nodes = ola_nodes;
+  options.tree.ola_bin = 8;
   auto ba = BufferedArray::Open(path, options);
   EXPECT_OK(ba);
   return std::move(*ba);
 }
 
-TEST(SummarizeAsOfTest, EqualsTheStateAtEachTime) {
+class SummarizeAsOfKinds : public ::testing::TestWithParam<int> {};
+
+// Both buffer kinds (0: hbb; 4: an Ola buffer of 4 nodes, whose M_1 is within
+// its bound, below 1e-9 · n · max|a| · n = 1 here, rather than exact).
+TEST_P(SummarizeAsOfKinds, EqualsTheStateAtEachTime) {
   const uint64_t seed = testing::TestSeed();
   SCOPED_TRACE("MOMENTA_SEED=" + std::to_string(seed));
   std::mt19937_64 rng(seed);
   ScratchDir dir;
   const uint64_t n = 1000;
-  auto ba = Fresh(dir.File("a.npy"), n);
+  auto ba = Fresh(dir.File("a.npy"), n, GetParam());
+  ASSERT_EQ(ba->ola() != nullptr, GetParam() > 0);
   std::map<int64_t, std::vector<int64_t>> states;
   std::vector<int64_t> now(n, 0);
   states[999] = now;
@@ -82,7 +90,12 @@ TEST(SummarizeAsOfTest, EqualsTheStateAtEachTime) {
       }
       EXPECT_EQ(got[k].count(), ranges[k].size());
       EXPECT_TRUE(got[k].exact_sum == sum);
-      EXPECT_EQ(got[k].index.moment(1), m1);
+      if (GetParam() == 0) {
+        EXPECT_EQ(got[k].index.moment(1), m1);
+      } else {
+        EXPECT_NEAR(static_cast<double>(got[k].index.moment(1)), static_cast<double>(m1), 1.0);
+        EXPECT_EQ(got[k].index.order(), GetParam() - 1);
+      }
       if (ranges[k].size() > 0) {
         EXPECT_EQ(got[k].extremes.min, static_cast<double>(lo));
         EXPECT_EQ(got[k].extremes.max, static_cast<double>(hi));
@@ -90,6 +103,8 @@ TEST(SummarizeAsOfTest, EqualsTheStateAtEachTime) {
     }
   }
 }
+
+INSTANTIATE_TEST_SUITE_P(Kinds, SummarizeAsOfKinds, ::testing::Values(0, 4));
 
 TEST(SummarizeAsOfTest, RefusesTimesThatGoBack) {
   ScratchDir dir;
