@@ -21,6 +21,7 @@ Status ProgressiveSum::AddPartialLeaf(uint64_t leaf, uint64_t in_begin, uint64_t
   MOMENTA_RETURN_IF_ERROR(tree_.VerifyNode(1, leaf, tree_.Node(1, leaf)));
   PartialLeaf e;
   e.leaf = tree_.Summary(1, leaf);
+  e.leaf_index = leaf;
   e.inside = in_end - in_begin;
   const uint64_t first = layout.node_first(1, leaf), end = layout.node_end(1, leaf);
   const size_t index = ends_.size();
@@ -116,8 +117,34 @@ Result<SumBound> ProgressiveSum::Next() {
   KnownCells& known = s.inside ? e.known_inside : e.known_outside;
   const double shift = e.leaf.values.shift();
   for (uint64_t k = 0; k < n; ++k) known.Add(DecodeValue(array_.dtype(), bytes_.data() + k * item), shift);
+  const bool side_done = next_ == steps_.size() || steps_[next_].leaf != s.leaf || steps_[next_].inside != s.inside;
+  if (side_done && !s.inside) MaybeReadInside(s.leaf);
   last_ = Narrowed(BoundSum(whole_, ends_, array_.dtype()));
   return last_;
+}
+
+// The outside of leaf `leaf` has been read: its inside sum is the leaf's sum
+// minus it, as exact as the leaf's stored sum (ε · Σ|a| over the whole leaf).
+// When that allowance is wide against the inside sum itself — a huge value
+// outside the range, or values cancelling inside — the inside is read too
+// (its cells' own sum has only rounding), in pieces, right after.
+void ProgressiveSum::MaybeReadInside(size_t leaf) {
+  if (DTypeIsInteger(array_.dtype())) return;  // integer sums are exact already
+  const PartialLeaf& e = ends_[leaf];
+  const SumBound alone = BoundSum(WholeNodes{}, {&e, 1}, array_.dtype());
+  if (alone.nan != NanState::kNo || !std::isfinite(alone.lower) || !std::isfinite(alone.upper)) return;
+  if (alone.upper - alone.lower <= kReadInsideWidth * std::fabs(alone.estimate)) return;
+  const TreeLayout& layout = tree_.layout();
+  const uint64_t first = layout.node_first(1, e.leaf_index), end = layout.node_end(1, e.leaf_index);
+  const uint64_t begin = std::max(first, p_), stop = std::min(end, q_);
+  const uint64_t piece =
+      std::max(options_.min_piece, (stop - begin + options_.pieces_per_end - 1) / options_.pieces_per_end);
+  std::vector<Step> inside;
+  for (uint64_t at = begin; at < stop; at += piece) inside.push_back({leaf, at, std::min(stop, at + piece), true});
+  steps_.insert(steps_.begin() + static_cast<std::ptrdiff_t>(next_), inside.begin(), inside.end());
+  // The outside cells are then counted twice unless the inside starts afresh:
+  // the bound uses the inside cells read, and drops what was read outside.
+  ends_[leaf].known_outside = KnownCells{};
 }
 
 }  // namespace momenta

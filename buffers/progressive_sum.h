@@ -7,7 +7,9 @@
 // MomentTree::VerifyNode) and bounds the sum. Each Next() reads one piece of
 // one partial leaf from the array — the leaf's shorter side (the cells
 // inside the range, or those outside it), the left end first, in pieces of
-// about 1/pieces_per_end of that side — and bounds the sum again; the
+// about 1/pieces_per_end of that side; and when the outside was read and
+// the leaf's own allowance still leaves its inside sum wide (a huge value
+// outside the range), the inside too — and bounds the sum again; the
 // interval returned is the intersection with the previous one, so it never
 // widens. Once done(), every partial leaf is determined and the interval is
 // only the rounding allowance (SumBound::exact).
@@ -55,7 +57,7 @@ class ProgressiveSum {
   Result<SumBound> Next();
 
   uint64_t array_bytes_read() const { return array_bytes_; }
-  uint64_t steps() const { return steps_.size(); }  // pieces to read in all (known after Start)
+  uint64_t steps() const { return steps_.size(); }  // pieces planned so far (an inside read may add some)
 
  private:
   // One read: cells [begin, end) of partial leaf `leaf` (an index into
@@ -66,6 +68,10 @@ class ProgressiveSum {
     bool inside;
   };
   [[nodiscard]] Status AddPartialLeaf(uint64_t leaf, uint64_t in_begin, uint64_t in_end);
+  void MaybeReadInside(size_t leaf);
+  // The width (relative to its estimate) past which a leaf taken as its sum
+  // minus its outside is read on its inside too.
+  static constexpr double kReadInsideWidth = 1e-6;
   SumBound Narrowed(const SumBound& fresh);
 
   MomentTree& tree_;

@@ -27,10 +27,25 @@ ld MaxAbs(const RangeSummary& s, uint64_t f) {
   return std::max(std::fabs(FiniteLow(s.extremes)), std::fabs(FiniteHigh(s.extremes)));
 }
 uint64_t FiniteCount(const RangeSummary& s) { return s.count() - s.nonfinite.total(); }
-// The error of a node's stored finite sum, as the buffer's bound allows it.
+// The error of a node's stored finite sum S, as the buffer's bound allows
+// it: ε · Σ|a| over its f finite cells, with Σ|a| bounded from what the node
+// holds by the least of
+//   f · max|a|
+//   S + 2 f · max(0, −min)    (Σ|a| = Σa + 2 Σ_{a<0} |a|)
+//   −S + 2 f · max(0, max)    (Σ|a| = −Σa + 2 Σ_{a>0} a)
+// where the exact Σa is within ε Σ|a| of S, so the last two are divided by
+// 1 − ε (for data of one sign Σ|a| is then |S| itself, however spiky).
 ld NodeSlack(const RangeSummary& s) {
   const uint64_t f = FiniteCount(s);
-  return kNodeSumRelativeError * static_cast<ld>(f) * MaxAbs(s, f);
+  if (f == 0) return 0;
+  const ld fl = static_cast<ld>(f), sum = s.index.moment(0);
+  ld abs_bound = fl * MaxAbs(s, f);
+  if (std::isfinite(sum) && !s.extremes.empty()) {
+    const ld neg = std::max<ld>(0, -FiniteLow(s.extremes)), pos = std::max<ld>(0, FiniteHigh(s.extremes));
+    const ld by_sign = std::min(sum + 2 * fl * neg, -sum + 2 * fl * pos);
+    abs_bound = std::min(abs_bound, Up(by_sign, std::fabs(sum) + 2 * fl * (neg + pos)) / (1 - kNodeSumRelativeError));
+  }
+  return kNodeSumRelativeError * std::max<ld>(0, abs_bound) * (1 + 4 * kUlp);
 }
 // The rounding of KnownCells' sums: adding n terms in order, each rounding at
 // most 2^-64 of the running magnitude (<= the sum of |terms|).

@@ -90,6 +90,7 @@ struct KnownCells {
 // known_outside.count <= leaf.count() − inside
 struct PartialLeaf {
   RangeSummary leaf;
+  uint64_t leaf_index = 0;  // which leaf (for the caller's reads)
   uint64_t inside = 0;
   KnownCells known_inside, known_outside;
   // Every cell inside, or every cell outside, has been read: the inside sum is determined.
