@@ -12,6 +12,7 @@
 #include <mutex>
 
 #include "buffers/moment_tree.h"
+#include "buffers/progressive_sum.h"
 #include "python/src/interruptible.h"
 #include "python/src/py_status.h"
 #include "storage/array_file.h"
@@ -221,6 +222,36 @@ py::object ArrayHandle::Stat(int code, int64_t p, int64_t q, bool skipna, int dd
   }
   if (!notices.empty()) WarnNotices(notices);
   return AnswerObject(*answer);
+}
+
+py::tuple ArrayHandle::Approx(int code, int64_t p, int64_t q) {
+  const momenta::Stat stat = StatOf(code);
+  if (stat != momenta::Stat::kSum && stat != momenta::Stat::kMean)
+    ThrowIfError(Status::InvalidArgument(path_, "approx= answers sum and mean"));
+  SumBound bound;
+  uint64_t count = 0;
+  {
+    py::gil_scoped_release unlocked;
+    QueryLock hold(mu_, writable_);
+    BufferedArray& ba = Live();
+    const auto n = static_cast<int64_t>(ba.length());
+    const int64_t b = p < 0 ? p + n : p, e = q < 0 ? q + n : q;
+    if (b < 0 || e < 0 || b > n || e > n || b > e)
+      ThrowIfError(Status::OutOfRange(path_, "range " + std::to_string(p) + ":" + std::to_string(q) +
+                                                 " is not a range of the array (length " + std::to_string(n) + ")"));
+    count = static_cast<uint64_t>(e - b);
+    if (stat == momenta::Stat::kMean && count == 0)
+      ThrowIfError(Status::InvalidArgument("mean", "the range is empty").WithContext(path_));
+    ProgressiveSum progressive(ba.tree(), ba.array(), static_cast<uint64_t>(b), static_cast<uint64_t>(e));
+    auto first = progressive.Start();
+    if (!first.ok()) throw StatusError{first.status()};
+    bound = stat == momenta::Stat::kMean ? BoundMean(*first, count) : *first;
+  }
+  const char* nan = bound.nan == NanState::kNo ? "no" : bound.nan == NanState::kMaybe ? "maybe" : "certain";
+  if (bound.is_integer)
+    return py::make_tuple(IntegerObject(bound.int_estimate), IntegerObject(bound.int_lower),
+                          IntegerObject(bound.int_upper), bound.exact, nan);
+  return py::make_tuple(bound.estimate, bound.lower, bound.upper, bound.exact, nan);
 }
 
 py::list ArrayHandle::Stats(const py::array_t<int64_t>& starts, const py::array_t<int64_t>& stops,
@@ -489,6 +520,7 @@ void RegisterArray(py::module_& m) {
       .def("info", &ArrayHandle::Info)
       .def("stat", &ArrayHandle::Stat)
       .def("stats", &ArrayHandle::Stats)
+      .def("approx", &ArrayHandle::Approx)
       .def("write", &ArrayHandle::Write)
       .def("apply", &ArrayHandle::Apply)
       .def("commit", &ArrayHandle::Commit)

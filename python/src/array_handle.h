@@ -74,6 +74,13 @@ class ArrayHandle {
   py::list Stats(const py::array_t<int64_t>& starts, const py::array_t<int64_t>& stops, const std::vector<int>& stats,
                  bool skipna, int ddof, int order, double about, int degree, bool empty_nan);
 
+  // The first bound of a progressive query (buffers/range_bounds.h), from the
+  // buffer's nodes alone (no array byte read): for sum or mean (a Stat's
+  // index) over [p, q) (negative sides as Stat), the tuple (estimate, lower,
+  // upper, exact, nan) with nan "no", "maybe" or "certain"; an integer
+  // array's sum gives exact Python ints. exact: the nodes alone decide it.
+  py::tuple Approx(int stat, int64_t p, int64_t q);
+
   // a[first + k] = values[k] (BufferedArray::Write); `values` is int64,
   // uint64 or float64, and each must fit the dtype.
   void Write(uint64_t first, const py::array& values, int64_t time);
