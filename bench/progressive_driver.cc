@@ -1,6 +1,7 @@
 // Progressive answers (issue 18): how wide the first interval of a
 // progressive sum is, relative to the answer, and what it costs, for range
-// lengths from 10^3 to the whole array; in process (ProgressiveSum: the
+// lengths from 10^3 to the whole array (relative to the answer |s| and to
+// Σ|a|, the scale of the buffer's accuracy bound); in process (ProgressiveSum: the
 // first bound, every refinement, the ordinary query) and as whole `momenta
 // query --approx` / `--progressive` processes. bench/README.md, "Progressive
 // answers", has the figures and the command.
@@ -91,17 +92,18 @@ int Run(uint64_t n, int ranges, const std::string& data, const std::string& dir)
               static_cast<unsigned long long>(n), std::to_string(n * 8 >> 20).append(" MiB").c_str(),
               static_cast<unsigned long long>(a.tree().layout().leaf_span()), data.c_str(),
               a.array().io().Name().c_str(), ranges);
-  std::printf("%-10s %12s %12s %10s %10s %8s %12s %10s %10s %10s\n", "length", "first_w/|s|", "max_first_w",
+  std::printf("%-10s %12s %12s %12s %10s %10s %8s %12s %10s %10s %10s\n", "length", "first_w/|s|", "max_first_w",
+              "first_w/S|a|",
               "first_us", "all_us", "steps", "last_w/|s|", "query_us", "cli_approx", "cli_prog");
   std::vector<uint64_t> lengths;
   for (uint64_t l = 1000; l < n; l *= 10) lengths.push_back(l);
   lengths.push_back(n);
   for (uint64_t len : lengths) {
-    std::vector<double> first_w, first_us, all_us, steps, last_w, query_us, cli_a, cli_p;
+    std::vector<double> first_w, first_w_abs, first_us, all_us, steps, last_w, query_us, cli_a, cli_p;
     for (int r = 0; r < (len == n ? 1 : ranges); ++r) {
       const uint64_t p = len == n ? 0 : rng() % (n - len + 1), q = p + len;
-      long double exact = 0;
-      for (uint64_t i = p; i < q; ++i) exact += cells[i];
+      long double exact = 0, abs_sum = 0;
+      for (uint64_t i = p; i < q; ++i) exact += cells[i], abs_sum += std::fabs(cells[i]);
       const double scale = std::fabs(static_cast<double>(exact));
       auto t0 = Clock::now();
       ProgressiveSum ps(a.tree(), a.array(), p, q);
@@ -109,6 +111,7 @@ int Run(uint64_t n, int ranges, const std::string& data, const std::string& dir)
       const double t_first = Micros(t0);
       if (!b.ok()) return std::fprintf(stderr, "%s\n", b.status().ToString().c_str()), 1;
       first_w.push_back((b->upper - b->lower) / scale);
+      first_w_abs.push_back((b->upper - b->lower) / static_cast<double>(abs_sum));
       first_us.push_back(t_first);
       int k = 0;
       while (!ps.done()) {
@@ -130,9 +133,9 @@ int Run(uint64_t n, int ranges, const std::string& data, const std::string& dir)
             TimeProcess({MOMENTA_CLI_PATH, "query", path, "--range", range, "--stat", "sum", "--progressive", "--json"}));
       }
     }
-    std::printf("%-10llu %12.3g %12.3g %10.1f %10.1f %8.0f %12.3g %10.1f %10.0f %10.0f\n",
+    std::printf("%-10llu %12.3g %12.3g %12.3g %10.1f %10.1f %8.0f %12.3g %10.1f %10.0f %10.0f\n",
                 static_cast<unsigned long long>(len), Median(first_w), *std::max_element(first_w.begin(), first_w.end()),
-                Median(first_us), Median(all_us), Median(steps), Median(last_w), Median(query_us), Median(cli_a),
+                Median(first_w_abs), Median(first_us), Median(all_us), Median(steps), Median(last_w), Median(query_us), Median(cli_a),
                 Median(cli_p));
   }
   ba->reset();
