@@ -14,9 +14,12 @@
 // widens. Once done(), every partial leaf is determined and the interval is
 // only the rounding allowance (SumBound::exact).
 //
-// A reader racing a writer: each bound holds for the array as the nodes and
-// cells it used were at the time; callers wanting one consistent answer take
-// the ordinary query (BufferedArray::Summarize) at the end.
+// A reader racing a writer: Start takes the nodes under the tree header's
+// seqlock (consistent with one log sequence; IOError after 5 s of a writer's
+// chunks); each later bound holds for the array as the leaf and the cells it
+// used were when read, so under concurrent updates it bounds a moving
+// target. Callers wanting one consistent answer take the ordinary query
+// (BufferedArray::Summarize) at the end.
 // Not thread-safe; one object per query.
 #pragma once
 
@@ -69,6 +72,10 @@ class ProgressiveSum {
   };
   [[nodiscard]] Status AddPartialLeaf(uint64_t leaf, uint64_t in_begin, uint64_t in_end);
   void MaybeReadInside(size_t leaf);
+  // Start's work, once: the nodes read and the first bound.
+  Result<SumBound> TakeNodes();
+  // How long Start waits for a writer's chunks to leave the nodes alone.
+  static constexpr int64_t kSeqlockPatienceNs = 5'000'000'000;
   // The width (relative to its estimate) past which a leaf taken as its sum
   // minus its outside is read on its inside too.
   static constexpr double kReadInsideWidth = 1e-6;

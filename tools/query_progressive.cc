@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <memory>
 
 #include "buffers/moment_tree.h"
 #include "buffers/progressive_sum.h"
@@ -117,18 +118,27 @@ int AnswerProgressive(BufferedArray& ba, const std::string& path, Stat stat, Ind
     return kExitOk;
   }
   auto as_stat = [&](const SumBound& sum) { return stat == Stat::kMean ? BoundMean(sum, range.size()) : sum; };
-  ProgressiveSum progressive(ba.tree(), ba.array(), range.begin, range.end);
-  auto bound = progressive.Start();
+  auto progressive = std::make_unique<ProgressiveSum>(ba.tree(), ba.array(), range.begin, range.end);
+  auto bound = progressive->Start();
+  if (!bound.ok() && bound.status().code() == Status::Code::kCorruption) {
+    // A damaged node: the ordinary query rebuilds the buffer (with a notice),
+    // then the bounds start again from the new one.
+    auto rebuilt = ba.Summarize(range.begin, range.end, /*need_extremes=*/false);
+    for (const auto& n : ba.TakeNotices()) PrintNotice(n);
+    if (!rebuilt.ok()) return Fail(rebuilt.status());
+    progressive = std::make_unique<ProgressiveSum>(ba.tree(), ba.array(), range.begin, range.end);
+    bound = progressive->Start();
+  }
   if (!bound.ok()) return Fail(bound.status());
   if (approx) {
-    Print(stat, Line{as_stat(*bound), bound->exact, progressive.array_bytes_read(), timer.ElapsedMicros()}, json);
+    Print(stat, Line{as_stat(*bound), bound->exact, progressive->array_bytes_read(), timer.ElapsedMicros()}, json);
     return kExitOk;
   }
   Print(stat, Line{as_stat(*bound), false, 0, timer.ElapsedMicros()}, json);
-  while (!progressive.done() && !Decided(*bound)) {
-    bound = progressive.Next();
+  while (!progressive->done() && !Decided(*bound)) {
+    bound = progressive->Next();
     if (!bound.ok()) return Fail(bound.status());
-    Print(stat, Line{as_stat(*bound), false, progressive.array_bytes_read(), timer.ElapsedMicros()}, json);
+    Print(stat, Line{as_stat(*bound), false, progressive->array_bytes_read(), timer.ElapsedMicros()}, json);
   }
   // The last line: the ordinary query, consistent with one log sequence.
   QueryCost cost;
@@ -138,7 +148,7 @@ int AnswerProgressive(BufferedArray& ba, const std::string& path, Stat stat, Ind
   auto answer = ComputeStat(stat, {}, *summary, range.begin, ba.array().dtype());
   if (!answer.ok()) return Fail(answer.status().WithContext(path));
   Print(stat,
-        Line{FinalBound(*answer, as_stat(*bound)), true, progressive.array_bytes_read() + cost.array_bytes,
+        Line{FinalBound(*answer, as_stat(*bound)), true, progressive->array_bytes_read() + cost.array_bytes,
              timer.ElapsedMicros()},
         json);
   return kExitOk;

@@ -27,7 +27,9 @@ bool ServedProgressively(Stat stat);
 // ("exact" is then true only when the nodes alone decide the answer). The
 // last line otherwise is the ordinary query's answer (as `momenta query`
 // prints it), its interval widened to hold it if rounding put it outside.
-// stdout is flushed after every line. Returns the exit code.
+// stdout is flushed after every line. A damaged buffer node (Corruption) is
+// rebuilt by the ordinary query (a notice says so) and the bounds start over
+// from the new buffer. Returns the exit code.
 // REQUIRES: ServedProgressively(stat); range inside the array
 int AnswerProgressive(BufferedArray& ba, const std::string& path, Stat stat, IndexRange range, bool approx,
                       bool json);
