@@ -230,6 +230,7 @@ py::tuple ArrayHandle::Approx(int code, int64_t p, int64_t q) {
     ThrowIfError(Status::InvalidArgument(path_, "approx= answers sum and mean"));
   SumBound bound;
   uint64_t count = 0;
+  std::vector<std::string> notices;
   {
     py::gil_scoped_release unlocked;
     QueryLock hold(mu_, writable_);
@@ -242,11 +243,18 @@ py::tuple ArrayHandle::Approx(int code, int64_t p, int64_t q) {
     count = static_cast<uint64_t>(e - b);
     if (stat == momenta::Stat::kMean && count == 0)
       ThrowIfError(Status::InvalidArgument("mean", "the range is empty").WithContext(path_));
-    ProgressiveSum progressive(ba.tree(), ba.array(), static_cast<uint64_t>(b), static_cast<uint64_t>(e));
-    auto first = progressive.Start();
+    auto first = ProgressiveSum(ba.tree(), ba.array(), static_cast<uint64_t>(b), static_cast<uint64_t>(e)).Start();
+    if (!first.ok() && first.status().code() == Status::Code::kCorruption) {
+      // A damaged node: the ordinary query rebuilds the buffer (a notice), then the bound is taken again.
+      auto rebuilt = ba.Summarize(static_cast<uint64_t>(b), static_cast<uint64_t>(e), false);
+      notices = ba.TakeNotices();
+      if (!rebuilt.ok()) throw StatusError{rebuilt.status()};
+      first = ProgressiveSum(ba.tree(), ba.array(), static_cast<uint64_t>(b), static_cast<uint64_t>(e)).Start();
+    }
     if (!first.ok()) throw StatusError{first.status()};
     bound = stat == momenta::Stat::kMean ? BoundMean(*first, count) : *first;
   }
+  if (!notices.empty()) WarnNotices(notices);
   const char* nan = bound.nan == NanState::kNo ? "no" : bound.nan == NanState::kMaybe ? "maybe" : "certain";
   if (bound.is_integer)
     return py::make_tuple(IntegerObject(bound.int_estimate), IntegerObject(bound.int_lower),

@@ -79,6 +79,7 @@ class ArrayHandle {
   // index) over [p, q) (negative sides as Stat), the tuple (estimate, lower,
   // upper, exact, nan) with nan "no", "maybe" or "certain"; an integer
   // array's sum gives exact Python ints. exact: the nodes alone decide it.
+  // A damaged node is rebuilt first, as Stat does (a Notice says so).
   py::tuple Approx(int stat, int64_t p, int64_t q);
 
   // a[first + k] = values[k] (BufferedArray::Write); `values` is int64,

@@ -126,3 +126,19 @@ def test_refusals(tmp_path):
         a.sum(0, 1000, approx=True)
     with pytest.raises(momenta.InvalidArgumentError, match="empty"):
         a.mean(5, 5, approx=True)
+
+
+def test_damaged_node_is_rebuilt(tmp_path):
+    """A leaf of the tree file damaged: approx rebuilds the buffer (a Notice) and answers."""
+    path = str(tmp_path / "d.npy")
+    data = np.arange(100_000, dtype=np.float64)
+    np.save(path, data)
+    with pytest.warns(momenta.Notice):
+        momenta.open(path).close()  # builds the default buffer: leaves of 16384 cells, order 2
+    with open(path + ".momenta/tree", "r+b") as f:
+        f.seek(4096 + 3 * (2 * 2 + 17) * 8 + 8)
+        f.write(b"AAAAAAAA")
+    a = momenta.open(path)
+    with pytest.warns(momenta.Notice, match="rebuilding"):
+        s = a.sum(41000, 80000, approx=True)
+    assert s.lower <= sum(range(41000, 80000)) <= s.upper
