@@ -132,7 +132,7 @@ SumBound ProgressiveSum::Narrowed(const SumBound& fresh) {
 
 Result<SumBound> ProgressiveSum::Next() {
   assert(!done());
-  const Step& s = steps_[next_++];
+  const Step s = steps_[next_++];  // a copy: MaybeReadInside may insert into steps_
   const size_t item = array_.itemsize();
   const uint64_t n = s.end - s.begin;
   bytes_.resize(n * item);

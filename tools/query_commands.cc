@@ -49,7 +49,7 @@ struct QueryArgs {
 // Why --progressive / --approx cannot answer this query ("" when it can).
 std::string ProgressiveRefusal(const QueryArgs& a, const std::vector<Stat>& stats) {
   const std::string flag = a.approx ? "--approx" : "--progressive";
-  if (stats.size() != 1) return "query: " + flag + " answers one --stat (" + kProgressiveStats + ")";
+  if (stats.size() != 1) return "query: " + flag + " answers one --stat at a time (" + kProgressiveStats + ")";
   if (!ServedProgressively(stats[0]))
     return "query: " + flag + " answers " + kProgressiveStats + ", not " + std::string(StatName(stats[0]));
   if (!a.ranges.empty() || a.bins > 0) return "query: " + flag + " answers one --range, not --ranges or --bins";
