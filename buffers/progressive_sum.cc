@@ -26,6 +26,7 @@ Status ProgressiveSum::AddPartialLeaf(uint64_t leaf, uint64_t in_begin, uint64_t
   PartialLeaf e;
   e.leaf = tree_.Summary(1, leaf);
   e.leaf_index = leaf;
+  e.fresh = fresh_;
   e.inside = in_end - in_begin;
   const uint64_t first = layout.node_first(1, leaf), end = layout.node_end(1, leaf);
   const size_t index = ends_.size();
@@ -73,7 +74,12 @@ Result<SumBound> ProgressiveSum::Start() {
 }
 
 Result<SumBound> ProgressiveSum::TakeNodes() {
+  // Updates since the build (replays of the log included) leave a node's
+  // rounding at the magnitudes it held; without any, the nodes describe the
+  // data as it is (the tighter allowance, range_bounds.cc).
+  fresh_ = std::atomic_ref<uint64_t>(tree_.header().updates_since_build).load(std::memory_order_acquire) == 0;
   whole_ = WholeNodes{};
+  whole_.fresh = fresh_;
   ends_.clear();
   steps_.clear();
   next_ = 0;
@@ -156,7 +162,9 @@ Result<SumBound> ProgressiveSum::Next() {
 void ProgressiveSum::MaybeReadInside(size_t leaf) {
   if (DTypeIsInteger(array_.dtype())) return;  // integer sums are exact already
   const PartialLeaf& e = ends_[leaf];
-  const SumBound alone = BoundSum(WholeNodes{}, {&e, 1}, array_.dtype());
+  WholeNodes none;
+  none.fresh = fresh_;
+  const SumBound alone = BoundSum(none, {&e, 1}, array_.dtype());
   if (alone.nan != NanState::kNo || !std::isfinite(alone.lower) || !std::isfinite(alone.upper)) return;
   if (alone.upper - alone.lower <= kReadInsideWidth * std::fabs(alone.estimate)) return;
   const TreeLayout& layout = tree_.layout();

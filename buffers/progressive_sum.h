@@ -90,6 +90,7 @@ class ProgressiveSum {
   std::vector<PartialLeaf> ends_;
   std::vector<Step> steps_;
   size_t next_ = 0;       // steps_[next_] is the next read
+  bool fresh_ = false;    // the tree had no incremental update since its build (at Start)
   SumBound last_;         // the last bound returned
   uint64_t array_bytes_ = 0;
   std::vector<char> bytes_;

@@ -28,19 +28,23 @@ ld MaxAbs(const RangeSummary& s, uint64_t f) {
 }
 uint64_t FiniteCount(const RangeSummary& s) { return s.count() - s.nonfinite.total(); }
 // The error of a node's stored finite sum S, as the buffer's bound allows
-// it: ε · Σ|a| over its f finite cells, with Σ|a| bounded from what the node
-// holds by the least of
+// it: ε · Σ|a| over its f finite cells, |a| at the largest each cell has held
+// since the node was last computed from data (DESIGN.md §5). Every such
+// value lies within the node's min and max (an update that replaces an
+// extreme has the node recomputed), so f · max|a| bounds it always. A
+// `fresh` node (no incremental update since the build: the sums describe the
+// data as it is) is bounded by the least of
 //   f · max|a|
 //   S + 2 f · max(0, −min)    (Σ|a| = Σa + 2 Σ_{a<0} |a|)
 //   −S + 2 f · max(0, max)    (Σ|a| = −Σa + 2 Σ_{a>0} a)
 // where the exact Σa is within ε Σ|a| of S, so the last two are divided by
 // 1 − ε (for data of one sign Σ|a| is then |S| itself, however spiky).
-ld NodeSlack(const RangeSummary& s) {
+ld NodeSlack(const RangeSummary& s, bool fresh) {
   const uint64_t f = FiniteCount(s);
   if (f == 0) return 0;
   const ld fl = static_cast<ld>(f), sum = s.index.moment(0);
   ld abs_bound = fl * MaxAbs(s, f);
-  if (std::isfinite(sum) && !s.extremes.empty()) {
+  if (fresh && std::isfinite(sum) && !s.extremes.empty()) {
     const ld neg = std::max<ld>(0, -FiniteLow(s.extremes)), pos = std::max<ld>(0, FiniteHigh(s.extremes));
     const ld by_sign = std::min(sum + 2 * fl * neg, -sum + 2 * fl * pos);
     abs_bound = std::min(abs_bound, Up(by_sign, std::fabs(sum) + 2 * fl * (neg + pos)) / (1 - kNodeSumRelativeError));
@@ -165,7 +169,7 @@ Piece FloatPiece(const PartialLeaf& e) {
   // minus the unread outside cells, which lie in [m, M] each.
   const ld f_sum = leaf.index.moment(0);
   const ld f_r_sum = f_sum - ki.finite_sum - ko.finite_sum;
-  const ld slack = NodeSlack(leaf) + SequentialError(ki.count, ki.finite_abs) +
+  const ld slack = NodeSlack(leaf, e.fresh) + SequentialError(ki.count, ki.finite_abs) +
                    SequentialError(ko.count, ko.finite_abs) +
                    8 * kUlp * (std::fabs(f_sum) + ki.finite_abs + ko.finite_abs);
   const ld out_max = std::max(fo_lo * M, fo_hi * M), out_min = std::min(fo_lo * m, fo_hi * m);
@@ -266,7 +270,7 @@ void WholeNodes::Add(const RangeSummary& node) {
   magnitude += std::fabs(s);
   // The node's own error, and the rounding of this addition (2^-64 of the
   // running sum, which is at most the magnitude).
-  slack += NodeSlack(node) + 2 * kUlp * magnitude;
+  slack += NodeSlack(node, fresh) + 2 * kUlp * magnitude;
   nonfinite.nan += node.nonfinite.nan;
   nonfinite.pos_inf += node.nonfinite.pos_inf;
   nonfinite.neg_inf += node.nonfinite.neg_inf;

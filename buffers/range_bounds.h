@@ -19,8 +19,10 @@
 // Soundness in floating point. The interval always contains the exact sum
 // (of the cells as they are, in exact arithmetic) provided the buffer meets
 // its stated accuracy (DESIGN.md §5): a node's stored finite sum is within
-// kNodeSumRelativeError · f · max|a| of the exact sum of its f finite cells
-// (max|a| from the node's min and max), its Σ(a − K) and Σ(a − K)² within
+// kNodeSumRelativeError · Σ|a| of the exact sum of its f finite cells, |a|
+// at the largest each has held since the node was computed from data (at
+// most f · max|a| from the node's min and max; for a node fresh from a
+// build, also ±S + 2f·max(0, ∓extreme)), its Σ(a − K) and Σ(a − K)² within
 // the same fraction of their magnitudes. Every long double operation's
 // rounding is then bounded (each bound is a few operations on terms whose
 // magnitudes are tracked: at most 8 · 2^-64 of them, taken outward), and the
@@ -91,6 +93,7 @@ struct KnownCells {
 struct PartialLeaf {
   RangeSummary leaf;
   uint64_t leaf_index = 0;  // which leaf (for the caller's reads)
+  bool fresh = false;       // no incremental update since the build (tighter allowance: range_bounds.cc)
   uint64_t inside = 0;
   KnownCells known_inside, known_outside;
   // Every cell inside, or every cell outside, has been read: the inside sum is determined.
@@ -101,6 +104,7 @@ struct PartialLeaf {
 
 // The whole nodes inside the range, added one at a time.
 struct WholeNodes {
+  bool fresh = false;  // set before Add: no incremental update since the build (range_bounds.cc)
   uint64_t count = 0;
   long double finite_sum = 0;  // Σ of the nodes' stored finite sums
   long double slack = 0;       // Σ kNodeSumRelativeError · f · max|a|, plus the rounding of the sum
