@@ -302,6 +302,9 @@ Status BufferedArray::Impl::ReplayIntoArrayAndTree(uint64_t after, bool tree_too
     } else if (tree_too) {
       MOMENTA_RETURN_IF_ERROR(maintenance_->Apply(*tree_, r.index, RawBytes(r.old_raw), RawBytes(r.new_raw)));
       tree_->header().log_sequence = r.sequence;
+      // Counted as the update path counts: an incremental change, whose
+      // rounding progressive bounds allow for (range_bounds.cc).
+      tree_->header().updates_since_build++;
       if (maintenance_->leaves_queued() > 4096) MOMENTA_RETURN_IF_ERROR(maintenance_->Flush(*tree_, store_.get()));
     }
     ++*replayed;

@@ -20,6 +20,7 @@
 #include "storage/json_writer.h"
 #include "tools/query_answers.h"
 #include "tools/query_batch.h"
+#include "tools/query_progressive.h"
 #include "tools/update_parse.h"
 
 namespace momenta::cli {
@@ -41,7 +42,20 @@ struct QueryArgs {
   std::string on_error = "stop";
   uint64_t bins = 0;        // --bins K (0: not given)
   bool snap = false;
+  bool progressive = false;  // --progressive: bounds first, then refinements, then the answer
+  bool approx = false;       // --approx: the first bound only (no array read)
 };
+
+// Why --progressive / --approx cannot answer this query ("" when it can).
+std::string ProgressiveRefusal(const QueryArgs& a, const std::vector<Stat>& stats) {
+  const std::string flag = a.approx ? "--approx" : "--progressive";
+  if (stats.size() != 1) return "query: " + flag + " answers one --stat at a time (" + kProgressiveStats + ")";
+  if (!ServedProgressively(stats[0]))
+    return "query: " + flag + " answers " + kProgressiveStats + ", not " + std::string(StatName(stats[0]));
+  if (!a.ranges.empty() || a.bins > 0) return "query: " + flag + " answers one --range, not --ranges or --bins";
+  if (a.skipna) return "query: " + flag + " does not take --skipna";
+  return "";
+}
 
 int RunQuery(const QueryArgs& a) {
   std::vector<Stat> stats;
@@ -65,6 +79,8 @@ int RunQuery(const QueryArgs& a) {
   if (a.snap && a.bins == 0) return UsageFail("query: --snap moves the edges of --bins");
   if (a.on_error != "stop" && a.on_error != "skip")
     return UsageFail("--on-error: '" + a.on_error + "' is neither stop nor skip");
+  if (a.progressive || a.approx)
+    if (const std::string why = ProgressiveRefusal(a, stats); !why.empty()) return UsageFail(why);
   InstallCancelHandlers();  // a rebuild on open stops at a chunk and removes its tree.new-PID
   auto ba = OpenBuffered(a.path, a.common, /*writable=*/false);
   if (!ba.ok()) return FailOrInterrupted(ba.status());
@@ -77,6 +93,7 @@ int RunQuery(const QueryArgs& a) {
                                                std::to_string((*ba)->length()) + ")"));
   }
   if (a.bins > 0) return AnswerBins(**ba, spec, *range, a.bins, a.snap);
+  if (a.progressive || a.approx) return AnswerProgressive(**ba, a.path, stats[0], *range, a.approx, a.common.json);
   Stopwatch timer;
   QueryCost cost;
   Result<std::vector<StatAnswer>> answers = std::vector<StatAnswer>{};
@@ -206,6 +223,11 @@ void RegisterQueryCommands(CLI::App& app, Command* run) {
         ->check(CLI::Range(0, kMaxMomentOrder))
         ->capture_default_str();
     NonNegative(sub->add_option("--ddof", a->ddof, "var/std: 0 population, 1 sample (>= 0)"))->capture_default_str();
+    sub->add_flag("--progressive", a->progressive,
+                  "sum, count or mean: an estimate with an interval that holds the exact answer first, from "
+                  "the buffer alone, then narrower ones as the end leaves are read, ending with the answer");
+    sub->add_flag("--approx", a->approx,
+                  "sum, count or mean: only the first line of --progressive (reads no byte of the array)");
     sub->add_flag("--skipna", a->skipna,
                   "leave NaN cells out, as np.nansum np.nanmean np.nanvar np.nanstd np.nanmin np.nanmax "
                   "(count: the non-NaN cells; infinities are kept)");
@@ -213,6 +235,7 @@ void RegisterQueryCommands(CLI::App& app, Command* run) {
     sub->footer("Example: momenta query big.npy --range 1000:2^30 --stat mean --stat std --stat polyfit --degree 2\n"
                 "         momenta query big.npy --ranges ranges.txt --stat sum --json\n"
                 "         momenta query big.npy --range 0:2^40 --bins 1000 --snap --stat mean --stat min --stat max\n"
+                "         momenta query big.npy --range 1000:2^30 --stat sum --progressive --json\n"
                 "An empty range gives count 0 and sum 0; statistics that divide by the count fail on it.\n"
                 "NaN and infinity are answered as NumPy does: sum mean var std min max as np.sum np.mean np.var\n"
                 "np.std np.min np.max (a NaN gives NaN; inf - inf is NaN; var and std with an infinity are NaN).\n"

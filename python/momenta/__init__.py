@@ -14,7 +14,7 @@ installed with the project (python/README.md).
 from . import _momenta
 from ._errors import (CancelledError, CorruptionError, Error, ExistsError, InvalidArgumentError, NotFoundError,
                       NotSupportedError, Notice, OutOfRangeError, PermissionDeniedError, StorageError, CLASSES)
-from ._array import Array, create, open  # noqa: A004 (momenta.open, as h5py.File / numpy.load)
+from ._array import Approx, Array, create, open  # noqa: A004 (momenta.open, as h5py.File / numpy.load)
 from ._stream import Client, Window
 from ._summary import Summary, merge_summaries, summary_stat
 
@@ -24,6 +24,6 @@ del CLASSES
 STATISTICS = tuple(_momenta.kStatNames)
 __version__ = _momenta.__version__
 
-__all__ = ["Array", "Client", "Window", "create", "open", "Summary", "merge_summaries", "summary_stat", "STATISTICS", "Error", "InvalidArgumentError",
+__all__ = ["Approx", "Array", "Client", "Window", "create", "open", "Summary", "merge_summaries", "summary_stat", "STATISTICS", "Error", "InvalidArgumentError",
            "OutOfRangeError", "StorageError", "NotFoundError", "ExistsError", "PermissionDeniedError",
            "CorruptionError", "NotSupportedError", "CancelledError", "Notice"]

@@ -3,6 +3,7 @@
 import math
 import os
 import threading
+from typing import NamedTuple
 
 import numpy as np
 
@@ -15,6 +16,18 @@ _SUM, _COUNT, _MEAN, _VAR, _STD, _MOMENT, _MOMENTS, _COM, _SPREAD, _POLYFIT, _MI
 _NONE = math.nan  # "no centre given" to the extension
 _IO = ("auto", "uring", "mmap", "pread")
 _SYNC = ("always", "batch", "none")
+
+
+class Approx(NamedTuple):
+    """A sum or mean known from the buffer alone: the exact answer lies in [lower, upper]
+    (floats rounded outward; exact ints for an integer array's sum), unless nan is "maybe"
+    (the answer may also be NaN) or "certain" (it is NaN; the three numbers are NaN).
+    exact: the buffer's nodes alone decide the answer (no cell of the range is unknown)."""
+    estimate: float
+    lower: float
+    upper: float
+    exact: bool = False
+    nan: str = "no"
 
 
 def _text(value, what):
@@ -326,8 +339,23 @@ class Array:
                                False)
         return out.reshape(out_shape + out.shape[1:])
 
-    def sum(self, p=None, q=None, *, axis=None, skipna=False):
-        """Σ a_i (np.sum; skipna: np.nansum). Exact for integer dtypes (a Python int)."""
+    def _approx(self, code, what, p, q, axis, skipna):
+        if axis is not None or skipna:
+            raise InvalidArgumentError(f"{what}: approx=True answers a flat range p, q (no axis=, no skipna)")
+        if q is not None:
+            p, q = flat_range(p, q, self._size)
+        elif p is None:
+            p, q = 0, self._size
+        else:
+            p, q = run_of(p, self._shape)
+        return Approx(*self._h.approx(code, p, q))
+
+    def sum(self, p=None, q=None, *, axis=None, skipna=False, approx=False):
+        """Σ a_i (np.sum; skipna: np.nansum). Exact for integer dtypes (a Python int).
+        approx=True: an Approx (estimate, lower, upper, exact, nan) from the buffer alone,
+        without reading the array; the exact sum lies in [lower, upper]."""
+        if approx:
+            return self._approx(_SUM, "sum", p, q, axis, skipna)
         if type(p) is int and type(q) is int and axis is None and type(skipna) is bool:
             try:  # the fast path: a flat range, nothing to resolve
                 return self._h.stat(_SUM, p, q, skipna, 0, -1, _NONE, 1)
@@ -339,8 +367,11 @@ class Array:
         """The elements of the range (skipna: the non-NaN ones)."""
         return self._stat(_COUNT, p, q, axis, bool(skipna))
 
-    def mean(self, p=None, q=None, *, axis=None, skipna=False):
-        """np.mean (skipna: np.nanmean). An empty range is an InvalidArgumentError."""
+    def mean(self, p=None, q=None, *, axis=None, skipna=False, approx=False):
+        """np.mean (skipna: np.nanmean). An empty range is an InvalidArgumentError.
+        approx=True: an Approx from the buffer alone, as sum(approx=True)."""
+        if approx:
+            return self._approx(_MEAN, "mean", p, q, axis, skipna)
         return self._stat(_MEAN, p, q, axis, bool(skipna))
 
     def var(self, p=None, q=None, *, ddof=0, axis=None, skipna=False):

@@ -13,6 +13,7 @@
 
 #include "buffers/moment_tree.h"
 #include "buffers/ola_file.h"
+#include "buffers/progressive_sum.h"
 #include "buffers/summarize_as_of.h"
 #include "python/src/interruptible.h"
 #include "python/src/py_status.h"
@@ -184,6 +185,38 @@ py::object ArrayHandle::Stat(int code, int64_t p, int64_t q, bool skipna, int dd
   }
   if (!notices.empty()) WarnNotices(notices);
   return AnswerObject(*answer);
+}
+
+py::tuple ArrayHandle::Approx(int code, int64_t p, int64_t q) {
+  const momenta::Stat stat = StatOf(code);
+  if (stat != momenta::Stat::kSum && stat != momenta::Stat::kMean)
+    ThrowIfError(Status::InvalidArgument(path_, "approx= answers sum and mean"));
+  SumBound bound;
+  std::vector<std::string> notices;
+  {
+    py::gil_scoped_release unlocked;
+    QueryLock hold(mu_, writable_);
+    BufferedArray& ba = Live();
+    const IndexRange r = Resolve(p, q, ba.length());
+    if (stat == momenta::Stat::kMean && r.size() == 0)
+      ThrowIfError(Status::InvalidArgument("mean", "the range is empty").WithContext(path_));
+    auto first = ProgressiveSum(ba.tree(), ba.array(), r.begin, r.end).Start();
+    if (!first.ok() && first.status().code() == Status::Code::kCorruption) {
+      // A damaged node: the ordinary query rebuilds the buffer (a notice), then the bound is taken again.
+      auto rebuilt = ba.Summarize(r.begin, r.end, false);
+      notices = ba.TakeNotices();
+      if (!rebuilt.ok()) throw StatusError{rebuilt.status()};
+      first = ProgressiveSum(ba.tree(), ba.array(), r.begin, r.end).Start();
+    }
+    if (!first.ok()) throw StatusError{first.status()};
+    bound = stat == momenta::Stat::kMean ? BoundMean(*first, r.size()) : *first;
+  }
+  if (!notices.empty()) WarnNotices(notices);
+  const char* nan = bound.nan == NanState::kNo ? "no" : bound.nan == NanState::kMaybe ? "maybe" : "certain";
+  if (bound.is_integer)
+    return py::make_tuple(IntegerObject(bound.int_estimate), IntegerObject(bound.int_lower),
+                          IntegerObject(bound.int_upper), bound.exact, nan);
+  return py::make_tuple(bound.estimate, bound.lower, bound.upper, bound.exact, nan);
 }
 
 IndexRange ArrayHandle::Resolve(int64_t p, int64_t q, uint64_t length) const {
@@ -496,6 +529,7 @@ void RegisterArray(py::module_& m) {
       .def("info", &ArrayHandle::Info)
       .def("stat", &ArrayHandle::Stat)
       .def("stats", &ArrayHandle::Stats)
+      .def("approx", &ArrayHandle::Approx)
       .def("summary", [](ArrayHandle& h, int64_t p, int64_t q, bool extremes) { return h.Summary(p, q, extremes); })
       .def("summary_rows", &ArrayHandle::SummaryRows)
       .def("summary_as_of", &ArrayHandle::SummaryAsOf)

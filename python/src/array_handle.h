@@ -72,6 +72,14 @@ class ArrayHandle {
   // object array of exact ints when a sum is outside int64). With
   // `empty_nan`, a statistic an empty range cannot give is NaN there (an
   // overview's snapped bins), else the error names the range.
+  // The first bound of a progressive query (buffers/range_bounds.h), from the
+  // buffer's nodes alone (no array byte read): for sum or mean (a Stat's
+  // index) over [p, q) (negative sides as Stat), the tuple (estimate, lower,
+  // upper, exact, nan) with nan "no", "maybe" or "certain"; an integer
+  // array's sum gives exact Python ints. exact: the nodes alone decide it.
+  // A damaged node is rebuilt first, as Stat does (a Notice says so).
+  py::tuple Approx(int stat, int64_t p, int64_t q);
+
   py::list Stats(const py::array_t<int64_t>& starts, const py::array_t<int64_t>& stops, const std::vector<int>& stats,
                  bool skipna, int ddof, int order, double about, int degree, bool empty_nan);
 

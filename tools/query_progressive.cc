@@ -1,0 +1,157 @@
+#include "tools/query_progressive.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <memory>
+
+#include "buffers/moment_tree.h"
+#include "buffers/progressive_sum.h"
+#include "storage/array_file.h"
+#include "storage/json_writer.h"
+#include "tools/cli_common.h"
+#include "tools/query_answers.h"
+
+namespace momenta::cli {
+namespace {
+
+// One printed line: a bound on the statistic, and what it cost so far.
+struct Line {
+  SumBound bound;
+  bool exact = false;
+  uint64_t array_bytes = 0;
+  double micros = 0;
+};
+
+const char* NanName(NanState s) {
+  switch (s) {
+    case NanState::kNo: return "no";
+    case NanState::kMaybe: return "maybe";
+    case NanState::kCertain: return "certain";
+  }
+  return "?";
+}
+
+// A bound's three numbers as text: integers exactly, doubles shortest.
+std::string Number(const SumBound& b, Int128 integer, double v) {
+  return b.is_integer ? Int128ToString(integer) : FormatNumber(v);
+}
+std::string JsonNumber(const SumBound& b, Int128 integer, double v) {
+  if (b.is_integer) return Int128ToString(integer);
+  if (std::isfinite(v)) return FormatNumber(v);
+  return JsonWriter().Double(v).str();  // "NaN", "Infinity", "-Infinity"
+}
+
+void Print(Stat stat, const Line& line, bool json) {
+  const SumBound& b = line.bound;
+  const std::string estimate = (json ? JsonNumber : Number)(b, b.int_estimate, b.estimate);
+  const std::string lower = (json ? JsonNumber : Number)(b, b.int_lower, b.lower);
+  const std::string upper = (json ? JsonNumber : Number)(b, b.int_upper, b.upper);
+  std::string out;
+  if (json) {
+    out = "{\"stat\":\"" + std::string(StatName(stat)) + "\",\"estimate\":" + estimate + ",\"lower\":" + lower +
+          ",\"upper\":" + upper + ",\"exact\":" + (line.exact ? "true" : "false") + ",\"nan\":\"" +
+          NanName(b.nan) + "\",\"array_bytes_read\":" + std::to_string(line.array_bytes) +
+          ",\"elapsed_us\":" + JsonWriter().Double(line.micros).str() + "}\n";
+  } else {
+    out = std::string(StatName(stat)) + " " + estimate + " [" + lower + ", " + upper + "]" +
+          (b.nan == NanState::kMaybe ? " or nan" : "") + (line.exact ? " exact" : " approx") + "\n";
+  }
+  std::fwrite(out.data(), 1, out.size(), stdout);
+  std::fflush(stdout);
+}
+
+// The count: known exactly from the range, nothing read.
+SumBound CountBound(IndexRange range) {
+  SumBound b;
+  b.is_integer = true;
+  b.int_estimate = b.int_lower = b.int_upper = range.size();
+  b.estimate = b.lower = b.upper = static_cast<double>(range.size());
+  b.exact = true;
+  return b;
+}
+
+// The ordinary query's answer as a bound: its value, the interval `last`
+// widened to hold it (rounding may put the buffer's answer just outside the
+// interval of the exact one: the buffer's accuracy bound allows that).
+SumBound FinalBound(const StatAnswer& answer, const SumBound& last) {
+  SumBound b;
+  b.exact = true;
+  const long double v = answer.values[0];
+  if (answer.is_integer) {
+    b.is_integer = true;
+    b.int_estimate = b.int_lower = b.int_upper = answer.integer;
+    b.estimate = b.lower = b.upper = static_cast<double>(v);
+    return b;
+  }
+  if (std::isnan(v)) {
+    b.nan = NanState::kCertain;
+    b.estimate = b.lower = b.upper = std::nan("");
+    return b;
+  }
+  b.estimate = static_cast<double>(v);
+  if (std::isinf(v) || last.nan == NanState::kCertain) {
+    b.lower = b.upper = b.estimate;
+    return b;
+  }
+  b.lower = std::min(last.lower, DoubleBelow(v));
+  b.upper = std::max(last.upper, DoubleAbove(v));
+  return b;
+}
+
+// Nothing left to read could change the answer: NaN, or one infinity with no NaN possible.
+bool Decided(const SumBound& b) {
+  return b.nan == NanState::kCertain || (b.nan == NanState::kNo && std::isinf(b.lower) && b.lower == b.upper);
+}
+
+}  // namespace
+
+bool ServedProgressively(Stat stat) { return stat == Stat::kSum || stat == Stat::kCount || stat == Stat::kMean; }
+
+int AnswerProgressive(BufferedArray& ba, const std::string& path, Stat stat, IndexRange range, bool approx,
+                      bool json) {
+  Stopwatch timer;
+  if (stat == Stat::kMean && range.size() == 0)
+    return Fail(Status::InvalidArgument("mean", "the range is empty").WithContext(path));
+  if (stat == Stat::kCount) {
+    Print(stat, Line{CountBound(range), true, 0, timer.ElapsedMicros()}, json);
+    return kExitOk;
+  }
+  auto as_stat = [&](const SumBound& sum) { return stat == Stat::kMean ? BoundMean(sum, range.size()) : sum; };
+  auto progressive = std::make_unique<ProgressiveSum>(ba.tree(), ba.array(), range.begin, range.end);
+  auto bound = progressive->Start();
+  if (!bound.ok() && bound.status().code() == Status::Code::kCorruption) {
+    // A damaged node: the ordinary query rebuilds the buffer (with a notice),
+    // then the bounds start again from the new one.
+    auto rebuilt = ba.Summarize(range.begin, range.end, /*need_extremes=*/false);
+    for (const auto& n : ba.TakeNotices()) PrintNotice(n);
+    if (!rebuilt.ok()) return Fail(rebuilt.status());
+    progressive = std::make_unique<ProgressiveSum>(ba.tree(), ba.array(), range.begin, range.end);
+    bound = progressive->Start();
+  }
+  if (!bound.ok()) return Fail(bound.status());
+  if (approx) {
+    Print(stat, Line{as_stat(*bound), bound->exact, progressive->array_bytes_read(), timer.ElapsedMicros()}, json);
+    return kExitOk;
+  }
+  Print(stat, Line{as_stat(*bound), false, 0, timer.ElapsedMicros()}, json);
+  while (!progressive->done() && !Decided(*bound)) {
+    bound = progressive->Next();
+    if (!bound.ok()) return Fail(bound.status());
+    Print(stat, Line{as_stat(*bound), false, progressive->array_bytes_read(), timer.ElapsedMicros()}, json);
+  }
+  // The last line: the ordinary query, consistent with one log sequence.
+  QueryCost cost;
+  auto summary = ba.Summarize(range.begin, range.end, /*need_extremes=*/false, &cost);
+  for (const auto& n : ba.TakeNotices()) PrintNotice(n);
+  if (!summary.ok()) return Fail(summary.status());
+  auto answer = ComputeStat(stat, {}, *summary, range.begin, ba.array().dtype());
+  if (!answer.ok()) return Fail(answer.status().WithContext(path));
+  Print(stat,
+        Line{FinalBound(*answer, as_stat(*bound)), true, progressive->array_bytes_read() + cost.array_bytes,
+             timer.ElapsedMicros()},
+        json);
+  return kExitOk;
+}
+
+}  // namespace momenta::cli
