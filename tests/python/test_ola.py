@@ -49,6 +49,9 @@ def test_ola_kind_from_python(tmp_path, rng):
             assert abs(LD(got[t]) - reference(data, p, q, t)) <= bound(data, p, q, t, reach), (p, q, t)
         assert abs(a.var(p, q) - data[p:q].astype(LD).var()) <= 1e-9 * data[p:q].var() + 1e-300
         assert a.min(p, q) == data[p:q].min() and a.max(p, q) == data[p:q].max()
+    approx = a.sum(3, n - 5, approx=True)  # from the order-0 tree beside the Ola buffer
+    exact_sum = data[3:n - 5].astype(LD).sum()
+    assert approx.lower <= exact_sum <= approx.upper
     starts = rng.integers(0, n // 2, 50)
     stops = starts + rng.integers(1, n // 2, 50)
     batch = a.stats(starts, stops, ["sum", "com"])

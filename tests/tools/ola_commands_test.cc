@@ -70,6 +70,23 @@ TEST_F(CliOlaTest, IndexMomentsFromOlaValuesFromTheTree) {
   EXPECT_NE(high.exit_code, 0);
 }
 
+// --progressive on an Ola array bounds the sum from the order-0 tree beside it:
+// every interval holds the exact answer, the last line is exact.
+TEST_F(CliOlaTest, ProgressiveSumsComeFromTheTreeBesideIt) {
+  auto r = RunCli({"query", a_, "--range", "517:60321", "--stat", "sum", "--progressive", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const double exact = static_cast<double>(Moment(517, 60321, 0));
+  const auto lines = testing::Lines(r.out);
+  ASSERT_GE(lines.size(), 2u) << r.out;
+  for (const std::string& line : lines) {
+    const double lower = std::stod(line.substr(line.find("\"lower\":") + 8));
+    const double upper = std::stod(line.substr(line.find("\"upper\":") + 8));
+    EXPECT_LE(lower, exact) << line;
+    EXPECT_GE(upper, exact) << line;
+  }
+  EXPECT_NE(lines.back().find("\"exact\":true"), std::string::npos) << lines.back();
+}
+
 TEST_F(CliOlaTest, InfoAndVerifyShowIt) {
   auto info = RunCli({"info", a_});
   ASSERT_EQ(info.exit_code, 0) << info.err;
