@@ -27,6 +27,7 @@ Status ProgressiveSum::AddPartialLeaf(uint64_t leaf, uint64_t in_begin, uint64_t
   e.leaf = tree_.Summary(1, leaf);
   e.leaf_index = leaf;
   e.fresh = fresh_;
+  e.inside_first = in_begin - layout.node_first(1, leaf);
   e.inside = in_end - in_begin;
   const uint64_t first = layout.node_first(1, leaf), end = layout.node_end(1, leaf);
   const size_t index = ends_.size();

@@ -1,9 +1,12 @@
 #include "buffers/range_bounds.h"
 
 #include <algorithm>
+#include <array>
 #include <cfloat>
 #include <cmath>
 #include <limits>
+
+#include "buffers/power_sums.h"
 
 namespace momenta {
 namespace {
@@ -138,6 +141,32 @@ bool SpreadBound(const PartialLeaf& e, uint64_t u_in, uint64_t u_out, ld* lo, ld
   return true;
 }
 
+// Σ_{x=a}^{b−1} x^m from the closed-form power sums (S_m(w) = w^m · Σ (x/w)^m).
+ld PowerSumBetween(uint64_t a, uint64_t b, int m) {
+  auto upto = [m](uint64_t w) { return w == 0 ? 0 : std::pow(static_cast<ld>(w), m) * ScaledPowerSum(w, m); };
+  return upto(b) - upto(a);
+}
+
+// A guess at the inside sum of a leaf none of whose cells has been read: the
+// least-squares polynomial of degree min(J, 2) through the leaf's cells (from
+// its index moments), summed over the inside offsets. False when it does not
+// apply (non-finite cells, order 0, too few cells, a singular fit).
+bool PolynomialShare(const PartialLeaf& e, ld* out) {
+  const RangeSummary& leaf = e.leaf;
+  const int degree = std::min(leaf.index.order(), 2);
+  const uint64_t n = leaf.count();
+  if (degree < 1 || leaf.nonfinite.total() > 0 || n <= static_cast<uint64_t>(degree) + 1) return false;
+  std::array<ld, 3> moments{}, c{};
+  for (int m = 0; m <= degree; ++m) moments[m] = leaf.index.moment(m);
+  if (!FitPolynomial(n, std::span<const ld>(moments.data(), degree + 1), std::span<ld>(c.data(), degree + 1)))
+    return false;
+  ld sum = 0;
+  for (int m = 0; m <= degree; ++m) sum += c[m] * PowerSumBetween(e.inside_first, e.inside_first + e.inside, m);
+  if (!std::isfinite(sum)) return false;
+  *out = sum;
+  return true;
+}
+
 // A float leaf's inside sum: the cells read inside, plus the tightest of the
 // direct, complement and spread bounds on the unread cells inside.
 Piece FloatPiece(const PartialLeaf& e) {
@@ -188,6 +217,7 @@ Piece FloatPiece(const PartialLeaf& e) {
   // direct bound needs only min and max, so it stands alone then.
   if (lo > hi) lo = direct_lo, hi = direct_hi;
   ld share = f_r_sum * (static_cast<ld>(u_in) / static_cast<ld>(n_r));
+  if (ki.count == 0 && ko.count == 0) PolynomialShare(e, &share);  // keeps the share when it does not apply
   if (std::isnan(share)) share = (lo + hi) / 2;
   out.lo += lo;
   out.hi += hi;

@@ -58,8 +58,10 @@ enum class NanState { kNo, kMaybe, kCertain };
 
 // What is known of Σ a_i over a range. Unless nan is kCertain:
 // lower <= exact <= upper, or the exact answer is NaN and nan is kMaybe.
-// estimate lies in [lower, upper] (a guess: whole nodes, plus the unread
-// cells' share of their leaf's sum).
+// estimate lies in [lower, upper] (a guess: whole nodes, plus for a leaf not
+// yet read the integral over its inside of the least-squares polynomial of
+// degree min(J, 2) its index moments give, else the unread cells' share of
+// their leaf's sum).
 struct SumBound {
   double estimate = 0;
   double lower = 0;
@@ -94,6 +96,7 @@ struct PartialLeaf {
   RangeSummary leaf;
   uint64_t leaf_index = 0;  // which leaf (for the caller's reads)
   bool fresh = false;       // no incremental update since the build (tighter allowance: range_bounds.cc)
+  uint64_t inside_first = 0;  // offset in the leaf of the first cell inside (the inside is contiguous)
   uint64_t inside = 0;
   KnownCells known_inside, known_outside;
   // Every cell inside, or every cell outside, has been read: the inside sum is determined.

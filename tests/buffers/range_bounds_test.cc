@@ -361,6 +361,22 @@ TEST(RangeBounds, FirstIntervalIsNarrow) {
   EXPECT_LT(first->upper - first->lower, 150) << Describe(*first);
 }
 
+// The first estimate of a leaf not yet read integrates the polynomial its
+// index moments fit: exact for data that is a quadratic in the index.
+TEST(RangeBounds, EstimateFollowsTheLeafsTrend) {
+  Fixture f;
+  for (uint64_t i = 0; i < 3000; ++i) f.a.push_back(Value::Float(3.0 + 0.5 * static_cast<double>(i) - 1e-3 * static_cast<double>(i * i)));
+  Make(f, DType::kF8);
+  for (auto [p, q] : {std::pair<uint64_t, uint64_t>{10, 50}, {70, 1000}, {1000, 2990}}) {
+    ProgressiveSum ps(f.ba->tree(), f.ba->array(), p, q);
+    auto first = ps.Start();
+    ASSERT_OK(first);
+    const Exact e = Reference(f.a, p, q);
+    EXPECT_NEAR(first->estimate, static_cast<double>(e.sum), 1e-9 * std::fabs(static_cast<double>(e.sum)) + 1e-6)
+        << p << ":" << q << " " << Describe(*first);
+  }
+}
+
 // The first bound comes from the nodes alone: with an array backend that
 // fails every read, Start still answers; Next then fails, naming the read.
 TEST(RangeBounds, StartReadsNoArrayByte) {
