@@ -323,12 +323,7 @@ class Array:
             except TypeError:
                 pass  # an int outside int64: flat_range names it
         if axis is None:
-            if q is not None:
-                p, q = flat_range(key, q, self._size)
-            elif key is None:
-                p, q = 0, self._size
-            else:
-                p, q = run_of(key, self._shape)
+            p, q = self._flat(key, q)
             return self._h.stat(code, p, q, skipna, ddof, order, about, degree)
         starts, stops, out_shape = runs_of(Ellipsis if key is None else key, self._shape, axis)
         if q is not None:
@@ -342,13 +337,17 @@ class Array:
     def _approx(self, code, what, p, q, axis, skipna):
         if axis is not None or skipna:
             raise InvalidArgumentError(f"{what}: approx=True answers a flat range p, q (no axis=, no skipna)")
-        if q is not None:
-            p, q = flat_range(p, q, self._size)
-        elif p is None:
-            p, q = 0, self._size
-        else:
-            p, q = run_of(p, self._shape)
+        p, q = self._flat(p, q)
         return Approx(*self._h.approx(code, p, q))
+
+    def _flat(self, key, q):
+        """The flat range [p, q) that (key, q) names: two sides (negative from the end), the
+        whole array (None), or one index expression that selects a run of the flat index."""
+        if q is not None:
+            return flat_range(key, q, self._size)
+        if key is None:
+            return 0, self._size
+        return run_of(key, self._shape)
 
     def sum(self, p=None, q=None, *, axis=None, skipna=False, approx=False):
         """Σ a_i (np.sum; skipna: np.nansum). Exact for integer dtypes (a Python int).
@@ -459,13 +458,7 @@ class Array:
         integer array (an object array of exact ints if a sum is outside int64).
         `order` is moment's k (default 1) and moments' K (default J)."""
         names, codes, skipna, ddof, order, about, degree = self._params(stats, skipna, ddof, order, about, degree)
-        try:
-            b, e = np.broadcast_arrays(np.asarray(starts), np.asarray(stops))
-        except ValueError:
-            raise InvalidArgumentError("stats: starts and stops do not broadcast to one shape") from None
-        shape = b.shape
-        b = _flat_sides(b, self._size, "stats: starts")
-        e = _flat_sides(e, self._size, "stats: stops")
+        b, e, shape = _batch_sides(starts, stops, self._size)
         outs = self._h.stats(b, e, codes, skipna, ddof, order, about, degree, False)
         return {n: o.reshape(shape + o.shape[1:]) for n, o in zip(names, outs)}
 
@@ -500,6 +493,16 @@ class Array:
             result["asked_stop"] = asked[1:].copy()
         result.update(zip(names, outs))
         return result
+
+
+def _batch_sides(starts, stops, n):
+    """The ranges of a batch (stats): starts and stops broadcast together, then checked and made
+    flat uint64 sides as _flat_sides does. Returns (starts, stops, their common shape)."""
+    try:
+        b, e = np.broadcast_arrays(np.asarray(starts), np.asarray(stops))
+    except ValueError:
+        raise InvalidArgumentError("stats: starts and stops do not broadcast to one shape") from None
+    return _flat_sides(b, n, "stats: starts"), _flat_sides(e, n, "stats: stops"), b.shape
 
 
 def _flat_sides(x, n, what):

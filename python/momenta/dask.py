@@ -27,7 +27,7 @@ import time as _time
 import numpy as np
 
 from . import _momenta
-from ._array import _STAT_CODES, _NONE, _centre, _count, _flag, _flat_sides, _values
+from ._array import _STAT_CODES, _NONE, _batch_sides, _centre, _count, _flag, _flat_sides, _values
 from ._errors import Error, InvalidArgumentError, OutOfRangeError
 from ._manifest import Copy, Manifest, Shard, load_manifest, parse_manifest, save_manifest
 from ._select import flat_range, run_of, runs_of
@@ -400,13 +400,7 @@ class ShardedArray:
         flat index, as {name: array}. One task per shard touched (all its pieces of all the
         ranges in one batch on its worker), whatever the number of ranges."""
         names, codes, skipna, ddof, order, about, degree = self._params(stats, skipna, ddof, order, about, degree)
-        try:
-            b, e = np.broadcast_arrays(np.asarray(starts), np.asarray(stops))
-        except ValueError:
-            raise InvalidArgumentError("stats: starts and stops do not broadcast to one shape") from None
-        shape = b.shape
-        b = _flat_sides(b, self.size, "stats: starts")
-        e = _flat_sides(e, self.size, "stats: stops")
+        b, e, shape = _batch_sides(starts, stops, self.size)
         outs = self._batch(b, e, codes, skipna, ddof, order, about, degree, False, self._as_of(as_of),
                            self._t(timeout))
         return {n: o.reshape(shape + o.shape[1:]) for n, o in zip(names, outs)}
