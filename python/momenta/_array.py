@@ -469,17 +469,8 @@ class Array:
         snap=True moves each edge to the nearest leaf boundary (ties down), so no element is
         read; "asked_start"/"asked_stop" are then the bins before snapping, and a bin that
         snapping emptied answers NaN where a statistic needs a count."""
-        p, q = flat_range(p, q, self._size)
-        bins = _count(bins, "bins")
-        if not 1 <= bins <= q - p:
-            raise InvalidArgumentError(
-                f"overview: bins {bins}: the range {p}:{q} holds {q - p} elements; give 1 <= bins <= {q - p}")
+        edges = _bin_edges(p, q, bins, self._size)
         names, codes, skipna, ddof, order, about, degree = self._params(stats, skipna, ddof, order, about, degree)
-        n = q - p
-        if n * bins < 1 << 63:
-            edges = p + (np.arange(bins + 1, dtype=np.int64) * n) // bins
-        else:  # exact in Python ints (products past int64)
-            edges = np.array([p + n * i // bins for i in range(bins + 1)], dtype=np.int64)
         asked = edges
         if snap:
             s = self._leaf_span
@@ -493,6 +484,20 @@ class Array:
             result["asked_stop"] = asked[1:].copy()
         result.update(zip(names, outs))
         return result
+
+
+def _bin_edges(p, q, bins, n):
+    """An overview's bin edges: p + ⌊i·(q − p)/bins⌋ for i = 0..bins over the flat range (p, q)
+    of an array of n elements, 1 <= bins <= q − p checked, as int64."""
+    p, q = flat_range(p, q, n)
+    bins = _count(bins, "bins")
+    if not 1 <= bins <= q - p:
+        raise InvalidArgumentError(
+            f"overview: bins {bins}: the range {p}:{q} holds {q - p} elements; give 1 <= bins <= {q - p}")
+    width = q - p
+    if width * bins < 1 << 63:
+        return p + (np.arange(bins + 1, dtype=np.int64) * width) // bins
+    return np.array([p + width * i // bins for i in range(bins + 1)], dtype=np.int64)  # exact past int64
 
 
 def _batch_sides(starts, stops, n):

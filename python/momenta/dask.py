@@ -27,7 +27,7 @@ import time as _time
 import numpy as np
 
 from . import _momenta
-from ._array import _STAT_CODES, _NONE, _batch_sides, _centre, _count, _flag, _flat_sides, _values
+from ._array import _STAT_CODES, _NONE, _batch_sides, _bin_edges, _centre, _count, _flag, _flat_sides, _values
 from ._errors import Error, InvalidArgumentError, OutOfRangeError
 from ._manifest import Copy, Manifest, Shard, load_manifest, parse_manifest, save_manifest
 from ._select import flat_range, run_of, runs_of
@@ -410,14 +410,8 @@ class ShardedArray:
         """As momenta.Array.overview: [p, q) in `bins` equal bins, each answered. snap=True
         moves each edge to the nearest leaf boundary of the shard holding it (or the shard's
         own boundary; ties down), so no element is read."""
-        p, q = flat_range(p, q, self.size)
-        bins = _count(bins, "bins")
-        if not 1 <= bins <= q - p:
-            raise InvalidArgumentError(
-                f"overview: bins {bins}: the range {p}:{q} holds {q - p} elements; give 1 <= bins <= {q - p}")
+        edges = _bin_edges(p, q, bins, self.size)
         names, codes, skipna, ddof, order, about, degree = self._params(stats, skipna, ddof, order, about, degree)
-        n = q - p
-        edges = np.array([p + n * i // bins for i in range(bins + 1)], dtype=np.int64)
         asked = edges
         if snap:
             if self._leaf_spans is None:
