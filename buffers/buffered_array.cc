@@ -28,6 +28,9 @@ BufferedArray::~BufferedArray() = default;
 ArrayFile& BufferedArray::array() { return *impl_->array_; }
 MomentTree& BufferedArray::tree() { return *impl_->tree_; }
 const OlaFile* BufferedArray::ola() const { return impl_->ola_.get(); }
+int BufferedArray::index_order() const {
+  return impl_->ola_ ? impl_->ola_->layout().max_order() : impl_->tree_->order();
+}
 const std::string& BufferedArray::sidecar() const { return impl_->sidecar_; }
 const std::string& BufferedArray::tree_path() const { return impl_->tree_path_; }
 const OpenReport& BufferedArray::open_report() const { return impl_->open_report_; }

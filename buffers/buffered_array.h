@@ -159,6 +159,9 @@ class BufferedArray {
   // Kind ola (TreeOptions::ola_nodes > 0): the Ola buffer beside the tree;
   // nullptr for kind hbb.
   const OlaFile* ola() const;
+  // The highest index-moment order a summary carries: the Ola buffer's N − 1
+  // for kind ola (its tree has order 0), else the tree's J.
+  int index_order() const;
   const std::string& sidecar() const;
   const std::string& tree_path() const;
   const OpenReport& open_report() const;

@@ -6,7 +6,6 @@
 #include <string>
 
 #include "buffers/moment_tree.h"
-#include "buffers/ola_file.h"
 #include "storage/array_file.h"
 #include "storage/log_reader.h"
 
@@ -67,8 +66,7 @@ Result<std::map<uint64_t, uint64_t>> ChangedSince(const std::string& log_dir, in
 Status SummarizeAsOf(BufferedArray& array, std::span<const IndexRange> ranges, int64_t time, bool need_extremes,
                      std::vector<RangeSummary>* out) {
   const DType dtype = array.array().dtype();
-  // The order the summaries come in: the Ola buffer's N − 1 for kind ola.
-  const int order = array.ola() ? array.ola()->layout().max_order() : array.tree().order();
+  const int order = array.index_order();  // the order the summaries come in
   const std::string log_dir = array.sidecar() + "/log";
   for (int attempt = 0; attempt < kAttempts; ++attempt) {
     // The sequence the current state reflects, then what changed after T up to it.

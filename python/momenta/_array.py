@@ -436,20 +436,6 @@ class Array:
 
     # ---- many at once ----------------------------------------------------------------
 
-    def _params(self, names, skipna, ddof, order, about, degree):
-        if isinstance(names, str):
-            names = [names]
-        codes = []
-        for name in names:
-            if name not in _STAT_CODES:
-                raise InvalidArgumentError(
-                    f"stats: unknown statistic {name!r} ({' '.join(_momenta.kStatNames)})")
-            codes.append(_STAT_CODES[name])
-        if not codes:
-            raise InvalidArgumentError("stats: no statistic asked")
-        return (list(names), codes, bool(skipna), _count(ddof, "ddof"), _count(order, "order", none=-1),
-                _centre(about), _count(degree, "degree"))
-
     def stats(self, starts, stops, stats=("mean",), *, skipna=False, ddof=0, order=None, about=None, degree=1):
         """Each statistic of `stats` over every range [starts[k], stops[k]) of the flat index
         (sides negative counted from the end), in one batch: reads of up to 256 ranges go out
@@ -457,7 +443,7 @@ class Array:
         axis of K+1 for moments and D+1 for polyfit; int64 for count and for the sum of an
         integer array (an object array of exact ints if a sum is outside int64).
         `order` is moment's k (default 1) and moments' K (default J)."""
-        names, codes, skipna, ddof, order, about, degree = self._params(stats, skipna, ddof, order, about, degree)
+        names, codes, skipna, ddof, order, about, degree = _batch_params(stats, skipna, ddof, order, about, degree)
         b, e, shape = _batch_sides(starts, stops, self._size)
         outs = self._h.stats(b, e, codes, skipna, ddof, order, about, degree, False)
         return {n: o.reshape(shape + o.shape[1:]) for n, o in zip(names, outs)}
@@ -470,7 +456,7 @@ class Array:
         read; "asked_start"/"asked_stop" are then the bins before snapping, and a bin that
         snapping emptied answers NaN where a statistic needs a count."""
         edges = _bin_edges(p, q, bins, self._size)
-        names, codes, skipna, ddof, order, about, degree = self._params(stats, skipna, ddof, order, about, degree)
+        names, codes, skipna, ddof, order, about, degree = _batch_params(stats, skipna, ddof, order, about, degree)
         asked = edges
         if snap:
             s = self._leaf_span
@@ -484,6 +470,22 @@ class Array:
             result["asked_stop"] = asked[1:].copy()
         result.update(zip(names, outs))
         return result
+
+
+def _batch_params(names, skipna, ddof, order, about, degree, skipna_of=bool):
+    """A batch's statistics (a name or a list of names) as their codes, and its options
+    checked: (names, codes, skipna, ddof, order, about, degree); skipna through `skipna_of`."""
+    if isinstance(names, str):
+        names = [names]
+    codes = []
+    for name in names:
+        if name not in _STAT_CODES:
+            raise InvalidArgumentError(f"stats: unknown statistic {name!r} ({' '.join(_momenta.kStatNames)})")
+        codes.append(_STAT_CODES[name])
+    if not codes:
+        raise InvalidArgumentError("stats: no statistic asked")
+    return (list(names), codes, skipna_of(skipna), _count(ddof, "ddof"), _count(order, "order", none=-1),
+            _centre(about), _count(degree, "degree"))
 
 
 def _bin_edges(p, q, bins, n):

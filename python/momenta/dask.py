@@ -27,7 +27,7 @@ import time as _time
 import numpy as np
 
 from . import _momenta
-from ._array import _STAT_CODES, _NONE, _batch_sides, _bin_edges, _centre, _count, _flag, _flat_sides, _values
+from ._array import _NONE, _batch_params, _batch_sides, _bin_edges, _centre, _count, _flag, _flat_sides, _values
 from ._errors import Error, InvalidArgumentError, OutOfRangeError
 from ._manifest import Copy, Manifest, Shard, load_manifest, parse_manifest, save_manifest
 from ._select import flat_range, run_of, runs_of
@@ -37,6 +37,11 @@ __all__ = ["ShardedArray", "ShardError", "shard_create", "load_manifest"]
 
 _SUM, _COUNT, _MEAN, _VAR, _STD, _MOMENT, _MOMENTS, _COM, _SPREAD, _POLYFIT, _MIN, _MAX = range(12)
 _POLL = 0.05  # seconds between looks at the cluster while tasks are pending
+
+
+def _skipna_flag(value):
+    """skipna= of a sharded batch: True or False only."""
+    return _flag(value, "skipna")
 
 
 class ShardError(Error, RuntimeError):
@@ -348,19 +353,6 @@ class ShardedArray:
 
     # ---- many ranges ----
 
-    def _params(self, names, skipna, ddof, order, about, degree):
-        if isinstance(names, str):
-            names = [names]
-        codes = []
-        for name in names:
-            if name not in _STAT_CODES:
-                raise InvalidArgumentError(f"stats: unknown statistic {name!r} ({' '.join(_momenta.kStatNames)})")
-            codes.append(_STAT_CODES[name])
-        if not codes:
-            raise InvalidArgumentError("stats: no statistic asked")
-        return (list(names), codes, _flag(skipna, "skipna"), _count(ddof, "ddof"), _count(order, "order", none=-1),
-                _centre(about), _count(degree, "degree"))
-
     def _batch(self, b, e, codes, skipna, ddof, order, about, degree, empty_nan, as_of, timeout):
         """The statistics of ranges [b[k], e[k]) (int64, checked here): each range cut at the
         shard boundaries into pieces, one task per shard touched for all its pieces."""
@@ -399,7 +391,8 @@ class ShardedArray:
         """As momenta.Array.stats: each statistic over every range [starts[k], stops[k]) of the
         flat index, as {name: array}. One task per shard touched (all its pieces of all the
         ranges in one batch on its worker), whatever the number of ranges."""
-        names, codes, skipna, ddof, order, about, degree = self._params(stats, skipna, ddof, order, about, degree)
+        names, codes, skipna, ddof, order, about, degree = _batch_params(stats, skipna, ddof, order, about, degree,
+                                                                       skipna_of=_skipna_flag)
         b, e, shape = _batch_sides(starts, stops, self.size)
         outs = self._batch(b, e, codes, skipna, ddof, order, about, degree, False, self._as_of(as_of),
                            self._t(timeout))
@@ -411,7 +404,8 @@ class ShardedArray:
         moves each edge to the nearest leaf boundary of the shard holding it (or the shard's
         own boundary; ties down), so no element is read."""
         edges = _bin_edges(p, q, bins, self.size)
-        names, codes, skipna, ddof, order, about, degree = self._params(stats, skipna, ddof, order, about, degree)
+        names, codes, skipna, ddof, order, about, degree = _batch_params(stats, skipna, ddof, order, about, degree,
+                                                                       skipna_of=_skipna_flag)
         asked = edges
         if snap:
             if self._leaf_spans is None:

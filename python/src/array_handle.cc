@@ -12,7 +12,6 @@
 #include <mutex>
 
 #include "buffers/moment_tree.h"
-#include "buffers/ola_file.h"
 #include "buffers/progressive_sum.h"
 #include "buffers/summarize_as_of.h"
 #include "python/src/interruptible.h"
@@ -23,10 +22,6 @@
 
 namespace momenta::python {
 namespace {
-
-// The highest index-moment order the buffer serves: the Ola buffer's N − 1
-// for kind ola (its tree has order 0), else the tree's J.
-int ServedOrder(BufferedArray& ba) { return ba.ola() ? ba.ola()->layout().max_order() : ba.tree().order(); }
 
 // Ranges summarised per SummarizeBatch call: bounds the summaries held at
 // once (a few hundred bytes each); the library batches reads 256 at a time.
@@ -87,7 +82,7 @@ ArrayHandle::ArrayHandle(std::unique_ptr<BufferedArray> ba, std::string path)
       path_(std::move(path)),
       writable_(ba_->writable()),
       dtype_(ba_->array().dtype()),
-      order_(ServedOrder(*ba_)) {}
+      order_(ba_->index_order()) {}
 
 ArrayHandle::~ArrayHandle() {
   if (!ba_) return;
@@ -229,7 +224,8 @@ IndexRange ArrayHandle::Resolve(int64_t p, int64_t q, uint64_t length) const {
   return {static_cast<uint64_t>(b), static_cast<uint64_t>(e)};
 }
 
-PlacedSummary ArrayHandle::Summary(int64_t p, int64_t q, bool extremes, uint64_t* array_bytes) {
+PlacedSummary ArrayHandle::Summary(int64_t p, int64_t q, bool extremes, const int64_t* as_of,
+                                   uint64_t* array_bytes) {
   PlacedSummary out;
   out.dtype = dtype_;
   out.extremes = extremes;
@@ -239,34 +235,21 @@ PlacedSummary ArrayHandle::Summary(int64_t p, int64_t q, bool extremes, uint64_t
     QueryLock hold(mu_, writable_);
     BufferedArray& ba = Live();
     const IndexRange r = Resolve(p, q, ba.length());
-    QueryCost cost;
-    auto summary = ba.Summarize(r.begin, r.end, extremes, &cost);
-    notices = ba.TakeNotices();
-    if (!summary.ok()) throw StatusError{summary.status()};
-    out.range = std::move(summary).value();
     out.start = r.begin;
-    if (array_bytes) *array_bytes = cost.array_bytes;
-  }
-  if (!notices.empty()) WarnNotices(notices);
-  return out;
-}
-
-PlacedSummary ArrayHandle::SummaryAsOf(int64_t p, int64_t q, bool extremes, int64_t time) {
-  PlacedSummary out;
-  out.dtype = dtype_;
-  out.extremes = extremes;
-  std::vector<std::string> notices;
-  {
-    py::gil_scoped_release unlocked;
-    QueryLock hold(mu_, writable_);
-    BufferedArray& ba = Live();
-    const IndexRange r = Resolve(p, q, ba.length());
-    std::vector<RangeSummary> one;
-    const Status st = SummarizeAsOf(ba, std::span<const IndexRange>(&r, 1), time, extremes, &one);
-    notices = ba.TakeNotices();
-    ThrowIfError(st);
-    out.range = std::move(one[0]);
-    out.start = r.begin;
+    if (as_of) {
+      std::vector<RangeSummary> one;
+      const Status st = SummarizeAsOf(ba, std::span<const IndexRange>(&r, 1), *as_of, extremes, &one);
+      notices = ba.TakeNotices();
+      ThrowIfError(st);
+      out.range = std::move(one[0]);
+    } else {
+      QueryCost cost;
+      auto summary = ba.Summarize(r.begin, r.end, extremes, &cost);
+      notices = ba.TakeNotices();
+      if (!summary.ok()) throw StatusError{summary.status()};
+      out.range = std::move(summary).value();
+      if (array_bytes) *array_bytes = cost.array_bytes;
+    }
   }
   if (!notices.empty()) WarnNotices(notices);
   return out;
@@ -420,7 +403,7 @@ uint64_t ArrayHandle::Rebuild(const TreeOptions& tree) {
     std::unique_lock hold(mu_);
     if (!ba_) return Status::InvalidArgument(path_, "the array is closed");
     auto stats = ba_->Rebuild(tree);
-    order_ = ServedOrder(*ba_);
+    order_ = ba_->index_order();
     return stats;
   });
   return ValueOrThrow(std::move(built)).data_bytes_read;
@@ -532,11 +515,12 @@ void RegisterArray(py::module_& m) {
       .def("approx", &ArrayHandle::Approx)
       .def("summary", [](ArrayHandle& h, int64_t p, int64_t q, bool extremes) { return h.Summary(p, q, extremes); })
       .def("summary_rows", &ArrayHandle::SummaryRows)
-      .def("summary_as_of", &ArrayHandle::SummaryAsOf)
+      .def("summary_as_of", [](ArrayHandle& h, int64_t p, int64_t q, bool extremes,
+                               int64_t time) { return h.Summary(p, q, extremes, &time); })
       .def("_summary_read_bytes",
            [](ArrayHandle& h, int64_t p, int64_t q, bool extremes) {
              uint64_t bytes = 0;
-             h.Summary(p, q, extremes, &bytes);
+             h.Summary(p, q, extremes, nullptr, &bytes);
              return bytes;
            })
       .def("write", &ArrayHandle::Write)

@@ -84,16 +84,17 @@ class ArrayHandle {
                  bool skipna, int ddof, int order, double about, int degree, bool empty_nan);
 
   // The summary of [p, q) placed at p (negative sides as Stat), with its
-  // extremes when `extremes`. *array_bytes (optional) receives the bytes of
-  // elements the query read (0 for a run of whole leaves, the whole array included).
-  PlacedSummary Summary(int64_t p, int64_t q, bool extremes, uint64_t* array_bytes = nullptr);
+  // extremes when `extremes`; as of log time *as_of when given
+  // (buffers/summarize_as_of.h). *array_bytes (optional, without as_of)
+  // receives the bytes of elements the query read (0 for a run of whole
+  // leaves, the whole array included).
+  PlacedSummary Summary(int64_t p, int64_t q, bool extremes, const int64_t* as_of = nullptr,
+                        uint64_t* array_bytes = nullptr);
   // The summaries of every [starts[k], stops[k]) (as Stats checks them) as
   // rows (summary_binding.h), in one batch; with `as_of` (not None) as of
   // that log time (buffers/summarize_as_of.h).
   py::array_t<double> SummaryRows(const py::array_t<int64_t>& starts, const py::array_t<int64_t>& stops,
                                   bool extremes, const py::object& as_of);
-  // The summary of [p, q) as of log time `time` (buffers/summarize_as_of.h).
-  PlacedSummary SummaryAsOf(int64_t p, int64_t q, bool extremes, int64_t time);
 
   // a[first + k] = values[k] (BufferedArray::Write); `values` is int64,
   // uint64 or float64, and each must fit the dtype.
