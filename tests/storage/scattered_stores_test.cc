@@ -129,6 +129,54 @@ TEST(ScatteredStoresTest, FetchReadsTheUncachedPagesAskedForAndNoOthers) {
   EXPECT_EQ((*map)->data()[kBlock + 7 * 4096], 'b');
 }
 
+// A window asking for a quarter of a cached block's pages keeps the block
+// (a hot set: its folio would be written back anyway); a sparse window in
+// another cached block drops it.
+TEST(ScatteredStoresTest, ADenseWindowKeepsItsCachedBlock) {
+  testing::ScratchDir dir;
+  const std::string path = WriteBlocks(dir, 2);
+  auto map = MappedFile::Open(path, /*writable=*/true);
+  ASSERT_OK(map);
+  ASSERT_TRUE((*map)->AnyPageCached(0, kBlock));
+  ScatteredStores stores(map->get());
+  std::vector<uint64_t> offsets;
+  for (uint64_t page = 0; page < 512; page += 4) offsets.push_back(page * 4096 + 8);  // 128 of 512 pages
+  offsets.push_back(kBlock + 7 * 4096);  // one page of block 1
+  stores.Fetch(&offsets);
+  EXPECT_EQ(stores.blocks_dropped(), 1u);  // block 1 only
+  for (uint64_t page : {1, 2, 255, 511}) EXPECT_TRUE(Resident(**map, page, false)) << page;
+  EXPECT_EQ(stores.pages_fetched(), 1u);  // block 1's page, read back alone
+}
+
+// Once a block is found wholly cached, Fetch does not look at it again for
+// kResidentWindows calls: a page evicted meanwhile is left to its fault (it
+// costs its store a synchronous read, never a wrong byte), then read ahead
+// again.
+TEST(ScatteredStoresTest, AResidentBlockIsLookedAtAgainOnlyAfterSomeWindows) {
+  testing::ScratchDir dir;
+  const std::string path = WriteBlocks(dir, 1);
+  auto map = MappedFile::Open(path, /*writable=*/true);
+  ASSERT_OK(map);
+  std::vector<uint64_t> all;
+  for (uint64_t page = 0; page < 512; ++page) all.push_back(page * 4096);
+  ScatteredStores stores(map->get());
+  std::vector<uint64_t> offsets = all;
+  stores.Fetch(&offsets);  // dense: kept, and found wholly resident
+  if (stores.pages_fetched() != 0) GTEST_SKIP() << "the kernel did not keep the block cached";
+  (*map)->DropCleanPages(0, kBlock);
+  if ((*map)->AnyPageCached(0, kBlock)) GTEST_SKIP() << "the kernel kept the block cached";
+  uint64_t calls = 1;
+  for (; calls < ScatteredStores::kResidentWindows; ++calls) {
+    offsets = all;
+    stores.Fetch(&offsets);
+  }
+  EXPECT_EQ(stores.pages_fetched(), 0u);  // skipped while it was taken for resident
+  offsets = all;
+  stores.Fetch(&offsets);
+  EXPECT_EQ(stores.pages_fetched(), 512u);  // looked at again: every page read ahead
+  EXPECT_EQ((*map)->data()[4096 * 300], 'a');
+}
+
 TEST(ScatteredStoresTest, ALastBlockShorterThanTwoMebibytes) {
   testing::ScratchDir dir;
   const std::string path = dir.File("short");
