@@ -248,11 +248,17 @@ Status BufferedArray::Impl::ApplyChunk(std::span<const IndexedValue> chunk, size
   // 2. Log: once Append returns, the updates survive a crash (per policy).
   auto first = log_->Append(records_);
   if (!first.ok()) return first.status();
-  // 3. Store, then tree, a record at a time inside the seqlock: log_sequence
-  //    names the last record both the array and the tree reflect.
   MOMENTA_RETURN_IF_ERROR(BeginChunk());
   TreeFileHeader& h = tree_->header();
   h.chunk_first_sequence = *first;
+  if (!ola_ && GatherChanges()) {
+    MOMENTA_RETURN_IF_ERROR(StoreThenGather(*first));
+    *done = records_.size();
+    MOMENTA_RETURN_IF_ERROR(EndChunk());
+    return stop;
+  }
+  // 3. Store, then tree, a record at a time inside the seqlock: log_sequence
+  //    names the last record both the array and the tree reflect.
   const TreeLayout& layout = tree_->layout();
   for (size_t k = 0; k < records_.size(); ++k) {
     const LogRecord& r = records_[k];
@@ -276,6 +282,48 @@ Status BufferedArray::Impl::ApplyChunk(std::span<const IndexedValue> chunk, size
   *done = records_.size();
   MOMENTA_RETURN_IF_ERROR(EndChunk());
   return stop;
+}
+
+bool BufferedArray::Impl::GatherChanges() {
+  changes_.clear();
+  for (const LogRecord& r : records_) {
+    const CellChange c = maintenance_->ChangeOf(r.index, RawBytes(r.old_raw), RawBytes(r.new_raw));
+    if (!std::isfinite(c.old_value) || !std::isfinite(c.new_value)) return false;  // counted apart: one at a time
+    changes_.push_back(c);
+  }
+  return true;
+}
+
+// 3'. Every record's store first, then log_sequence moved to the chunk's
+//     last record, then the tree updated once per node for the whole chunk
+//     (TreeMaintenance::ApplyGathered). A writer killed on the way leaves
+//     the state updating, and recovery is exact at each point:
+//     - during the stores: log_sequence is the last chunk's end, so every
+//       record of this chunk is replayed, the first one's nodes recomputed
+//       from data (the tree has seen none of them);
+//     - once log_sequence moved: the nodes of records [chunk_first_sequence,
+//       log_sequence] are recomputed from data (the array holds them all).
+//     A store that fails (an I/O error) ends the chunk at the records
+//     stored before it, exactly as the per-record path does.
+Status BufferedArray::Impl::StoreThenGather(uint64_t first) {
+  TreeFileHeader& h = tree_->header();
+  size_t stored = 0;
+  Status failed;
+  for (; stored < records_.size(); ++stored) {
+    const LogRecord& r = records_[stored];
+    if (Status s = store_->Store(r.index, RawBytes(r.new_raw)); !s.ok()) {
+      failed = s;
+      break;
+    }
+  }
+  if (stored > 0) {
+    std::atomic_ref<uint64_t>(h.log_sequence).store(first + stored - 1, std::memory_order_release);
+    h.updates_since_build += stored;
+    Status s = maintenance_->ApplyGathered(*tree_, std::span<const CellChange>(changes_).first(stored));
+    if (!s.ok() && failed.ok()) failed = s;
+  }
+  if (!failed.ok()) (void)EndChunk();  // logged but not applied: recovery applies the rest from the log
+  return failed;
 }
 
 Status BufferedArray::Impl::BeginChunk() {

@@ -11,8 +11,9 @@
 //
 // Writers (IoOptions::writable) hold the array's writer lock; a second writer
 // gets "locked by another writer (pid N)". Every update goes: log append
-// (durable per LogSync) -> array store -> one node per level, and the buffer
-// header's log_sequence says which records both reflect. Commit() makes the
+// (durable per LogSync) -> array store -> the nodes over it (once per node
+// per chunk of updates), and the buffer header's log_sequence says which
+// records both reflect. Commit() makes the
 // changes durable per the sync policy and checkpoints the buffer.
 //
 // Recovery (by a writer's Open, and by a reader's when it finds work only a

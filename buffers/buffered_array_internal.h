@@ -19,6 +19,7 @@
 
 #include "buffers/buffered_array.h"
 #include "buffers/moment_tree.h"
+#include "buffers/node_delta.h"
 #include "buffers/ola_file.h"
 #include "buffers/range_query.h"
 #include "buffers/tree_build.h"
@@ -141,6 +142,12 @@ struct BufferedArray::Impl {
   // checkpoint no longer needs.
   [[nodiscard]] Status PruneLog();
   // The seqlock around a chunk: odd while its stores and node changes run.
+  // Fills changes_ from records_; false when a value is not finite (the
+  // chunk is then applied a record at a time).
+  bool GatherChanges();
+  // Stores records_, moves log_sequence to their last, then updates the tree
+  // once per node (buffer_update.cc, step 3').
+  [[nodiscard]] Status StoreThenGather(uint64_t first_sequence);
   [[nodiscard]] Status BeginChunk();
   [[nodiscard]] Status EndChunk();
 
@@ -170,6 +177,7 @@ struct BufferedArray::Impl {
   const std::unique_ptr<TreeMaintenance> maintenance_;  // keeps tree_ equal to the array as updates land
   bool dirty_ = false;                   // changes since the last Commit
   std::vector<LogRecord> records_;       // the chunk being applied
+  std::vector<CellChange> changes_;      // records_ as the tree sees them (GatherChanges)
 
   // ---- readers' queries from several threads (buffer_query.cc) ----
   // A batch answers this many ranges per consistent read (bounds the memory

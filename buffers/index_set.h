@@ -62,4 +62,61 @@ class IndexSet {
   size_t size_ = 0;
 };
 
+// IndexMap: u64 keys to u32 values, the same open addressing, for grouping
+// a chunk's changes by node. clear() forgets only the keys inserted since the
+// last clear (O(size), not O(capacity)): a map reused per chunk costs what the
+// chunk put in it. UINT64_MAX is not a key. Not thread-safe.
+class IndexMap {
+ public:
+  explicit IndexMap(size_t expected = 16) { Rehash(CapacityFor(expected)); }
+
+  // The value of `key`, inserting `value` for it when it is not there.
+  // REQUIRES: key != UINT64_MAX
+  uint32_t FindOrInsert(uint64_t key, uint32_t value) {
+    assert(key != kEmpty);
+    if (2 * (used_.size() + 1) > keys_.size()) Rehash(2 * keys_.size());
+    for (size_t at = Hash(key);; at = (at + 1) & mask_) {
+      if (keys_[at] == key) return values_[at];
+      if (keys_[at] == kEmpty) {
+        keys_[at] = key;
+        values_[at] = value;
+        used_.push_back(at);
+        return value;
+      }
+    }
+  }
+  void clear() {
+    for (const size_t at : used_) keys_[at] = kEmpty;
+    used_.clear();
+  }
+  size_t size() const { return used_.size(); }
+
+ private:
+  static constexpr uint64_t kEmpty = UINT64_MAX;
+  static size_t CapacityFor(size_t n) {
+    size_t c = 16;
+    while (c < 2 * n) c *= 2;
+    return c;
+  }
+  size_t Hash(uint64_t key) const { return static_cast<size_t>((key * 0x9E3779B97F4A7C15ull) >> shift_); }
+  void Rehash(size_t capacity) {
+    std::vector<uint64_t> old_keys(capacity, kEmpty);
+    std::vector<uint32_t> old_values(capacity, 0);
+    old_keys.swap(keys_);
+    old_values.swap(values_);
+    mask_ = capacity - 1;
+    shift_ = 64;
+    for (size_t c = capacity; c > 1; c /= 2) --shift_;
+    used_.clear();
+    for (size_t k = 0; k < old_keys.size(); ++k)
+      if (old_keys[k] != kEmpty) FindOrInsert(old_keys[k], old_values[k]);
+  }
+
+  std::vector<uint64_t> keys_;
+  std::vector<uint32_t> values_;
+  std::vector<size_t> used_;  // slots holding a key
+  size_t mask_ = 0;
+  int shift_ = 64;
+};
+
 }  // namespace momenta

@@ -171,6 +171,8 @@ Status NeedsOrder(std::string_view stat, int needed, int stored) {
 
 }  // namespace
 
+MomentTerms ShiftedTerms(const MomentTerms& m, int order, long double delta) { return Shifted(m, order, delta); }
+
 // ---- IndexMoments -------------------------------------------------------------
 
 IndexMoments::IndexMoments(int order) : order_(order) {
@@ -318,6 +320,14 @@ void ValueMoments::ApplyUpdate(double old_value, double new_value) {
   s1_ += new_dev - old_dev;
   s2_ += (new_dev - old_dev) * (new_dev + old_dev);
   // Re-centre once (mean − K)² exceeds the variance: 2·S1² > n·S2.
+  if (2 * s1_ * s1_ > static_cast<long double>(count_) * s2_) *this = Recentered();
+}
+
+void ValueMoments::AddDeviations(long double ds1, long double ds2) {
+  assert(count_ > 0);
+  s1_ += ds1;
+  s2_ += ds2;
+  if (s2_ < 0) s2_ = 0;
   if (2 * s1_ * s1_ > static_cast<long double>(count_) * s2_) *this = Recentered();
 }
 

@@ -181,6 +181,12 @@ IndexMoments Merge(const IndexMoments& left, const IndexMoments& right);
 IndexMoments UnmergeRight(const IndexMoments& total, const IndexMoments& left);
 IndexMoments UnmergeLeft(const IndexMoments& total, const IndexMoments& right);
 
+// Moments m[0..order] about a point s moved to the point s − delta:
+// out[t] = Σ_x (x + delta)^t a_x = Σ_u C(t,u) delta^(t−u) m[u] (entries above
+// order are 0). For delta >= 0 every term is positive in magnitude terms: its
+// rounding is a few ulps of Σ_x (x + delta)^t |a_x|.
+MomentTerms ShiftedTerms(const MomentTerms& m, int order, long double delta);
+
 // Σ_x (x − center)^j a_x for j = 0..run.order(): the run's moments about a
 // centre given relative to the run's start (center = c − s; any real, inside
 // the run or not). Entries above run.order() are 0.
@@ -251,6 +257,10 @@ class ValueMoments {
   // over the finite cells only). REQUIRES of Erase: count() > 0
   void Insert(double value);
   void Erase(double value);
+  // Some cells changed, the count unchanged: S1 += ds1 = Σ(a' − a) and
+  // S2 += ds2 = Σ(a' − K)² − (a − K)² (S2 clamped at 0), then re-centred as
+  // ApplyUpdate does. REQUIRES: count() > 0
+  void AddDeviations(long double ds1, long double ds2);
   // The same run with shift k: S1 += n(K − k), S2 += 2(K − k)S1 + n(K − k)²
   // (clamped at 0).
   ValueMoments RecenteredAt(double k) const;

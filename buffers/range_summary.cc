@@ -1,5 +1,7 @@
 #include "buffers/range_summary.h"
 
+#include "buffers/node_delta.h"
+
 #include <array>
 #include <cassert>
 #include <cmath>
@@ -408,6 +410,56 @@ NodeCodec::UpdateOutcome NodeCodec::ApplyUpdate(double* node, uint64_t count, ui
   out.extremes_may_shrink = (old_value == e.min || old_value == e.max) && new_value != old_value;
   if (new_value < e.min) e.min = new_value;
   if (new_value > e.max) e.max = new_value;
+  SetExtremes(node, e);
+  return out;
+}
+
+double NodeCodec::Shift(const double* node) const { return node[Slots(order_).shift()]; }
+
+NodeCodec::UpdateOutcome NodeCodec::ApplyDelta(double* node, uint64_t count, const NodeDelta& d) const {
+  const Slots at(order_);
+  UpdateOutcome out;
+  // M_t += Σ_k Δ_k r_k^t (gathered about the node's start).
+  const IndexMoments loaded = IndexMoments::Load(order_, count, std::span<const double>(node, at.terms),
+                                                 std::span<const double>(node + at.terms, at.terms));
+  MomentTerms terms = loaded.terms();
+  for (int t = 0; t <= order_; ++t) terms[t] += d.index[t];
+  IndexMoments::FromTerms(order_, count, terms)
+      .Store(std::span<double>(node, at.terms), std::span<double>(node + at.terms, at.terms));
+
+  const NonFiniteCounts counts = LoadCounts(node, at);
+  ValueMoments values = LoadValues(node, FiniteCount(count, counts), at);
+  NodeDelta about = d;
+  about.RebaseTo(values.shift());
+  const long double before = values.sum_of_squared_deviations();
+  if (values.count() > 0) values.AddDeviations(about.s1, about.s2);
+  StoreValues(values, node, at);
+  // Drift (ApplyUpdate's rule, once): 8·ε_ld·(max(S2_before, S2_after) +
+  // S1_after²/n) for the add into S2, plus 8·ε_ld·m·Σ|terms| for summing the
+  // m terms first (recursive summation: at most (m − 1)·ε_ld·Σ|terms|).
+  const long double after = values.sum_of_squared_deviations();
+  const long double s1 = std::fabs(values.sum_of_deviations());
+  const long double ulp = std::numeric_limits<long double>::epsilon();
+  const long double drift =
+      node[at.drift()] + 8 * ulp *
+                             (std::max(before, after) + s1 * s1 / std::max<uint64_t>(values.count(), 1) +
+                              static_cast<long double>(d.changes) * about.s2_magnitude);
+  node[at.drift()] = static_cast<double>(drift);
+  out.drifted = drift > kDriftLimit * values.central_sum_of_squares() && drift > 0 &&
+                !(std::isnan(drift) || std::isinf(drift));
+
+  if (d.exact != 0) {
+    Int128 sum;
+    std::memcpy(&sum, node + at.exact(), sizeof(Int128));
+    sum += d.exact;
+    std::memcpy(node + at.exact(), &sum, sizeof(Int128));
+  }
+  // Every old value is a cell of the node, so some was an extreme exactly
+  // when the least (greatest) of them equals the node's min (max).
+  Extremes e = GetExtremes(node);
+  out.extremes_may_shrink = d.changes > 0 && (d.old_min == e.min || d.old_max == e.max);
+  e.min = std::min(e.min, d.new_min);
+  e.max = std::max(e.max, d.new_max);
   SetExtremes(node, e);
   return out;
 }

@@ -107,6 +107,8 @@ inline constexpr uint32_t kMaxFanout = 64;
 // so a whole node written or copied to another place fails its check there.
 // Format 2 files (bind_slot false) keep their checks without the slot:
 // CRC32C of the slots alone (the `slot` arguments are then ignored).
+struct NodeDelta;  // node_delta.h
+
 class NodeCodec {
  public:
   explicit NodeCodec(int order, bool bind_slot = true) : order_(order), bind_slot_(bind_slot) {}
@@ -153,6 +155,15 @@ class NodeCodec {
   };
   UpdateOutcome ApplyUpdate(double* node, uint64_t count, uint64_t offset, double old_value,
                             double new_value, Int128 exact_delta) const;
+  // The gathered change of several distinct cells of the node, each finite
+  // before and after (node_delta.h), applied at once: what ApplyUpdate per
+  // cell gives, up to rounding, which the drift slot is charged with (the
+  // per-change charge once, plus m · Σ|(n − K)² − (o − K)²| for the m changes
+  // summed first). Extremes may shrink when an old value was one.
+  // REQUIRES: every cell of the delta finite before and after
+  UpdateOutcome ApplyDelta(double* node, uint64_t count, const NodeDelta& d) const;
+  // The node's value shift K (the s2 sums of a delta are rebased onto it).
+  double Shift(const double* node) const;
 
   // The extremes stored in a node; and writes new ones.
   Extremes GetExtremes(const double* node) const;

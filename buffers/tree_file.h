@@ -54,7 +54,8 @@ struct TreeFileHeader {
   uint32_t dtype;           // DType
   uint32_t ola_nodes;       // buffer kind: 0 hbb; N > 0 ola, an Ola buffer of N nodes in "ola" beside (ola_file.h)
   ArrayIdentity array;      // identity of the array when the buffer was last made consistent
-  uint64_t log_sequence;    // every update-log record <= this is applied to array and nodes
+  uint64_t log_sequence;    // every update-log record <= this is applied to array and nodes (while
+                            // updating, records >= chunk_first_sequence may still owe their nodes)
   uint64_t updates_since_build;
   // Fields below were added within format 1 (files from before read them as 0).
   uint64_t checkpoint_sequence;  // nodes and this header were last made durable at this log sequence

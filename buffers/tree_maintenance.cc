@@ -63,18 +63,78 @@ Status TreeMaintenance::Apply(MomentTree& tree, uint64_t index, const char* old_
         codec.ApplyUpdate(node, count, index - first, old_value, new_value, exact_delta);
     new_child = was_hole ? static_cast<int64_t>(j % layout.fanout()) : -1;
     if (was_hole && level == layout.levels()) MOMENTA_RETURN_IF_ERROR(tree.MarkWritten(level, j));
-    uint64_t& word = touched_bits_[level][j / 64];
-    if (!((word >> (j % 64)) & 1)) {  // listed once per run
-      word |= uint64_t{1} << (j % 64);
-      touched_[level].push_back(j);
-      if (touched_[level].size() >= kMaxTouched) SealTouched(tree, level);  // a long replay: bound the list
-    }
+    Touch(tree, level, j);
     // Drift past the limit, or an extreme that may have shrunk: recompute the
     // node from data when the run ends (the array may already hold later
     // values of this run that the tree has not seen yet).
     if (outcome.drifted || outcome.extremes_may_shrink) refresh_[level].push_back(j);
   }
   return Status::OK();
+}
+
+void TreeMaintenance::Touch(MomentTree& tree, int level, uint64_t j) {
+  uint64_t& word = touched_bits_[level][j / 64];
+  if ((word >> (j % 64)) & 1) return;  // listed once per run
+  word |= uint64_t{1} << (j % 64);
+  touched_[level].push_back(j);
+  if (touched_[level].size() >= kMaxTouched) SealTouched(tree, level);  // a long replay: bound the list
+}
+
+CellChange TreeMaintenance::ChangeOf(uint64_t index, const char* old_bytes, const char* new_bytes) const {
+  const DType t = array_.dtype();
+  return CellChange{index, DecodeDouble(t, old_bytes), DecodeDouble(t, new_bytes), ExactDelta(t, old_bytes, new_bytes)};
+}
+
+Status TreeMaintenance::ApplyGathered(MomentTree& tree, std::span<const CellChange> changes) {
+  const TreeLayout& layout = tree.layout();
+  const NodeCodec& codec = tree.codec();
+  const int order = tree.order();
+  if (touched_tree_ != &tree) SizeTouchedForTree(tree);
+  // Level 1: each leaf's delta from its cells, about the leaf's own shift K.
+  group_nodes_.clear();
+  group_deltas_.clear();
+  group_of_.clear();
+  for (const CellChange& c : changes) {
+    const uint64_t leaf = layout.NodeOf(1, c.index);
+    const uint32_t at = group_of_.FindOrInsert(leaf, static_cast<uint32_t>(group_nodes_.size()));
+    if (at == group_nodes_.size()) {
+      group_nodes_.push_back(leaf);
+      group_deltas_.emplace_back(codec.Shift(tree.Node(1, leaf)));
+    }
+    group_deltas_[at].Add(order, c.index - layout.node_first(1, leaf), c);
+  }
+  for (int level = 1;; ++level) {
+    const bool top = level == layout.levels();
+    next_nodes_.clear();
+    next_deltas_.clear();
+    group_of_.clear();
+    for (size_t k = 0; k < group_nodes_.size(); ++k) {
+      const uint64_t j = group_nodes_[k];
+      const NodeDelta& d = group_deltas_[k];
+      const uint64_t first = layout.node_first(level, j);
+      double* node = tree.Node(level, j);
+      for (uint64_t mask = d.new_children; mask != 0; mask &= mask - 1)
+        codec.SetChild(node, static_cast<uint32_t>(__builtin_ctzll(mask)));
+      const bool was_hole = codec.Check(node) == 0;  // (or changed since, in this run)
+      const NodeCodec::UpdateOutcome outcome = codec.ApplyDelta(node, layout.node_end(level, j) - first, d);
+      if (was_hole && top) MOMENTA_RETURN_IF_ERROR(tree.MarkWritten(level, j));
+      Touch(tree, level, j);
+      if (outcome.drifted || outcome.extremes_may_shrink) refresh_[level].push_back(j);
+      if (top) continue;
+      // Into the parent's delta, moved to its start and its shift.
+      const uint64_t parent = j / layout.fanout();
+      const uint32_t at = group_of_.FindOrInsert(parent, static_cast<uint32_t>(next_nodes_.size()));
+      if (at == next_nodes_.size()) {
+        next_nodes_.push_back(parent);
+        next_deltas_.emplace_back(codec.Shift(tree.Node(level + 1, parent)));
+      }
+      next_deltas_[at].AddChild(order, first - layout.node_first(level + 1, parent), d);
+      if (was_hole) next_deltas_[at].new_children |= uint64_t{1} << (j % layout.fanout());
+    }
+    if (top) return Status::OK();
+    group_nodes_.swap(next_nodes_);
+    group_deltas_.swap(next_deltas_);
+  }
 }
 
 void TreeMaintenance::QueueRefresh(const MomentTree& tree, uint64_t index) {

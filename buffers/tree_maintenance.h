@@ -2,7 +2,9 @@
 // change, one change at a time, in runs (a chunk of updates, or a replay of
 // the log) that end with Flush.
 //
-// A change a[k]: old -> new updates one node per level in place
+// A chunk's changes (ApplyGathered) update each node over them once, from
+// their deltas summed first (node_delta.h); one change (Apply) updates one
+// node per level in place
 // (NodeCodec::ApplyUpdate; for the index moments about the node's start s,
 // with r = k - s and Δ = new - old:  M_t += Δ · r^t,  buffers/REFERENCE.md
 // §2.3). A node whose rounding drift passed kDriftLimit, or whose extreme may
@@ -18,9 +20,12 @@
 
 #include <array>
 #include <cstdint>
+#include <span>
 #include <vector>
 
+#include "buffers/index_set.h"
 #include "buffers/moment_tree.h"
+#include "buffers/node_delta.h"
 #include "storage/array_file.h"
 #include "storage/array_store.h"
 
@@ -42,6 +47,16 @@ class TreeMaintenance {
   // (BufferedArray's reservation before a chunk), so no page is checked.
   [[nodiscard]] Status Apply(MomentTree& tree, uint64_t index, const char* old_bytes, const char* new_bytes,
                              bool reserved = false);
+  // The change a[index]: old -> new (raw element bytes) as the tree sees it.
+  CellChange ChangeOf(uint64_t index, const char* old_bytes, const char* new_bytes) const;
+  // Applies a chunk's changes gathered per node: each node over them is
+  // updated once (NodeCodec::ApplyDelta), a leaf from its cells' changes, a
+  // parent from its children's deltas moved into its frame (node_delta.h),
+  // level by level — the same bookkeeping as Apply per change (children
+  // masks, checks resealed at Flush, drifted or shrunk nodes recomputed).
+  // REQUIRES: Begin(tree) since the last rebuild; distinct indices; every
+  // value finite; the nodes over every index allocated (reserved).
+  [[nodiscard]] Status ApplyGathered(MomentTree& tree, std::span<const CellChange> changes);
   // Queues every level's node over `index` for recomputation at Flush.
   // REQUIRES: Begin(tree)
   void QueueRefresh(const MomentTree& tree, uint64_t index);
@@ -56,6 +71,8 @@ class TreeMaintenance {
  private:
   [[nodiscard]] Status RefreshLeaf(MomentTree& tree, uint64_t leaf, const ArrayStore* store);
   void SealTouched(MomentTree& tree, int level);
+  // Lists node j of `level` for resealing at Flush (once per run).
+  void Touch(MomentTree& tree, int level, uint64_t j);
   void SizeTouchedForTree(const MomentTree& tree);
 
   ArrayFile& array_;
@@ -66,6 +83,11 @@ class TreeMaintenance {
   std::vector<std::vector<uint64_t>> touched_bits_;  // per level: bit j set while node j is in touched_
   std::array<uint64_t, 4> touched_shape_{};  // levels, leaf span, fan-out, length they are sized for
   const MomentTree* touched_tree_ = nullptr;  // the tree SizeTouchedForTree last looked at
+  // ApplyGathered's scratch, per level in turn: the nodes changed, their
+  // deltas (same positions), and node -> position.
+  std::vector<uint64_t> group_nodes_, next_nodes_;
+  std::vector<NodeDelta> group_deltas_, next_deltas_;
+  IndexMap group_of_;
   std::vector<char> leaf_scratch_;
   std::vector<double> leaf_doubles_;
 };
