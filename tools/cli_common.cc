@@ -15,6 +15,7 @@
 #include <iostream>
 
 #include "storage/cancel.h"
+#include "storage/huge_pages.h"
 #include "storage/parse_number.h"
 
 namespace momenta::cli {
@@ -91,7 +92,10 @@ Result<std::string> ReadWholeInput(const std::string& path) {
   if (::fstat(fd, &st) != 0) return Status::FromErrno(name, errno);
   if (S_ISDIR(st.st_mode)) return Status::FromErrno(name, EISDIR);
   std::string out;
-  if (S_ISREG(st.st_mode) && st.st_size > 0) out.reserve(static_cast<size_t>(st.st_size));
+  if (S_ISREG(st.st_mode) && st.st_size > 0) {
+    out.reserve(static_cast<size_t>(st.st_size));
+    AdviseHugePages(out.data(), out.capacity());
+  }
   char buf[1 << 16];
   while (true) {
     MOMENTA_RETURN_IF_ERROR(CheckCancel(name));

@@ -4,6 +4,7 @@
 #include <string_view>
 
 #include "storage/cancel.h"
+#include "storage/huge_pages.h"
 #include "storage/parse_number.h"
 
 namespace momenta::cli {
@@ -65,6 +66,7 @@ Result<std::vector<IndexedValue>> ParseUpdates(const std::string& text, bool bin
       return Status::InvalidArgument(name, "binary updates are 16-byte records (u64 index, f8 value); size " +
                                                std::to_string(text.size()) + " is not a multiple of 16");
     out.reserve(text.size() / 16);
+    AdviseHugePages(out.data(), out.capacity() * sizeof(IndexedValue));
     for (size_t at = 0; at < text.size(); at += 16) {
       uint64_t index;
       double value;
