@@ -1,0 +1,66 @@
+"""Batches and overviews through the CLI, cold and warm, against fio's
+random reads at depth 32 (a cold query of a batch reads its two partial end
+leaves: about two random reads); and the process's RAM per buffer kind."""
+import json
+import os
+import random
+
+from common import make_cold, median, run, run_rss
+
+
+def batches(cli, array, buf, layout, count, rounds, seed, folder):
+    """`query --ranges FILE --stat sum` over `count` ranges (lengths uniform in
+    [1, 2^20], half starting in data), cold and warm, `rounds` times."""
+    rng = random.Random(seed)
+    path = os.path.join(folder, "momenta_bench_ranges.txt")
+    lines = []
+    for k in range(count):
+        n = rng.randint(1, 1 << 20)
+        p = (rng.choice(layout.starts) + rng.randrange(layout.region)) if k % 2 == 0 else rng.randrange(layout.length)
+        p = min(p, layout.length - n)
+        lines.append(f"{p}:{p + n}\n")
+    with open(path, "w") as f:
+        f.writelines(lines)
+    res = {"cold": [], "warm": []}
+    try:
+        for _ in range(rounds):
+            for mode in ("cold", "warm"):
+                if mode == "cold":
+                    make_cold(array, buf.sidecar)
+                out, wall = run([cli, "query", array, "--ranges", path, "--stat", "sum", "--sidecar", buf.sidecar,
+                                 "--json"])
+                answers = [ln for ln in out.splitlines() if ln.startswith("{\"range\"")]
+                if len(answers) != count:
+                    raise RuntimeError(f"query --ranges answered {len(answers)} of {count} ranges")
+                res[mode].append(count / wall)
+    finally:
+        os.remove(path)
+    return {"ranges": count, "cold_qps": median(res["cold"]), "warm_qps": median(res["warm"]),
+            "cold_rounds": res["cold"], "warm_rounds": res["warm"]}
+
+
+def overviews(cli, array, buf, length, bins, rounds):
+    """`query --range 0:N --bins K --stat mean --stat min --stat max`, cold and warm."""
+    res = {"cold": [], "warm": []}
+    for _ in range(rounds):
+        for mode in ("cold", "warm"):
+            if mode == "cold":
+                make_cold(array, buf.sidecar)
+            out, wall = run([cli, "query", array, "--range", f"0:{length}", "--bins", str(bins), "--stat", "mean",
+                             "--stat", "min", "--stat", "max", "--sidecar", buf.sidecar, "--json"])
+            if sum(1 for ln in out.splitlines() if ln.startswith("{\"range\"")) != bins:
+                raise RuntimeError(f"query --bins {bins} did not answer {bins} bins")
+            res[mode].append(wall)
+    return {"bins": bins, "cold_s": median(res["cold"]), "warm_s": median(res["warm"]),
+            "cold_bins_per_s": bins / median(res["cold"]), "warm_bins_per_s": bins / median(res["warm"])}
+
+
+def memory(cli, array, buffers, length):
+    """Peak RSS of a whole-array sum per buffer kind, less that of
+    `momenta --version` (the binary alone): the buffer's RAM, measured."""
+    _, _, base = run_rss([cli, "--version"])
+    out = {"baseline_rss_bytes": base}
+    for b in buffers:
+        _, _, rss = run_rss([cli, "query", array, "--range", f"0:{length}", "--stat", "sum", "--sidecar", b.sidecar])
+        out[b.name] = {"rss_bytes": rss, "above_baseline_bytes": max(0, rss - base)}
+    return out
