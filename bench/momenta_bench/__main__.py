@@ -22,11 +22,12 @@ length, data_bytes, regions, rounds, samples_per_length, scan_cap, ...),
 device{name, model, scheduler, ...}, loadavg_start), "phases" {name: {seconds,
 busy, others_busy, loadavg_end}}, "device" (device.py's fio figures),
 "build" {"buffers": {hbb|ram|ola: {wall_s, data_bytes_read, fio_seq_seconds,
-fraction_of_fio, sidecar_bytes, flags}}, "first_query": {wall_s, rss}},
+fraction_of_fio, sidecar_bytes, flags}}, "first_query": {wall_s, device_bytes}},
 "latency" [aggregate.py rows: method (hbb ram ola scan numpy duckdb), stat
 (sum moments var minmax; all for the scan), length, mode (cold warm), n,
 holes_at_both_ends, in_process_median_s, in_process_p99_s, process_median_s,
-process_p99_s, bytes_read_median, rss_median_bytes, device_floor_s,
+process_p99_s, bytes_read_median (asked), device_bytes_median (delivered by
+the device: holes and cached pages are free), device_floor_s,
 fraction_of_limit], "samples" (every query measured), "checks" {compared,
 wrong}, "unsupported", "batches" {ranges, cold_qps, warm_qps}, "overviews"
 {bins, cold_bins_per_s, warm_bins_per_s}, "memory" {baseline_rss_bytes,
@@ -236,6 +237,9 @@ def main():
     except KeyboardInterrupt:
         print("momenta bench: interrupted; removing its files", file=sys.stderr)
         return 130
+    except (OSError, ValueError, KeyError) as e:  # one line, not a traceback
+        print(f"momenta bench: {type(e).__name__}: {e}", file=sys.stderr)
+        return 1
     finally:
         r.cleanup()
     return 0

@@ -1,6 +1,7 @@
 """Samples into figures: per method, statistic, range length and cold/warm,
 the median and p99 inside the process and of the whole process, the bytes
-read, and the device's floor for those bytes (fio) as a fraction."""
+asked for and delivered by the device, and the device's floor for the
+delivered bytes (fio) as a fraction of the query's time."""
 from common import median, p99
 
 
@@ -23,14 +24,14 @@ def latency_rows(samples, device):
         ins = [s["in_s"] for s in ss]
         walls = [s["wall_s"] for s in ss if s["wall_s"] is not None]
         by = [s["bytes"] for s in ss if s["bytes"] is not None]
-        rss = [s["rss"] for s in ss if s.get("rss")]
+        dev = [s["device_bytes"] for s in ss if s.get("device_bytes") is not None]
         row = {"method": method, "stat": stat, "length": length, "mode": mode, "n": len(ss),
                "holes_at_both_ends": sum(1 for s in ss if s["holes_at_ends"]),
                "in_process_median_s": median(ins), "in_process_p99_s": p99(ins),
                "process_median_s": median(walls), "process_p99_s": p99(walls),
-               "bytes_read_median": median(by), "rss_median_bytes": median(rss)}
-        if mode == "cold" and by:
-            floor = device_floor(row["bytes_read_median"], device)
+               "bytes_read_median": median(by), "device_bytes_median": median(dev)}
+        if mode == "cold" and dev:
+            floor = device_floor(row["device_bytes_median"], device)
             row["device_floor_s"] = floor
             row["fraction_of_limit"] = floor / row["in_process_median_s"] if floor > 0 else None
         rows.append(row)

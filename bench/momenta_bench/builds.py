@@ -5,7 +5,7 @@ import json
 import os
 import shutil
 
-from common import bytes_on_disk, log, make_cold, median, run, run_rss
+from common import bytes_on_disk, log, make_cold, median, run, run_counted
 
 
 def build_all(cli, array, buffers, rounds, seq_bps):
@@ -40,8 +40,8 @@ def first_query(cli, array, folder, length):
     shutil.rmtree(side, ignore_errors=True)
     make_cold(array)
     try:
-        _, wall, rss = run_rss([cli, "query", array, "--range", f"0:{length}", "--stat", "sum", "--sidecar", side,
-                                "--json"])
+        _, wall, dev = run_counted([cli, "query", array, "--range", f"0:{length}", "--stat", "sum", "--sidecar",
+                                    side, "--json"])
     finally:
         shutil.rmtree(side, ignore_errors=True)
-    return {"wall_s": wall, "rss": rss}
+    return {"wall_s": wall, "device_bytes": dev}

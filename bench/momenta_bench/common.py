@@ -26,19 +26,40 @@ def run(argv, stdin=None, env=None):
     return p.stdout.decode(errors="replace"), wall
 
 
-def run_rss(argv):
-    """Runs argv; (stdout, wall seconds, peak RSS in bytes). Raises BenchError on failure."""
+def run_counted(argv, env=None):
+    """Runs argv; (stdout, wall seconds, device bytes it read). The bytes are
+    the child's ru_inblock (task I/O accounting: what the device delivered to
+    it, O_DIRECT and io_uring included; holes and cached pages count 0).
+    Raises BenchError on failure."""
     t0 = time.perf_counter()
-    p = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    out = p.stdout.read()
-    err = p.stderr.read()
+    p = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+    out, err = p.stdout.read(), p.stderr.read()  # (stderr is small: read after stdout)
     _, status, usage = os.wait4(p.pid, 0)
     wall = time.perf_counter() - t0
-    code = os.waitstatus_to_exitcode(status)
+    p.returncode = code = os.waitstatus_to_exitcode(status)
     if code != 0:
         raise BenchError(f"{os.path.basename(argv[0])} {' '.join(argv[1:3])}... failed ({code}): "
                          f"{err.decode(errors='replace').strip()[-300:]}")
-    return out.decode(errors="replace"), wall, usage.ru_maxrss * 1024
+    return out.decode(errors="replace"), wall, usage.ru_inblock * 512
+
+
+def peak_rss(argv):
+    """Peak RSS in bytes of one run of argv, by /usr/bin/time (GNU time): the
+    rusage a parent gets counts its own pages at fork, the bench's memmaps
+    included, so a small child forked from it would look big."""
+    import tempfile
+    with tempfile.NamedTemporaryFile("r") as f:
+        run(["/usr/bin/time", "-f", "%M", "-o", f.name] + argv)
+        return int(f.read().strip().splitlines()[-1]) * 1024
+
+
+def own_device_bytes():
+    """Bytes the device delivered to this process so far (/proc/self/io read_bytes)."""
+    with open("/proc/self/io") as f:
+        for line in f:
+            if line.startswith("read_bytes:"):
+                return int(line.split()[1])
+    return 0
 
 
 def files_under(path):

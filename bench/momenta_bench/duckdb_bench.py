@@ -6,7 +6,7 @@ import json
 import os
 import shutil
 
-from common import make_cold, run
+from common import make_cold, run, run_counted
 
 HOW = ("DuckDB not measured: install its Node package in some folder, e.g. "
        "`mkdir -p ~/duckdb && cd ~/duckdb && npm install @duckdb/node-api`, "
@@ -48,9 +48,9 @@ class DuckDB:
         """Cold (the database file dropped) then warm in one node process:
         (cold sample, warm sample)."""
         make_cold(self.db)
-        out, wall = run(["node", RUNNER, "query", self.db, self._sql(p, q, stat)], env=self.env)
+        out, wall, dev = run_counted(["node", RUNNER, "query", self.db, self._sql(p, q, stat)], env=self.env)
         j = json.loads(out)
         s = j["row"][0] if stat == "sum" else None
-        cold = {"in_s": j["first_us"] / 1e6, "wall_s": wall, "rss": None, "bytes": None, "sum": s}
-        warm = {"in_s": j["again_us"] / 1e6, "wall_s": None, "rss": None, "bytes": None, "sum": s}
+        cold = {"in_s": j["first_us"] / 1e6, "wall_s": wall, "device_bytes": dev, "bytes": None, "sum": s}
+        warm = {"in_s": j["again_us"] / 1e6, "wall_s": None, "device_bytes": 0, "bytes": None, "sum": s}
         return cold, warm

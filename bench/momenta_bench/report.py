@@ -84,12 +84,14 @@ def markdown(doc):
     L.append("In process: the query's own time (CLI: its `elapsed_us`; NumPy, DuckDB: around the call). "
              "Process: the whole `momenta query` (or `scan_driver`, or `node`) process. Cold: the array and the "
              "whole sidecar (or DuckDB's file) dropped from the page cache first. `% of limit`: fio's time for "
-             "the bytes the query read (one random read + the bytes at the sequential rate) over the query's; "
+             "the bytes the device delivered (one random read + the bytes at the sequential rate) over the query's "
+             "time in process; bytes: asked for (the CLI's array and tier bytes, the scan's reads, NumPy's slice) "
+             "and delivered by the device (task I/O accounting: holes and cached pages cost nothing); "
              "`holes`: samples whose both ends lie in holes (no I/O there). scan: one pass computing every "
              "statistic. Ranges longer than the scan cap "
              f"({_len(cfg['scan_cap'])} elements) are not asked of the scan, NumPy and DuckDB.\n")
     L.append("| length | stat | method | cold in process p50 / p99 | cold process p50 | warm in process p50 / p99 "
-             "| warm process p50 | bytes read (cold) | % of limit | holes |")
+             "| warm process p50 | bytes asked / from device (cold) | % of limit | holes |")
     L.append("|---:|---|---|---:|---:|---:|---:|---:|---:|---:|")
     rows = {(r["length"], r["stat"], r["method"], r["mode"]): r for r in doc["latency"]}
     for (length, stat, method, mode), c in rows.items():
@@ -98,7 +100,8 @@ def markdown(doc):
         w = rows.get((length, stat, method, "warm"), {})
         L.append(f"| {_len(length)} | {stat} | {method} | {_t(c['in_process_median_s'])} / {_t(c['in_process_p99_s'])} "
                  f"| {_t(c['process_median_s'])} | {_t(w.get('in_process_median_s'))} / {_t(w.get('in_process_p99_s'))} "
-                 f"| {_t(w.get('process_median_s'))} | {_b(c['bytes_read_median'])} | {_pct(c.get('fraction_of_limit'))} "
+                 f"| {_t(w.get('process_median_s'))} | {_b(c['bytes_read_median'])} / {_b(c['device_bytes_median'])} "
+                 f"| {_pct(c.get('fraction_of_limit'))} "
                  f"| {c['holes_at_both_ends']}/{c['n']} |")
     if doc["unsupported"]:
         L.append("\nNot answered: " + "; ".join(f"{k}: {v}" for k, v in doc["unsupported"].items()))
@@ -136,8 +139,9 @@ def markdown(doc):
             L.append(f"| {kind} | {r['updates_per_s']:,.0f} | {wl:,.0f} | {r['updates_per_s'] / wl:.2f}x | "
                      f"{r['read_bytes_per_update']:,.0f} B | {r['written_bytes_per_update']:,.0f} B |")
         fs = up["fio_fdatasync_per_write_iops"]
-        L.append(f"\n`update --follow --ack`, one line at a time (ack latency) and 10^6-line streams; fio: "
-                 f"{fs:,.0f} fdatasync'd writes/s ({_t(1 / fs)} each).\n")
+        L.append(f"\n`update --follow --ack`, one line at a time (ack latency) and streams of {up['updates']:,} lines; "
+                 f"fio on a new 256 MiB file (as the log grows): {fs:,.0f} fdatasync'd writes/s ({_t(1 / fs)} each); "
+                 f"on the device phase's preallocated file: {d['fdatasync_per_write_iops']:,.0f}/s.\n")
         L.append("| sync | ack p50 | ack p99 | p50 / fio fdatasync | streamed lines/s |\n|---|---:|---:|---:|---:|")
         for sync, r in up["follow"].items():
             L.append(f"| {sync} | {_t(r['ack_p50_s'])} | {_t(r['ack_p99_s'])} | {r['ack_p50_s'] * fs:.2f} | "

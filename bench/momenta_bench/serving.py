@@ -5,7 +5,7 @@ import json
 import os
 import random
 
-from common import make_cold, median, run, run_rss
+from common import BenchError, make_cold, median, peak_rss, run
 
 
 def batches(cli, array, buf, layout, count, rounds, seed, folder):
@@ -29,9 +29,9 @@ def batches(cli, array, buf, layout, count, rounds, seed, folder):
                     make_cold(array, buf.sidecar)
                 out, wall = run([cli, "query", array, "--ranges", path, "--stat", "sum", "--sidecar", buf.sidecar,
                                  "--json"])
-                answers = [ln for ln in out.splitlines() if ln.startswith("{\"range\"")]
+                answers = [ln for ln in out.splitlines() if ln.startswith("{\"line\"")]
                 if len(answers) != count:
-                    raise RuntimeError(f"query --ranges answered {len(answers)} of {count} ranges")
+                    raise BenchError(f"query --ranges answered {len(answers)} of {count} ranges")
                 res[mode].append(count / wall)
     finally:
         os.remove(path)
@@ -49,7 +49,7 @@ def overviews(cli, array, buf, length, bins, rounds):
             out, wall = run([cli, "query", array, "--range", f"0:{length}", "--bins", str(bins), "--stat", "mean",
                              "--stat", "min", "--stat", "max", "--sidecar", buf.sidecar, "--json"])
             if sum(1 for ln in out.splitlines() if ln.startswith("{\"range\"")) != bins:
-                raise RuntimeError(f"query --bins {bins} did not answer {bins} bins")
+                raise BenchError(f"query --bins {bins} did not answer {bins} bins")
             res[mode].append(wall)
     return {"bins": bins, "cold_s": median(res["cold"]), "warm_s": median(res["warm"]),
             "cold_bins_per_s": bins / median(res["cold"]), "warm_bins_per_s": bins / median(res["warm"])}
@@ -58,9 +58,9 @@ def overviews(cli, array, buf, length, bins, rounds):
 def memory(cli, array, buffers, length):
     """Peak RSS of a whole-array sum per buffer kind, less that of
     `momenta --version` (the binary alone): the buffer's RAM, measured."""
-    _, _, base = run_rss([cli, "--version"])
+    base = peak_rss([cli, "--version"])
     out = {"baseline_rss_bytes": base}
     for b in buffers:
-        _, _, rss = run_rss([cli, "query", array, "--range", f"0:{length}", "--stat", "sum", "--sidecar", b.sidecar])
+        rss = peak_rss([cli, "query", array, "--range", f"0:{length}", "--stat", "sum", "--sidecar", b.sidecar])
         out[b.name] = {"rss_bytes": rss, "above_baseline_bytes": max(0, rss - base)}
     return out
