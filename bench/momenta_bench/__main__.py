@@ -141,6 +141,10 @@ class Run:
         a, cfg = self.a, self.cfg
         if a.drivers is None or not os.path.exists(os.path.join(a.drivers, "scan_driver")):
             raise BenchError("scan_driver not found: build the bench targets (configure with -DMOMENTA_BUILD_BENCH=ON)")
+        if self.data * 4 > cfg["length"] * 8:
+            raise BenchError(f"--data-size {self.data / GiB:g} GiB is more than a quarter of the "
+                             f"{cfg['length'] * 8 / GiB:g} GiB array of --preset {a.preset} "
+                             f"(at most {cfg['length'] * 2 / GiB:g} GiB)")
         layout = dataset.Layout(cfg["length"], self.data, cfg["regions"], 20261202)
         duck_home = duckdb_bench.find()
         self.check_space(duck_home is not None)
