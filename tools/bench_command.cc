@@ -127,13 +127,13 @@ void RegisterBenchCommand(CLI::App& app, Command* run) {
   CLI::App* sub = app.add_subcommand(
       "bench", "benchmark momenta on this machine against a scan, NumPy, DuckDB and the device's limits (fio)");
   sub->add_option("--preset", args->preset,
-                  "quick: a sparse 16 GiB array with 2 GiB of data, a few minutes; terabyte: a sparse 1 TiB "
-                  "(2^37 f8) array with --data-size of data in scattered regions")
+                  "quick: a sparse 16 GiB array with 1 GiB of data, a few minutes; terabyte: a sparse 1 TiB "
+                  "(2^37 f8) array with --data-size of data in scattered regions, about an hour")
       ->required()
       ->check(CLI::IsMember({"quick", "terabyte"}));
   sub->add_option("--dir", args->dir, "folder for the array, its buffers and fio's files (default: .)");
   sub->add_option("--data-size", args->data_size,
-                  "bytes of data written into the sparse array (quick: 2G, terabyte: 16G; at least 64M)");
+                  "bytes of data written into the sparse array (quick: 1G, terabyte: 16G; at least 64M, at most a quarter of the array)");
   sub->add_option("--out", args->out, "PREFIX of the results: PREFIX.md, PREFIX.json, PREFIX-*.svg")
       ->default_str("momenta-bench");
   sub->add_option("--rounds", args->rounds, "interleaved rounds per figure (default: the preset's)")
@@ -147,15 +147,17 @@ void RegisterBenchCommand(CLI::App& app, Command* run) {
       "    element to the whole array, for sum, moments (order 2), var, min/max: in process (the\n"
       "    query's own time) and as a whole CLI process; the default buffer (hbb), the paper's\n"
       "    all-in-RAM bins (--disk-tier off), Ola (--buffer ola), a plain scan through the same I/O\n"
-      "    backend, NumPy memmap, DuckDB (when its npm package is found: MOMENTA_BENCH_DUCKDB=FOLDER\n"
-      "    where `npm install duckdb` ran); bytes read per query and the process's RAM;\n"
+      "    backend, NumPy memmap, DuckDB (when found: MOMENTA_BENCH_DUCKDB=FOLDER where\n"
+      "    `npm install @duckdb/node-api` ran); bytes read per query (asked, and delivered by the\n"
+      "    device) and the process's RAM; every sum checked against the scan;\n"
       "  batches and overviews (queries/s against fio's random reads at depth 32);\n"
       "  build time against fio's sequential read of the data; the first query on an unbuilt array;\n"
       "  updates (bench/ingest_driver.py): hot, scattered, sequential; --follow ack latency per sync\n"
       "    policy against fio's fdatasync per write;\n"
       "  the monitor (net_monitor_driver): summarizer ingest rate and traffic against naive, eps 0.01;\n"
       "  the device's limits (fio), the machine, and how busy it was in each phase.\n"
-      "Needs root (drop_caches), fio, /usr/bin/python3 with NumPy. Cold figures need root.\n"
+      "Needs fio and /usr/bin/python3 with NumPy (matplotlib for --plot); root for the update bench\n"
+      "(it drops the page cache). Checks free space first; removes what it made unless --keep.\n"
       "Example: momenta bench --preset quick --plot --out results/quick\n"
       "         momenta bench --preset terabyte --dir /mnt/big --data-size 16G --plot");
   sub->callback([run, args] { *run = [args] { return RunBench(*args); }; });
