@@ -28,7 +28,8 @@ fraction_of_fio, sidecar_bytes, flags}}, "first_query": {wall_s, device_bytes}},
 holes_at_both_ends, in_process_median_s, in_process_p99_s, process_median_s,
 process_p99_s, bytes_read_median (asked), device_bytes_median (delivered by
 the device: holes and cached pages are free), device_floor_s,
-fraction_of_limit], "samples" (every query measured), "checks" {compared,
+fraction_of_limit (device_floor_s over process_median_s, or over the
+in-process time where there is no process)], "samples" (every query measured), "checks" {compared,
 wrong}, "unsupported", "batches" {ranges, cold_qps, warm_qps}, "overviews"
 {bins, cold_bins_per_s, warm_bins_per_s}, "memory" {baseline_rss_bytes,
 KIND: {rss_bytes, above_baseline_bytes}}, "updates" (updates.py), "monitor"
