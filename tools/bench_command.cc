@@ -103,7 +103,8 @@ int RunBench(const BenchArgs& a) {
     return kExitRuntime;
   }
   const fs::path drivers = FindDrivers();
-  std::vector<std::string> args{kPython, orchestrator.string(), "--cli", (BinaryDir() / "momenta").string(),
+  // -B: no __pycache__ written into the source tree or the install.
+  std::vector<std::string> args{kPython, "-B", orchestrator.string(), "--cli", (BinaryDir() / "momenta").string(),
                                 "--preset", a.preset, "--dir", a.dir, "--out", a.out};
   if (!drivers.empty()) args.insert(args.end(), {"--drivers", drivers.string()});
   if (data_bytes > 0) args.insert(args.end(), {"--data-size", std::to_string(data_bytes)});

@@ -31,8 +31,8 @@ the device: holes and cached pages are free), device_floor_s,
 fraction_of_limit (device_floor_s over process_median_s, or over the
 in-process time where there is no process)], "samples" (every query measured), "checks" {compared,
 wrong}, "unsupported", "batches" {ranges, cold_qps, warm_qps}, "overviews"
-{bins, cold_bins_per_s, warm_bins_per_s}, "memory" {baseline_rss_bytes,
-KIND: {rss_bytes, above_baseline_bytes}}, "updates" (updates.py), "monitor"
+{bins, cold_bins_per_s, warm_bins_per_s}, "memory" {baseline_rss_bytes, ranges,
+KIND: {rss_bytes, above_baseline_bytes} (the larger of the two ranges)}, "updates" (updates.py), "monitor"
 (monitor.py), "duckdb" {available, how, load}}. Times in seconds, sizes in bytes.
 """
 import argparse
@@ -182,7 +182,7 @@ class Run:
                 doc["duckdb"]["load"] = duck.load(layout)
         with machine.Phase("build", self.phases):
             doc["build"] = {"buffers": builds.build_all(a.cli, array, buffers, cfg["build_rounds"],
-                                                        doc["device"]["seq_read_bytes_per_s"]),
+                                                        doc["device"]["seq_read_bytes_per_s"], layout.data_bytes),
                             "first_query": builds.first_query(a.cli, array, self.dir, cfg["length"])}
         ctx = argparse.Namespace(cli=a.cli, array=array, buffers=buffers, layout=layout, duckdb=duck,
                                  scan_driver=os.path.join(a.drivers, "scan_driver"), scan_cap=cfg["scan_cap"])
@@ -195,7 +195,7 @@ class Run:
             doc["batches"] = serving.batches(a.cli, array, buffers[0], layout, cfg["batch_ranges"], cfg["rounds"], 11,
                                              self.dir)
             doc["overviews"] = serving.overviews(a.cli, array, buffers[0], cfg["length"], cfg["bins"], cfg["rounds"])
-            doc["memory"] = serving.memory(a.cli, array, buffers, cfg["length"])
+            doc["memory"] = serving.memory(a.cli, array, buffers, layout)
         with machine.Phase("updates", self.phases):
             log("updates: bench/ingest_driver.py")
             doc["updates"] = updates.run_ingest(self.bench_dir, a.cli, self.dir, cfg["ingest_gib"],

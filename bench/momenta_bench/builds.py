@@ -8,10 +8,11 @@ import shutil
 from common import bytes_on_disk, log, make_cold, median, run, run_counted
 
 
-def build_all(cli, array, buffers, rounds, seq_bps):
+def build_all(cli, array, buffers, rounds, seq_bps, data_bytes):
     """Each buffer built `rounds` times, kinds interleaved, the array and the
     old sidecar cold. Returns {kind: {...}} with the median build time, the
-    data bytes it read, fio's time for those bytes and the buffer's size."""
+    bytes it read (holes included, where a kind reads them), fio's time to
+    read the array's data_bytes of data once, and the buffer's size."""
     out = {b.name: [] for b in buffers}
     for k in range(rounds):
         for b in buffers:
@@ -26,7 +27,7 @@ def build_all(cli, array, buffers, rounds, seq_bps):
         rs = out[b.name]
         wall = median(r["wall_s"] for r in rs)
         data = rs[0]["bytes_read"]
-        fio_s = data / seq_bps
+        fio_s = data_bytes / seq_bps
         res[b.name] = {"flags": b.flags, "rounds": [r["wall_s"] for r in rs], "wall_s": wall,
                        "data_bytes_read": data, "fio_seq_seconds": fio_s, "fraction_of_fio": fio_s / wall,
                        "sidecar_bytes": bytes_on_disk(b.sidecar)}

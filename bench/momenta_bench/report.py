@@ -66,7 +66,7 @@ def markdown(doc):
     L.append(_phase(doc, "device"))
 
     L.append("## Build\n")
-    L.append("| buffer | build (cold array) | data read | fio's sequential read of it | fraction of fio | buffer on disk |")
+    L.append("| buffer | build (cold array) | bytes it read (holes too) | fio's sequential read of the data | fraction of fio | buffer on disk |")
     L.append("|---|---:|---:|---:|---:|---:|")
     for name, b in doc["build"]["buffers"].items():
         L.append(f"| {name} (`{' '.join(b['flags']) or 'default'}`) | {_t(b['wall_s'])} | {_b(b['data_bytes_read'])} | "
@@ -121,7 +121,8 @@ def markdown(doc):
     L.append(f"| overview, {ov['bins']} bins of the whole array (mean, min, max), bins/s | {_r(ov['cold_bins_per_s'])} "
              f"| {_r(ov['warm_bins_per_s'])} | {lim:,.0f} random reads/s | {_pct(ov['cold_bins_per_s'] / lim)} |")
     mem = doc["memory"]
-    L.append(f"\nPeak RSS of a whole-array sum, less `momenta --version` ({_b(mem['baseline_rss_bytes'])}): "
+    L.append(f"\nPeak RSS of a sum (the larger of the whole array and 10^8 elements inside data), less "
+             f"`momenta --version` ({_b(mem['baseline_rss_bytes'])}): "
              + ", ".join(f"{k} {_b(v['above_baseline_bytes'])}" for k, v in mem.items() if isinstance(v, dict)) + ".\n")
     L.append(_phase(doc, "serving"))
 

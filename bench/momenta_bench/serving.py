@@ -55,12 +55,18 @@ def overviews(cli, array, buf, length, bins, rounds):
             "cold_bins_per_s": bins / median(res["cold"]), "warm_bins_per_s": bins / median(res["warm"])}
 
 
-def memory(cli, array, buffers, length):
-    """Peak RSS of a whole-array sum per buffer kind, less that of
-    `momenta --version` (the binary alone): the buffer's RAM, measured."""
+def memory(cli, array, buffers, layout):
+    """Peak RSS per buffer kind of two sums, the larger kept: the whole array
+    (the RAM tier alone) and 10^8 elements from inside the first region (end
+    leaves or bins read: the all-in-RAM scheme's per-query scratch shows
+    here); less that of `momenta --version` (the binary alone): the buffer's
+    RAM, measured."""
     base = peak_rss([cli, "--version"])
-    out = {"baseline_rss_bytes": base}
+    s = layout.starts[0] + layout.region // 2
+    ranges = [(0, layout.length), (s, min(layout.length, s + 10**8))]
+    out = {"baseline_rss_bytes": base, "ranges": ranges}
     for b in buffers:
-        rss = peak_rss([cli, "query", array, "--range", f"0:{length}", "--stat", "sum", "--sidecar", b.sidecar])
+        rss = max(peak_rss([cli, "query", array, "--range", f"{p}:{q}", "--stat", "sum", "--sidecar", b.sidecar])
+                  for p, q in ranges)
         out[b.name] = {"rss_bytes": rss, "above_baseline_bytes": max(0, rss - base)}
     return out
