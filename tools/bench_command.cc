@@ -153,7 +153,7 @@ void RegisterBenchCommand(CLI::App& app, Command* run) {
       "    device) and the process's RAM; every sum checked against the scan;\n"
       "  batches and overviews (queries/s against fio's random reads at depth 32);\n"
       "  build time against fio's sequential read of the data; the first query on an unbuilt array;\n"
-      "  updates (bench/ingest_driver.py): hot, scattered, sequential; --follow ack latency per sync\n"
+      "  updates (bench/ingest_driver.py): hot, scattered, sequential per sync policy; --follow ack latency per sync\n"
       "    policy against fio's fdatasync per write;\n"
       "  the monitor (net_monitor_driver): summarizer ingest rate and traffic against naive, eps 0.01;\n"
       "  the device's limits (fio), the machine, and how busy it was in each phase.\n"

@@ -83,8 +83,8 @@ def _updates(doc, prefix):
     if "batch" not in up:
         return []
     fig, axes = plt.subplots(1, 2, figsize=(12, 4.8))
-    names = list(up["batch"])
-    _bars(axes[0], names, [up["batch"][k]["updates_per_s"] for k in names],
+    names = [n.replace(" ", "\n") for n in up["batch"]]
+    _bars(axes[0], names, [v["updates_per_s"] for v in up["batch"].values()],
           [doc["device"]["rand_write_4k_qd32_iops"]] * len(names), "updates/s (fio: 4 KiB random writes, depth 32)")
     syncs = list(up["follow"])
     fs = up["fio_fdatasync_per_write_iops"]

@@ -133,7 +133,7 @@ def markdown(doc):
     else:
         wl = d["rand_write_4k_qd32_iops"]
         L.append(f"A dense {up['array_gib']} GiB array of its own; one `momenta update --binary` process per workload "
-                 f"(sync batch: one fdatasync at the end).\n")
+                 f"and sync policy (always: fdatasync per update batch; batch: one at the end; none: the OS decides).\n")
         L.append("| workload | updates/s (whole process) | fio random writes/s (4 KiB, depth 32) | fraction | read / update | written / update |")
         L.append("|---|---:|---:|---:|---:|---:|")
         for kind, r in up["batch"].items():

@@ -1,11 +1,13 @@
-"""Updates, through bench/ingest_driver.py (issue 15) as it is: hot,
-scattered and sequential `momenta update` processes on a dense array of its
-own, and the --follow writer's acknowledgement latency and ingest rate per
+"""Updates, through bench/ingest_driver.py (issue 15): hot, scattered and
+sequential `momenta update` processes on a dense array of its own, once per
+sync policy (--syncs), and the --follow writer's acknowledgement latency and ingest rate per
 sync policy next to fio's fdatasync per write. Its JSON is summarised here."""
 import json
 import os
 
 from common import BenchError, median, run
+
+SYNCS = ("always", "batch", "none")  # each workload's update process runs once per policy
 
 
 def run_ingest(bench_dir, cli, folder, gib, rounds, updates, fio_runtime, lines):
@@ -18,7 +20,7 @@ def run_ingest(bench_dir, cli, folder, gib, rounds, updates, fio_runtime, lines)
     try:
         run(["/usr/bin/python3", script, "--cli", cli, "--dir", folder, "--gib", str(gib), "--rounds", str(rounds),
              "--updates", str(updates), "--fio-runtime", str(fio_runtime), "--latency-lines", str(lines),
-             "--json", out_json])
+             "--syncs", ",".join(SYNCS), "--json", out_json])
         with open(out_json) as f:
             j = json.load(f)
     finally:
@@ -27,11 +29,12 @@ def run_ingest(bench_dir, cli, folder, gib, rounds, updates, fio_runtime, lines)
     res = {"array_gib": gib, "updates": updates, "rounds": rounds,
            "fio_randread_4k_qd32_iops_on_its_array": median(j["fio_randread_iops"]), "batch": {}, "follow": {}}
     for kind in ("hot", "scattered", "sequential"):
-        rs = [r for r in j["rows"] if r["kind"] == kind]
-        res["batch"][kind] = {"updates_per_s": median(r["rate"] for r in rs), "updates": rs[0]["updates"],
-                              "read_bytes_per_update": median(r["read_bytes"] / r["updates"] for r in rs),
-                              "written_bytes_per_update": median(r["written_bytes"] / r["updates"] for r in rs),
-                              "sync": "batch"}
+        for sync in SYNCS:
+            rs = [r for r in j["rows"] if r["kind"] == kind and r["sync"] == sync]
+            res["batch"][f"{kind} {sync}"] = {
+                "kind": kind, "sync": sync, "updates_per_s": median(r["rate"] for r in rs),
+                "updates": rs[0]["updates"], "read_bytes_per_update": median(r["read_bytes"] / r["updates"] for r in rs),
+                "written_bytes_per_update": median(r["written_bytes"] / r["updates"] for r in rs)}
     fs = [r["iops"] for r in j["follow"] if r["kind"].startswith("fio")]
     res["fio_fdatasync_per_write_iops"] = median(fs)
     for sync in ("always", "batch", "none"):

@@ -101,7 +101,8 @@ def main():
     positive(doc, "overviews", "cold_bins_per_s")
     positive(doc, "memory", "baseline_rss_bytes")
     for kind in ("hot", "scattered", "sequential"):
-        positive(doc, "updates", "batch", kind, "updates_per_s")
+        for sync in ("always", "batch", "none"):
+            positive(doc, "updates", "batch", f"{kind} {sync}", "updates_per_s")
     for sync in ("always", "batch", "none"):
         positive(doc, "updates", "follow", sync, "ack_p50_s")
         positive(doc, "updates", "follow", sync, "ingest_lines_per_s")
