@@ -2,6 +2,7 @@
 """The ingest benchmark of issue 15, through the CLI as a whole process.
 
   /usr/bin/python3 bench/ingest_driver.py --cli build/tools/momenta --dir DIR [--gib 8] [--rounds 3]
+      [--syncs always,batch,none]   (the update processes' sync policies; default batch)
 
 Makes (or reuses, with --keep) a dense f8 array of --gib GiB in DIR with its
 buffer, then runs --rounds rounds, each interleaving momenta with its
@@ -186,6 +187,8 @@ def main():
     ap.add_argument("--keep", action="store_true")
     ap.add_argument("--json")
     ap.add_argument("--skip-follow", action="store_true")
+    ap.add_argument("--syncs", default="batch",
+                    help="sync policies of the update processes, comma-separated (default: batch)")
     a = ap.parse_args()
     if os.geteuid() != 0:
         sys.exit("ingest_driver: needs root (it drops the page cache for cold runs)")
@@ -225,15 +228,20 @@ def main():
         made.append(rec_path)
         rows = []
 
+        syncs = a.syncs.split(",")
+
         def measure(kind, indices, cold, round_no):
-            wl.records(indices).tofile(rec_path)
             pages = len(np.unique((data_offset + indices * 8) // PAGE))
-            if cold:
-                drop_caches()
-            r = cli_update(cli, array, rec_path, stat_path)
-            r.update(kind=kind, round=round_no, updates=len(indices), pages=pages, rate=len(indices) / r["wall_s"])
-            rows.append(r)
-            print(json.dumps(r), flush=True)
+            for sync in syncs:
+                # Fresh values per run: the values already in place would cost nothing.
+                wl.records(indices).tofile(rec_path)
+                if cold:
+                    drop_caches()
+                r = cli_update(cli, array, rec_path, stat_path, ("--sync", sync))
+                r.update(kind=kind, sync=sync, round=round_no, updates=len(indices), pages=pages,
+                         rate=len(indices) / r["wall_s"])
+                rows.append(r)
+                print(json.dumps(r), flush=True)
 
         fio = []
         for round_no in range(a.rounds):
@@ -278,18 +286,18 @@ def main():
         print(f"fio 4 KiB random reads at depth 32 on the array: median {fio_med:,.0f} IOPS "
               f"(rounds: {', '.join(f'{x:,.0f}' for x in fio)})")
         print()
-        print("| workload | updates | distinct pages | updates/s (whole process) | x fio randread | "
+        print("| workload | sync | updates | distinct pages | updates/s (whole process) | x fio randread | "
               "read / update | read / (4 KiB x pages) | written / update | device read, written / update |")
-        print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
-        for kind in ("scattered", "hot", "sequential"):
-            rs = [r for r in rows if r["kind"] == kind]
+        print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+        for kind, sync in ((k, s) for k in ("scattered", "hot", "sequential") for s in syncs):
+            rs = [r for r in rows if r["kind"] == kind and r["sync"] == sync]
             rate = med(r["rate"] for r in rs)
             rd = med(r["read_bytes"] / r["updates"] for r in rs)
             ratio = med(r["read_bytes"] / (PAGE * r["pages"]) for r in rs)
             wr = med(r["written_bytes"] / r["updates"] for r in rs)
             drd = med(r["device_read_bytes"] / r["updates"] for r in rs)
             dwr = med(r["device_written_bytes"] / r["updates"] for r in rs)
-            print(f"| {kind} | {rs[0]['updates']:,} | {med(r['pages'] for r in rs):,.0f} | {rate:,.0f} | "
+            print(f"| {kind} | {sync} | {rs[0]['updates']:,} | {med(r['pages'] for r in rs):,.0f} | {rate:,.0f} | "
                   f"{rate / fio_med:.2f} | {rd:,.0f} B | {ratio:.2f} | {wr:,.0f} B | {drd:,.0f} B, {dwr:,.0f} B |")
         if follow:
             fs = [r["iops"] for r in follow if r["kind"].startswith("fio")]

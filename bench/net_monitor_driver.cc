@@ -10,8 +10,8 @@
 // measured words (and messages) over that shape.
 //
 //   net_monitor_driver [--k 1,4,16] [--eps 0.1,0.01,0.001] [--n 1e4,1e5,1e6,1e7]
-//                       [--window 100] [--seed 1] [--workload steady]
-// Prints one markdown table row per configuration.
+//                       [--window 100] [--seed 1] [--workload steady] [--json 1]
+// Prints one markdown table row per configuration (--json 1: one JSON line each).
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -33,6 +33,8 @@
 namespace {
 
 using namespace momenta;
+
+bool g_json = false;  // --json 1: one JSON line per configuration instead of the table
 
 std::vector<double> List(const char* text) {
   std::vector<double> out;
@@ -166,6 +168,14 @@ int RunOne(uint32_t k, double eps, double n_target, int64_t W, uint64_t seed, co
   const double bound = (k / eps) * std::log2(std::max(2.0, N / k));
   const double fill_n = static_cast<double>(fill_events);
   const double fill_bound = (k / eps) * std::log2(std::max(2.0, fill_n / k));
+  if (g_json) {  // one line, exact figures (momenta bench reads it)
+    std::printf("{\"k\":%u,\"eps\":%g,\"window_events\":%.0f,\"fill_events\":%.0f,\"fill_bytes\":%llu,"
+                "\"steady_bytes\":%.0f,\"steady_messages\":%.0f,\"naive_bytes\":%llu,\"seconds\":%.6f,"
+                "\"words_over_bound\":%.4f}\n",
+                k, eps, N, fill_n, static_cast<unsigned long long>(fill.bytes), bytes, messages,
+                static_cast<unsigned long long>(naive_bytes), seconds, words / bound);
+    std::fflush(stdout);
+  } else {
   std::printf("| %u | %g | %s | %s | %s | %s | %.2f | %s | %s | %s | %s | %s | %s | %.2f | %.2f | %.1f |\n", k, eps,
               Human(N).c_str(), Human(static_cast<double>(fill.messages)).c_str(),
               Human(static_cast<double>(fill.bytes)).c_str(), Human(static_cast<double>(fill.bytes) / k).c_str(),
@@ -176,6 +186,7 @@ int RunOne(uint32_t k, double eps, double n_target, int64_t W, uint64_t seed, co
                   .c_str(),
               words / bound, messages / bound, seconds);
   std::fflush(stdout);
+  }
   sites.clear();
   (*server)->Stop();
   loop.join();
@@ -197,17 +208,20 @@ int main(int argc, char** argv) {
     else if (flag == "--window") window = std::atoll(argv[i + 1]);
     else if (flag == "--seed") seed = std::strtoull(argv[i + 1], nullptr, 10);
     else if (flag == "--workload") workload = argv[i + 1];
+    else if (flag == "--json") g_json = std::string(argv[i + 1]) == "1";
     else {
       std::fprintf(stderr, "unknown flag %s\n", flag.c_str());
       return 2;
     }
   }
+  if (!g_json) {
   std::printf("W = %lld ticks, workload %s, seed %llu; the second window of two, as the root counted it\n\n",
               static_cast<long long>(window), workload.c_str(), static_cast<unsigned long long>(seed));
   std::printf("| k | eps | N/window (naive messages) | fill: messages | fill: bytes | fill: bytes/site | fill: C words "
               "| steady: messages | steady: bytes | steady: max bytes/site | steady: frames | naive bytes "
               "| naive/ours bytes, worse window | steady: C words | steady: C messages | run s |\n");
   std::printf("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+  }
   for (double n : ns)
     for (double eps : epss)
       for (double k : ks)

@@ -17,5 +17,6 @@ void RegisterWindowCommand(CLI::App& app, Command* run);     // window
 void RegisterNetCommands(CLI::App& app, Command* run);       // root site ask
 void RegisterSiteCommand(CLI::App& app, Command* run);       // site (by RegisterNetCommands)
 void RegisterShardCommand(CLI::App& app, Command* run);      // shard create
+void RegisterBenchCommand(CLI::App& app, Command* run);      // bench
 
 }  // namespace momenta::cli

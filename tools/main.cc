@@ -46,6 +46,7 @@ int main(int argc, char** argv) {
   RegisterWindowCommand(app, &run);
   RegisterNetCommands(app, &run);
   RegisterShardCommand(app, &run);
+  RegisterBenchCommand(app, &run);
   app.footer("Run 'momenta COMMAND --help' for a command's options and an example.");
   try {
     app.parse(argc, argv);
