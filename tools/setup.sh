@@ -23,7 +23,8 @@ esac
 packages=(g++ cmake make pkg-config liburing-dev libboost-dev libcli11-dev
           libgtest-dev libgmock-dev libbenchmark-dev python3-numpy
           python3-dev pybind11-dev python3-pytest python3-hypothesis
-          python3-dask python3-distributed)
+          python3-dask python3-distributed
+          fio python3-matplotlib)  # fio, matplotlib: the bench/quick test (momenta bench --plot)
 source tools/install_missing.sh
 install_missing "${packages[@]}"
 
