@@ -235,6 +235,17 @@ std::vector<IndexRange> OlaBuffer::CellsFor(uint64_t p, uint64_t q) const {
 
 IndexMoments OlaBuffer::Answer(uint64_t p, uint64_t q, std::span<const std::span<const double>> cells) const {
   assert(p <= q && q <= layout_.length());
+  return Accumulate(p, q, 0, cells);
+}
+
+IndexMoments OlaBuffer::AnswerAbove(uint64_t p, uint64_t q, int first_level) const {
+  assert(p <= q && q <= layout_.length());
+  assert(first_level >= 1 && first_level <= layout_.levels());
+  return Accumulate(p, q, first_level, {});
+}
+
+IndexMoments OlaBuffer::Accumulate(uint64_t p, uint64_t q, int first_level,
+                                   std::span<const std::span<const double>> cells) const {
   const int N = layout_.nodes();
   MomentTerms acc{};
   if (p == q) return IndexMoments::FromTerms(N - 1, 0, acc);
@@ -246,7 +257,7 @@ IndexMoments OlaBuffer::Answer(uint64_t p, uint64_t q, std::span<const std::span
   // only), so with S_l = Σ_r W_l(r) V(i) and D_t = Σ_r f_t(i) V(i) over the bin's points
   //   Σ_r (f_t(i) − Σ_l W_l(r) f_t(node l)) V(i) = D_t − Σ_l S_l f_t(node l),
   // N + N multiply-adds per point instead of N·N.
-  for (int level = 0; level < layout_.levels(); ++level) {
+  for (int level = first_level; level < layout_.levels(); ++level) {
     const uint64_t here = layout_.span(level), above = layout_.span(level + 1);
     const uint64_t m = layout_.last_point(level + 1);
     const auto windows = Windows(level, p, q);

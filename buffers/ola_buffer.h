@@ -98,6 +98,7 @@ class OlaBuffer {
   OlaBuffer& operator=(OlaBuffer&&) = delete;
 
   const OlaLayout& layout() const { return layout_; }
+  const OlaStencil& stencil() const { return stencil_; }
   std::span<const double> slots() const { return slots_; }
   uint64_t bytes() const { return slots_.size() * sizeof(double); }
   // The slots a query over [p, q) reads besides the array's cells (ascending,
@@ -122,6 +123,19 @@ class OlaBuffer {
   // REQUIRES: p <= q <= length(); cells as described
   IndexMoments Answer(uint64_t p, uint64_t q, std::span<const std::span<const double>> cells) const;
 
+  // The telescoped sum cut at level k = first_level (1..L): the top level's
+  // nodes plus the corrections of levels k..L−1 only, reading no cell:
+  //
+  //     A_k(t) = Σ_{level-k points i} f_t(i·b^k) V_k(i) = Σ_c (P_k h_k)(c) a_c
+  //
+  // where h_k is f_t sampled at level k's points and P_k interpolates it down
+  // to the cells through the levels' stencils (V_k = P_k^T a). The rest,
+  // M_t − A_k = Σ_c (f_t − P_k h_k)(c) a_c, is zero except for cells within
+  // (N − 1)·Σ_{ℓ=1..k} b^ℓ of p or q (ola_refine.h bounds it). A_L is the
+  // coarsest (top level alone), A_1 the finest without cells, and Answer is A_0.
+  // REQUIRES: p <= q <= length(), 1 <= first_level <= levels()
+  IndexMoments AnswerAbove(uint64_t p, uint64_t q, int first_level) const;
+
   // CellsFor, one read per run, Answer. read(run, out) fills out[0, run.size()).
   using CellReader = std::function<Status(IndexRange run, double* out)>;
   Result<IndexMoments> Query(uint64_t p, uint64_t q, const CellReader& read) const;
@@ -131,6 +145,9 @@ class OlaBuffer {
       : layout_(layout), stencil_(layout.nodes(), layout.bin()), owned_(std::move(owned)),
         slots_(view.data() ? view : std::span<double>(owned_)) {}
 
+  // Answer's sum over levels first_level..L (cells: level 0's, when first_level is 0).
+  IndexMoments Accumulate(uint64_t p, uint64_t q, int first_level,
+                          std::span<const std::span<const double>> cells) const;
   // Bins k (of level+1) whose non-node points may need a correction for a
   // query over [p, q): sorted disjoint closed intervals within [0, m − 1].
   std::vector<std::pair<uint64_t, uint64_t>> Windows(int level, uint64_t p, uint64_t q) const;

@@ -12,7 +12,7 @@
 #include <mutex>
 
 #include "buffers/moment_tree.h"
-#include "buffers/progressive_sum.h"
+#include "buffers/ola_progressive.h"
 #include "buffers/summarize_as_of.h"
 #include "python/src/interruptible.h"
 #include "python/src/py_status.h"
@@ -195,13 +195,13 @@ py::tuple ArrayHandle::Approx(int code, int64_t p, int64_t q) {
     const IndexRange r = Resolve(p, q, ba.length());
     if (stat == momenta::Stat::kMean && r.size() == 0)
       ThrowIfError(Status::InvalidArgument("mean", "the range is empty").WithContext(path_));
-    auto first = ProgressiveSum(ba.tree(), ba.array(), r.begin, r.end).Start();
+    auto first = OlaProgressiveSum(ba.tree(), ba.ola(), ba.array(), r.begin, r.end).Start();
     if (!first.ok() && first.status().code() == Status::Code::kCorruption) {
       // A damaged node: the ordinary query rebuilds the buffer (a notice), then the bound is taken again.
       auto rebuilt = ba.Summarize(r.begin, r.end, false);
       notices = ba.TakeNotices();
       if (!rebuilt.ok()) throw StatusError{rebuilt.status()};
-      first = ProgressiveSum(ba.tree(), ba.array(), r.begin, r.end).Start();
+      first = OlaProgressiveSum(ba.tree(), ba.ola(), ba.array(), r.begin, r.end).Start();
     }
     if (!first.ok()) throw StatusError{first.status()};
     bound = stat == momenta::Stat::kMean ? BoundMean(*first, r.size()) : *first;
