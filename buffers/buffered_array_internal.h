@@ -118,6 +118,8 @@ struct BufferedArray::Impl {
 
   // Update steps (buffered_array.cc): check -> log -> store -> tree.
   [[nodiscard]] Status CheckWritable() const;
+  // Reads the array's cells as doubles through store_ (recovery's recomputed Ola values).
+  OlaBuffer::CellReader ArrayCells();
   // Opens store_ (the array mapped writable) unless it is open.
   [[nodiscard]] Status OpenStoreOnce();
   // Apply, with the pages made writable first (prefault) or already reserved.

@@ -114,6 +114,21 @@ class OlaBuffer {
   [[nodiscard]] Status Update(uint64_t i, double old_value, double new_value,
                               std::vector<uint64_t>* changed = nullptr);
 
+  // The stored values (level >= 1, point) an update of cell i changes, in
+  // level order (what Update(i, ...) stores into). REQUIRES: i < length()
+  std::vector<std::pair<int, uint64_t>> PointsOf(uint64_t i) const;
+  // Recomputes the values at `points` (in level order, as PointsOf gives
+  // them) from the level below, level 1 from the array's cells through
+  // `read`: each V_ℓ(j) = V_{ℓ−1}(j·b) + Σ_i W_{j,i} V_{ℓ−1}(i) over the
+  // ~2N bins of level ℓ − 1 around it, in long double, stored as double.
+  // Exact (to rounding) for the array as `read` gives it, provided the values
+  // below that are not recomputed are. `changed` (optional) receives the
+  // slots written. InvalidArgument unless the storage is explicit levels (in
+  // place does not keep the level below's node points).
+  [[nodiscard]] Status Recompute(std::span<const std::pair<int, uint64_t>> points,
+                                 const std::function<Status(IndexRange run, double* out)>& read,
+                                 std::vector<uint64_t>* changed = nullptr);
+
   // The runs of array cells a query over [p, q) reads (ascending, disjoint,
   // within [0, length()), possibly empty runs), to be handed to Answer in the
   // same order. REQUIRES: p <= q <= length()
@@ -145,6 +160,10 @@ class OlaBuffer {
       : layout_(layout), stencil_(layout.nodes(), layout.bin()), owned_(std::move(owned)),
         slots_(view.data() ? view : std::span<double>(owned_)) {}
 
+  // A delta at cell i carried up the levels: store(level, point, d) for every
+  // stored value it changes (levels >= 1), in level order.
+  void Propagate(uint64_t i, long double delta,
+                 const std::function<void(int, uint64_t, long double)>& store) const;
   // Answer's sum over levels first_level..L (cells: level 0's, when first_level is 0).
   IndexMoments Accumulate(uint64_t p, uint64_t q, int first_level,
                           std::span<const std::span<const double>> cells) const;
