@@ -48,6 +48,8 @@ struct BufferedArray::Impl {
   // The Ola buffer's index moments of [p, q) into *out, read through `io`
   // (checks first); cost (optional) receives what it read.
   [[nodiscard]] Status OlaIndex(const QueryIo& io, uint64_t p, uint64_t q, IndexMoments* out, QueryCost* cost);
+  [[nodiscard]] Status SummarizeIndexBatch(std::span<const IndexRange> ranges, std::vector<IndexMoments>* out,
+                                           std::vector<QueryCost>* costs);
   [[nodiscard]] Status SummarizeBatch(std::span<const IndexRange> ranges, bool need_extremes,
                                       std::vector<RangeSummary>* out, std::vector<QueryCost>* costs,
                                       std::vector<uint64_t>* as_of);

@@ -167,6 +167,49 @@ class OlaArrayTest : public ::testing::Test {
   std::vector<long double> a, mag;
 };
 
+// A batch of index moments (SummarizeIndexBatch) reads the Ola buffer alone:
+// the same numbers as one range at a time, the same cells read (none of the
+// tree's partial leaves, which SummarizeBatch reads besides); refused for hbb.
+TEST_F(OlaArrayTest, IndexBatchesReadTheOlaBufferAlone) {
+  auto reader = BufferedArray::Open(path, Options(0, 0, /*writable=*/false));
+  ASSERT_OK(reader);
+  std::vector<IndexRange> ranges;
+  for (int k = 0; k < 600; ++k) {  // more than one consistent chunk of 256
+    uint64_t p = rng() % (kLength + 1), q = rng() % (kLength + 1);
+    if (p > q) std::swap(p, q);
+    ranges.push_back({p, q});
+  }
+  std::vector<IndexMoments> batch;
+  std::vector<QueryCost> costs, full_costs;
+  ASSERT_OK((*reader)->SummarizeIndexBatch(ranges, &batch, &costs));
+  std::vector<RangeSummary> full;
+  ASSERT_OK((*reader)->SummarizeBatch(ranges, false, &full, &full_costs));
+  ASSERT_EQ(batch.size(), ranges.size());
+  uint64_t batch_bytes = 0, full_bytes = 0;
+  for (size_t k = 0; k < ranges.size(); ++k) {
+    QueryCost one;
+    auto single = (*reader)->SummarizeIndex(ranges[k].begin, ranges[k].end, nullptr, &one);
+    ASSERT_OK(single);
+    for (int t = 0; t <= single->order(); ++t) {
+      EXPECT_EQ(batch[k].moment(t), single->moment(t)) << k << " t " << t;
+      EXPECT_EQ(full[k].index.moment(t), single->moment(t)) << k << " t " << t;
+    }
+    EXPECT_EQ(costs[k].array_bytes, one.array_bytes) << k;
+    batch_bytes += costs[k].array_bytes;
+    full_bytes += full_costs[k].array_bytes;
+  }
+  EXPECT_LT(batch_bytes, full_bytes) << "the full summaries read the tree's partial leaves too";
+  const IndexRange outside{0, kLength + 1};
+  EXPECT_EQ((*reader)->SummarizeIndexBatch({&outside, 1}, &batch).code(), Status::Code::kOutOfRange);
+  reader->reset();
+  auto writer = BufferedArray::Open(path, Options(4, 8));
+  ASSERT_OK(writer);
+  TreeOptions hbb;
+  hbb.order = 3;
+  ASSERT_OK((*writer)->Rebuild(hbb));
+  EXPECT_EQ((*writer)->SummarizeIndexBatch(ranges, &batch).code(), Status::Code::kInvalidArgument);
+}
+
 TEST_F(OlaArrayTest, NonFiniteUpdatesAreRefusedWhole) {
   auto writer = BufferedArray::Open(path, Options(4, 8));
   ASSERT_OK(writer);

@@ -4,6 +4,8 @@
 // non-finite updates and --bin without ola are refused with one line.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <cmath>
 #include <string>
 
@@ -89,6 +91,34 @@ TEST_F(CliOlaTest, ProgressiveSumsRefineThroughTheOlaLevels) {
     if (&line != &lines.back()) EXPECT_NE(line.find("\"array_bytes_read\":0,"), std::string::npos) << line;
   }
   EXPECT_NE(lines.back().find("\"exact\":true"), std::string::npos) << lines.back();
+}
+
+// --ranges and --bins on an Ola array answer index statistics from the Ola
+// buffer alone: each line equals the single query's (which reads the Ola file alone).
+TEST_F(CliOlaTest, BatchesAnswerAsTheSingleQueryDoes) {
+  const std::vector<std::string> ranges = {"0:100000", "517:60321", "999:1001", "60990:61010", "5:6"};
+  std::string in;
+  for (const auto& r : ranges) in += r + "\n";
+  auto batch = RunCli({"query", a_, "--ranges", "-", "--stat", "sum", "--stat", "mean", "--stat", "moments"}, in);
+  ASSERT_EQ(batch.exit_code, 0) << batch.err;
+  const auto lines = testing::Lines(batch.out);
+  ASSERT_EQ(lines.size(), ranges.size()) << batch.out;
+  for (size_t k = 0; k < ranges.size(); ++k) {
+    auto one = RunCli({"query", a_, "--range", ranges[k], "--stat", "sum", "--stat", "mean", "--stat", "moments"});
+    ASSERT_EQ(one.exit_code, 0) << one.err;
+    std::string flat = one.out.substr(0, one.out.size() - 1);  // one stat a line: on one line, as a batch prints it
+    std::replace(flat.begin(), flat.end(), '\n', ' ');
+    EXPECT_EQ(lines[k], ranges[k] + " " + flat);
+  }
+  auto bins = RunCli({"query", a_, "--range", "0:70000", "--bins", "7", "--stat", "sum", "--json"});
+  ASSERT_EQ(bins.exit_code, 0) << bins.err;
+  for (int b = 0; b < 7; ++b) {
+    const double exact = static_cast<double>(Moment(b * 10000, (b + 1) * 10000, 0));
+    const auto bl = testing::Lines(bins.out);
+    ASSERT_EQ(bl.size(), 7u) << bins.out;
+    const double got = std::stod(bl[b].substr(bl[b].find("\"sum\":") + 6));
+    EXPECT_NEAR(got, exact, 1e-9 * 3e4) << bl[b];
+  }
 }
 
 TEST_F(CliOlaTest, InfoAndVerifyShowIt) {
