@@ -57,21 +57,7 @@ Result<SumBound> OlaProgressiveSum::Next() {
 Result<SumBound> OlaProgressiveSum::LevelBound(int k) {
   // Between two equal, even values of the seqlock no writer's chunk ran, so
   // the slots and leaves read describe one state (a failed check then is damage).
-  TreeFileHeader& h = tree_.header();
-  const int64_t give_up = MonotonicNs() + kSeqlockPatienceNs;
-  for (int attempt = 0;; ++attempt) {
-    const uint64_t before = Epoch(h).load(std::memory_order_acquire);
-    if (before % 2 == 0) {
-      auto bound = LevelBoundOnce(k);
-      std::atomic_thread_fence(std::memory_order_acquire);
-      if (Epoch(h).load(std::memory_order_acquire) == before) return bound;
-    }
-    if (MonotonicNs() > give_up)
-      return Status::IOError(tree_.path(), "a writer kept changing the buffer for " +
-                                               std::to_string(kSeqlockPatienceNs / 1'000'000'000) +
-                                               " s: no consistent bound");
-    std::this_thread::sleep_for(std::chrono::microseconds(attempt < 2 ? 50 : 500));
-  }
+  return UnderSeqlock(tree_.header(), tree_.path(), kSeqlockPatienceNs, [&] { return LevelBoundOnce(k); });
 }
 
 Result<SumBound> OlaProgressiveSum::LevelBoundOnce(int k) {

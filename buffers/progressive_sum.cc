@@ -57,21 +57,7 @@ Result<SumBound> ProgressiveSum::Start() {
   // The nodes are taken between two equal, even values of the seqlock (no
   // writer's chunk ran meanwhile), as BufferedArray's queries take theirs; a
   // node that fails its check then is damage, not a chunk in progress.
-  TreeFileHeader& h = tree_.header();
-  const int64_t give_up = MonotonicNs() + kSeqlockPatienceNs;
-  for (int attempt = 0;; ++attempt) {
-    const uint64_t before = Epoch(h).load(std::memory_order_acquire);
-    if (before % 2 == 0) {
-      auto bound = TakeNodes();
-      std::atomic_thread_fence(std::memory_order_acquire);
-      if (Epoch(h).load(std::memory_order_acquire) == before) return bound;
-    }
-    if (MonotonicNs() > give_up)
-      return Status::IOError(tree_.path(), "a writer kept changing the moment buffer for " +
-                                               std::to_string(kSeqlockPatienceNs / 1'000'000'000) +
-                                               " s: no consistent first bound");
-    std::this_thread::sleep_for(std::chrono::microseconds(attempt < 2 ? 50 : 500));
-  }
+  return UnderSeqlock(tree_.header(), tree_.path(), kSeqlockPatienceNs, [&] { return TakeNodes(); });
 }
 
 Result<SumBound> ProgressiveSum::TakeNodes() {

@@ -222,6 +222,33 @@ TEST_F(OlaArrayTest, NonFiniteUpdatesAreRefusedWhole) {
   ExpectAnswers(**writer, a, Magnitudes(a), rng, 20);
 }
 
+// After a killed writer: the next open replays rather than rebuilds (no full
+// pass, no "rebuilding" notice), every slot matches a fresh build, and the
+// answers are the array's as it is. Returns how many of the notices said the
+// writer stopped mid-update.
+int ExpectReplayedAfterAKill(const std::string& path, std::mt19937_64& rng, int ranges) {
+  std::vector<std::string> notices;
+  auto ba = BufferedArray::Open(path, Options(4, 8), &notices);
+  EXPECT_OK(ba);
+  if (!ba.ok()) return 0;
+  EXPECT_FALSE((*ba)->open_report().full_pass) << (*ba)->open_report().full_pass_reason;
+  int mid_update = 0;
+  for (const auto& n : notices) {
+    EXPECT_EQ(n.find("rebuilding"), std::string::npos) << n;
+    mid_update += n.find("stopped mid-update") != std::string::npos;
+  }
+  auto verify = (*ba)->Verify();
+  EXPECT_OK(verify);
+  if (verify.ok()) {
+    EXPECT_EQ(verify->mismatches, 0u) << (verify->examples.empty() ? "" : verify->examples[0]);
+  }
+  std::vector<double> cells(kLength);
+  EXPECT_OK((*ba)->array().ReadDoubles(0, kLength, cells.data()));
+  const std::vector<long double> a(cells.begin(), cells.end());
+  ExpectAnswers(**ba, a, Magnitudes(a), rng, ranges);
+  return mid_update;
+}
+
 // A writer killed at random points (20 kills): the next open replays the log
 // into the Ola buffer as into the tree (the record the writer was inside
 // recomputed from the array: ola_file.h), never a full pass; answers equal
@@ -253,18 +280,7 @@ TEST(OlaKindTest, AKilledWriterLeavesABufferThatAnswersRight) {
     int status = 0;
     waitpid(pid, &status, 0);
     ASSERT_TRUE(WIFSIGNALED(status)) << "child exited with " << WEXITSTATUS(status);
-    std::vector<std::string> notices;
-    auto ba = BufferedArray::Open(path, Options(4, 8), &notices);
-    ASSERT_OK(ba);
-    EXPECT_FALSE((*ba)->open_report().full_pass) << (*ba)->open_report().full_pass_reason;
-    for (const auto& n : notices) EXPECT_EQ(n.find("rebuilding"), std::string::npos) << n;
-    auto verify = (*ba)->Verify();
-    ASSERT_OK(verify);
-    EXPECT_EQ(verify->mismatches, 0u) << (verify->examples.empty() ? "" : verify->examples[0]);
-    std::vector<double> cells(kLength);
-    ASSERT_OK((*ba)->array().ReadDoubles(0, kLength, cells.data()));
-    const std::vector<long double> a(cells.begin(), cells.end());
-    ExpectAnswers(**ba, a, Magnitudes(a), rng, 20);
+    ExpectReplayedAfterAKill(path, rng, 20);
   }
 }
 
@@ -309,21 +325,7 @@ TEST(OlaKindTest, AWriterKilledInsideAChunkIsReplayedNotRebuilt) {
     int status = 0;
     waitpid(pid, &status, 0);
     ASSERT_TRUE(WIFSIGNALED(status)) << "child exited with " << WEXITSTATUS(status);
-    std::vector<std::string> notices;
-    auto ba = BufferedArray::Open(path, Options(4, 8), &notices);
-    ASSERT_OK(ba);
-    EXPECT_FALSE((*ba)->open_report().full_pass) << (*ba)->open_report().full_pass_reason;
-    for (const auto& n : notices) {
-      EXPECT_EQ(n.find("rebuilding"), std::string::npos) << n;
-      mid_update += n.find("stopped mid-update") != std::string::npos;
-    }
-    auto verify = (*ba)->Verify();
-    ASSERT_OK(verify);
-    EXPECT_EQ(verify->mismatches, 0u) << (verify->examples.empty() ? "" : verify->examples[0]);
-    std::vector<double> cells(kLength);
-    ASSERT_OK((*ba)->array().ReadDoubles(0, kLength, cells.data()));
-    const std::vector<long double> a(cells.begin(), cells.end());
-    ExpectAnswers(**ba, a, Magnitudes(a), rng, 10);
+    mid_update += ExpectReplayedAfterAKill(path, rng, 10);
   }
   EXPECT_GE(mid_update, 5) << "most kills should land inside a chunk";
 }
