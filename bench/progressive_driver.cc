@@ -1,12 +1,18 @@
 // Progressive answers (issue 18): how wide the first interval of a
 // progressive sum is, relative to the answer, and what it costs, for range
 // lengths from 10^3 to the whole array (relative to the answer |s| and to
-// Σ|a|, the scale of the buffer's accuracy bound); in process (ProgressiveSum: the
-// first bound, every refinement, the ordinary query) and as whole `momenta
+// Σ|a|, the scale of the buffer's accuracy bound); in process (OlaProgressiveSum:
+// the first bound, every refinement, the ordinary query; with --buffer ola the
+// refinements go through the Ola levels, reading no cell) and as whole `momenta
 // query --approx` / `--progressive` processes. bench/README.md, "Progressive
 // answers", has the figures and the command.
 //
 //   progressive_driver [--length N] [--ranges R] [--data normal|alternating] [--dir D]
+//                      [--buffer hbb|ola] [--nodes N] [--bin B]
+//
+// --buffer ola: an Ola buffer of N stencil nodes (default 4: orders 0..3) and
+// bins of B cells (default 1024) beside its order-0 tree; hbb (the default):
+// the default buffer at its default order.
 //
 // The array (f8, N cells, default 2^25 = 256 MiB) is written to D (default
 // $TMPDIR or /tmp) and removed at the end; the page cache is warm (it was
@@ -28,7 +34,7 @@
 #include <vector>
 
 #include "buffers/buffered_array.h"
-#include "buffers/progressive_sum.h"
+#include "buffers/ola_progressive.h"
 #include "storage/array_file.h"
 
 extern char** environ;
@@ -67,7 +73,13 @@ double TimeProcess(const std::vector<std::string>& args) {
   return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? us : -1;
 }
 
-int Run(uint64_t n, int ranges, const std::string& data, const std::string& dir) {
+struct Buffer {
+  std::string kind = "hbb";
+  int nodes = 4;
+  uint64_t bin = 1024;
+};
+
+int Run(uint64_t n, int ranges, const std::string& data, const std::string& dir, const Buffer& buffer) {
   const std::string path = dir + "/progressive-" + std::to_string(getpid()) + ".npy";
   std::vector<double> cells(n);
   std::mt19937_64 rng(42);
@@ -85,11 +97,20 @@ int Run(uint64_t n, int ranges, const std::string& data, const std::string& dir)
     if (!s.ok()) return std::fprintf(stderr, "%s\n", s.ToString().c_str()), 1;
   }
   BufferedArrayOptions options;
+  if (buffer.kind == "ola") {
+    options.tree.order = 0;
+    options.tree.ola_nodes = buffer.nodes;
+    options.tree.ola_bin = buffer.bin;
+  }
   auto ba = BufferedArray::Open(path, options);
   if (!ba.ok()) return std::fprintf(stderr, "%s\n", ba.status().ToString().c_str()), 1;
   BufferedArray& a = **ba;
-  std::printf("# f8, %llu cells (%s), leaf %llu cells, data %s, io %s, %d ranges per length (warm cache)\n",
-              static_cast<unsigned long long>(n), std::to_string(n * 8 >> 20).append(" MiB").c_str(),
+  std::string kind = "hbb";
+  if (a.ola())
+    kind = "ola (N " + std::to_string(a.ola()->layout().nodes()) + ", bin " + std::to_string(a.ola()->layout().bin()) +
+           ", " + std::to_string(a.ola()->layout().levels()) + " levels)";
+  std::printf("# f8, %llu cells (%s), buffer %s, leaf %llu cells, data %s, io %s, %d ranges per length (warm cache)\n",
+              static_cast<unsigned long long>(n), std::to_string(n * 8 >> 20).append(" MiB").c_str(), kind.c_str(),
               static_cast<unsigned long long>(a.tree().layout().leaf_span()), data.c_str(),
               a.array().io().Name().c_str(), ranges);
   std::printf("%-10s %12s %12s %12s %10s %10s %8s %12s %10s %10s %10s\n", "length", "first_w/|s|", "max_first_w",
@@ -106,7 +127,7 @@ int Run(uint64_t n, int ranges, const std::string& data, const std::string& dir)
       for (uint64_t i = p; i < q; ++i) exact += cells[i], abs_sum += std::fabs(cells[i]);
       const double scale = std::fabs(static_cast<double>(exact));
       auto t0 = Clock::now();
-      ProgressiveSum ps(a.tree(), a.array(), p, q);
+      OlaProgressiveSum ps(a.tree(), a.ola(), a.array(), p, q);
       auto b = ps.Start();
       const double t_first = Micros(t0);
       if (!b.ok()) return std::fprintf(stderr, "%s\n", b.status().ToString().c_str()), 1;
@@ -151,6 +172,7 @@ int main(int argc, char** argv) {
   uint64_t n = uint64_t{1} << 25;
   int ranges = 30;
   std::string data = "normal";
+  Buffer buffer;
   const char* tmp = std::getenv("TMPDIR");
   std::string dir = tmp && *tmp ? tmp : "/tmp";
   for (int i = 1; i + 1 < argc; i += 2) {
@@ -159,9 +181,14 @@ int main(int argc, char** argv) {
     else if (flag == "--ranges") ranges = std::atoi(value.c_str());
     else if (flag == "--data") data = value;
     else if (flag == "--dir") dir = value;
-    else return std::fprintf(stderr, "usage: progressive_driver [--length N] [--ranges R] [--data normal|alternating] [--dir D]\n"), 2;
+    else if (flag == "--buffer") buffer.kind = value;
+    else if (flag == "--nodes") buffer.nodes = std::atoi(value.c_str());
+    else if (flag == "--bin") buffer.bin = std::strtoull(value.c_str(), nullptr, 0);
+    else return std::fprintf(stderr, "usage: progressive_driver [--length N] [--ranges R] [--data normal|alternating] [--dir D] [--buffer hbb|ola] [--nodes N] [--bin B]\n"), 2;
   }
   if (n < 2000 || ranges < 1 || (data != "normal" && data != "alternating"))
     return std::fprintf(stderr, "progressive_driver: --length >= 2000, --ranges >= 1, --data normal|alternating\n"), 2;
-  return Run(n, ranges, data, dir);
+  if (buffer.kind != "hbb" && buffer.kind != "ola")
+    return std::fprintf(stderr, "progressive_driver: --buffer hbb|ola\n"), 2;
+  return Run(n, ranges, data, dir, buffer);
 }

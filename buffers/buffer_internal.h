@@ -5,9 +5,11 @@
 #include <time.h>
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <thread>
 
 #include "buffers/moment_tree.h"
 #include "buffers/tree_build.h"
@@ -43,6 +45,27 @@ inline int64_t MonotonicNs() {
   timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return static_cast<int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
+}
+
+// read() taken between two equal, even values of h's seqlock (no writer's
+// chunk ran meanwhile: what it read describes one state), retried with short
+// sleeps; IOError naming `path` once a writer has kept changing the buffer
+// for patience_ns. read returns a Result<T> or a Status.
+template <class Read>
+auto UnderSeqlock(TreeFileHeader& h, const std::string& path, int64_t patience_ns, Read&& read) -> decltype(read()) {
+  const int64_t give_up = MonotonicNs() + patience_ns;
+  for (int attempt = 0;; ++attempt) {
+    const uint64_t before = Epoch(h).load(std::memory_order_acquire);
+    if (before % 2 == 0) {
+      auto result = read();
+      std::atomic_thread_fence(std::memory_order_acquire);
+      if (Epoch(h).load(std::memory_order_acquire) == before) return result;
+    }
+    if (MonotonicNs() > give_up)
+      return Status::IOError(path, "a writer kept changing the moment buffer for " +
+                                       std::to_string(patience_ns / 1'000'000'000) + " s: no consistent read");
+    std::this_thread::sleep_for(std::chrono::microseconds(attempt < 2 ? 50 : 500));
+  }
 }
 
 // A log record's raw element bytes (LogRecord::old_raw, new_raw), as stored.

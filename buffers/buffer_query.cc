@@ -165,6 +165,27 @@ Result<IndexMoments> BufferedArray::Impl::SummarizeIndex(uint64_t p, uint64_t q,
   return answer;
 }
 
+Status BufferedArray::Impl::SummarizeIndexBatch(std::span<const IndexRange> ranges, std::vector<IndexMoments>* out,
+                                                std::vector<QueryCost>* costs) {
+  MOMENTA_RETURN_IF_ERROR(CheckRanges(ranges));
+  if (!ola_ && tree_->header().ola_nodes == 0)
+    return Status::InvalidArgument(array_->path(), "has no Ola buffer (its buffer is hbb): build it with --buffer ola");
+  out->assign(ranges.size(), IndexMoments(0));
+  if (costs) costs->assign(ranges.size(), QueryCost{});
+  for (size_t first = 0; first < ranges.size(); first += kBatchChunk) {
+    const size_t count = std::min(kBatchChunk, ranges.size() - first);
+    MOMENTA_RETURN_IF_ERROR(ReadConsistent(
+        [&](const QueryIo& io) -> Status {
+          for (size_t k = first; k < first + count; ++k)
+            MOMENTA_RETURN_IF_ERROR(
+                OlaIndex(io, ranges[k].begin, ranges[k].end, &(*out)[k], costs ? &(*costs)[k] : nullptr));
+          return Status::OK();
+        },
+        nullptr));
+  }
+  return Status::OK();
+}
+
 Status BufferedArray::Impl::OlaIndex(const QueryIo& io, uint64_t p, uint64_t q, IndexMoments* out, QueryCost* cost) {
   if (!ola_) return Status::Corruption(OlaPath(), "the Ola buffer is missing");
   // The slots the answer reads pass their checks, then the cells are read.

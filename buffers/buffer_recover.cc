@@ -184,11 +184,18 @@ Status BufferedArray::Impl::Recover(std::vector<std::string>* notices) {
   auto planned = PlanRecovery(notices);
   if (!planned.ok()) return planned.status();
   RecoveryPlan plan = std::move(planned).value();
-  // Kind ola: the Ola buffer must be clean as of the tree's state, or it is
-  // rebuilt with the tree (its values cannot be recomputed locally, nor a
-  // half-updated one replayed exactly: ola_file.h).
+  // Kind ola: the log is replayed into the Ola buffer with the tree when it
+  // is clean as of the tree's state, or when a writer died mid-update on this
+  // boot (its mapped slots exact up to the tree's log_sequence but for the
+  // next record, which is recomputed: ola_file.h); otherwise it is rebuilt
+  // with the tree.
   if (plan.rebuild_reason.empty() && !plan.first_build && tree_) {
-    auto why = OpenOla(/*require_clean=*/true);
+    const bool writer_died = plan.replay_tree && tree_->header().state == kTreeUpdating;  // this boot: PlanRecovery
+    auto why = OpenOla(/*require_clean=*/!writer_died);
+    if (why.ok() && why->empty() && writer_died && ola_) {
+      why = ola_->ReplayableFor(tree_->header().log_sequence, /*tree_updating=*/true);
+      if (!why->empty()) *why = "its Ola buffer is not current: " + *why;
+    }
     if (!why.ok()) return why.status();
     if (!why->empty()) {
       plan.rebuild_reason = *why;
@@ -280,11 +287,17 @@ Status BufferedArray::Impl::ReplayIntoArrayAndTree(uint64_t after, bool tree_too
     auto more = (*reader)->Next(&r);
     if (!more.ok()) return more.status();
     if (!*more) break;
-    if (r.sequence <= after) {  // applied before the crash; its chunk's refreshes may be owed
-      if (tree_too && r.index < array_->length()) maintenance_->QueueRefresh(*tree_, r.index);
+    if (r.sequence <= after) {  // applied before the crash; its chunk's refreshes (and Ola block checks) may be owed
+      if (tree_too && r.index < array_->length()) {
+        maintenance_->QueueRefresh(*tree_, r.index);
+        if (ola_) ola_->Touch(r.index);
+      }
       continue;
     }
-    if (tree_too && *replayed == 0) tree_->header().state = kTreeUpdating;
+    if (tree_too && *replayed == 0) {
+      tree_->header().state = kTreeUpdating;
+      if (ola_) MOMENTA_RETURN_IF_ERROR(ola_->MarkUpdating(/*durable=*/false));  // its slots change from here, as the nodes do
+    }
     if (r.index >= array_->length())
       return Status::Corruption(array_->path(), "update log record " + std::to_string(r.sequence) +
                                                     " names index " + std::to_string(r.index) +
@@ -298,9 +311,14 @@ Status BufferedArray::Impl::ReplayIntoArrayAndTree(uint64_t after, bool tree_too
     MOMENTA_RETURN_IF_ERROR(store_->Store(r.index, RawBytes(r.new_raw)));
     if (tree_too && first_may_be_partial && r.sequence == after + 1) {
       maintenance_->QueueRefresh(*tree_, r.index);  // recomputed from the array at the next flush: absolute, so exact
+      // The Ola values it reaches, from the array now (before any later record changes it).
+      if (ola_) MOMENTA_RETURN_IF_ERROR(ola_->Recompute(r.index, ArrayCells()));
       tree_->header().log_sequence = r.sequence;
     } else if (tree_too) {
       MOMENTA_RETURN_IF_ERROR(maintenance_->Apply(*tree_, r.index, RawBytes(r.old_raw), RawBytes(r.new_raw)));
+      if (ola_)
+        MOMENTA_RETURN_IF_ERROR(ola_->Update(r.index, DecodeDouble(array_->dtype(), RawBytes(r.old_raw)),
+                                             DecodeDouble(array_->dtype(), RawBytes(r.new_raw))));
       tree_->header().log_sequence = r.sequence;
       // Counted as the update path counts: an incremental change, whose
       // rounding progressive bounds allow for (range_bounds.cc).
@@ -313,8 +331,19 @@ Status BufferedArray::Impl::ReplayIntoArrayAndTree(uint64_t after, bool tree_too
     // Recomputing the queued nodes changes them in place too.
     if (maintenance_->any_queued()) begin_change();
     MOMENTA_RETURN_IF_ERROR(maintenance_->Flush(*tree_, store_.get()));
+    if (ola_) ola_->Seal();
   }
   return Status::OK();
+}
+
+OlaBuffer::CellReader BufferedArray::Impl::ArrayCells() {
+  return [this](IndexRange run, double* out) -> Status {
+    MOMENTA_RETURN_IF_ERROR(OpenStoreOnce());
+    std::vector<char> raw(run.size() * array_->itemsize());
+    MOMENTA_RETURN_IF_ERROR(store_->LoadRange(run.begin, run.size(), raw.data()));  // the page cache, dirty pages too
+    DecodeDoubles(array_->dtype(), raw.data(), run.size(), out);
+    return Status::OK();
+  };
 }
 
 Status BufferedArray::Impl::RebuildInPlace(const TreeOptions& options, const BuildProgress& progress,

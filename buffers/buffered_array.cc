@@ -48,6 +48,11 @@ Result<IndexMoments> BufferedArray::SummarizeIndex(uint64_t p, uint64_t q, uint6
   return impl_->SummarizeIndex(p, q, as_of, cost);
 }
 
+Status BufferedArray::SummarizeIndexBatch(std::span<const IndexRange> ranges, std::vector<IndexMoments>* out,
+                                          std::vector<QueryCost>* costs) {
+  return impl_->SummarizeIndexBatch(ranges, out, costs);
+}
+
 Status BufferedArray::SummarizeBatch(std::span<const IndexRange> ranges, bool need_extremes,
                                      std::vector<RangeSummary>* out, std::vector<QueryCost>* costs,
                                      std::vector<uint64_t>* as_of) {

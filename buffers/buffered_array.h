@@ -196,6 +196,13 @@ class BufferedArray {
   [[nodiscard]] Status SummarizeBatch(std::span<const IndexRange> ranges, bool need_extremes,
                                       std::vector<RangeSummary>* out, std::vector<QueryCost>* costs = nullptr,
                                       std::vector<uint64_t>* as_of = nullptr);
+  // Kind ola: every range's index moments from the Ola buffer alone (as
+  // SummarizeIndex, none of the tree's partial leaves read), into *out in
+  // order; up to 256 consecutive ranges consistent with one log sequence, as
+  // SummarizeBatch's. InvalidArgument for kind hbb; OutOfRange for a range
+  // outside the array, before anything is read.
+  [[nodiscard]] Status SummarizeIndexBatch(std::span<const IndexRange> ranges, std::vector<IndexMoments>* out,
+                                           std::vector<QueryCost>* costs = nullptr);
 
   // a[first + k] = values[k], all at `time`. Range and values are checked
   // before anything changes.

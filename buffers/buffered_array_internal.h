@@ -49,6 +49,8 @@ struct BufferedArray::Impl {
   // The Ola buffer's index moments of [p, q) into *out, read through `io`
   // (checks first); cost (optional) receives what it read.
   [[nodiscard]] Status OlaIndex(const QueryIo& io, uint64_t p, uint64_t q, IndexMoments* out, QueryCost* cost);
+  [[nodiscard]] Status SummarizeIndexBatch(std::span<const IndexRange> ranges, std::vector<IndexMoments>* out,
+                                           std::vector<QueryCost>* costs);
   [[nodiscard]] Status SummarizeBatch(std::span<const IndexRange> ranges, bool need_extremes,
                                       std::vector<RangeSummary>* out, std::vector<QueryCost>* costs,
                                       std::vector<uint64_t>* as_of);
@@ -119,6 +121,8 @@ struct BufferedArray::Impl {
 
   // Update steps (buffered_array.cc): check -> log -> store -> tree.
   [[nodiscard]] Status CheckWritable() const;
+  // Reads the array's cells as doubles through store_ (recovery's recomputed Ola values).
+  OlaBuffer::CellReader ArrayCells();
   // Opens store_ (the array mapped writable) unless it is open.
   [[nodiscard]] Status OpenStoreOnce();
   // Apply, with the pages made writable first (prefault) or already reserved.

@@ -154,16 +154,21 @@ Status OlaBuffer::Update(uint64_t i, double old_value, double new_value, std::ve
                                               " would not be finite: the Ola buffer holds finite values only");
   const long double delta = static_cast<long double>(new_value) - static_cast<long double>(old_value);
   if (delta == 0) return Status::OK();
-  const uint64_t b = layout_.bin();
-  const int N = layout_.nodes();
-  const bool explicit_levels = layout_.storage() == OlaStorage::kExplicitLevels;
-  std::vector<std::pair<uint64_t, long double>> cur{{i, delta}}, next;
-  auto store = [&](int level, uint64_t point, long double d) {
+  Propagate(i, delta, [&](int level, uint64_t point, long double d) {
     const uint64_t at = layout_.SlotOf(level, point);
     double& slot = slots_[at];
     slot = static_cast<double>(static_cast<long double>(slot) + d);
     if (changed) changed->push_back(at);
-  };
+  });
+  return Status::OK();
+}
+
+void OlaBuffer::Propagate(uint64_t i, long double delta,
+                          const std::function<void(int, uint64_t, long double)>& store) const {
+  const uint64_t b = layout_.bin();
+  const int N = layout_.nodes();
+  const bool explicit_levels = layout_.storage() == OlaStorage::kExplicitLevels;
+  std::vector<std::pair<uint64_t, long double>> cur{{i, delta}}, next;
   for (int level = 0; level < layout_.levels(); ++level) {
     next.clear();
     const uint64_t m = layout_.last_point(level + 1);
@@ -180,6 +185,53 @@ Status OlaBuffer::Update(uint64_t i, double old_value, double new_value, std::ve
     std::swap(cur, next);
   }
   for (const auto& [point, d] : cur) store(layout_.levels(), point, d);
+}
+
+std::vector<std::pair<int, uint64_t>> OlaBuffer::PointsOf(uint64_t i) const {
+  assert(i < layout_.length());
+  std::vector<std::pair<int, uint64_t>> points;
+  Propagate(i, 1, [&](int level, uint64_t point, long double) { points.emplace_back(level, point); });
+  return points;
+}
+
+// V_ℓ(j) = V_{ℓ−1}(j·b) + Σ_{non-node i of level ℓ−1} W_{j,i} V_{ℓ−1}(i), over the
+// bins k whose stencil holds j (within [j − N, j + N]); level 0 is the array's cells.
+Status OlaBuffer::Recompute(std::span<const std::pair<int, uint64_t>> points, const CellReader& read,
+                            std::vector<uint64_t>* changed) {
+  if (layout_.storage() != OlaStorage::kExplicitLevels)
+    return Status::InvalidArgument("ola", "values are recomputed only with explicit levels");
+  const uint64_t b = layout_.bin(), n = layout_.length();
+  const uint64_t N = static_cast<uint64_t>(layout_.nodes());
+  std::vector<double> cells;
+  for (const auto& [level, j] : points) {
+    assert(level >= 1 && level <= layout_.levels() && j <= layout_.last_point(level));
+    const uint64_t m = layout_.last_point(level);  // bins 0..m−1 of level − 1
+    const uint64_t k_lo = j > N ? j - N : 0, k_hi = std::min(m - 1, j + N);
+    // Level − 1's points [k_lo·b, (k_hi + 1)·b], the node j·b among them.
+    const uint64_t first = k_lo * b, last = std::min((k_hi + 1) * b, layout_.last_point(level - 1));
+    auto below = [&](uint64_t i) -> long double {
+      if (level - 1 >= 1) return slots_[layout_.SlotOf(level - 1, i)];
+      return i < n ? cells[i - first] : 0.0L;  // padding: zeros
+    };
+    if (level == 1) {
+      const uint64_t end = std::min(last + 1, n);
+      cells.assign(end > first ? end - first : 0, 0.0);
+      if (!cells.empty()) MOMENTA_RETURN_IF_ERROR(read({first, end}, cells.data()));
+    }
+    long double v = below(j * b);
+    for (uint64_t k = k_lo; k <= k_hi; ++k) {
+      const uint64_t s = stencil_.FirstNode(k, m);
+      if (j < s || j >= s + N) continue;
+      for (uint64_t r = 1; r < b; ++r) {
+        const long double x = below(k * b + r);
+        if (x == 0) continue;
+        v += stencil_.Of(k, r, m).w[j - s] * x;
+      }
+    }
+    const uint64_t at = layout_.SlotOf(level, j);
+    slots_[at] = static_cast<double>(v);
+    if (changed) changed->push_back(at);
+  }
   return Status::OK();
 }
 
@@ -235,6 +287,17 @@ std::vector<IndexRange> OlaBuffer::CellsFor(uint64_t p, uint64_t q) const {
 
 IndexMoments OlaBuffer::Answer(uint64_t p, uint64_t q, std::span<const std::span<const double>> cells) const {
   assert(p <= q && q <= layout_.length());
+  return Accumulate(p, q, 0, cells);
+}
+
+IndexMoments OlaBuffer::AnswerAbove(uint64_t p, uint64_t q, int first_level) const {
+  assert(p <= q && q <= layout_.length());
+  assert(first_level >= 1 && first_level <= layout_.levels());
+  return Accumulate(p, q, first_level, {});
+}
+
+IndexMoments OlaBuffer::Accumulate(uint64_t p, uint64_t q, int first_level,
+                                   std::span<const std::span<const double>> cells) const {
   const int N = layout_.nodes();
   MomentTerms acc{};
   if (p == q) return IndexMoments::FromTerms(N - 1, 0, acc);
@@ -246,7 +309,7 @@ IndexMoments OlaBuffer::Answer(uint64_t p, uint64_t q, std::span<const std::span
   // only), so with S_l = Σ_r W_l(r) V(i) and D_t = Σ_r f_t(i) V(i) over the bin's points
   //   Σ_r (f_t(i) − Σ_l W_l(r) f_t(node l)) V(i) = D_t − Σ_l S_l f_t(node l),
   // N + N multiply-adds per point instead of N·N.
-  for (int level = 0; level < layout_.levels(); ++level) {
+  for (int level = first_level; level < layout_.levels(); ++level) {
     const uint64_t here = layout_.span(level), above = layout_.span(level + 1);
     const uint64_t m = layout_.last_point(level + 1);
     const auto windows = Windows(level, p, q);

@@ -98,6 +98,7 @@ class OlaBuffer {
   OlaBuffer& operator=(OlaBuffer&&) = delete;
 
   const OlaLayout& layout() const { return layout_; }
+  const OlaStencil& stencil() const { return stencil_; }
   std::span<const double> slots() const { return slots_; }
   uint64_t bytes() const { return slots_.size() * sizeof(double); }
   // The slots a query over [p, q) reads besides the array's cells (ascending,
@@ -113,6 +114,21 @@ class OlaBuffer {
   [[nodiscard]] Status Update(uint64_t i, double old_value, double new_value,
                               std::vector<uint64_t>* changed = nullptr);
 
+  // The stored values (level >= 1, point) an update of cell i changes, in
+  // level order (what Update(i, ...) stores into). REQUIRES: i < length()
+  std::vector<std::pair<int, uint64_t>> PointsOf(uint64_t i) const;
+  // Recomputes the values at `points` (in level order, as PointsOf gives
+  // them) from the level below, level 1 from the array's cells through
+  // `read`: each V_ℓ(j) = V_{ℓ−1}(j·b) + Σ_i W_{j,i} V_{ℓ−1}(i) over the
+  // ~2N bins of level ℓ − 1 around it, in long double, stored as double.
+  // Exact (to rounding) for the array as `read` gives it, provided the values
+  // below that are not recomputed are. `changed` (optional) receives the
+  // slots written. InvalidArgument unless the storage is explicit levels (in
+  // place does not keep the level below's node points).
+  [[nodiscard]] Status Recompute(std::span<const std::pair<int, uint64_t>> points,
+                                 const std::function<Status(IndexRange run, double* out)>& read,
+                                 std::vector<uint64_t>* changed = nullptr);
+
   // The runs of array cells a query over [p, q) reads (ascending, disjoint,
   // within [0, length()), possibly empty runs), to be handed to Answer in the
   // same order. REQUIRES: p <= q <= length()
@@ -121,6 +137,19 @@ class OlaBuffer {
   // cells[k] holds the values of CellsFor(p, q)[k].
   // REQUIRES: p <= q <= length(); cells as described
   IndexMoments Answer(uint64_t p, uint64_t q, std::span<const std::span<const double>> cells) const;
+
+  // The telescoped sum cut at level k = first_level (1..L): the top level's
+  // nodes plus the corrections of levels k..L−1 only, reading no cell:
+  //
+  //     A_k(t) = Σ_{level-k points i} f_t(i·b^k) V_k(i) = Σ_c (P_k h_k)(c) a_c
+  //
+  // where h_k is f_t sampled at level k's points and P_k interpolates it down
+  // to the cells through the levels' stencils (V_k = P_k^T a). The rest,
+  // M_t − A_k = Σ_c (f_t − P_k h_k)(c) a_c, is zero except for cells within
+  // (N − 1)·Σ_{ℓ=1..k} b^ℓ of p or q (ola_refine.h bounds it). A_L is the
+  // coarsest (top level alone), A_1 the finest without cells, and Answer is A_0.
+  // REQUIRES: p <= q <= length(), 1 <= first_level <= levels()
+  IndexMoments AnswerAbove(uint64_t p, uint64_t q, int first_level) const;
 
   // CellsFor, one read per run, Answer. read(run, out) fills out[0, run.size()).
   using CellReader = std::function<Status(IndexRange run, double* out)>;
@@ -131,6 +160,13 @@ class OlaBuffer {
       : layout_(layout), stencil_(layout.nodes(), layout.bin()), owned_(std::move(owned)),
         slots_(view.data() ? view : std::span<double>(owned_)) {}
 
+  // A delta at cell i carried up the levels: store(level, point, d) for every
+  // stored value it changes (levels >= 1), in level order.
+  void Propagate(uint64_t i, long double delta,
+                 const std::function<void(int, uint64_t, long double)>& store) const;
+  // Answer's sum over levels first_level..L (cells: level 0's, when first_level is 0).
+  IndexMoments Accumulate(uint64_t p, uint64_t q, int first_level,
+                          std::span<const std::span<const double>> cells) const;
   // Bins k (of level+1) whose non-node points may need a correction for a
   // query over [p, q): sorted disjoint closed intervals within [0, m − 1].
   std::vector<std::pair<uint64_t, uint64_t>> Windows(int level, uint64_t p, uint64_t q) const;

@@ -185,6 +185,24 @@ Status OlaFile::Update(uint64_t i, double old_value, double new_value) {
   return buffer_.Update(i, old_value, new_value, &changed_);
 }
 
+void OlaFile::Touch(uint64_t i) {
+  for (const auto& [level, point] : buffer_.PointsOf(i)) changed_.push_back(layout().SlotOf(level, point));
+}
+
+Status OlaFile::Recompute(uint64_t i, const OlaBuffer::CellReader& read) {
+  return buffer_.Recompute(buffer_.PointsOf(i), read, &changed_);
+}
+
+std::string OlaFile::ReplayableFor(uint64_t sequence, bool tree_updating) const {
+  const OlaFileHeader& h = header();
+  if (h.state == kOlaUpdating) return tree_updating ? "" : "a writer stopped while changing it";
+  if (h.state != kOlaClean) return CleanFor(sequence, h.array);
+  if (h.clean_crc != CleanCrcOf(h)) return "its header fails its check";
+  if (h.log_sequence != sequence)
+    return "it reflects log sequence " + std::to_string(h.log_sequence) + ", the tree " + std::to_string(sequence);
+  return "";
+}
+
 void OlaFile::Seal() {
   std::sort(changed_.begin(), changed_.end());
   uint64_t last = UINT64_MAX;

@@ -21,10 +21,19 @@
 // the tree's when that is clean); updating from a writer's first change
 // after a checkpoint until its next. A clean file is trusted only when
 // params_crc and clean_crc hold; each block's check is verified by the
-// query that reads it (CheckSlots). An Ola buffer in any other state, or
-// whose checks fail, is rebuilt from the array: unlike the tree's nodes, its
-// values cannot be recomputed locally, and replaying deltas into values a
-// crash left half-updated would not be exact.
+// query that reads it (CheckSlots).
+//
+// Recovery replays the log into it as into the tree (ReplayableFor): the
+// writer applies each record to the array, the tree and this file, then
+// moves the tree's log_sequence, so after a writer dies on this boot the
+// mapped slots hold every record up to the tree's log_sequence, and of the
+// next record some of its values and not others. That record's values are
+// recomputed from the array (Recompute: each from ~2N·b values of the level
+// below, O(N²·b·L) for the record), the later ones applied as deltas, and the
+// blocks every record of the interrupted chunk touched resealed. A file
+// that is building, clean as of another sequence, or updating after a
+// machine crash (its pages may not have reached the disk), or whose header
+// fails its checks, is rebuilt from the array.
 #pragma once
 
 #include <cstdint>
@@ -99,6 +108,20 @@ class OlaFile {
   // ---- writers ----
   // Cell i: old -> new (finite), its blocks listed for Seal.
   [[nodiscard]] Status Update(uint64_t i, double old_value, double new_value);
+  // Recovery (the tree's replay, buffer_recover.cc): cell i's values were
+  // changed by an update already applied; its blocks are listed for Seal.
+  void Touch(uint64_t i);
+  // Recovery: an update of cell i may have reached some of its values and
+  // not others (a writer killed inside OlaBuffer::Update); they are
+  // recomputed from the array as `read` gives it (OlaBuffer::Recompute) and
+  // their blocks listed for Seal.
+  [[nodiscard]] Status Recompute(uint64_t i, const OlaBuffer::CellReader& read);
+  // "" when recovery may replay the log into this file rather than rebuild
+  // it: clean as of `sequence` (the tree's log_sequence), or — when the tree
+  // says a writer died mid-update on this boot (`tree_updating`), so the
+  // mapped pages are exact up to that sequence but for the record after it —
+  // updating, or clean as of `sequence`. Else why not, in a phrase.
+  std::string ReplayableFor(uint64_t sequence, bool tree_updating) const;
   // Recomputes the checks of the blocks changed since the last Seal.
   void Seal();
   // The header says updating (on disk when `durable`).

@@ -4,9 +4,11 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "buffers/moments.h"
 #include "buffers/statistics.h"
+#include "storage/dtype.h"
 #include "storage/status.h"
 
 namespace momenta {
@@ -16,5 +18,10 @@ namespace momenta {
 // and max give InvalidArgument("<stat>: the Ola buffer keeps index moments
 // only ...; the default buffer (--buffer hbb) serves it").
 Result<StatAnswer> OlaStat(Stat stat, const StatParams& params, const IndexMoments& index, uint64_t p);
+
+// Kind ola: whether every stat of `stats` is answered from the Ola buffer's
+// index moments alone (ComputeIndexStat), reading none of the tree's partial
+// leaves; an integer dtype's sum and mean come exactly from the tree instead.
+bool OlaAlone(const std::vector<Stat>& stats, DType dtype);
 
 }  // namespace momenta

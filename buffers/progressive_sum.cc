@@ -57,21 +57,7 @@ Result<SumBound> ProgressiveSum::Start() {
   // The nodes are taken between two equal, even values of the seqlock (no
   // writer's chunk ran meanwhile), as BufferedArray's queries take theirs; a
   // node that fails its check then is damage, not a chunk in progress.
-  TreeFileHeader& h = tree_.header();
-  const int64_t give_up = MonotonicNs() + kSeqlockPatienceNs;
-  for (int attempt = 0;; ++attempt) {
-    const uint64_t before = Epoch(h).load(std::memory_order_acquire);
-    if (before % 2 == 0) {
-      auto bound = TakeNodes();
-      std::atomic_thread_fence(std::memory_order_acquire);
-      if (Epoch(h).load(std::memory_order_acquire) == before) return bound;
-    }
-    if (MonotonicNs() > give_up)
-      return Status::IOError(tree_.path(), "a writer kept changing the moment buffer for " +
-                                               std::to_string(kSeqlockPatienceNs / 1'000'000'000) +
-                                               " s: no consistent first bound");
-    std::this_thread::sleep_for(std::chrono::microseconds(attempt < 2 ? 50 : 500));
-  }
+  return UnderSeqlock(tree_.header(), tree_.path(), kSeqlockPatienceNs, [&] { return TakeNodes(); });
 }
 
 Result<SumBound> ProgressiveSum::TakeNodes() {
@@ -121,17 +107,17 @@ Result<SumBound> ProgressiveSum::TakeNodes() {
   return last_;
 }
 
-SumBound ProgressiveSum::Narrowed(const SumBound& fresh) {
-  if (fresh.nan == NanState::kCertain || last_.nan == NanState::kCertain) return fresh;
+SumBound NarrowBound(const SumBound& last, const SumBound& fresh) {
+  if (fresh.nan == NanState::kCertain || last.nan == NanState::kCertain) return fresh;
   SumBound b = fresh;
   if (b.is_integer) {
-    b.int_lower = std::max(b.int_lower, last_.int_lower);
-    b.int_upper = std::min(b.int_upper, last_.int_upper);
+    b.int_lower = std::max(b.int_lower, last.int_lower);
+    b.int_upper = std::min(b.int_upper, last.int_upper);
     if (b.int_lower > b.int_upper) return fresh;  // the buffer changed under the reads: the new bound stands
     b.int_estimate = std::clamp(b.int_estimate, b.int_lower, b.int_upper);
   }
-  b.lower = std::max(b.lower, last_.lower);
-  b.upper = std::min(b.upper, last_.upper);
+  b.lower = std::max(b.lower, last.lower);
+  b.upper = std::min(b.upper, last.upper);
   if (!(b.lower <= b.upper)) return fresh;
   b.estimate = std::clamp(b.estimate, b.lower, b.upper);
   return b;
@@ -151,7 +137,7 @@ Result<SumBound> ProgressiveSum::Next() {
   for (uint64_t k = 0; k < n; ++k) known.Add(DecodeValue(array_.dtype(), bytes_.data() + k * item), shift);
   const bool side_done = next_ == steps_.size() || steps_[next_].leaf != s.leaf || steps_[next_].inside != s.inside;
   if (side_done && !s.inside) MaybeReadInside(s.leaf);
-  last_ = Narrowed(BoundSum(whole_, ends_, array_.dtype()));
+  last_ = NarrowBound(last_, BoundSum(whole_, ends_, array_.dtype()));
   return last_;
 }
 

@@ -39,6 +39,11 @@ struct ProgressiveOptions {
   uint64_t min_piece = 256;     // cells per read, at least
 };
 
+// `fresh` intersected with `last` (both bound the same sum), the estimate
+// clamped into it; `fresh` alone when the two do not meet (the buffer changed
+// between them) or either says the sum is certainly NaN.
+SumBound NarrowBound(const SumBound& last, const SumBound& fresh);
+
 class ProgressiveSum {
  public:
   using Options = ProgressiveOptions;
@@ -79,7 +84,6 @@ class ProgressiveSum {
   // The width (relative to its estimate) past which a leaf taken as its sum
   // minus its outside is read on its inside too.
   static constexpr double kReadInsideWidth = 1e-6;
-  SumBound Narrowed(const SumBound& fresh);
 
   MomentTree& tree_;
   ArrayFile& array_;

@@ -27,6 +27,16 @@ struct TreeOptions {
 };
 inline constexpr uint64_t kMinRamBudget = 64 << 10;
 
+// Buffer kind ola for index moments up to `order` (0..7): the Ola buffer's
+// stencil nodes N = order + 1 rounded up to even, beside a tree of order 0.
+// The CLI's --buffer ola and Python's buffer="ola" both go through this.
+inline TreeOptions WithOlaBuffer(TreeOptions t, int order, uint64_t bin) {
+  t.ola_nodes = (order + 2) / 2 * 2;
+  t.order = 0;
+  if (bin != 0) t.ola_bin = bin;
+  return t;
+}
+
 
 // The RAM budget TreeOptions resolves to for an array of `array_bytes`.
 uint64_t ResolveRamBudget(uint64_t requested, uint64_t array_bytes);

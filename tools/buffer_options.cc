@@ -44,14 +44,14 @@ Result<TreeOptions> MakeTreeOptions(const BufferFlags& flags) {
       return Status::InvalidArgument("--order", std::to_string(flags.order) +
                                                     ": the Ola buffer serves index moments up to order " +
                                                     std::to_string(kOlaMaxNodes - 1) + " (use --buffer hbb)");
-    t.ola_nodes = (flags.order + 2) / 2 * 2;  // J + 1, rounded up to even
-    t.order = 0;                             // the tree beside: value moments and extremes
+    uint64_t bin = 0;  // the default
     if (!flags.bin.empty()) {
-      auto bin = ParseCount(flags.bin, "--bin");
-      if (!bin.ok() || *bin < 2 || *bin > UINT32_MAX)
+      auto parsed = ParseCount(flags.bin, "--bin");
+      if (!parsed.ok() || *parsed < 2 || *parsed > UINT32_MAX)
         return Status::InvalidArgument("--bin", "'" + flags.bin + "' is not a count from 2 to 2^32 - 1");
-      t.ola_bin = *bin;
+      bin = *parsed;
     }
+    t = WithOlaBuffer(t, flags.order, bin);  // N = J + 1 rounded up to even, a tree of order 0 beside
   } else if (!flags.bin.empty()) {
     return Status::InvalidArgument("--bin", "applies to --buffer ola only");
   }

@@ -36,25 +36,47 @@ Result<std::vector<StatAnswer>> AnswerStats(const std::vector<Stat>& stats, cons
   return answers;
 }
 
-bool OlaAlone(const std::vector<Stat>& stats, DType dtype) {
+
+namespace {
+
+Result<std::vector<StatAnswer>> AnswerIndexStats(const std::vector<Stat>& stats, const StatParams& params,
+                                                 const IndexMoments& index, const IndexRange& range) {
+  std::vector<StatAnswer> answers;
   for (Stat s : stats) {
-    if (!ServedByIndexMoments(s)) return false;
-    if (DTypeIsInteger(dtype) && (s == Stat::kSum || s == Stat::kMean)) return false;
+    auto answer = ComputeIndexStat(s, params, index, range.begin);
+    if (!answer.ok()) return answer.status();
+    answers.push_back(std::move(answer).value());
   }
-  return true;
+  return answers;
 }
+
+}  // namespace
 
 Result<std::vector<StatAnswer>> AnswerFromOla(BufferedArray& ba, const std::vector<Stat>& stats,
                                               const StatParams& params, const IndexRange& range, QueryCost* cost) {
   auto index = ba.SummarizeIndex(range.begin, range.end, nullptr, cost);
   if (!index.ok()) return index.status();
-  std::vector<StatAnswer> answers;
-  for (Stat s : stats) {
-    auto answer = ComputeIndexStat(s, params, *index, range.begin);
-    if (!answer.ok()) return answer.status();
-    answers.push_back(std::move(answer).value());
-  }
-  return answers;
+  return AnswerIndexStats(stats, params, *index, range);
+}
+
+Status BatchSummaries::Summarize(BufferedArray& ba, std::span<const IndexRange> ranges, bool ola_alone,
+                                 bool need_extremes, std::vector<QueryCost>* costs) {
+  ola_alone_ = ola_alone && ba.ola() != nullptr;
+  if (ola_alone_) return ba.SummarizeIndexBatch(ranges, &index_, costs);
+  return ba.SummarizeBatch(ranges, need_extremes, &full_, costs);
+}
+
+Result<std::vector<StatAnswer>> BatchSummaries::Answer(size_t k, const std::vector<Stat>& stats,
+                                                       const StatParams& params, const IndexRange& range,
+                                                       DType dtype) const {
+  if (ola_alone_) return AnswerIndexStats(stats, params, index_[k], range);
+  return AnswerStats(stats, params, full_[k], range, dtype);
+}
+
+Result<StatAnswer> BatchSummaries::AnswerOne(size_t k, Stat stat, const StatParams& params, const IndexRange& range,
+                                             DType dtype) const {
+  if (ola_alone_) return ComputeIndexStat(stat, params, index_[k], range.begin);
+  return ComputeStat(stat, params, full_[k], range.begin, dtype);
 }
 
 std::string StatsText(const std::vector<StatAnswer>& answers, const char* separator) {

@@ -9,6 +9,7 @@
 #include <span>
 
 #include "buffers/buffered_array.h"
+#include "buffers/ola_statistics.h"  // OlaAlone
 #include "buffers/range_summary.h"
 #include "buffers/statistics.h"
 #include "storage/dtype.h"
@@ -25,14 +26,32 @@ std::string FormatNumber(long double v);
 Result<std::vector<StatAnswer>> AnswerStats(const std::vector<Stat>& stats, const StatParams& params,
                                             const RangeSummary& summary, const IndexRange& range, DType dtype);
 
-// Buffer kind ola (BufferedArray::ola()): whether every stat of `stats` is
-// answered from the Ola buffer alone (index moments; an integer dtype's sum
-// and mean come exactly from the tree instead).
-bool OlaAlone(const std::vector<Stat>& stats, DType dtype);
 // The Ola buffer's answers to `stats` over `range`. REQUIRES: OlaAlone(stats)
 Result<std::vector<StatAnswer>> AnswerFromOla(BufferedArray& ba, const std::vector<Stat>& stats,
                                               const StatParams& params, const IndexRange& range,
                                               QueryCost* cost = nullptr);
+// A batch's summaries, for answering statistics: kind ola with every stat
+// asked OlaAlone, the Ola buffer's index moments alone (SummarizeIndexBatch:
+// no partial leaf of the tree read); else the full summaries.
+class BatchSummaries {
+ public:
+  // REQUIRES of every range: inside the array (else OutOfRange before anything is read).
+  [[nodiscard]] Status Summarize(BufferedArray& ba, std::span<const IndexRange> ranges, bool ola_alone,
+                                 bool need_extremes, std::vector<QueryCost>* costs);
+  bool ola_alone() const { return ola_alone_; }
+  // Every stat of `stats` over ranges[k] (as AnswerStats).
+  Result<std::vector<StatAnswer>> Answer(size_t k, const std::vector<Stat>& stats, const StatParams& params,
+                                         const IndexRange& range, DType dtype) const;
+  // One stat (ComputeStat / ComputeIndexStat).
+  Result<StatAnswer> AnswerOne(size_t k, Stat stat, const StatParams& params, const IndexRange& range,
+                               DType dtype) const;
+
+ private:
+  bool ola_alone_ = false;
+  std::vector<RangeSummary> full_;
+  std::vector<IndexMoments> index_;
+};
+
 // "sum 8725 mean 87.25 moments 100 8725 ...": each stat's name, then its values.
 std::string StatsText(const std::vector<StatAnswer>& answers, const char* separator);
 // {"sum":8725,"moments":[...],...}; NaN and infinities as the strings "NaN",

@@ -50,14 +50,16 @@ class LineAnswerer {
   int Answer(const std::vector<PendingLine>& batch) {
     std::vector<IndexRange> ranges;
     bool extremes = false;
+    bool ola_alone = true;  // kind ola: every line's stats from its index moments (the tree's leaves not read)
     for (const PendingLine& p : batch)
       if (p.error.ok()) {
         ranges.push_back(p.range);
         extremes = extremes || NeedsExtremes(p.stats);
+        ola_alone = ola_alone && OlaAlone(p.stats, ba_.array().dtype());
       }
-    std::vector<RangeSummary> summaries;
+    BatchSummaries summaries;
     std::vector<QueryCost> costs;
-    const Status s = ba_.SummarizeBatch(ranges, extremes, &summaries, &costs);
+    const Status s = summaries.Summarize(ba_, ranges, ola_alone, extremes, &costs);
     for (const auto& n : ba_.TakeNotices()) PrintNotice(n);
     if (!s.ok()) return FailOrInterrupted(s);
     for (const QueryCost& c : costs) {
@@ -69,7 +71,7 @@ class LineAnswerer {
     for (const PendingLine& p : batch) {
       Status error = p.error;
       if (error.ok()) {
-        auto answers = AnswerStats(p.stats, spec_.params, summaries[next++], p.range, ba_.array().dtype());
+        auto answers = summaries.Answer(next++, p.stats, spec_.params, p.range, ba_.array().dtype());
         if (answers.ok()) {
           out += AnswerLine(spec_, p.line, p.range, *answers);
           ++answered_;
@@ -178,9 +180,10 @@ int AnswerBins(BufferedArray& ba, const QuerySpec& spec, IndexRange range, uint6
   const std::vector<IndexRange> asked = EqualBins(range, bins);
   uint64_t moved = 0;
   const std::vector<IndexRange> edges = snap ? SnapBins(asked, ba.tree().layout().leaf_span(), ba.length(), &moved) : asked;
-  std::vector<RangeSummary> summaries;
+  BatchSummaries summaries;
   std::vector<QueryCost> costs;
-  const Status s = ba.SummarizeBatch(edges, NeedsExtremes(spec.stats), &summaries, &costs);
+  const Status s =
+      summaries.Summarize(ba, edges, OlaAlone(spec.stats, ba.array().dtype()), NeedsExtremes(spec.stats), &costs);
   for (const auto& n : ba.TakeNotices()) PrintNotice(n);
   if (!s.ok()) return FailOrInterrupted(s);
   std::string out;
@@ -188,11 +191,11 @@ int AnswerBins(BufferedArray& ba, const QuerySpec& spec, IndexRange range, uint6
   for (size_t k = 0; k < edges.size(); ++k) {
     array_bytes += costs[k].array_bytes;
     tier_bytes += costs[k].tier_bytes;
-    auto answers = AnswerStats(spec.stats, spec.params, summaries[k], edges[k], ba.array().dtype());
+    auto answers = summaries.Answer(k, spec.stats, spec.params, edges[k], ba.array().dtype());
     if (!answers.ok() && edges[k].size() == 0) {  // a bin snapping emptied: NaN where a count is needed
       std::vector<StatAnswer> nan;
       for (Stat stat : spec.stats) {
-        auto answer = ComputeStat(stat, spec.params, summaries[k], edges[k].begin, ba.array().dtype());
+        auto answer = summaries.AnswerOne(k, stat, spec.params, edges[k], ba.array().dtype());
         nan.push_back(answer.ok() ? *answer : StatAnswer{stat, {NAN}, false, 0});
       }
       answers = std::move(nan);

@@ -6,7 +6,7 @@
 #include <memory>
 
 #include "buffers/moment_tree.h"
-#include "buffers/progressive_sum.h"
+#include "buffers/ola_progressive.h"
 #include "storage/array_file.h"
 #include "storage/json_writer.h"
 #include "tools/cli_common.h"
@@ -118,7 +118,8 @@ int AnswerProgressive(BufferedArray& ba, const std::string& path, Stat stat, Ind
     return kExitOk;
   }
   auto as_stat = [&](const SumBound& sum) { return stat == Stat::kMean ? BoundMean(sum, range.size()) : sum; };
-  auto progressive = std::make_unique<ProgressiveSum>(ba.tree(), ba.array(), range.begin, range.end);
+  // Kind ola: coarse to fine through the Ola levels (ola_progressive.h); hbb: the tree's partial leaves.
+  auto progressive = std::make_unique<OlaProgressiveSum>(ba.tree(), ba.ola(), ba.array(), range.begin, range.end);
   auto bound = progressive->Start();
   if (!bound.ok() && bound.status().code() == Status::Code::kCorruption) {
     // A damaged node: the ordinary query rebuilds the buffer (with a notice),
@@ -126,7 +127,7 @@ int AnswerProgressive(BufferedArray& ba, const std::string& path, Stat stat, Ind
     auto rebuilt = ba.Summarize(range.begin, range.end, /*need_extremes=*/false);
     for (const auto& n : ba.TakeNotices()) PrintNotice(n);
     if (!rebuilt.ok()) return Fail(rebuilt.status());
-    progressive = std::make_unique<ProgressiveSum>(ba.tree(), ba.array(), range.begin, range.end);
+    progressive = std::make_unique<OlaProgressiveSum>(ba.tree(), ba.ola(), ba.array(), range.begin, range.end);
     bound = progressive->Start();
   }
   if (!bound.ok()) return Fail(bound.status());
@@ -135,10 +136,14 @@ int AnswerProgressive(BufferedArray& ba, const std::string& path, Stat stat, Ind
     return kExitOk;
   }
   Print(stat, Line{as_stat(*bound), false, 0, timer.ElapsedMicros()}, json);
-  while (!progressive->done() && !Decided(*bound)) {
+  SumBound last = *bound;
+  while (!progressive->done() && !Decided(last)) {
     bound = progressive->Next();
+    // A damaged Ola block found by a level's bound: the ordinary query below rebuilds it (a notice).
+    if (!bound.ok() && bound.status().code() == Status::Code::kCorruption && progressive->through_levels()) break;
     if (!bound.ok()) return Fail(bound.status());
-    Print(stat, Line{as_stat(*bound), false, progressive->array_bytes_read(), timer.ElapsedMicros()}, json);
+    last = *bound;
+    Print(stat, Line{as_stat(last), false, progressive->array_bytes_read(), timer.ElapsedMicros()}, json);
   }
   // The last line: the ordinary query, consistent with one log sequence.
   QueryCost cost;
@@ -148,7 +153,7 @@ int AnswerProgressive(BufferedArray& ba, const std::string& path, Stat stat, Ind
   auto answer = ComputeStat(stat, {}, *summary, range.begin, ba.array().dtype());
   if (!answer.ok()) return Fail(answer.status().WithContext(path));
   Print(stat,
-        Line{FinalBound(*answer, as_stat(*bound)), true, progressive->array_bytes_read() + cost.array_bytes,
+        Line{FinalBound(*answer, as_stat(last)), true, progressive->array_bytes_read() + cost.array_bytes,
              timer.ElapsedMicros()},
         json);
   return kExitOk;

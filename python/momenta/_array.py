@@ -216,14 +216,16 @@ class Array:
         makes them survive a crash of the machine."""
         self._h.commit()
 
-    def rebuild(self, order=None, *, ram_budget=None, leaf=None, fanout=64, disk_tier=True):
+    def rebuild(self, order=None, *, ram_budget=None, leaf=None, fanout=64, disk_tier=True, buffer="hbb",
+                bin=None):  # noqa: A002 (bin: the CLI's --bin)
         """Rebuilds the buffer from the array (a writer), as ``momenta build``: one pass over
         the data (holes skipped), the new buffer replacing the old atomically (readers reopen
-        it). order: J (default: the buffer's), the other flags as :func:`create`. Ctrl-C stops
-        it and keeps the old buffer. Returns the bytes of data read."""
+        it). order: J (default: the buffer's), the other flags (buffer="hbb"|"ola", bin) as
+        :func:`create`. Ctrl-C stops it and keeps the old buffer. Returns the bytes of data read."""
         order = _count(order, "order", 0, 8, none=self._order)
+        ola, order, bin = _buffer_kind(buffer, order, bin)
         read = self._h.rebuild(order, _count(ram_budget, "ram_budget", none=0), _count(leaf, "leaf", lo=1, none=0),
-                               _count(fanout, "fanout", 2, 64), _flag(disk_tier, "disk_tier"))
+                               _count(fanout, "fanout", 2, 64), _flag(disk_tier, "disk_tier"), ola, bin)
         info = self._h.info()
         self._order = int(info["order"])
         self._leaf_span = int(info["leaf_span"])
@@ -556,14 +558,29 @@ def open(path, mode="r", io="auto", sidecar=None, sync="batch"):  # noqa: A001 (
     return Array(_momenta._Array.open(path, mode == "r+", io, sidecar, sync))
 
 
+def _buffer_kind(buffer, order, bin):
+    """(ola, order, bin) for the binding: buffer "hbb" (bin must be None) or "ola" (order
+    0..7, bin None for the default or >= 2), as ``--buffer hbb|ola --bin B``."""
+    _choice(buffer, "buffer", ("hbb", "ola"))
+    if buffer == "hbb":
+        if bin is not None:
+            raise InvalidArgumentError("bin: applies to buffer=\"ola\" only")
+        return False, order, 0
+    if order > 7:
+        raise InvalidArgumentError(f"order {order}: the Ola buffer serves index moments up to order 7 (use buffer=\"hbb\")")
+    return True, order, _count(bin, "bin", 2, 2 ** 32 - 1, none=0)
+
+
 def create(path, shape, dtype="f8", order=2, *, io="auto", sidecar=None, sync="batch", ram_budget=None, leaf=None,
-           fanout=64, disk_tier=True):
+           fanout=64, disk_tier=True, buffer="hbb", bin=None):  # noqa: A002 (bin: the CLI's --bin)
     """A new sparse .npy array of `shape` and `dtype` (anything numpy.dtype takes that is one
     of f8 f4 i8 i4 i2 i1 u8 u4 u2 u1, little-endian) with its buffer of order J = `order`
     (0..8), as ``momenta create``: instant at any size, all zeros, nothing allocated; a
     create that fails leaves nothing behind; an existing path is an ExistsError. Returns the
     array open as its writer (mode "r+"). ram_budget (bytes), leaf (elements per leaf),
-    fanout and disk_tier are the buffer flags of ``momenta create``."""
+    fanout and disk_tier are the buffer flags of ``momenta create``; buffer="ola" (order
+    0..7, bin: cells per bin, default the CLI's) makes its buffer the Ola kind, as
+    ``--buffer ola --bin B`` (buffers/OLA.md)."""
     path = _path(path)
     dims = _shape(shape)
     name = _dtype_name(dtype)
@@ -574,5 +591,6 @@ def create(path, shape, dtype="f8", order=2, *, io="auto", sidecar=None, sync="b
     ram_budget = _count(ram_budget, "ram_budget", none=0)
     leaf = _count(leaf, "leaf", lo=1, none=0)
     fanout = _count(fanout, "fanout", 2, 64)
+    ola, order, bin = _buffer_kind(buffer, order, bin)
     return Array(_momenta._Array.create(path, name, dims, order, ram_budget, leaf, fanout,
-                                        _flag(disk_tier, "disk_tier"), io, sidecar, sync))
+                                        _flag(disk_tier, "disk_tier"), io, sidecar, sync, ola, bin))

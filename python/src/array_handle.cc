@@ -12,7 +12,8 @@
 #include <mutex>
 
 #include "buffers/moment_tree.h"
-#include "buffers/progressive_sum.h"
+#include "buffers/ola_progressive.h"
+#include "buffers/ola_statistics.h"
 #include "buffers/summarize_as_of.h"
 #include "python/src/interruptible.h"
 #include "python/src/py_status.h"
@@ -195,13 +196,13 @@ py::tuple ArrayHandle::Approx(int code, int64_t p, int64_t q) {
     const IndexRange r = Resolve(p, q, ba.length());
     if (stat == momenta::Stat::kMean && r.size() == 0)
       ThrowIfError(Status::InvalidArgument("mean", "the range is empty").WithContext(path_));
-    auto first = ProgressiveSum(ba.tree(), ba.array(), r.begin, r.end).Start();
+    auto first = OlaProgressiveSum(ba.tree(), ba.ola(), ba.array(), r.begin, r.end).Start();
     if (!first.ok() && first.status().code() == Status::Code::kCorruption) {
       // A damaged node: the ordinary query rebuilds the buffer (a notice), then the bound is taken again.
       auto rebuilt = ba.Summarize(r.begin, r.end, false);
       notices = ba.TakeNotices();
       if (!rebuilt.ok()) throw StatusError{rebuilt.status()};
-      first = ProgressiveSum(ba.tree(), ba.array(), r.begin, r.end).Start();
+      first = OlaProgressiveSum(ba.tree(), ba.ola(), ba.array(), r.begin, r.end).Start();
     }
     if (!first.ok()) throw StatusError{first.status()};
     bound = stat == momenta::Stat::kMean ? BoundMean(*first, r.size()) : *first;
@@ -322,18 +323,23 @@ py::list ArrayHandle::Stats(const py::array_t<int64_t>& starts, const py::array_
         ThrowIfError(Status::OutOfRange(path_, "range #" + std::to_string(k) + " " + std::to_string(s[k]) + ":" +
                                                    std::to_string(e[k]) + " is outside the array (length " +
                                                    std::to_string(ba.length()) + ")"));
+    // Kind ola with every stat from index moments: the Ola buffer alone (no partial leaf of the tree read).
+    const bool ola_alone = ba.ola() != nullptr && OlaAlone(stats, dtype_);
+    std::vector<IndexMoments> index;
     for (size_t first = 0; first < n; first += kBatchChunk) {
       const size_t count = std::min(kBatchChunk, n - first);
       ranges.resize(count);
       for (size_t k = 0; k < count; ++k)
         ranges[k] = {static_cast<uint64_t>(s[first + k]), static_cast<uint64_t>(e[first + k])};
-      const Status st = ba.SummarizeBatch(ranges, NeedsExtremes(stats), &summaries);
+      const Status st = ola_alone ? ba.SummarizeIndexBatch(ranges, &index)
+                                  : ba.SummarizeBatch(ranges, NeedsExtremes(stats), &summaries);
       for (auto& note : ba.TakeNotices()) notices.push_back(std::move(note));
       ThrowIfError(st);
       for (size_t k = 0; k < count; ++k) {
         const size_t row = first + k;
         for (size_t c = 0; c < stats.size(); ++c) {
-          auto answer = ComputeStat(stats[c], params, summaries[k], ranges[k].begin, dtype_);
+          auto answer = ola_alone ? ComputeIndexStat(stats[c], params, index[k], ranges[k].begin)
+                                  : ComputeStat(stats[c], params, summaries[k], ranges[k].begin, dtype_);
           if (!answer.ok()) {
             if (!(empty_nan && ranges[k].size() == 0))
               throw StatusError{answer.status().WithContext(
@@ -497,18 +503,19 @@ void RegisterArray(py::module_& m) {
           "create",
           [](const std::string& path, const std::string& dtype, const std::vector<uint64_t>& shape, int order,
              uint64_t ram_budget, uint64_t leaf, uint32_t fanout, bool disk_tier, const std::string& io,
-             const std::string& sidecar, const std::string& sync) {
+             const std::string& sidecar, const std::string& sync, bool ola, uint64_t bin) {
             OpenArgs a{path, true, io, sidecar, sync, {}};
             a.tree.order = order;
             a.tree.ram_budget = ram_budget;
             a.tree.leaf_span = leaf;
             a.tree.fanout = fanout;
             a.tree.disk_tier = disk_tier;
+            if (ola) a.tree = WithOlaBuffer(a.tree, order, bin);  // the Python side checked order <= 7, bin >= 2
             return ArrayHandle::Create(a, dtype, shape);
           },
           py::arg("path"), py::arg("dtype"), py::arg("shape"), py::arg("order"), py::arg("ram_budget"),
           py::arg("leaf"), py::arg("fanout"), py::arg("disk_tier"), py::arg("io"), py::arg("sidecar"),
-          py::arg("sync"))
+          py::arg("sync"), py::arg("ola"), py::arg("bin"))
       .def("info", &ArrayHandle::Info)
       .def("stat", &ArrayHandle::Stat)
       .def("stats", &ArrayHandle::Stats)
@@ -528,13 +535,15 @@ void RegisterArray(py::module_& m) {
       .def("commit", &ArrayHandle::Commit)
       .def(
           "rebuild",
-          [](ArrayHandle& h, int order, uint64_t ram_budget, uint64_t leaf, uint32_t fanout, bool disk_tier) {
+          [](ArrayHandle& h, int order, uint64_t ram_budget, uint64_t leaf, uint32_t fanout, bool disk_tier, bool ola,
+             uint64_t bin) {
             TreeOptions t;
             t.order = order;
             t.ram_budget = ram_budget;
             t.leaf_span = leaf;
             t.fanout = fanout;
             t.disk_tier = disk_tier;
+            if (ola) t = WithOlaBuffer(t, order, bin);
             return h.Rebuild(t);
           })
       .def("close", &ArrayHandle::Close)

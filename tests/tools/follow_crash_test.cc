@@ -316,7 +316,11 @@ void CheckAfterKill(const std::string& path, LogSync sync, const StreamState& st
 class FollowCrashTest : public ::testing::TestWithParam<const char*> {};
 
 TEST_P(FollowCrashTest, KilledWriterLosesNoAcknowledgedUpdate) {
-  const std::string sync = GetParam();
+  // "<policy>_ola": the same on an array whose buffer kind is ola (recovery
+  // replays into its Ola file as into the tree: buffers/ola_file.h).
+  std::string sync = GetParam();
+  const bool ola = sync.ends_with("_ola");
+  if (ola) sync.resize(sync.size() - 4);
   const uint64_t seed = testing::TestSeed();
   SCOPED_TRACE("--sync " + sync + ", seed " + std::to_string(seed) + " (MOMENTA_SEED reproduces)");
   std::printf("[ seed ] follow crash test, --sync %s: MOMENTA_SEED=%llu\n", sync.c_str(),
@@ -326,8 +330,10 @@ TEST_P(FollowCrashTest, KilledWriterLosesNoAcknowledgedUpdate) {
   testing::ScratchDir dir;
   const std::string path = dir.File("a.npy");
   // Leaves of 64, fan-out 4 and a 1 KiB RAM tier: several levels, most on disk.
-  auto created = testing::RunCli({"create", path, "--length", std::to_string(kLength), "--dtype", "i8", "--leaf",
-                                  "64", "--fanout", "4", "--ram-budget", "1024"});
+  std::vector<std::string> create = {"create", path, "--length", std::to_string(kLength), "--dtype", "i8", "--leaf",
+                                     "64", "--fanout", "4", "--ram-budget", "1024"};
+  if (ola) create.insert(create.end(), {"--buffer", "ola", "--order", "3", "--bin", "16"});
+  auto created = testing::RunCli(create);
   ASSERT_EQ(created.exit_code, 0) << created.err;
   IgnoreSigpipe ignore_sigpipe;
 
@@ -483,7 +489,7 @@ TEST_P(FollowCrashTest, KilledWriterLosesNoAcknowledgedUpdate) {
               static_cast<unsigned long long>(l), static_cast<unsigned long long>(in_flight_kept), resends, seconds);
 }
 
-INSTANTIATE_TEST_SUITE_P(Sync, FollowCrashTest, ::testing::Values("always", "batch", "none"),
+INSTANTIATE_TEST_SUITE_P(Sync, FollowCrashTest, ::testing::Values("always", "batch", "none", "batch_ola"),
                          [](const ::testing::TestParamInfo<const char*>& info) { return std::string(info.param); });
 
 }  // namespace

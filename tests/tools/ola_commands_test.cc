@@ -4,6 +4,8 @@
 // non-finite updates and --bin without ola are refused with one line.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <cmath>
 #include <string>
 
@@ -70,9 +72,12 @@ TEST_F(CliOlaTest, IndexMomentsFromOlaValuesFromTheTree) {
   EXPECT_NE(high.exit_code, 0);
 }
 
-// --progressive on an Ola array bounds the sum from the order-0 tree beside it:
-// every interval holds the exact answer, the last line is exact.
-TEST_F(CliOlaTest, ProgressiveSumsComeFromTheTreeBesideIt) {
+// --progressive on an Ola array refines coarse to fine through its levels
+// (ola_progressive.h): every interval holds the exact answer, no line before
+// the last reads a cell of the array, the last line is exact.
+TEST_F(CliOlaTest, ProgressiveSumsRefineThroughTheOlaLevels) {
+  // Freshly built (the fixture's updates would send the bounds to the tree's leaves: ola_progressive.h).
+  ASSERT_EQ(RunCli({"build", a_, "--buffer", "ola", "--order", "3", "--bin", "64"}).exit_code, 0);
   auto r = RunCli({"query", a_, "--range", "517:60321", "--stat", "sum", "--progressive", "--json"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const double exact = static_cast<double>(Moment(517, 60321, 0));
@@ -83,8 +88,37 @@ TEST_F(CliOlaTest, ProgressiveSumsComeFromTheTreeBesideIt) {
     const double upper = std::stod(line.substr(line.find("\"upper\":") + 8));
     EXPECT_LE(lower, exact) << line;
     EXPECT_GE(upper, exact) << line;
+    if (&line != &lines.back()) EXPECT_NE(line.find("\"array_bytes_read\":0,"), std::string::npos) << line;
   }
   EXPECT_NE(lines.back().find("\"exact\":true"), std::string::npos) << lines.back();
+}
+
+// --ranges and --bins on an Ola array answer index statistics from the Ola
+// buffer alone: each line equals the single query's (which reads the Ola file alone).
+TEST_F(CliOlaTest, BatchesAnswerAsTheSingleQueryDoes) {
+  const std::vector<std::string> ranges = {"0:100000", "517:60321", "999:1001", "60990:61010", "5:6"};
+  std::string in;
+  for (const auto& r : ranges) in += r + "\n";
+  auto batch = RunCli({"query", a_, "--ranges", "-", "--stat", "sum", "--stat", "mean", "--stat", "moments"}, in);
+  ASSERT_EQ(batch.exit_code, 0) << batch.err;
+  const auto lines = testing::Lines(batch.out);
+  ASSERT_EQ(lines.size(), ranges.size()) << batch.out;
+  for (size_t k = 0; k < ranges.size(); ++k) {
+    auto one = RunCli({"query", a_, "--range", ranges[k], "--stat", "sum", "--stat", "mean", "--stat", "moments"});
+    ASSERT_EQ(one.exit_code, 0) << one.err;
+    std::string flat = one.out.substr(0, one.out.size() - 1);  // one stat a line: on one line, as a batch prints it
+    std::replace(flat.begin(), flat.end(), '\n', ' ');
+    EXPECT_EQ(lines[k], ranges[k] + " " + flat);
+  }
+  auto bins = RunCli({"query", a_, "--range", "0:70000", "--bins", "7", "--stat", "sum", "--json"});
+  ASSERT_EQ(bins.exit_code, 0) << bins.err;
+  for (int b = 0; b < 7; ++b) {
+    const double exact = static_cast<double>(Moment(b * 10000, (b + 1) * 10000, 0));
+    const auto bl = testing::Lines(bins.out);
+    ASSERT_EQ(bl.size(), 7u) << bins.out;
+    const double got = std::stod(bl[b].substr(bl[b].find("\"sum\":") + 6));
+    EXPECT_NEAR(got, exact, 1e-9 * 3e4) << bl[b];
+  }
 }
 
 TEST_F(CliOlaTest, InfoAndVerifyShowIt) {
