@@ -251,6 +251,9 @@ Status BufferedArray::Impl::ApplyChunk(std::span<const IndexedValue> chunk, size
   MOMENTA_RETURN_IF_ERROR(BeginChunk());
   TreeFileHeader& h = tree_->header();
   h.chunk_first_sequence = *first;
+  // An Ola array keeps the per-record path: its recovery replays the Ola
+  // slots from log_sequence + 1 on, which needs log_sequence to move per
+  // record (ola_file.h).
   if (!ola_ && GatherChanges()) {
     MOMENTA_RETURN_IF_ERROR(StoreThenGather(*first));
     *done = records_.size();

@@ -52,14 +52,18 @@ void ScatteredStores::FetchInBlock(const uint64_t* offsets, size_t count) {
   const uint64_t first = page(0);
   const uint64_t span = page(count - 1) - first + 1;
   const bool dense = span <= 16 * count;  // a lookup costs ~1/16 of a system call
-  if (dense) {
-    // Dense: one mincore over the whole block, which also says whether it
-    // is wholly resident (then later windows skip it).
+  if (4 * count >= kBlockBytes / kPageBytes) {
+    // A hot window (a quarter of the block's pages): one mincore over the
+    // whole block, which also says whether it is wholly resident (then later
+    // windows skip it). A sparse one looks at its own span only: a lookup of
+    // a page that is not mapped costs about as much as a page asked for.
     const uint64_t block = offsets[0] / kBlockBytes, block_page = block * (kBlockBytes / kPageBytes);
     if (!file_->CachedPages(block * kBlockBytes, kBlockBytes, &resident_)) return;
     if (std::all_of(resident_.begin(), resident_.end(), [](unsigned char r) { return r & 1; }))
       resident_blocks_[block / 64] |= uint64_t{1} << (block % 64);
     resident_.erase(resident_.begin(), resident_.begin() + static_cast<std::ptrdiff_t>(first - block_page));
+  } else if (dense && !file_->CachedPages(first * kPageBytes, span * kPageBytes, &resident_)) {
+    return;
   }
   std::vector<unsigned char> one;
   auto cached = [&](size_t k) {
