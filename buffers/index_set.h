@@ -13,15 +13,35 @@
 
 namespace momenta {
 
+// The open-addressing shape IndexSet and IndexMap share: a power-of-two
+// table at most half full, Fibonacci hashing (the top bits of
+// key * 2^64/φ), UINT64_MAX marking an empty slot.
+struct OpenTable {
+  static constexpr uint64_t kEmpty = UINT64_MAX;
+  static size_t CapacityFor(size_t n) {
+    size_t c = 16;
+    while (c < 2 * n) c *= 2;
+    return c;
+  }
+  void Size(size_t capacity) {
+    mask = capacity - 1;
+    shift = 64;
+    for (size_t c = capacity; c > 1; c /= 2) --shift;
+  }
+  size_t Hash(uint64_t key) const { return static_cast<size_t>((key * 0x9E3779B97F4A7C15ull) >> shift); }
+  size_t mask = 0;
+  int shift = 64;
+};
+
 class IndexSet {
  public:
-  explicit IndexSet(size_t expected = 16) { Rehash(CapacityFor(expected)); }
+  explicit IndexSet(size_t expected = 16) { Rehash(OpenTable::CapacityFor(expected)); }
 
   // Adds `key`; true when it was not there. REQUIRES: key != UINT64_MAX
   bool insert(uint64_t key) {
     assert(key != kEmpty);
     if (2 * (size_ + 1) > slots_.size()) Rehash(2 * slots_.size());
-    for (size_t at = Hash(key);; at = (at + 1) & mask_) {
+    for (size_t at = table_.Hash(key);; at = (at + 1) & table_.mask) {
       if (slots_[at] == key) return false;
       if (slots_[at] == kEmpty) {
         slots_[at] = key;
@@ -37,28 +57,18 @@ class IndexSet {
   size_t size() const { return size_; }
 
  private:
-  static constexpr uint64_t kEmpty = UINT64_MAX;
-  static size_t CapacityFor(size_t n) {
-    size_t c = 16;
-    while (c < 2 * n) c *= 2;
-    return c;
-  }
-  // Fibonacci hashing: the top bits of key * 2^64/φ.
-  size_t Hash(uint64_t key) const { return static_cast<size_t>((key * 0x9E3779B97F4A7C15ull) >> shift_); }
+  static constexpr uint64_t kEmpty = OpenTable::kEmpty;
   void Rehash(size_t capacity) {
     std::vector<uint64_t> old(capacity, kEmpty);
     old.swap(slots_);
-    mask_ = capacity - 1;
-    shift_ = 64;
-    for (size_t c = capacity; c > 1; c /= 2) --shift_;
+    table_.Size(capacity);
     size_ = 0;
     for (const uint64_t key : old)
       if (key != kEmpty) insert(key);
   }
 
   std::vector<uint64_t> slots_;
-  size_t mask_ = 0;
-  int shift_ = 64;
+  OpenTable table_;
   size_t size_ = 0;
 };
 
@@ -68,14 +78,14 @@ class IndexSet {
 // chunk put in it. UINT64_MAX is not a key. Not thread-safe.
 class IndexMap {
  public:
-  explicit IndexMap(size_t expected = 16) { Rehash(CapacityFor(expected)); }
+  explicit IndexMap(size_t expected = 16) { Rehash(OpenTable::CapacityFor(expected)); }
 
   // The value of `key`, inserting `value` for it when it is not there.
   // REQUIRES: key != UINT64_MAX
   uint32_t FindOrInsert(uint64_t key, uint32_t value) {
     assert(key != kEmpty);
     if (2 * (used_.size() + 1) > keys_.size()) Rehash(2 * keys_.size());
-    for (size_t at = Hash(key);; at = (at + 1) & mask_) {
+    for (size_t at = table_.Hash(key);; at = (at + 1) & table_.mask) {
       if (keys_[at] == key) return values_[at];
       if (keys_[at] == kEmpty) {
         keys_[at] = key;
@@ -92,21 +102,13 @@ class IndexMap {
   size_t size() const { return used_.size(); }
 
  private:
-  static constexpr uint64_t kEmpty = UINT64_MAX;
-  static size_t CapacityFor(size_t n) {
-    size_t c = 16;
-    while (c < 2 * n) c *= 2;
-    return c;
-  }
-  size_t Hash(uint64_t key) const { return static_cast<size_t>((key * 0x9E3779B97F4A7C15ull) >> shift_); }
+  static constexpr uint64_t kEmpty = OpenTable::kEmpty;
   void Rehash(size_t capacity) {
     std::vector<uint64_t> old_keys(capacity, kEmpty);
     std::vector<uint32_t> old_values(capacity, 0);
     old_keys.swap(keys_);
     old_values.swap(values_);
-    mask_ = capacity - 1;
-    shift_ = 64;
-    for (size_t c = capacity; c > 1; c /= 2) --shift_;
+    table_.Size(capacity);
     used_.clear();
     for (size_t k = 0; k < old_keys.size(); ++k)
       if (old_keys[k] != kEmpty) FindOrInsert(old_keys[k], old_values[k]);
@@ -115,8 +117,7 @@ class IndexMap {
   std::vector<uint64_t> keys_;
   std::vector<uint32_t> values_;
   std::vector<size_t> used_;  // slots holding a key
-  size_t mask_ = 0;
-  int shift_ = 64;
+  OpenTable table_;
 };
 
 }  // namespace momenta
