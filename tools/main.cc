@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <string>
 
+#include "revision.h"  // generated (tools/revision.cmake): MOMENTA_REVISION
 #include "tools/commands.h"
 
 namespace {
@@ -35,7 +36,7 @@ int NoSubcommand(const CLI::App& app, int argc, char** argv, const CLI::ParseErr
 int main(int argc, char** argv) {
   using namespace momenta::cli;
   CLI::App app{"momenta: external-memory arrays (.npy files) with fast range statistics"};
-  app.set_version_flag("--version", "momenta 0.1.0");
+  app.set_version_flag("--version", "momenta 0.1.0 (" MOMENTA_REVISION ")");
   app.require_subcommand(1);
   Command run;
   RegisterArrayCommands(app, &run);

@@ -38,6 +38,7 @@ KIND: {rss_bytes, above_baseline_bytes} (the larger of the two ranges)}, "update
 import argparse
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -88,8 +89,15 @@ def parse():
     return ap.parse_args()
 
 
-def revision(bench_dir):
+def revision(cli, bench_dir):
+    """The commit of the code measured: the one `momenta --version` names
+    ("momenta 0.1.0 (32dd7f4)", baked in at build time), else the bench
+    folder's git checkout, else "unknown"."""
     try:
+        out = subprocess.run([cli, "--version"], capture_output=True, text=True, timeout=5).stdout
+        m = re.search(r"\(([0-9a-f]{7,}(?:-dirty)?)\)", out)
+        if m:
+            return m.group(1)
         return subprocess.run(["git", "-C", bench_dir, "rev-parse", "--short", "HEAD"], capture_output=True,
                               text=True, timeout=5).stdout.strip() or "unknown"
     except (OSError, subprocess.SubprocessError):
@@ -149,7 +157,7 @@ class Run:
         layout = dataset.Layout(cfg["length"], self.data, cfg["regions"], 20261202)
         duck_home = duckdb_bench.find()
         self.check_space(duck_home is not None)
-        doc = {"version": 1, "revision": revision(self.bench_dir), "command": sys.argv[1:],
+        doc = {"version": 1, "revision": revision(a.cli, self.bench_dir), "command": sys.argv[1:],
                "machine": machine.describe(self.dir), "phases": self.phases}
         samples_per_length = 2 * cfg["rounds"]
         doc["config"] = dict(cfg, preset=a.preset, data_bytes=layout.data_bytes, samples_per_length=samples_per_length,

@@ -8,6 +8,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <regex>
 #include <string>
 
 #include "tests/test_util.h"
@@ -32,6 +33,9 @@ TEST(CliTest, VersionAndHelp) {
   auto v = RunCli({"--version"});
   EXPECT_EQ(v.exit_code, 0);
   EXPECT_NE(v.out.find("momenta 0."), std::string::npos) << v.out;
+  // The commit it was built from, in parentheses (a hash, "-dirty" with
+  // uncommitted changes, "unknown" outside git): bench reports name it.
+  EXPECT_TRUE(std::regex_search(v.out, std::regex(R"(\(([0-9a-f]{7,}(-dirty)?|unknown)\))"))) << v.out;
   auto h = RunCli({"--help"});
   EXPECT_EQ(h.exit_code, 0);
   for (const char* cmd : {"create", "info", "get", "set", "import", "export"}) {
