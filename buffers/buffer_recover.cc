@@ -290,7 +290,10 @@ Status BufferedArray::Impl::ReplayIntoArrayAndTree(uint64_t after, bool tree_too
     if (r.sequence <= after) {  // applied before the crash; its chunk's refreshes (and Ola block checks) may be owed
       if (tree_too && r.index < array_->length()) {
         maintenance_->QueueRefresh(*tree_, r.index);
-        if (ola_) ola_->Touch(r.index);
+        if (ola_) {
+          ola_->Touch(r.index);
+          ola_->Held(DecodeDouble(array_->dtype(), RawBytes(r.new_raw)));
+        }
       }
       continue;
     }
@@ -312,7 +315,10 @@ Status BufferedArray::Impl::ReplayIntoArrayAndTree(uint64_t after, bool tree_too
     if (tree_too && first_may_be_partial && r.sequence == after + 1) {
       maintenance_->QueueRefresh(*tree_, r.index);  // recomputed from the array at the next flush: absolute, so exact
       // The Ola values it reaches, from the array now (before any later record changes it).
-      if (ola_) MOMENTA_RETURN_IF_ERROR(ola_->Recompute(r.index, ArrayCells()));
+      if (ola_) {
+        ola_->Held(DecodeDouble(array_->dtype(), RawBytes(r.new_raw)));
+        MOMENTA_RETURN_IF_ERROR(ola_->Recompute(r.index, ArrayCells()));
+      }
       tree_->header().log_sequence = r.sequence;
     } else if (tree_too) {
       MOMENTA_RETURN_IF_ERROR(maintenance_->Apply(*tree_, r.index, RawBytes(r.old_raw), RawBytes(r.new_raw)));

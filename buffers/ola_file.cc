@@ -3,9 +3,11 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstddef>
 #include <cstring>
+#include <limits>
 
 #include "storage/crc32c.h"
 #include "storage/extents.h"
@@ -14,7 +16,7 @@ namespace momenta {
 namespace {
 
 constexpr char kMagic[8] = {'M', 'O', 'M', 'O', 'L', 'A', 0, 0};
-constexpr uint32_t kVersion = 1;
+constexpr uint32_t kVersion = 2;
 // Cells read per step of a build.
 constexpr uint64_t kBuildStep = uint64_t{1} << 20;
 
@@ -22,6 +24,9 @@ uint64_t Blocks(uint64_t slots) { return (slots + kOlaBlockSlots - 1) / kOlaBloc
 uint64_t RoundUp(uint64_t v, uint64_t to) { return (v + to - 1) / to * to; }
 uint64_t SlotsOffset(uint64_t slots) { return RoundUp(kOlaHeaderBytes + 4 * Blocks(slots), 4096); }
 uint64_t FileBytes(uint64_t slots) { return SlotsOffset(slots) + RoundUp(slots * sizeof(double), 4096); }
+
+static_assert(offsetof(OlaFileHeader, max_abs_held) % alignof(double) == 0, "loaded and stored atomically");
+static_assert(sizeof(OlaFileHeader) <= kOlaHeaderBytes);
 
 // Over magic .. slots with the state left out (it changes; clean_crc covers it).
 uint32_t ParamsCrcOf(const OlaFileHeader& h) {
@@ -68,6 +73,7 @@ Result<std::unique_ptr<OlaFile>> OlaFile::Build(const std::string& path, ArrayFi
   OlaBuffer::Builder builder(*layout);
   const uint64_t n = array.length(), item = array.itemsize();
   uint64_t read = 0;
+  double max_abs = 0;  // over the cells read; holes are zeros
   if (n > 0) {
     auto extents = DataExtents(array.path(), array.ByteOffset(0), array.ByteOffset(n));
     if (!extents.ok()) return extents.status();
@@ -84,6 +90,7 @@ Result<std::unique_ptr<OlaFile>> OlaFile::Build(const std::string& path, ArrayFi
         cells.resize(count);
         MOMENTA_RETURN_IF_ERROR(array.ReadDoubles(at, count, cells.data()));
         read += count * item;
+        for (double v : cells) max_abs = std::max(max_abs, std::fabs(v));  // NaN: refused by Append below
         if (Status s = builder.Append(cells); !s.ok()) {
           std::string why = s.ToString();
           if (why.rfind("ola: ", 0) == 0) why.erase(0, 5);
@@ -112,6 +119,7 @@ Result<std::unique_ptr<OlaFile>> OlaFile::Build(const std::string& path, ArrayFi
   h.levels = static_cast<uint32_t>(layout->levels());
   h.length = n;
   h.slots = slots;
+  h.max_abs_held = max_abs;
   h.params_crc = ParamsCrcOf(h);
   const uint64_t slots_offset = SlotsOffset(slots);
   auto view = OlaBuffer::OverSlots(*layout, {reinterpret_cast<double*>(base + slots_offset), slots});
@@ -181,7 +189,23 @@ Status OlaFile::CheckSlots(std::span<const IndexRange> runs) const {
   return Status::OK();
 }
 
+double OlaFile::max_abs_held() const {
+  // A writer in another process may raise it meanwhile: one aligned 8-byte load.
+  const double m =
+      std::atomic_ref<double>(const_cast<double&>(header().max_abs_held)).load(std::memory_order_acquire);
+  return std::isfinite(m) && m >= 0 ? m : std::numeric_limits<double>::infinity();
+}
+
+void OlaFile::Held(double value) {
+  // Raised before the slots change (Update), so that a reader or a recovery
+  // never sees a slot holding a value the header does not cover.
+  std::atomic_ref<double> held(header().max_abs_held);
+  const double v = std::fabs(value);
+  if (!(v <= held.load(std::memory_order_relaxed))) held.store(v, std::memory_order_release);
+}
+
 Status OlaFile::Update(uint64_t i, double old_value, double new_value) {
+  Held(new_value);
   return buffer_.Update(i, old_value, new_value, &changed_);
 }
 

@@ -60,7 +60,7 @@ enum OlaState : uint32_t {
 
 struct OlaFileHeader {
   char magic[8];          // "MOMOLA\0\0"
-  uint32_t version;       // 1
+  uint32_t version;       // 2 (1 had no max_abs_held: such a file is rebuilt)
   uint32_t state;         // OlaState
   // Parameters (the layout is OlaLayout::Make of these with max_levels = levels).
   uint32_t nodes;         // N
@@ -73,6 +73,13 @@ struct OlaFileHeader {
   uint32_t params_crc;    // CRC32C of magic .. slots, with state as 0
   uint32_t clean_crc;     // state kOlaClean: CRC32C of the header with state clean and clean_crc 0
   uint64_t log_sequence;  // clean: every log record <= this is in the slots
+  // The largest |a_i| any cell has held since the build (version 2): the
+  // build's max |a|, raised by every update's new value before its slots
+  // change. The slots' rounding is stated for |a| at the largest each cell
+  // has held (ola_buffer.h), which the tree's extremes (what the cells hold
+  // now) do not bound once a cell has been overwritten; this does, so a
+  // progressive bound through the levels holds after updates too.
+  double max_abs_held;
   ArrayIdentity array;    // clean: the array's identity then
 };
 
@@ -105,9 +112,17 @@ class OlaFile {
   // Corruption naming the file and the block otherwise.
   [[nodiscard]] Status CheckSlots(std::span<const IndexRange> runs) const;
 
+  // The largest |a| a cell has held since the build (the header's
+  // max_abs_held); +inf when the header's value is not a finite magnitude
+  // (damage: no bound is then taken from it).
+  double max_abs_held() const;
+
   // ---- writers ----
-  // Cell i: old -> new (finite), its blocks listed for Seal.
+  // Cell i: old -> new (finite), its blocks listed for Seal; max_abs_held
+  // raised to |new| first.
   [[nodiscard]] Status Update(uint64_t i, double old_value, double new_value);
+  // Recovery: a replayed record stored `value` (max_abs_held raised to it).
+  void Held(double value);
   // Recovery (the tree's replay, buffer_recover.cc): cell i's values were
   // changed by an update already applied; its blocks are listed for Seal.
   void Touch(uint64_t i);

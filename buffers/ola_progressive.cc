@@ -34,10 +34,12 @@ Result<SumBound> OlaProgressiveSum::Start() {
   auto first = tree_sum_.Start();
   if (!first.ok()) return first;
   last_ = *first;
-  const bool fresh =
-      std::atomic_ref<uint64_t>(tree_.header().updates_since_build).load(std::memory_order_acquire) == 0;
+  // After updates, the slots' rounding is bounded through the largest |a|
+  // any cell has held (the Ola header's max_abs_held), not the tree's
+  // extremes of what the cells hold now; unusable when that is not finite.
   levels_ = ola_ != nullptr && p_ < q_ && !DTypeIsInteger(array_.dtype()) && last_.nan == NanState::kNo &&
-            std::isfinite(last_.lower) && std::isfinite(last_.upper) && fresh;
+            std::isfinite(last_.lower) && std::isfinite(last_.upper) &&
+            (FreshBuild() || std::isfinite(ola_->max_abs_held()));
   if (!levels_) return last_;
   next_level_ = ola_->layout().levels();
   return last_;
@@ -104,7 +106,13 @@ Result<SumBound> OlaProgressiveSum::LevelBoundOnce(int k) {
   }
   // The stored values' rounding: the Ola buffer's bound over [p − R, q + R).
   const uint64_t R = std::min<uint64_t>(array_.length(), static_cast<uint64_t>(layout.nodes()) * layout.span(layout.levels()));
-  auto reach_abs = AbsBound(p_ > R ? p_ - R : 0, std::min(array_.length(), q_ + R));
+  const uint64_t reach_begin = p_ > R ? p_ - R : 0, reach_end = std::min(array_.length(), q_ + R);
+  // Σ|a| over the reach: from the tree's leaves on a fresh build, else
+  // (updates since) at most the reach's cells times the largest |a| held.
+  Result<long double> reach_abs =
+      FreshBuild() ? AbsBound(reach_begin, reach_end)
+             : Result<long double>(static_cast<long double>(reach_end - reach_begin) * ola_->max_abs_held() *
+                                   (1 + kArithmeticSlack));
   if (!reach_abs.ok()) return reach_abs.status();
   const long double allowance = kOlaRelativeError * *reach_abs + kArithmeticSlack * magnitude;
   SumBound b;
@@ -112,6 +120,10 @@ Result<SumBound> OlaProgressiveSum::LevelBoundOnce(int k) {
   b.upper = DoubleAbove(cut + hi + allowance);
   b.estimate = std::clamp(static_cast<double>(cut + guess), b.lower, b.upper);
   return b;
+}
+
+bool OlaProgressiveSum::FreshBuild() const {
+  return std::atomic_ref<uint64_t>(tree_.header().updates_since_build).load(std::memory_order_acquire) == 0;
 }
 
 Result<long double> OlaProgressiveSum::AbsBound(uint64_t begin, uint64_t end) const {

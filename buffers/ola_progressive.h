@@ -17,7 +17,8 @@
 //         max of c's tree leaf; else |w_c| <= (1 + Λ^k)/2 gives
 //         ±(1 + Λ^k)/2 · Σ_leaves |leaf ∩ D_k| · max|a|
 //   plus  the Ola buffer's own accuracy, 1e-9 · Σ_{[p−R, q+R)} |a| (R = N·b^L,
-//         ola_buffer.h), with |a| from the tree's extremes, and 1e-15 of the
+//         ola_buffer.h), with |a| from the tree's extremes (after updates:
+//         the largest |a| held, below), and 1e-15 of the
 //         magnitudes for the long-double arithmetic; rounded outward.
 //
 // Each bound is intersected with the previous one (NarrowBound), so the
@@ -27,10 +28,14 @@
 // When the levels are not used, and why: the tree's bound alone (then this
 // is exactly ProgressiveSum, reading the partial leaves) when `ola` is null,
 // the dtype is an integer (the tree's sums are exact), the range is empty,
-// the tree's bound is not finite or a NaN may be inside, or the tree has
-// taken updates since its build (updates_since_build > 0): the Ola
-// buffer's accuracy is stated for |a| at the largest each cell has held,
-// which the tree's extremes bound only while no update has replaced a value.
+// the tree's bound is not finite or a NaN may be inside, or the array has
+// taken updates since its build and the Ola header's max_abs_held is not a
+// finite magnitude (damage). The Ola buffer's accuracy is stated for |a| at
+// the largest each cell has held: on a fresh build (updates_since_build == 0,
+// read under the seqlock with the slots) the tree's extremes bound it leaf by
+// leaf; after updates, which may have replaced a spike by a small value, it
+// is bounded by max_abs_held for every cell of the reach — sound, and wider
+// where the array once held a value far above the rest.
 //
 // Each bound is taken under the tree header's seqlock (the Ola slots change
 // inside it too), so it holds for one state of the array; under concurrent
@@ -75,6 +80,8 @@ class OlaProgressiveSum {
   // The bound at level k, from the Ola slots and the tree's leaves, under the seqlock.
   Result<SumBound> LevelBound(int k);
   Result<SumBound> LevelBoundOnce(int k);
+  // No update since the build: the tree's extremes bound what cells have held.
+  bool FreshBuild() const;
   // Σ|a| over [begin, end) bounded from the tree's nodes: Σ count · max|a|.
   Result<long double> AbsBound(uint64_t begin, uint64_t end) const;
   static constexpr int64_t kSeqlockPatienceNs = 5'000'000'000;

@@ -215,8 +215,10 @@ TEST(OlaProgressiveTest, TheLevelsNarrowTheTreesBound) {
 }
 
 // After updates the Ola buffer's rounding is stated for values the cells held
-// before: the bounds come from the tree (its partial leaves), still sound.
-TEST(OlaProgressiveTest, AfterUpdatesTheTreeBounds) {
+// before, which the tree's extremes no longer bound (the spike replaced by
+// 1.5): the levels bound it by the header's max_abs_held instead, which the
+// build set to the largest |a| and no update lowers. Every bound still holds.
+TEST(OlaProgressiveTest, AfterUpdatesTheLevelsBoundByTheLargestValueHeld) {
   std::mt19937_64 rng(testing::TestSeed());
   testing::ScratchDir dir;
   const std::string path = dir.File("a.npy");
@@ -224,18 +226,53 @@ TEST(OlaProgressiveTest, AfterUpdatesTheTreeBounds) {
   WriteArray(path, a);
   auto ba = BufferedArray::Open(path, Options(4, 8));
   ASSERT_OK(ba);
+  ASSERT_NE((*ba)->ola(), nullptr);
+  EXPECT_EQ((*ba)->ola()->max_abs_held(), 1e250) << "the build's largest |a|";
   std::vector<IndexedValue> updates;
   for (int k = 0; k < 500; ++k) {
     const uint64_t i = rng() % kLength;
+    if (i == kSpikeAt || i == kSpikeAt + 7) continue;
     const double v = std::normal_distribution<double>(0, 10)(rng);
     a[i] = v;
     updates.push_back({i, Value::Float(v)});
   }
   a[kSpikeAt] = 1.5;  // the spike replaced: a value far below what the cell held
   updates.push_back({kSpikeAt, Value::Float(1.5)});
+  a[kSpikeAt + 7] = -2.5;
+  updates.push_back({kSpikeAt + 7, Value::Float(-2.5)});
   ASSERT_OK((*ba)->Apply(updates));
-  EXPECT_EQ(ExpectSound(**ba, a, kSpikeAt - 300, kSpikeAt + 300), 0) << "not through the levels after updates";
-  ExpectSoundRanges(**ba, a, rng, /*ola=*/false);
+  EXPECT_EQ((*ba)->ola()->max_abs_held(), 1e250) << "never lowered by an update";
+  EXPECT_GT(ExpectSound(**ba, a, kSpikeAt - 300, kSpikeAt + 300), 0) << "through the levels after updates";
+  ExpectSoundRanges(**ba, a, rng, /*ola=*/true);
+}
+
+// An update above every value held raises max_abs_held before its slots
+// change, and the raised value is what the file holds when opened again.
+TEST(OlaProgressiveTest, AnUpdateRaisesTheLargestValueHeldDurably) {
+  std::mt19937_64 rng(testing::TestSeed());
+  testing::ScratchDir dir;
+  const std::string path = dir.File("a.npy");
+  auto a = MakeData("random", rng);
+  WriteArray(path, a);
+  double largest = 0;
+  for (double v : a) largest = std::max(largest, std::fabs(v));
+  {
+    auto ba = BufferedArray::Open(path, Options(2, 16));
+    ASSERT_OK(ba);
+    EXPECT_EQ((*ba)->ola()->max_abs_held(), largest);
+    a[123] = -7e10;
+    const std::vector<IndexedValue> raise = {{123, Value::Float(-7e10)}};
+    ASSERT_OK((*ba)->Apply(raise));
+    EXPECT_EQ((*ba)->ola()->max_abs_held(), 7e10);
+    a[123] = 0.25;
+    const std::vector<IndexedValue> lower = {{123, Value::Float(0.25)}};
+    ASSERT_OK((*ba)->Apply(lower));
+    ASSERT_OK((*ba)->Close());
+  }
+  auto ba = BufferedArray::Open(path, Options(2, 16));
+  ASSERT_OK(ba);
+  EXPECT_EQ((*ba)->ola()->max_abs_held(), 7e10) << "sealed into the clean header at the checkpoint";
+  EXPECT_GT(ExpectSound(**ba, a, 100, 30000), 0);
 }
 
 }  // namespace
