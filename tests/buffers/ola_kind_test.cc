@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -246,6 +247,10 @@ int ExpectReplayedAfterAKill(const std::string& path, std::mt19937_64& rng, int 
   EXPECT_OK((*ba)->array().ReadDoubles(0, kLength, cells.data()));
   const std::vector<long double> a(cells.begin(), cells.end());
   ExpectAnswers(**ba, a, Magnitudes(a), rng, ranges);
+  // The largest |a| held covers every cell as it is (progressive bounds after updates rest on it).
+  double largest = 0;
+  for (double v : cells) largest = std::max(largest, std::fabs(v));
+  EXPECT_GE((*ba)->ola()->max_abs_held(), largest);
   return mid_update;
 }
 
