@@ -196,9 +196,15 @@ Status BufferedArray::Impl::ReserveForUpdates(std::span<const IndexedValue> upda
   //    (the update is logged and recovery completes it).
   uint64_t lo = UINT64_MAX, hi = 0;
   for (const IndexedValue& u : updates) lo = std::min(lo, u.index), hi = std::max(hi, u.index);
-  auto extents = DataExtents(array_->path(), array_->ByteOffset(lo), array_->ByteOffset(hi + 1));
-  if (!extents.ok()) return extents.status();
+  // Over whole pages: in_data asks about each touched page, from its first
+  // byte (an extent starting at the first element's byte would leave that
+  // page "not in data", and a fallocate per batch: a journalled inode
+  // change per single update).
+  constexpr uint64_t kPage = ScatteredStores::kPageBytes;
   const uint64_t data_end = array_->ByteOffset(array_->length());
+  auto extents = array_->io().DataExtents(array_->ByteOffset(lo) / kPage * kPage,
+                                          std::min(data_end, (array_->ByteOffset(hi + 1) + kPage - 1) / kPage * kPage));
+  if (!extents.ok()) return extents.status();
   auto in_data = [&](uint64_t begin, uint64_t end) {  // [begin, end) inside one data extent
     auto it = std::upper_bound(extents->begin(), extents->end(), begin,
                                [](uint64_t b, const ByteRange& r) { return b < r.begin; });

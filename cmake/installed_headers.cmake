@@ -12,6 +12,7 @@ set(MOMENTA_INSTALLED_HEADERS
   storage/array_file.h
   storage/cancel.h
   storage/dtype.h
+  storage/extents.h
   storage/io_backend.h
   storage/log_damage.h
   storage/log_format.h

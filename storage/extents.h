@@ -19,5 +19,8 @@ struct ByteRange {
 // The parts of [begin, end) of `path` that may hold data, in order, merged.
 // File systems without SEEK_DATA report the whole range as data.
 Result<std::vector<ByteRange>> DataExtents(const std::string& path, uint64_t begin, uint64_t end);
+// The same over an open descriptor `fd` of `path` (named in errors): no open
+// and close per call, for callers that ask per batch of updates.
+Result<std::vector<ByteRange>> DataExtentsOf(int fd, const std::string& path, uint64_t begin, uint64_t end);
 
 }  // namespace momenta

@@ -13,7 +13,9 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
+#include "storage/extents.h"
 #include "storage/status.h"
 
 namespace momenta {
@@ -71,6 +73,12 @@ class IoBackend {
 
   // The file's current size in bytes (fstat; reflects writes by others).
   [[nodiscard]] virtual Result<uint64_t> Size() = 0;
+
+  // Where [begin, end) may hold data (storage/extents.h), over the backend's
+  // own descriptor where it has one (no open per call: a writer asks per batch).
+  [[nodiscard]] virtual Result<std::vector<ByteRange>> DataExtents(uint64_t begin, uint64_t end) {
+    return momenta::DataExtents(path(), begin, end);
+  }
 
  protected:
   explicit IoBackend(std::string path) : path_(std::move(path)) {}

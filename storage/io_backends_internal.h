@@ -23,6 +23,9 @@ class FdBackend : public IoBackend {
   }
   Status Sync() override { return SyncData(fd_.get(), path()); }
   Result<uint64_t> Size() override { return FileSize(fd_.get(), path()); }
+  Result<std::vector<ByteRange>> DataExtents(uint64_t begin, uint64_t end) override {
+    return DataExtentsOf(fd_.get(), path(), begin, end);
+  }
 
  protected:
   FdBackend(std::string path, FileDescriptor fd) : IoBackend(std::move(path)), fd_(std::move(fd)) {}
