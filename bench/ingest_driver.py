@@ -113,12 +113,15 @@ def run_counted(argv):
     ru_inblock / ru_oublock are the 512-byte blocks the process caused the
     device to read and, as pages it dirtied, to write (task I/O accounting:
     a page written back, dirtied again and written again counts twice)."""
-    t0 = time.perf_counter()
-    p = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    out = p.stdout.read()
-    err = p.stderr.read()
-    _, status, usage = os.wait4(p.pid, 0)
-    wall = time.perf_counter() - t0
+    import tempfile
+    with tempfile.TemporaryFile("w+") as errf:  # a file, not a pipe: a child's long stderr cannot block it
+        t0 = time.perf_counter()
+        p = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=errf, text=True)
+        out = p.stdout.read()
+        _, status, usage = os.wait4(p.pid, 0)
+        wall = time.perf_counter() - t0
+        errf.seek(0)
+        err = errf.read()
     p.returncode = os.waitstatus_to_exitcode(status)
     return p.returncode, out, err, wall, usage
 

@@ -31,11 +31,15 @@ def run_counted(argv, env=None):
     the child's ru_inblock (task I/O accounting: what the device delivered to
     it, O_DIRECT and io_uring included; holes and cached pages count 0).
     Raises BenchError on failure."""
-    t0 = time.perf_counter()
-    p = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
-    out, err = p.stdout.read(), p.stderr.read()  # (stderr is small: read after stdout)
-    _, status, usage = os.wait4(p.pid, 0)
-    wall = time.perf_counter() - t0
+    import tempfile
+    with tempfile.TemporaryFile() as errf:  # a file, not a pipe: a child's long stderr cannot block it
+        t0 = time.perf_counter()
+        p = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=errf, env=env)
+        out = p.stdout.read()
+        _, status, usage = os.wait4(p.pid, 0)
+        wall = time.perf_counter() - t0
+        errf.seek(0)
+        err = errf.read()
     p.returncode = code = os.waitstatus_to_exitcode(status)
     if code != 0:
         raise BenchError(f"{os.path.basename(argv[0])} {' '.join(argv[1:3])}... failed ({code}): "
