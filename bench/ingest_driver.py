@@ -38,6 +38,10 @@ import time
 
 import numpy as np
 
+# momenta_bench/common.py beside this script (the source tree and an install alike).
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "momenta_bench"))
+from common import spawn  # noqa: E402
+
 PAGE = 4096
 
 
@@ -113,17 +117,7 @@ def run_counted(argv):
     ru_inblock / ru_oublock are the 512-byte blocks the process caused the
     device to read and, as pages it dirtied, to write (task I/O accounting:
     a page written back, dirtied again and written again counts twice)."""
-    import tempfile
-    with tempfile.TemporaryFile("w+") as errf:  # a file, not a pipe: a child's long stderr cannot block it
-        t0 = time.perf_counter()
-        p = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=errf, text=True)
-        out = p.stdout.read()
-        _, status, usage = os.wait4(p.pid, 0)
-        wall = time.perf_counter() - t0
-        errf.seek(0)
-        err = errf.read()
-    p.returncode = os.waitstatus_to_exitcode(status)
-    return p.returncode, out, err, wall, usage
+    return spawn(argv, text=True)
 
 
 def cli_update(cli, array, records_path, stat_path, extra=()):

@@ -26,21 +26,27 @@ def run(argv, stdin=None, env=None):
     return p.stdout.decode(errors="replace"), wall
 
 
+def spawn(argv, env=None, text=False):
+    """Runs argv to completion: (exit code, stdout, stderr, wall seconds, its
+    rusage). stderr goes to a file, not a pipe read after stdout: a child's
+    long stderr cannot block it."""
+    import tempfile
+    with tempfile.TemporaryFile("w+" if text else "w+b") as errf:
+        t0 = time.perf_counter()
+        p = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=errf, env=env, text=text)
+        out = p.stdout.read()
+        _, status, usage = os.wait4(p.pid, 0)
+        wall = time.perf_counter() - t0
+        errf.seek(0)
+        return os.waitstatus_to_exitcode(status), out, errf.read(), wall, usage
+
+
 def run_counted(argv, env=None):
     """Runs argv; (stdout, wall seconds, device bytes it read). The bytes are
     the child's ru_inblock (task I/O accounting: what the device delivered to
     it, O_DIRECT and io_uring included; holes and cached pages count 0).
     Raises BenchError on failure."""
-    import tempfile
-    with tempfile.TemporaryFile() as errf:  # a file, not a pipe: a child's long stderr cannot block it
-        t0 = time.perf_counter()
-        p = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=errf, env=env)
-        out = p.stdout.read()
-        _, status, usage = os.wait4(p.pid, 0)
-        wall = time.perf_counter() - t0
-        errf.seek(0)
-        err = errf.read()
-    p.returncode = code = os.waitstatus_to_exitcode(status)
+    code, out, err, wall, usage = spawn(argv, env)
     if code != 0:
         raise BenchError(f"{os.path.basename(argv[0])} {' '.join(argv[1:3])}... failed ({code}): "
                          f"{err.decode(errors='replace').strip()[-300:]}")
