@@ -3,6 +3,7 @@ making files cold, medians and p99, and the log on stderr."""
 import os
 import subprocess
 import sys
+import tempfile
 import time
 
 
@@ -30,7 +31,6 @@ def spawn(argv, env=None, text=False):
     """Runs argv to completion: (exit code, stdout, stderr, wall seconds, its
     rusage). stderr goes to a file, not a pipe read after stdout: a child's
     long stderr cannot block it."""
-    import tempfile
     with tempfile.TemporaryFile("w+" if text else "w+b") as errf:
         t0 = time.perf_counter()
         p = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=errf, env=env, text=text)

@@ -117,6 +117,13 @@ void WriteArray(const std::string& path, const std::vector<double>& a) {
   ASSERT_OK((*f)->WriteValues(0, values));
 }
 
+// MakeData(kind), written to a new f8 array at `path`; the data returned.
+std::vector<double> WrittenData(const std::string& path, const std::string& kind, std::mt19937_64& rng) {
+  auto a = MakeData(kind, rng);
+  WriteArray(path, a);
+  return a;
+}
+
 // Every bound of [p, q), from Start to done, holds the exact sum; returns how many came through the levels.
 int ExpectSound(BufferedArray& ba, const std::vector<double>& a, uint64_t p, uint64_t q) {
   long double exact = 0;
@@ -176,8 +183,7 @@ TEST(OlaProgressiveTest, EveryBoundHoldsTheExactSumOnBothKinds) {
       std::mt19937_64 rng(seed + nodes * 131 + bin + kind.size());
       testing::ScratchDir dir;
       const std::string path = dir.File("a.npy");
-      const auto a = MakeData(kind, rng);
-      WriteArray(path, a);
+      const auto a = WrittenData(path, kind, rng);
       auto ba = BufferedArray::Open(path, Options(nodes, bin));
       ASSERT_OK(ba);
       ASSERT_EQ((*ba)->ola() != nullptr, nodes > 0);
@@ -192,8 +198,7 @@ TEST(OlaProgressiveTest, TheLevelsNarrowTheTreesBound) {
   std::mt19937_64 rng(testing::TestSeed());
   testing::ScratchDir dir;
   const std::string path = dir.File("a.npy");
-  const auto a = MakeData("random", rng);
-  WriteArray(path, a);
+  const auto a = WrittenData(path, "random", rng);
   auto ba = BufferedArray::Open(path, Options(2, 16));
   ASSERT_OK(ba);
   ProgressiveSum tree((*ba)->tree(), (*ba)->array(), 1500, 41700);
@@ -222,8 +227,7 @@ TEST(OlaProgressiveTest, AfterUpdatesTheLevelsBoundByTheLargestValueHeld) {
   std::mt19937_64 rng(testing::TestSeed());
   testing::ScratchDir dir;
   const std::string path = dir.File("a.npy");
-  auto a = MakeData("spike", rng);
-  WriteArray(path, a);
+  auto a = WrittenData(path, "spike", rng);
   auto ba = BufferedArray::Open(path, Options(4, 8));
   ASSERT_OK(ba);
   ASSERT_NE((*ba)->ola(), nullptr);
@@ -252,8 +256,7 @@ TEST(OlaProgressiveTest, AnUpdateRaisesTheLargestValueHeldDurably) {
   std::mt19937_64 rng(testing::TestSeed());
   testing::ScratchDir dir;
   const std::string path = dir.File("a.npy");
-  auto a = MakeData("random", rng);
-  WriteArray(path, a);
+  auto a = WrittenData(path, "random", rng);
   double largest = 0;
   for (double v : a) largest = std::max(largest, std::fabs(v));
   {
