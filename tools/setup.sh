@@ -32,3 +32,7 @@ install_missing "${packages[@]}"
 command -v ccache >/dev/null && config+=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
 cmake -S . -B "$build_dir" "${config[@]}" >/dev/null
 cmake --build "$build_dir" -j"$(nproc)" "${targets[@]}"
+if [[ $kind == release ]]; then
+  echo "setup.sh: built $PWD/$build_dir/tools/momenta; to call it as \`momenta\`:"
+  echo "  export PATH=\"$PWD/$build_dir/tools:\$PATH\"   (or: cmake --install $build_dir)"
+fi
