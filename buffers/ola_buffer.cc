@@ -203,7 +203,11 @@ Status OlaBuffer::Recompute(std::span<const std::pair<int, uint64_t>> points, co
   const uint64_t b = layout_.bin(), n = layout_.length();
   const uint64_t N = static_cast<uint64_t>(layout_.nodes());
   std::vector<double> cells;
-  for (const auto& [level, j] : points) {
+  for (const auto& point : points) {
+    // Plain names, not a structured binding: the lambda below captures them
+    // (C++20 allows capturing a binding; clang 14, Debian 12's, does not).
+    const int level = point.first;
+    const uint64_t j = point.second;
     assert(level >= 1 && level <= layout_.levels() && j <= layout_.last_point(level));
     const uint64_t m = layout_.last_point(level);  // bins 0..m−1 of level − 1
     const uint64_t k_lo = j > N ? j - N : 0, k_hi = std::min(m - 1, j + N);

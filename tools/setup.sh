@@ -8,6 +8,7 @@
 #                             benchmarks (CI runs the whole suite in it as well)
 #   tools/setup.sh tsan       build-tsan/: ThreadSanitizer, only what threads
 #                             share: tests/shared_reader_stress (CI runs it)
+# With MOMENTA_WERROR=1 in the environment (CI) any compiler warning is an error.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -24,10 +25,17 @@ packages=(g++ cmake make pkg-config liburing-dev libboost-dev libcli11-dev
           libgtest-dev libgmock-dev libbenchmark-dev python3-numpy
           python3-dev pybind11-dev python3-pytest python3-hypothesis
           python3-dask python3-distributed
-          fio python3-matplotlib)  # fio, matplotlib: the bench/quick test (momenta bench --plot)
+          fio python3-matplotlib  # fio, matplotlib: the bench/quick test (momenta bench --plot)
+          time)  # GNU time: momenta bench's peak RSS of a child. Python's own wait4 cannot
+                 # give it: Linux starts a child's maxrss at the forking process's peak.
+# Everything else the suite and momenta bench run is in every Debian root:
+# sh, bash, env, timeout, sync, du (coreutils), setpriv (util-linux); git and
+# node are optional (the bench says "unknown" / skips DuckDB without them).
 source tools/install_missing.sh
 install_missing "${packages[@]}"
 
+# MOMENTA_WERROR=1 (CI): any compiler warning fails the build.
+if [[ ${MOMENTA_WERROR:-0} == 1 ]]; then config+=(-DMOMENTA_WERROR=ON); else config+=(-DMOMENTA_WERROR=OFF); fi
 # ccache, when there is one, makes a rebuild after a checkout cheap.
 command -v ccache >/dev/null && config+=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
 cmake -S . -B "$build_dir" "${config[@]}" >/dev/null
