@@ -57,11 +57,14 @@ else
 fi
 root=$(cd "$root" && pwd)
 
-# Unmounts everything under the root (lazily when busy) and removes it; never
+# Ends what still runs inside the root (a stray server, an interrupted build),
+# unmounts everything under it (lazily when busy) and removes it; never
 # removes while anything is still mounted there.
 cleanup() {
-  local status=$?
-  local mounts
+  local status=$? mounts p
+  for p in /proc/[0-9]*; do
+    [[ $(readlink "$p/root" 2>/dev/null) == "$root" ]] && kill -KILL "${p#/proc/}" 2>/dev/null
+  done
   mounts=$(findmnt -rn -o TARGET | grep -E "^$root(/|$)" | sort -r || true)
   if [[ -n $mounts ]]; then
     while read -r m; do umount -R "$m" 2>/dev/null || umount -Rl "$m" 2>/dev/null || true; done <<<"$mounts"

@@ -292,10 +292,12 @@ Result<Value> ValueFromDouble(DType t, double v) {
   }
   if (t == DType::kF4) return Value::Float(static_cast<double>(static_cast<float>(v)));
   if (!DTypeIsInteger(t)) return f;
-  bool negative;
-  uint64_t magnitude;
-  IntegerParts(f, &negative, &magnitude);
-  return IntegerValue(t, negative, magnitude, {});  // fits: checked above
+  bool negative = false;
+  uint64_t magnitude = 0;
+  const bool integral = IntegerParts(f, &negative, &magnitude);  // fits: checked above
+  assert(integral);
+  (void)integral;
+  return IntegerValue(t, negative, magnitude, {});
 }
 
 void EncodeValue(DType t, const Value& v, char* bytes) {

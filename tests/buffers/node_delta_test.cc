@@ -87,7 +87,9 @@ TEST(NodeDeltaTest, GatheredEqualsTheCellsAndFlagsShrinkingExtremes) {
         }
         const NodeCodec::UpdateOutcome outcome = codec.ApplyDelta(gathered.data(), n, d);
         EXPECT_FALSE(outcome.drifted);
-        if (one_shrink) EXPECT_TRUE(outcome.extremes_may_shrink);
+        if (one_shrink) {
+          EXPECT_TRUE(outcome.extremes_may_shrink);
+        }
         const RangeSummary want = OfCells(order, cells, 0, n);
         if (outcome.extremes_may_shrink) codec.SetExtremes(gathered.data(), want.extremes);
         const RangeSummary got = codec.Decode(gathered.data(), n);
