@@ -84,7 +84,10 @@ std::string StatsText(const std::vector<StatAnswer>& answers, const char* separa
   for (size_t s = 0; s < answers.size(); ++s) {
     if (s) out += separator;
     out += StatName(answers[s].stat);
-    for (size_t k = 0; k < answers[s].values.size(); ++k) out += " " + ValueText(answers[s], k);
+    for (size_t k = 0; k < answers[s].values.size(); ++k) {
+      out += ' ';  // appends: GCC 12 warns falsely (-Wrestrict) on " " + std::string
+      out += ValueText(answers[s], k);
+    }
   }
   return out;
 }
@@ -108,7 +111,11 @@ std::string StatsJson(const std::vector<StatAnswer>& answers) {
 }
 
 std::string RangeJson(const IndexRange& range) {
-  return "[" + std::to_string(range.begin) + "," + std::to_string(range.end) + "]";
+  std::string out = "[";  // appends: GCC 12 warns falsely (-Wrestrict) on "[" + std::string
+  out += std::to_string(range.begin);
+  out += ',';
+  out += std::to_string(range.end);
+  return out + "]";
 }
 
 }  // namespace momenta::cli

@@ -114,7 +114,9 @@ TEST(OlaGrowthTest, ErrorAgainstLevelsInPlaceAndExplicit) {
                   growth, row.stated, row.tight, row.equal ? "yes" : "NO",
                   L == capped->levels() ? "  <- levels OlaLayout picks" : "");
       EXPECT_TRUE(row.equal) << "N " << c.nodes << " b " << c.bin << " L " << L;
-      if (L <= capped->levels()) EXPECT_LE(row.stated, kReferenceRelativeError) << "N " << c.nodes << " L " << L;
+      if (L <= capped->levels()) {
+        EXPECT_LE(row.stated, kReferenceRelativeError) << "N " << c.nodes << " L " << L;
+      }
     }
     }
   }
