@@ -88,7 +88,9 @@ TEST_F(CliOlaTest, ProgressiveSumsRefineThroughTheOlaLevels) {
     const double upper = std::stod(line.substr(line.find("\"upper\":") + 8));
     EXPECT_LE(lower, exact) << line;
     EXPECT_GE(upper, exact) << line;
-    if (&line != &lines.back()) EXPECT_NE(line.find("\"array_bytes_read\":0,"), std::string::npos) << line;
+    if (&line != &lines.back()) {
+      EXPECT_NE(line.find("\"array_bytes_read\":0,"), std::string::npos) << line;
+    }
   }
   EXPECT_NE(lines.back().find("\"exact\":true"), std::string::npos) << lines.back();
 }
