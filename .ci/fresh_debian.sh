@@ -110,7 +110,10 @@ for i in "${!commands[@]}"; do
   say "command $n: $cmd"
   start=$SECONDS
   status=0
-  chroot "$root" /usr/bin/env -i "${env_inside[@]}" /bin/bash -c "cd /root/momenta && $cmd" </dev/null || status=$?
+  # In the background and waited for, so that a signal ends the run at once
+  # (cleanup kills what runs inside).
+  chroot "$root" /usr/bin/env -i "${env_inside[@]}" /bin/bash -c "cd /root/momenta && $cmd" </dev/null &
+  wait $! || status=$?
   say "command $n exit $status in $((SECONDS - start)) s: $cmd"
   ((status == 0)) || failed=1
 done
