@@ -192,11 +192,12 @@ Status RecoverNewest(const std::string& log_dir, const std::vector<LogSegmentFil
         continue;
       }
       // Valid frames behind a bad header: keep them for readers' sake, and
-      // append to a new segment.
+      // append to a new segment, named above this one (its frames may all be
+      // out of place: then its own first sequence goes unused).
       out->index = i;
       out->damage.push_back(std::move(d));
       out->damage.insert(out->damage.end(), scan.damage.begin(), scan.damage.end());
-      out->next_in_log = std::max(scan.last.value_or(0) + 1, seg.first_sequence);
+      out->next_in_log = std::max(scan.last.value_or(0) + 1, seg.first_sequence + 1);
       return Status::OK();
     }
     const bool torn = !scan.damage.empty() && scan.damage.back().kind == LogDamage::Kind::kTornTail;

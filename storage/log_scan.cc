@@ -118,7 +118,8 @@ Result<SegmentScanner::Step> SegmentScanner::Next(uint64_t after, std::vector<Lo
     step.kind = Step::kFrame;
     step.end = offset_ = end;
     const uint64_t first = records->front().sequence;
-    if (first <= after) step.stale = static_cast<uint32_t>(std::min<uint64_t>(records->size(), after - first + 1));
+    if (first <= after)  // the records in [first, after]; no overflow at after = UINT64_MAX
+      step.stale = static_cast<uint32_t>(after - first >= records->size() - 1 ? records->size() : after - first + 1);
     return step;
   }
   step.kind = Step::kDamage;

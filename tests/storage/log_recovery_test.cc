@@ -744,6 +744,33 @@ TEST(LogRecoveryTest, GarbageAfterADuplicateIsCutAndTheDuplicateKept) {
   EXPECT_EQ(next, 11u);
 }
 
+TEST(LogRecoveryTest, ANewestSegmentWithABadHeaderAndOnlyDuplicatesIsKept) {
+  // Found by the `log` fuzz target's seeds: such a segment was removed (its
+  // frames were damage then); kept now, the writer appends to a new segment
+  // named above it.
+  ScratchDir dir;
+  const std::string log = dir.File("log");
+  std::filesystem::create_directories(log);
+  WriteFileBytes(Segment(log, 1), SegmentBytes(1, {Seqs(1, 5)}));
+  std::string newest = SegmentBytes(6, {{3, 4}});
+  newest[40] ^= 1;  // a zero byte of the header: its crc fails
+  WriteFileBytes(Segment(log, 6), newest);
+  {
+    auto w = LogWriter::Open(log, Options());
+    ASSERT_OK(w);
+    EXPECT_EQ((*w)->recovery().bytes_cut, 0u);
+    EXPECT_EQ((*w)->next_sequence(), 7u);
+    ASSERT_OK((*w)->Append(std::vector<LogRecord>{Rec(6)}));
+    ASSERT_OK((*w)->Close());
+  }
+  EXPECT_EQ(ReadFileBytes(Segment(log, 6)), newest);
+  const ReadResult r = ReadAll(log);
+  EXPECT_EQ(r.sequences, Concat({Seqs(1, 5), {7}}));
+  ASSERT_FALSE(r.damage.empty());
+  EXPECT_EQ(r.damage[0].kind, Kind::kBadSegment);
+  EXPECT_EQ(r.damage[0].records_lost.value_or(0), 1u);  // sequence 6: never used
+}
+
 TEST(LogRecoveryTest, ARecoveryThatMayNotCutChangesNoByte) {
   // The recovery a read-only opener runs (LogWriterOptions::cut_torn_tail
   // false): a torn tail is reported and left; appends go to a new segment.
