@@ -38,7 +38,7 @@ std::string LogDamage::ToString() const {
                                          : "records " + std::to_string(first_skipped) + ".." +
                                                std::to_string(first_skipped + records_skipped - 1)) +
              " at offset " + std::to_string(offset) + " out of place (" + problem + ": sequence " +
-             std::to_string(after) + " was read before) " + (returned ? "returned in file order" : "skipped") +
+             std::to_string(after) + " was read before) " + (returned ? "returned where it lies (so the loss reported before it is not one)" : "skipped") +
              ", kept in the file";
     case Kind::kUnusedSequences:
       return out + Plural(records_lost.value_or(0), "sequence") + " " + std::to_string(first_lost) +
