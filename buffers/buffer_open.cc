@@ -130,7 +130,7 @@ Status BufferedArray::Impl::OpenAsWriter(std::vector<std::string>* notices) {
 }
 
 // REQUIRES: this process holds the array's writer lock.
-Status BufferedArray::Impl::PrepareWriter(std::vector<std::string>* notices) {
+Status BufferedArray::Impl::PrepareWriter(std::vector<std::string>* notices, bool cut_log) {
   const std::string& path = array_->path();
   auto say = [&](const std::string& what) {
     if (notices) notices->push_back(what);
@@ -156,6 +156,7 @@ Status BufferedArray::Impl::PrepareWriter(std::vector<std::string>* notices) {
   log_options.dtype = array_->dtype();
   log_options.sync = options_.sync;
   log_options.segment_bytes = options_.log_segment_bytes;
+  log_options.cut_torn_tail = cut_log;
   // The buffer's header is a durable record of the last sequence handed out
   // that it reflects: the log never hands it out again, even when segments
   // holding it were removed or cut (and the recovery reports them lost).
@@ -333,7 +334,9 @@ Status BufferedArray::Impl::RecoverAsWriter(const BufferCondition& why, std::vec
   auto again = Classify();
   Status s = again.status();
   if (s.ok() && (again->NeedsWriter() || !forced_rebuild_.empty())) {
-    s = PrepareWriter(notices);
+    // A reader's recovery: the log is read, never cut (its next writer cuts
+    // a torn tail).
+    s = PrepareWriter(notices, /*cut_log=*/false);
     if (s.ok()) s = Recover(notices);
     if (s.ok() && log_) s = log_->Close();
     open_report_.recovered = s.ok();

@@ -75,7 +75,9 @@ struct BufferedArray::Impl {
   [[nodiscard]] Status RecoverAsWriter(const BufferCondition& why, std::vector<std::string>* notices);
   // The writer's steps before Recover: the sidecar's identity claimed (a
   // foreign one set aside), a dead process's leftovers removed, the log opened.
-  [[nodiscard]] Status PrepareWriter(std::vector<std::string>* notices);
+  // `cut_log`: the log's recovery may cut a torn tail (false for the
+  // recovery a reader runs: it changes no byte of the log's records).
+  [[nodiscard]] Status PrepareWriter(std::vector<std::string>* notices, bool cut_log = true);
   // Why the sidecar does not belong to this array ("" when it does).
   Result<std::string> ForeignSidecarReason();
   void RemoveLeftovers(std::vector<std::string>* notices);

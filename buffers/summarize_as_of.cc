@@ -55,7 +55,7 @@ Result<std::map<uint64_t, uint64_t>> ChangedSince(const std::string& log_dir, in
     }
   }
   for (const LogDamage& d : (*reader)->damage())
-    if (d.kind != LogDamage::Kind::kTornTail)
+    if (d.kind != LogDamage::Kind::kTornTail && d.kind != LogDamage::Kind::kOutOfPlace)
       return Status::InvalidArgument(log_dir, "records lost (" + d.ToString() + "): the state as of " +
                                                   std::to_string(time) + " cannot be rebuilt");
   return before;

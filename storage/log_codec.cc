@@ -97,27 +97,19 @@ std::optional<LogFrameHeader> DecodeLogFrameHeader(const char* bytes) {
   return h;
 }
 
-std::string DecodeLogFramePayload(const LogFrameHeader& h, const char* payload, uint64_t after,
-                                  std::vector<LogRecord>* out) {
+std::string DecodeLogFramePayload(const LogFrameHeader& h, const char* payload, std::vector<LogRecord>* out) {
   if (Crc32c(payload, h.payload_bytes) != h.payload_crc) return "payload checksum mismatch";
   const size_t old_size = out->size();
   out->resize(old_size + h.count);
   std::memcpy(out->data() + old_size, payload, h.payload_bytes);
   const LogRecord* r = out->data() + old_size;
-  std::string problem;
-  if (r[0].sequence <= after) {
-    problem = "sequence " + std::to_string(r[0].sequence) + " does not follow " +
-              std::to_string(after);
-  } else {
-    for (uint32_t k = 1; k < h.count; ++k) {
-      if (r[k].sequence != r[0].sequence + k) {
-        problem = "sequences in the frame are not consecutive";
-        break;
-      }
+  for (uint32_t k = 1; k < h.count; ++k) {
+    if (r[k].sequence != r[0].sequence + k) {
+      out->resize(old_size);
+      return "sequences in the frame are not consecutive";
     }
   }
-  if (!problem.empty()) out->resize(old_size);
-  return problem;
+  return "";
 }
 
 }  // namespace momenta

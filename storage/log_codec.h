@@ -44,11 +44,12 @@ inline uint64_t LogFrameBytes(uint64_t count) {
 // `bytes` holds at least sizeof(LogFrameHeader) bytes.
 std::optional<LogFrameHeader> DecodeLogFrameHeader(const char* bytes);
 
-// Checks a payload against its header: crc, then sequences consecutive and
-// the first one greater than `after`. On success appends the records to *out
-// and returns ""; else returns the problem in a few words ("payload checksum
-// mismatch"). `payload` holds h.payload_bytes bytes.
-std::string DecodeLogFramePayload(const LogFrameHeader& h, const char* payload, uint64_t after,
-                                  std::vector<LogRecord>* out);
+// Checks a payload against its header: crc, then sequences consecutive. On
+// success appends the records to *out and returns ""; else returns the problem
+// in a few words ("payload checksum mismatch"). Where the frame's sequences
+// stand against the records read before it is the scanner's business, not the
+// frame's: a whole frame is valid wherever it lies. `payload` holds
+// h.payload_bytes bytes.
+std::string DecodeLogFramePayload(const LogFrameHeader& h, const char* payload, std::vector<LogRecord>* out);
 
 }  // namespace momenta

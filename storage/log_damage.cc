@@ -33,6 +33,13 @@ std::string LogDamage::ToString() const {
       break;
     case Kind::kBadMark:
       return out + problem + "; sequence numbers of lost records cannot be told";
+    case Kind::kOutOfPlace:
+      return out + (records_skipped == 1 ? "record " + std::to_string(first_skipped)
+                                         : "records " + std::to_string(first_skipped) + ".." +
+                                               std::to_string(first_skipped + records_skipped - 1)) +
+             " at offset " + std::to_string(offset) + " out of place (" + problem + ": sequence " +
+             std::to_string(after) + " was read before) " + (returned ? "returned where it lies (so the loss reported before it is not one)" : "skipped") +
+             ", kept in the file";
     case Kind::kUnusedSequences:
       return out + Plural(records_lost.value_or(0), "sequence") + " " + std::to_string(first_lost) +
              ".." + std::to_string(first_lost + records_lost.value_or(0) - 1) + " not reused (" +

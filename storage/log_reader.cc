@@ -107,6 +107,8 @@ void LogReader::AccountFrame(uint64_t first_sequence, uint64_t count, uint64_t o
   const uint64_t expected = expected_.value_or(first_sequence);
   if (first_sequence > expected) {
     const uint64_t gap = first_sequence - expected;
+    if (gaps_.size() == kMaxGaps) gaps_.erase(gaps_.begin());
+    gaps_.emplace_back(expected, first_sequence - 1);
     if (!unsettled_.empty()) {
       // The whole gap goes to the first damage since the last valid frame.
       for (size_t k = 1; k < unsettled_.size(); ++k) damage_[unsettled_[k]].records_lost.reset();
@@ -128,6 +130,46 @@ void LogReader::AccountFrame(uint64_t first_sequence, uint64_t count, uint64_t o
   unsettled_.clear();
   last_sequence_ = first_sequence + count - 1;
   expected_ = *last_sequence_ + 1;
+}
+
+bool LogReader::InGap(uint64_t sequence, bool take) {
+  // gaps_ is sorted: AccountFrame appends above every gap, takes split one.
+  auto it = std::upper_bound(gaps_.begin(), gaps_.end(), sequence,
+                             [](uint64_t v, const std::pair<uint64_t, uint64_t>& g) { return v < g.first; });
+  if (it == gaps_.begin()) return false;
+  --it;
+  if (sequence > it->second) return false;
+  if (!take) return true;
+  const auto [first, last] = *it;
+  if (first == last) {
+    gaps_.erase(it);
+  } else if (sequence == first) {
+    it->first = first + 1;
+  } else if (sequence == last) {
+    it->second = last - 1;
+  } else {
+    it->second = sequence - 1;
+    gaps_.insert(it + 1, {sequence + 1, last});
+  }
+  return true;
+}
+
+void LogReader::TakeOutOfPlace(LogDamage d) {
+  const size_t stale = static_cast<size_t>(d.records_skipped);
+  std::vector<LogRecord> kept;
+  size_t never_read = 0;
+  for (size_t k = 0; k < stale; ++k) {
+    if (!InGap(frame_[k].sequence, options_.out_of_order)) continue;
+    ++never_read;
+    if (options_.out_of_order) kept.push_back(frame_[k]);
+  }
+  d.problem = never_read == 0            ? "a duplicate"
+              : never_read == stale ? "out of order"
+                                         : "duplicates and out of order";
+  d.returned = !kept.empty();
+  kept.insert(kept.end(), frame_.begin() + static_cast<ptrdiff_t>(stale), frame_.end());
+  frame_ = std::move(kept);
+  damage_.push_back(std::move(d));
 }
 
 void LogReader::CheckEnd() {
@@ -185,11 +227,16 @@ Result<bool> LogReader::Next(LogRecord* record) {
       }
       continue;
     }
-    auto step = current_->Next(current_->After(last_sequence_), &frame_);
+    const uint64_t after = current_->After(last_sequence_);
+    auto step = current_->Next(after, &frame_);
     if (!step.ok()) return step.status();
     switch (step->kind) {
       case SegmentScanner::Step::kFrame:
-        AccountFrame(frame_.front().sequence, frame_.size(), step->begin);
+        if (step->stale > 0) TakeOutOfPlace(current_->OutOfPlaceOf(*step, frame_, after));
+        if (!frame_.empty() && frame_.back().sequence > after) {
+          const uint64_t first = std::max(frame_.front().sequence, after + 1);
+          AccountFrame(first, frame_.back().sequence - first + 1, step->begin);
+        }
         dtype_ = LogSegmentDType(current_->header());
         array_tag_ = current_->header().array_tag;
         break;

@@ -5,8 +5,13 @@
 // Damage is reported, never fatal. Each frame is checked as a unit (crc of
 // header and payload, consecutive sequences); a bad frame is skipped whole and
 // reading resumes at the next valid frame, so a flipped byte in frame two of
-// three yields frame one, one LogDamage, then frame three. Errors (Status) are
-// kept for the OS refusing a read and for a segment of a newer format.
+// three yields frame one, one LogDamage, then frame three. A valid frame out
+// of place (written twice, or swapped with a later one) is no damage to its
+// neighbours: its records at or below the last sequence read are reported
+// (kOutOfPlace: sequences and offset) and skipped (see
+// LogReaderOptions::out_of_order), the frames after it read as usual. Errors
+// (Status) are kept for the OS refusing a read and for a segment of a newer
+// format.
 //
 // Readers take no lock and may run beside a writer in another process: they
 // see every frame whose write completed before they reached it. A partial last
@@ -30,6 +35,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "storage/dtype.h"
@@ -49,6 +55,14 @@ struct LogReaderOptions {
   // Follow a live log: at the end, Next() returns false "for now" and a later
   // call picks up frames appended since, across rotation to new segments.
   bool follow = false;
+  // Out-of-place records (a valid record whose sequence is at or below one
+  // read before it) are always reported (LogDamage::kOutOfPlace, with their
+  // sequences and offset) and never change the file. false: they are
+  // skipped, so Next() returns strictly increasing sequences, each once (what
+  // replay needs). true: one never returned before (it lies in a gap met
+  // earlier: frames swapped) is returned too, in file order, so every valid
+  // record is returned once (`momenta log`); duplicates are still skipped.
+  bool out_of_order = false;
 };
 
 class LogReader {
@@ -87,8 +101,16 @@ class LogReader {
   // bytes or a newer segment), false for "end of log (for now)".
   [[nodiscard]] Result<bool> AtSegmentEnd();
   void AddDamage(LogDamage d);
-  // Books a valid frame: settles the loss of damage met since the last one.
+  // Books a valid frame's records above the last sequence read: settles the
+  // loss of damage met since the last one, and remembers a gap.
   void AccountFrame(uint64_t first_sequence, uint64_t count, uint64_t offset);
+  // The current frame's first report.records_skipped records (at or below
+  // the last sequence read): reported, and dropped from frame_ unless
+  // options_.out_of_order returns them (those never returned before).
+  void TakeOutOfPlace(LogDamage report);
+  // Whether `sequence` lies in a gap met so far (never returned); `take`:
+  // it is returned now, so no longer in a gap.
+  bool InGap(uint64_t sequence, bool take);
   // At the end of the log (for now), once: records below the mark that were
   // not met are lost.
   void CheckEnd();
@@ -105,6 +127,11 @@ class LogReader {
   std::optional<uint64_t> last_sequence_;     // of the last valid frame read
   std::optional<uint64_t> expected_;          // the sequence the next valid frame should start at
   std::vector<size_t> unsettled_;             // damage_ met since the last valid frame
+  // Sequence ranges [first, last] skipped over by the frames read so far
+  // (sorted; the oldest dropped past kMaxGaps): out-of-place records in them
+  // were never returned.
+  static constexpr size_t kMaxGaps = 4096;
+  std::vector<std::pair<uint64_t, uint64_t>> gaps_;
   std::vector<LogDamage> damage_;
   std::optional<uint64_t> mark_logged_;       // the high-water mark's `logged`, as read at Open
   bool end_checked_ = false;                  // CheckEnd ran

@@ -38,6 +38,7 @@ LogDamage Gap(const std::string& segment, uint64_t offset, uint64_t first_lost, 
 // loss settled against the valid frame after it.
 struct WholeScan {
   std::optional<uint64_t> last;    // the last valid record's sequence
+  bool frames = false;             // a whole frame was met (in place or not)
   uint64_t last_end = 0;           // the end of the last valid frame (or of the header)
   std::vector<LogDamage> damage;
   std::optional<size_t> unsettled;  // damage[*unsettled]: not yet followed by a valid frame
@@ -59,7 +60,8 @@ Status ScanWhole(SegmentScanner& s, uint64_t first_sequence, WholeScan* out) {
   std::vector<LogRecord> records;
   out->last_end = s.offset();
   for (;;) {
-    auto step = s.Next(s.After(out->last), &records);
+    const uint64_t after = s.After(out->last);
+    auto step = s.Next(after, &records);
     if (!step.ok()) return step.status();
     if (step->kind == SegmentScanner::Step::kEnd) return Status::OK();
     if (step->kind == SegmentScanner::Step::kDamage) {
@@ -67,9 +69,14 @@ Status ScanWhole(SegmentScanner& s, uint64_t first_sequence, WholeScan* out) {
       if (!out->unsettled) out->unsettled = out->damage.size() - 1;
       continue;
     }
-    out->Settle(out->expected(first_sequence), records.front().sequence, s.path(), step->begin);
-    out->last = records.back().sequence;
+    // A whole frame: no byte before its end is a torn tail, whatever its
+    // sequences. Its out-of-place records are reported and stay in the file.
+    out->frames = true;
     out->last_end = step->end;
+    if (step->stale > 0) out->damage.push_back(s.OutOfPlaceOf(*step, records, after));
+    if (step->stale == records.size()) continue;
+    out->Settle(out->expected(first_sequence), records[step->stale].sequence, s.path(), step->begin);
+    out->last = records.back().sequence;
   }
 }
 
@@ -99,10 +106,10 @@ Status CheckOlderSegment(const LogSegmentFile& seg, const LogSegmentFile& next,
   }
   auto last = s.LastSequenceAtEnd();
   if (!last.ok()) return last.status();
-  if (*last) {
+  // An end that disagrees with the next segment (a gap, an overlap, or a
+  // last frame out of place) is looked at whole.
+  if (*last && **last + 1 == next.first_sequence) {
     *last_record = **last;
-    if (**last + 1 < next.first_sequence)
-      out->push_back(Gap(next.path, sizeof(LogSegmentHeader), **last + 1, next.first_sequence - 1));
     return Status::OK();
   }
   WholeScan scan;
@@ -171,7 +178,11 @@ Status RecoverNewest(const std::string& log_dir, const std::vector<LogSegmentFil
 
     if (!header.ok()) {
       LogDamage d = s.HeaderDamage();
-      if (!scan.last) {
+      if (!scan.frames && !options.cut) {
+        out->removed.insert(out->removed.begin(), std::move(d));  // reported, left in place
+        continue;
+      }
+      if (!scan.frames) {
         // Nothing valid in the newest segment: a crash while it was created.
         if (::unlink(seg.path.c_str()) != 0) return Status::FromErrno(seg.path, errno);
         MOMENTA_RETURN_IF_ERROR(SyncDirectory(log_dir));
@@ -181,21 +192,25 @@ Status RecoverNewest(const std::string& log_dir, const std::vector<LogSegmentFil
         continue;
       }
       // Valid frames behind a bad header: keep them for readers' sake, and
-      // append to a new segment.
+      // append to a new segment, named above this one (its frames may all be
+      // out of place: then its own first sequence goes unused).
       out->index = i;
       out->damage.push_back(std::move(d));
       out->damage.insert(out->damage.end(), scan.damage.begin(), scan.damage.end());
-      out->next_in_log = std::max(*scan.last + 1, seg.first_sequence);
+      out->next_in_log = std::max(scan.last.value_or(0) + 1, seg.first_sequence + 1);
       return Status::OK();
     }
-    if (!scan.damage.empty() && scan.damage.back().kind == LogDamage::Kind::kTornTail) {
+    const bool torn = !scan.damage.empty() && scan.damage.back().kind == LogDamage::Kind::kTornTail;
+    if (torn && options.cut) {
       MOMENTA_RETURN_IF_ERROR(CutSegment(seg.path, scan.last_end));
       scan.damage.back().cut = true;
       r->bytes_cut += scan.damage.back().bytes;
     }
     out->index = i;
     out->next_in_log = scan.expected(seg.first_sequence);
-    r->active_segment = seg.path;
+    // Appends go to a new segment when bytes were left that the next frame
+    // must not land behind (recovery that cuts nothing).
+    if (options.cut || (!torn && out->removed.empty())) r->active_segment = seg.path;
     r->active_end = scan.last_end;
     r->dtype = LogSegmentDType(s.header());
     r->array_tag = s.header().array_tag;

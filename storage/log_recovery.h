@@ -22,6 +22,11 @@ struct LogRecoveryOptions {
   // min_next_sequence - 1 has lost [last + 1, min_next_sequence - 1] (e.g. the
   // caller's checkpoint reflects records the log no longer holds).
   uint64_t min_next_sequence = 0;
+  // false: change no file (the recovery a read-only opener such as a query
+  // runs to bring the buffer up to date): a torn tail, and a newest segment
+  // with nothing valid, are reported and left for the next writer that cuts;
+  // a writer opened so appends to a new segment.
+  bool cut = true;
 };
 
 // What RecoverLog found and did.
@@ -39,15 +44,19 @@ struct LogRecovery {
 };
 
 // The writer's recovery scan:
-//  - the newest segment is scanned whole; a torn or corrupt tail after its
-//    last valid frame is cut (truncated, then synced); damage in the middle
-//    stays and is reported (readers skip it). A newest segment with no valid
-//    frame and an unusable header (empty, or cut short by a machine crash) is
-//    removed, and the one before it scanned instead.
+//  - the newest segment is scanned whole; a torn tail (bytes after its last
+//    whole, valid frame, holding no whole valid frame) is cut (truncated,
+//    then synced); damage in the middle stays and is reported (readers skip
+//    it). A whole valid frame is never cut, even one out of place (written
+//    twice, or behind a later frame): its records are reported (kOutOfPlace,
+//    with sequences and offset), skipped, and kept. A newest segment with no
+//    whole frame and an unusable header (empty, or cut short by a machine
+//    crash) is removed, and the one before it scanned instead.
 //  - each older segment is checked cheaply: its header, and its last frame
 //    (read from the end) against the first sequence of the next segment, so a
 //    removed, emptied or cut segment is a reported gap [first lost, last lost];
-//    a segment whose end is no valid frame is scanned whole. (A corrupt frame
+//    a segment whose end is no valid frame, or disagrees with the next
+//    segment's start, is scanned whole. (A corrupt frame
 //    in the middle of an older segment is left to readers to report.) The
 //    next sequence is above every older segment's last record too, so
 //    overlapping segments (a damaged folder) never make a sequence reused;
@@ -57,7 +66,8 @@ struct LogRecovery {
 //    newest records (kMissingEnd). After a crash of the machine (the mark was
 //    written on another boot), the sequences it reserved are skipped
 //    (kUnusedSequences): a record may have been read before it was lost.
-// Changes nothing but the cut and the removal, each reported (cut = true).
+// Changes nothing but the cut and the removal, each reported (cut = true);
+// with options.cut false, nothing at all.
 // REQUIRES: the caller holds the log's writer lock.
 Result<LogRecovery> RecoverLog(const std::string& log_dir, const LogRecoveryOptions& options = {});
 

@@ -80,8 +80,7 @@ Result<std::string_view> SegmentScanner::View(uint64_t offset, size_t length) {
   return std::string_view(buffer_).substr(0, std::min(length, done));
 }
 
-Result<std::string> SegmentScanner::TryFrame(uint64_t at, uint64_t after,
-                                             std::vector<LogRecord>* records, uint32_t* claimed,
+Result<std::string> SegmentScanner::TryFrame(uint64_t at, std::vector<LogRecord>* records, uint32_t* claimed,
                                              uint64_t* end) {
   records->clear();
   *claimed = 0;
@@ -99,7 +98,7 @@ Result<std::string> SegmentScanner::TryFrame(uint64_t at, uint64_t after,
   if (!payload.ok()) return payload.status();
   if (payload->size() < h->payload_bytes)
     return "frame of " + std::to_string(bytes) + " bytes runs past the end of the file";
-  std::string problem = DecodeLogFramePayload(*h, payload->data(), after, records);
+  std::string problem = DecodeLogFramePayload(*h, payload->data(), records);
   if (problem.empty()) *end = at + bytes;
   return problem;
 }
@@ -113,11 +112,14 @@ Result<SegmentScanner::Step> SegmentScanner::Next(uint64_t after, std::vector<Lo
     return step;  // kEnd
   }
   uint64_t end = 0;
-  auto problem = TryFrame(offset_, after, records, &step.claimed, &end);
+  auto problem = TryFrame(offset_, records, &step.claimed, &end);
   if (!problem.ok()) return problem.status();
   if (problem->empty()) {
     step.kind = Step::kFrame;
     step.end = offset_ = end;
+    const uint64_t first = records->front().sequence;
+    if (first <= after)  // the records in [first, after]; no overflow at after = UINT64_MAX
+      step.stale = static_cast<uint32_t>(after - first >= records->size() - 1 ? records->size() : after - first + 1);
     return step;
   }
   step.kind = Step::kDamage;
@@ -131,7 +133,9 @@ Result<SegmentScanner::Step> SegmentScanner::Next(uint64_t after, std::vector<Lo
   // With the search, the outcome depends only on whole frames in the file,
   // which appends and the recovery's cuts of a torn tail leave alone; a frame
   // running past the end is refused until its payload crc checks, which the
-  // bytes an append adds make true only by a 32-bit chance.
+  // bytes an append adds make true only by a 32-bit chance. Any whole frame
+  // ends the damage, whatever its sequences: one out of place (a duplicate,
+  // a swap) is the caller's to report, and never part of a torn tail.
   for (uint64_t p = step.begin + 1; size_ - p >= kFrameHeaderBytes;) {
     auto chunk = View(p, kScanChunk + kFrameHeaderBytes - 1);
     if (!chunk.ok()) return chunk.status();
@@ -148,7 +152,7 @@ Result<SegmentScanner::Step> SegmentScanner::Next(uint64_t after, std::vector<Lo
       continue;
     }
     uint32_t ignored = 0;
-    auto bad = TryFrame(hit, after, records, &ignored, &end);
+    auto bad = TryFrame(hit, records, &ignored, &end);
     if (!bad.ok()) return bad.status();
     records->clear();
     if (bad->empty()) {
@@ -179,7 +183,7 @@ Result<std::optional<uint64_t>> SegmentScanner::LastSequenceAtEnd() {
       if (!h || h->count != count) continue;
       uint32_t claimed = 0;
       uint64_t end = 0;
-      auto problem = TryFrame(at, After(std::nullopt), &records, &claimed, &end);
+      auto problem = TryFrame(at, &records, &claimed, &end);
       if (!problem.ok()) return problem.status();
       if (problem->empty()) return std::optional<uint64_t>(records.back().sequence);
       all = View(size_ - span, static_cast<size_t>(span));  // TryFrame may have moved the buffer
@@ -203,6 +207,22 @@ LogDamage SegmentScanner::DamageOf(const Step& step) const {
   d.bytes = step.end - step.begin;
   d.problem = step.problem;
   if (step.claimed > 0) d.records_lost = step.claimed;
+  return d;
+}
+
+LogDamage SegmentScanner::OutOfPlaceOf(const Step& step, const std::vector<LogRecord>& records,
+                                       uint64_t after) const {
+  assert(step.kind == Step::kFrame && step.stale > 0 && step.stale <= records.size());
+  LogDamage d;
+  d.kind = LogDamage::Kind::kOutOfPlace;
+  d.segment = path_;
+  d.offset = step.begin;
+  d.bytes = step.stale == records.size() ? step.end - step.begin : uint64_t{step.stale} * sizeof(LogRecord);
+  d.problem = "a duplicate or out of order";
+  d.records_lost = 0;
+  d.first_skipped = records.front().sequence;
+  d.records_skipped = step.stale;
+  d.after = after;
   return d;
 }
 

@@ -82,8 +82,9 @@ Result<std::unique_ptr<LogWriter>> LogWriter::Open(const std::string& log_dir,
   MOMENTA_RETURN_IF_ERROR(MakeDirs(log_dir));
   auto lock = WriterLock::Acquire(log_dir + "/writer.lock", log_dir);
   if (!lock.ok()) return lock.status();
-  MOMENTA_RETURN_IF_ERROR(RemoveTempSegments(log_dir));
+  if (options.cut_torn_tail) MOMENTA_RETURN_IF_ERROR(RemoveTempSegments(log_dir));
   LogRecoveryOptions ro;
+  ro.cut = options.cut_torn_tail;
   ro.first_sequence = options.first_sequence;
   ro.min_next_sequence = options.min_next_sequence;
   auto recovery = RecoverLog(log_dir, ro);

@@ -82,6 +82,10 @@ struct LogWriterOptions {
   // [last + 1, min_next_sequence - 1] (e.g. the last sequence a checkpoint
   // reflects, plus one).
   uint64_t min_next_sequence = 0;
+  // false: Open changes no file of the log but the high-water mark (no torn
+  // tail cut, no segment removed: LogRecoveryOptions::cut); appends go to a
+  // new segment. For the recovery a read-only opener (a query) runs.
+  bool cut_torn_tail = true;
   // Test seam: called before each file operation; a non-OK result is returned
   // as that operation's error, as if the OS had refused it.
   std::function<Status(LogFileOp op, const std::string& path)> fault;

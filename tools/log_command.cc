@@ -44,6 +44,7 @@ int RunLog(const LogArgs& a) {
   options.since = *since;
   options.until = *until;
   options.follow = a.tail;
+  options.out_of_order = true;  // every valid record printed once, the out-of-place ones reported
   // A log left by another array (the file was replaced) is never decoded
   // with this array's dtype.
   const std::string sidecar = SidecarPath(a.path, a.common.sidecar);
@@ -102,7 +103,9 @@ void RegisterLogCommand(CLI::App& app, Command* run) {
   AddCommonOptions(sub, &a->common);
   sub->footer("Example: momenta log big.npy --since 1764460800000 --json\n"
               "Damage and lost records (a segment removed or cut) are reported on stderr with the\n"
-              "sequences lost. Reads only: the log is never changed (works on read-only media).");
+              "sequences lost. A valid record out of place (written twice, or behind a later one) is\n"
+              "reported with its sequence and offset; one not printed before is printed where it lies.\n"
+              "Reads only: the log is never changed (works on read-only media).");
   sub->callback([a, run] { *run = [a] { return RunLog(*a); }; });
 }
 

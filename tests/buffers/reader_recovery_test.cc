@@ -21,6 +21,8 @@
 
 #include "buffers/buffered_array.h"
 #include "buffers/moment_tree.h"
+#include "storage/log_format.h"
+#include "storage/log_segments.h"
 #include "storage/writer_lock.h"
 #include "tests/assert_ok.h"
 #include "tests/test_util.h"
@@ -245,6 +247,50 @@ TEST(ReaderRecoveryTest, ARecordAppliedToSomeLevelsIsNotAddedTwice) {
   auto report = (*w)->Verify();
   ASSERT_OK(report);
   EXPECT_EQ(report->mismatches, 0u) << (report->examples.empty() ? "" : report->examples.front());
+}
+
+// A reader that recovers for a dead writer runs the log's recovery without
+// its cuts: a duplicate of the last frame followed by garbage stays byte for
+// byte, each record is applied once; the next writer cuts the garbage only.
+TEST(ReaderRecoveryTest, AReadersRecoveryCutsNothingFromTheLog) {
+  testing::ScratchDir dir;
+  const std::string path = MakeArray(dir);
+  {
+    auto w = BufferedArray::Open(path, Options(true));
+    ASSERT_OK(w);
+    std::vector<Value> v = {Value::Float(3), Value::Float(100), Value::Float(-100)};
+    ASSERT_OK((*w)->Write(7, v));
+    ASSERT_OK((*w)->Close());
+  }
+  DyingWriter writer(path);
+  ASSERT_TRUE(writer.WaitReady());
+  ASSERT_TRUE(writer.DieNow());
+  const std::string segment = LogDirPath(path) + "/" + LogSegmentName(1);
+  const std::string logged = testing::ReadFileBytes(segment);
+  const size_t frame = sizeof(LogFrameHeader) + sizeof(LogRecord);  // the dying writer's one record
+  ASSERT_GT(logged.size(), sizeof(LogSegmentHeader) + frame);
+  const std::string garbage(29, '\x6b');
+  const std::string damaged = logged + logged.substr(logged.size() - frame) + garbage;
+  testing::WriteFileBytes(segment, damaged);
+
+  std::vector<std::string> notices;
+  auto r = Bounded([&] { return BufferedArray::Open(path, Options(false), &notices); }, std::chrono::seconds(20));
+  ASSERT_OK(r);
+  EXPECT_TRUE((*r)->open_report().recovered);
+  EXPECT_EQ(SumOf(**r), 5 + 100 - 100);
+  EXPECT_EQ(testing::ReadFileBytes(segment), damaged) << "a reader's recovery changed the log";
+  std::string all;
+  for (const std::string& n : notices) all += n + "\n";
+  EXPECT_NE(all.find("out of place"), std::string::npos) << all;
+  EXPECT_EQ(all.find(" cut"), std::string::npos) << all;
+
+  auto w = BufferedArray::Open(path, Options(true));
+  ASSERT_OK(w);
+  EXPECT_EQ(testing::ReadFileBytes(segment), logged + logged.substr(logged.size() - frame));
+  auto report = (*w)->Verify();
+  ASSERT_OK(report);
+  EXPECT_EQ(report->mismatches, 0u);
+  EXPECT_EQ(SumOf(**w), 5);
 }
 
 // Damage a header check cannot see (a node's bytes) is found while

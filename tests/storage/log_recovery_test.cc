@@ -80,9 +80,9 @@ struct ReadResult {
   bool ok = true;
 };
 
-ReadResult ReadAll(const std::string& log) {
+ReadResult ReadAll(const std::string& log, LogReaderOptions options = {}) {
   ReadResult r;
-  auto reader = LogReader::Open(log);
+  auto reader = LogReader::Open(log, options);
   EXPECT_OK(reader);
   if (!reader.ok()) return r;
   LogRecord rec;
@@ -559,6 +559,246 @@ TEST(LogRecoveryTest, AFrameRunningPastTheEndHidesNoFramesInsideItsClaim) {
   ASSERT_OK((*w)->Append(std::vector<LogRecord>{Rec(3)}));
   ASSERT_OK((*w)->Close());
   EXPECT_EQ(ReadAll(log).sequences, Range(1, 4));
+}
+
+// ---- Valid records out of place: reported and skipped, never cut ------------
+
+// A segment's bytes: header (first sequence `first`), then one frame per
+// list of sequences, records Rec(sequence - 1).
+std::string SegmentBytes(uint64_t first, const std::vector<std::vector<uint64_t>>& frames) {
+  const LogSegmentHeader h = MakeLogSegmentHeader(first, DType::kI8, 0);
+  std::string bytes(reinterpret_cast<const char*>(&h), sizeof h);
+  for (const auto& sequences : frames) {
+    std::vector<LogRecord> recs;
+    for (uint64_t q : sequences) {
+      recs.push_back(Rec(q - 1));
+      recs.back().sequence = q;
+    }
+    AppendLogFrame(recs, &bytes);
+  }
+  return bytes;
+}
+
+std::vector<uint64_t> Seqs(uint64_t first, uint64_t last) { return Range(first, last); }
+
+// Where frame k (0-based) of SegmentBytes(_, frames) begins.
+uint64_t FrameOffset(const std::vector<std::vector<uint64_t>>& frames, size_t k) {
+  uint64_t at = kHeader;
+  for (size_t i = 0; i < k; ++i) at += LogFrameBytes(frames[i].size());
+  return at;
+}
+
+std::vector<uint64_t> Concat(std::vector<std::vector<uint64_t>> parts) {
+  std::vector<uint64_t> out;
+  for (const auto& p : parts) out.insert(out.end(), p.begin(), p.end());
+  return out;
+}
+
+void ExpectOutOfPlace(const LogDamage& d, const std::string& segment, uint64_t offset, uint64_t first,
+                      uint64_t count, uint64_t after) {
+  EXPECT_EQ(d.kind, Kind::kOutOfPlace) << d.ToString();
+  EXPECT_EQ(d.segment, segment);
+  EXPECT_EQ(d.offset, offset) << d.ToString();
+  EXPECT_EQ(d.first_skipped, first) << d.ToString();
+  EXPECT_EQ(d.records_skipped, count) << d.ToString();
+  EXPECT_EQ(d.after, after) << d.ToString();
+  EXPECT_FALSE(d.cut);
+  EXPECT_EQ(d.records_lost.value_or(99), 0u) << d.ToString();
+  const std::string text = d.ToString();
+  EXPECT_NE(text.find("at offset " + std::to_string(offset)), std::string::npos) << text;
+  EXPECT_NE(text.find(std::to_string(first)), std::string::npos) << text;
+}
+
+// The writer's recovery of `log` cuts nothing, changes no byte, and hands
+// out `next`; returns its report.
+LogRecovery ExpectRecoveryKeepsEverything(const std::string& log, const std::string& segment, uint64_t next) {
+  const std::string before = ReadFileBytes(segment);
+  uint64_t got = 0;
+  LogRecovery rec = Recover(log, &got);
+  EXPECT_EQ(rec.bytes_cut, 0u);
+  for (const LogDamage& d : rec.damage) EXPECT_FALSE(d.cut) << d.ToString();
+  EXPECT_EQ(ReadFileBytes(segment), before);
+  EXPECT_EQ(got, next);
+  return rec;
+}
+
+TEST(LogRecoveryTest, ADuplicatedFrameIsSkippedAndKept) {
+  ScratchDir dir;
+  const std::string log = dir.File("log");
+  std::filesystem::create_directories(log);
+  const std::vector<std::vector<uint64_t>> frames = {{1, 2, 3}, {4, 5}, Seqs(6, 10), Seqs(6, 10), Seqs(11, 15),
+                                                     Seqs(16, 20)};
+  const std::string seg = Segment(log, 1);
+  WriteFileBytes(seg, SegmentBytes(1, frames));
+  const ReadResult r = ReadAll(log);
+  EXPECT_EQ(r.sequences, Range(1, 20));
+  ASSERT_EQ(r.damage.size(), 1u);
+  ExpectOutOfPlace(r.damage[0], seg, FrameOffset(frames, 3), 6, 5, 10);
+  EXPECT_EQ(r.damage[0].problem, "a duplicate");
+  LogReaderOptions every;
+  every.out_of_order = true;  // a duplicate is still returned once
+  EXPECT_EQ(ReadAll(log, every).sequences, Range(1, 20));
+
+  const LogRecovery rec = ExpectRecoveryKeepsEverything(log, seg, 21);
+  ASSERT_EQ(rec.damage.size(), 1u);
+  ExpectOutOfPlace(rec.damage[0], seg, FrameOffset(frames, 3), 6, 5, 10);
+  WriteFrames(log, {1});
+  EXPECT_EQ(ReadAll(log).sequences, Range(1, 21));
+}
+
+TEST(LogRecoveryTest, AFrameOverlappingTheOneBeforeKeepsItsNewRecords) {
+  // Records 6..10 written again at the head of a frame that goes on with
+  // 11..15: the 11..15 are read (and were cut as a "torn tail" before).
+  ScratchDir dir;
+  const std::string log = dir.File("log");
+  std::filesystem::create_directories(log);
+  const std::vector<std::vector<uint64_t>> frames = {Seqs(1, 10), Seqs(6, 15)};
+  const std::string seg = Segment(log, 1);
+  WriteFileBytes(seg, SegmentBytes(1, frames));
+  const ReadResult r = ReadAll(log);
+  EXPECT_EQ(r.sequences, Range(1, 15));
+  ASSERT_EQ(r.damage.size(), 1u);
+  ExpectOutOfPlace(r.damage[0], seg, FrameOffset(frames, 1), 6, 5, 10);
+  ExpectRecoveryKeepsEverything(log, seg, 16);
+  EXPECT_EQ(ReadAll(log).sequences, Range(1, 15));
+}
+
+TEST(LogRecoveryTest, SwappedFramesAreReportedAndNeitherIsCut) {
+  for (const bool at_tail : {false, true}) {
+    SCOPED_TRACE(at_tail ? "swap at the tail" : "swap in the middle");
+    ScratchDir dir;
+    const std::string log = dir.File("log");
+    std::filesystem::create_directories(log);
+    std::vector<std::vector<uint64_t>> frames = {Seqs(1, 5), Seqs(11, 15), Seqs(6, 10)};
+    if (!at_tail) frames.push_back(Seqs(16, 20));
+    const uint64_t last = at_tail ? 15 : 20;
+    const std::string seg = Segment(log, 1);
+    WriteFileBytes(seg, SegmentBytes(1, frames));
+    // Replay's reader: strictly increasing sequences; 6..10 reported twice
+    // over (missing where they belong, out of place where they lie).
+    const ReadResult r = ReadAll(log);
+    EXPECT_EQ(r.sequences, Concat({Seqs(1, 5), Seqs(11, last)}));
+    ASSERT_EQ(r.damage.size(), 2u);
+    EXPECT_EQ(r.damage[0].kind, Kind::kMissingRecords);
+    EXPECT_EQ(r.damage[0].first_lost, 6u);
+    ExpectOutOfPlace(r.damage[1], seg, FrameOffset(frames, 2), 6, 5, 15);
+    EXPECT_EQ(r.damage[1].problem, "out of order");
+    EXPECT_FALSE(r.damage[1].returned);
+    // `momenta log`'s reader: every valid record once, in file order.
+    LogReaderOptions every;
+    every.out_of_order = true;
+    const ReadResult all = ReadAll(log, every);
+    EXPECT_EQ(all.sequences, Concat({Seqs(1, 5), Seqs(11, 15), Seqs(6, 10), Seqs(16, last)}));
+    ASSERT_EQ(all.damage.size(), 2u);
+    EXPECT_TRUE(all.damage[1].returned);
+
+    ExpectRecoveryKeepsEverything(log, seg, last + 1);
+    WriteFrames(log, {1});
+    EXPECT_EQ(ReadAll(log).sequences, Concat({Seqs(1, 5), Seqs(11, last + 1)}));
+  }
+}
+
+TEST(LogRecoveryTest, ADuplicateAtTheTailIsNoTornTail) {
+  ScratchDir dir;
+  const std::string log = dir.File("log");
+  std::filesystem::create_directories(log);
+  const std::vector<std::vector<uint64_t>> frames = {Seqs(1, 5), Seqs(6, 10), Seqs(6, 10)};
+  const std::string seg = Segment(log, 1);
+  WriteFileBytes(seg, SegmentBytes(1, frames));
+  const ReadResult r = ReadAll(log);
+  EXPECT_EQ(r.sequences, Range(1, 10));
+  ASSERT_EQ(r.damage.size(), 1u);
+  ExpectOutOfPlace(r.damage[0], seg, FrameOffset(frames, 2), 6, 5, 10);
+  const LogRecovery rec = ExpectRecoveryKeepsEverything(log, seg, 11);
+  ASSERT_EQ(rec.damage.size(), 1u);
+  EXPECT_EQ(rec.damage[0].kind, Kind::kOutOfPlace);
+  // The next append lands after the duplicate.
+  WriteFrames(log, {2});
+  const ReadResult after = ReadAll(log);
+  EXPECT_EQ(after.sequences, Range(1, 12));
+  ASSERT_EQ(after.damage.size(), 1u);
+  EXPECT_EQ(after.damage[0].kind, Kind::kOutOfPlace);
+}
+
+TEST(LogRecoveryTest, GarbageAfterADuplicateIsCutAndTheDuplicateKept) {
+  ScratchDir dir;
+  const std::string log = dir.File("log");
+  std::filesystem::create_directories(log);
+  const std::vector<std::vector<uint64_t>> frames = {Seqs(1, 5), Seqs(6, 10), Seqs(6, 10)};
+  const std::string seg = Segment(log, 1);
+  const std::string whole = SegmentBytes(1, frames);
+  const std::string garbage = "\x01 not a frame: 37 bytes of garbage! \xfe";
+  ASSERT_EQ(garbage.size(), 37u);
+  WriteFileBytes(seg, whole + garbage);
+  const ReadResult r = ReadAll(log);
+  EXPECT_EQ(r.sequences, Range(1, 10));
+  ASSERT_EQ(r.damage.size(), 2u);
+  ExpectOutOfPlace(r.damage[0], seg, FrameOffset(frames, 2), 6, 5, 10);
+  EXPECT_EQ(r.damage[1].kind, Kind::kTornTail);
+  EXPECT_EQ(r.damage[1].offset, whole.size());
+  EXPECT_EQ(r.damage[1].bytes, garbage.size());
+  uint64_t next = 0;
+  const LogRecovery rec = Recover(log, &next);
+  EXPECT_EQ(rec.bytes_cut, garbage.size());
+  EXPECT_EQ(ReadFileBytes(seg), whole);  // the torn tail only
+  EXPECT_EQ(next, 11u);
+}
+
+TEST(LogRecoveryTest, ANewestSegmentWithABadHeaderAndOnlyDuplicatesIsKept) {
+  // Found by the `log` fuzz target's seeds: such a segment was removed (its
+  // frames were damage then); kept now, the writer appends to a new segment
+  // named above it.
+  ScratchDir dir;
+  const std::string log = dir.File("log");
+  std::filesystem::create_directories(log);
+  WriteFileBytes(Segment(log, 1), SegmentBytes(1, {Seqs(1, 5)}));
+  std::string newest = SegmentBytes(6, {{3, 4}});
+  newest[40] ^= 1;  // a zero byte of the header: its crc fails
+  WriteFileBytes(Segment(log, 6), newest);
+  {
+    auto w = LogWriter::Open(log, Options());
+    ASSERT_OK(w);
+    EXPECT_EQ((*w)->recovery().bytes_cut, 0u);
+    EXPECT_EQ((*w)->next_sequence(), 7u);
+    ASSERT_OK((*w)->Append(std::vector<LogRecord>{Rec(6)}));
+    ASSERT_OK((*w)->Close());
+  }
+  EXPECT_EQ(ReadFileBytes(Segment(log, 6)), newest);
+  const ReadResult r = ReadAll(log);
+  EXPECT_EQ(r.sequences, Concat({Seqs(1, 5), {7}}));
+  ASSERT_FALSE(r.damage.empty());
+  EXPECT_EQ(r.damage[0].kind, Kind::kBadSegment);
+  EXPECT_EQ(r.damage[0].records_lost.value_or(0), 1u);  // sequence 6: never used
+}
+
+TEST(LogRecoveryTest, ARecoveryThatMayNotCutChangesNoByte) {
+  // The recovery a read-only opener runs (LogWriterOptions::cut_torn_tail
+  // false): a torn tail is reported and left; appends go to a new segment.
+  ScratchDir dir;
+  const std::string log = dir.File("log");
+  WriteFrames(log, {2, 2});
+  const std::string seg = Segment(log, 1);
+  const std::string whole = ReadFileBytes(seg);
+  WriteFileBytes(seg, whole + std::string(23, '\x7f'));
+  LogWriterOptions o = Options();
+  o.cut_torn_tail = false;
+  {
+    auto w = LogWriter::Open(log, o);
+    ASSERT_OK(w);
+    EXPECT_EQ((*w)->recovery().bytes_cut, 0u);
+    ASSERT_EQ((*w)->recovery().damage.size(), 1u);
+    EXPECT_EQ((*w)->recovery().damage[0].kind, Kind::kTornTail);
+    EXPECT_FALSE((*w)->recovery().damage[0].cut);
+    EXPECT_EQ((*w)->next_sequence(), 5u);
+    ASSERT_OK((*w)->Append(std::vector<LogRecord>{Rec(4)}));
+    ASSERT_OK((*w)->Close());
+  }
+  EXPECT_EQ(ReadFileBytes(seg), whole + std::string(23, '\x7f'));
+  const ReadResult r = ReadAll(log);
+  EXPECT_EQ(r.sequences, Range(1, 5));
+  ASSERT_EQ(r.damage.size(), 1u);
+  EXPECT_EQ(r.damage[0].kind, Kind::kTornTail);
+  EXPECT_TRUE(std::filesystem::exists(Segment(log, 5)));
 }
 
 }  // namespace
