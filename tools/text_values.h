@@ -1,4 +1,5 @@
-// The reader of `momenta import`'s text/CSV input: values separated by
+// The tokens of `momenta import`'s text/CSV input (its rows and columns:
+// tools/text_table.h): values separated by
 // commas, semicolons, blanks, tabs, '\r' or newlines; '#' starts a comment
 // that runs to the end of its line. Each value is one token, parsed by
 // ParseValue (storage/dtype.h) for the array's dtype. Pure: no I/O (a stop
