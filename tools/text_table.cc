@@ -22,22 +22,35 @@ Status ForEachLine(std::string_view text, const std::string& name, Fn&& fn) {
   return Status::OK();
 }
 
-// The value tokens of one line, as ForEachTextValue splits them.
-void SplitValues(std::string_view line, std::vector<std::string_view>* out) {
-  out->clear();
+// Calls fn(token, index from 0) for the value tokens of one line, as
+// ForEachTextValue splits them (no vector: a line may hold millions); returns
+// how many there are, or fn's first error.
+template <typename Fn>
+Result<uint64_t> ForEachToken(std::string_view line, Fn&& fn) {
   line = line.substr(0, line.find('#'));
+  uint64_t index = 0;
   for (size_t i = 0; i < line.size();) {
     if (IsTextValueSeparator(line[i])) { ++i; continue; }
     size_t j = i;
     while (j < line.size() && !IsTextValueSeparator(line[j])) ++j;
-    out->push_back(line.substr(i, j - i));
+    MOMENTA_RETURN_IF_ERROR(fn(line.substr(i, j - i), index++));
     i = j;
   }
+  return index;
 }
 
-bool NoneIsNumber(std::span<const std::string_view> tokens) {
-  return std::none_of(tokens.begin(), tokens.end(),
-                      [](std::string_view t) { return ParseValue(DType::kF8, t).ok(); });
+// The number of value tokens of a line, and whether one of them is a number.
+struct LineCount {
+  uint64_t tokens = 0;
+  bool any_number = false;
+};
+LineCount CountTokens(std::string_view line) {
+  LineCount c;
+  c.tokens = ForEachToken(line, [&](std::string_view t, uint64_t) {
+               c.any_number = c.any_number || ParseValue(DType::kF8, t).ok();
+               return Status::OK();
+             }).value();
+  return c;
 }
 
 std::string Values(uint64_t n) { return std::to_string(n) + (n == 1 ? " value" : " values"); }
@@ -108,38 +121,40 @@ Result<TextTable> ScanTextTable(std::string_view text, DType dtype, const std::s
   t.first_line = opts.skip_rows + 1;
   t.header_line = opts.skip_rows;
   uint64_t first_row_line = 0;
-  std::vector<std::string_view> tokens;
   MOMENTA_RETURN_IF_ERROR(ForEachLine(text, name, [&](std::string_view line, uint64_t number) -> Status {
     if (number < t.first_line) {
       if (number == opts.skip_rows) t.names = SplitHeader(line);
       return Status::OK();
     }
-    SplitValues(line, &tokens);
-    if (tokens.empty()) return Status::OK();
-    if (t.rows == 0 && !t.header_detected && NoneIsNumber(tokens)) {
-      t.header_detected = true;
-      t.header_line = number;
-      t.first_line = number + 1;
-      t.names = SplitHeader(line);
-      return Status::OK();
-    }
-    if (t.rows == 0) {
-      t.columns = tokens.size();
+    if (t.rows == 0) {  // the first row: or a header, and what --column names
+      const LineCount c = CountTokens(line);
+      if (c.tokens == 0) return Status::OK();
+      if (!c.any_number && !t.header_detected) {
+        t.header_detected = true;
+        t.header_line = number;
+        t.first_line = number + 1;
+        t.names = SplitHeader(line);
+        return Status::OK();
+      }
+      t.columns = c.tokens;
       first_row_line = number;
       if (!opts.column.empty()) {
         auto j = ResolveColumn(opts.column, t, name);
         if (!j.ok()) return j.status();
         t.pick = *j;
       }
-    } else if (tokens.size() != t.columns) {
-      return Status::InvalidArgument(name, "line " + std::to_string(number) + " has " + Values(tokens.size()) +
+    }
+    auto tokens = ForEachToken(line, [&](std::string_view tok, uint64_t index) {
+      return t.pick && index != *t.pick ? Status::OK() : CheckValue(dtype, tok, number, name);
+    });
+    if (!tokens.ok()) return tokens.status();
+    if (*tokens == 0) return Status::OK();
+    if (*tokens != t.columns)
+      return Status::InvalidArgument(name, "line " + std::to_string(number) + " has " + Values(*tokens) +
                                                ", but the first row (line " + std::to_string(first_row_line) +
                                                ") has " + std::to_string(t.columns) +
                                                ": every row must have the same number of values");
-    }
     ++t.rows;
-    if (t.pick) return CheckValue(dtype, tokens[*t.pick], number, name);
-    for (std::string_view tok : tokens) MOMENTA_RETURN_IF_ERROR(CheckValue(dtype, tok, number, name));
     return Status::OK();
   }));
   return t;
@@ -147,14 +162,11 @@ Result<TextTable> ScanTextTable(std::string_view text, DType dtype, const std::s
 
 Status ForEachTableValue(std::string_view text, const TextTable& table, const std::string& name,
                          const std::function<Status(std::string_view, uint64_t)>& fn) {
-  std::vector<std::string_view> tokens;
   return ForEachLine(text, name, [&](std::string_view line, uint64_t number) -> Status {
     if (number < table.first_line) return Status::OK();
-    SplitValues(line, &tokens);
-    if (tokens.empty()) return Status::OK();
-    if (table.pick) return fn(tokens[*table.pick], number);
-    for (std::string_view tok : tokens) MOMENTA_RETURN_IF_ERROR(fn(tok, number));
-    return Status::OK();
+    return ForEachToken(line, [&](std::string_view tok, uint64_t index) {
+             return table.pick && index != *table.pick ? Status::OK() : fn(tok, number);
+           }).status();
   });
 }
 
