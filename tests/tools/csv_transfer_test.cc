@@ -117,8 +117,7 @@ TEST(CsvTransferTest, ExportWritesKColumnsAndRoundTrips) {
   std::normal_distribution<double> normal(0, 1e3);
   std::string csv;
   for (int r = 0; r < 40; ++r) {
-    for (int c = 0; c < 3; ++c) csv += (c ? "," : "") + std::to_string(normal(rng));
-    csv += "\n";
+    for (int c = 0; c < 3; ++c) csv += std::to_string(normal(rng)) + (c < 2 ? "," : "\n");
   }
   WriteFileBytes(dir.File("in.csv"), csv);
   const std::string a = dir.File("a.npy");
