@@ -173,8 +173,9 @@ void RegisterExportCommand(CLI::App& app, Command* run) {
   sub->add_flag("--force", a->force, "replace DEST if it exists");
   AddCommonOptions(sub, &a->common, /*with_json=*/false);
   sub->footer(
-      "CSV holds one row per line, as numpy.savetxt(DEST, a, delimiter=',') writes it: a 1-D array one\n"
-      "value per line, an (N, K) array K values per line; more dimensions are flattened after the first\n"
+      "CSV holds one row per line, laid out as numpy.savetxt(DEST, a, delimiter=',') lays it out (each\n"
+      "value in the shortest form that reads back exactly): a 1-D array one value per line, an (N, K)\n"
+      "array K values per line; more dimensions are flattened after the first\n"
       "((N, A, B) writes A*B values per line). --range counts elements, so for an N-D array P and Q\n"
       "must be multiples of the row size.\n"
       "Examples: momenta export big.npy part.csv --range 1000:2000\n"

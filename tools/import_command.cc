@@ -251,7 +251,7 @@ void RegisterImportCommand(CLI::App& app, Command* run) {
   sub->add_option("--offset", a->offset, "raw: skip this many bytes of SRC first (e.g. 44, a WAV's header)");
   sub->add_option("--skip-rows", a->skip_rows,
                   "csv: skip the first N lines (a header; its last line names the columns for --column)");
-  sub->add_option("--column", a->column, "csv: import only column J (from 0) or the one the header names");
+  sub->add_option("--column", a->column, "csv: import only column J (from 0; -1 is the last) or the one the header names");
   sub->add_flag("--force", a->force, "replace DEST if it exists");
   AddBufferFlags(sub, &a->buffer);
   for (const char* flag : {"--buffer", "--order", "--bin", "--ram-budget", "--disk-tier", "--leaf", "--fanout"})

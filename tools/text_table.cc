@@ -61,14 +61,17 @@ std::string JoinNames(const std::vector<std::string>& names) {
   return out;
 }
 
-// --column as an index of the table's first row: a count J, or a name of its header.
+// --column as an index of the table's first row: J from 0 (or from -1 at the
+// end), or a name of its header.
 Result<uint64_t> ResolveColumn(const std::string& column, const TextTable& t, const std::string& name) {
   const std::string flag = "--column " + column;
-  if (auto j = ParseCount(column, "--column"); j.ok()) {
-    if (*j >= t.columns)
+  if (auto j = ParseIndex(column, "--column"); j.ok()) {  // negative counts from the end, as in NumPy
+    const int64_t k = static_cast<int64_t>(t.columns);
+    if (*j >= k || *j < -k)
       return Status::InvalidArgument(name, flag + ": the rows have " + Values(t.columns) + " (columns 0 to " +
-                                               std::to_string(t.columns - 1) + ")");
-    return *j;
+                                               std::to_string(t.columns - 1) + ", or -1 to -" +
+                                               std::to_string(t.columns) + " from the end)");
+    return static_cast<uint64_t>(*j < 0 ? *j + k : *j);
   }
   if (t.names.empty())
     return Status::InvalidArgument(name, flag + " is a name, but there is no header line (a first line of names, "

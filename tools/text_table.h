@@ -25,7 +25,7 @@ namespace momenta::cli {
 
 struct TextTableOptions {
   uint64_t skip_rows = 0;  // --skip-rows: the first lines, whatever they hold
-  std::string column;      // --column: "" (every column), an index J from 0, or a header name
+  std::string column;      // --column: "" (every column), an index J from 0 (-1: the last), or a header name
 };
 
 // What the first pass found.

@@ -60,6 +60,8 @@ TEST(CsvTransferTest, RowsOfKValuesImportAsShapeNK) {
   ASSERT_EQ(RunCli({"import", csv, dir.File("c.npy"), "--column", "1"}).exit_code, 0);
   EXPECT_EQ(ShapeOf(dir.File("c.npy")), "(3,)");
   EXPECT_EQ(Values(dir.File("c.npy"), 3), "1.5\n2.5\n-300\n");
+  ASSERT_EQ(RunCli({"import", csv, dir.File("l.npy"), "--column", "-2"}).exit_code, 0);
+  EXPECT_EQ(Values(dir.File("l.npy"), 3), "0\n1\n2\n");
   ExpectError(RunCli({"import", csv, dir.File("x.npy"), "--column", "2"}), 1, {csv, "--column 2", "columns 0 to 1"});
   if (!testing::HaveNumpy()) GTEST_SKIP() << "no NumPy for /usr/bin/python3: loadtxt comparison skipped";
   const std::string plain = dir.File("p.csv");
