@@ -73,7 +73,9 @@ Status CheckWholeRows(const ArrayFile& in, IndexRange r, const std::string& rang
                                            std::to_string(row));
 }
 
-Status ExportStream(ArrayFile& in, IndexRange r, Format format, ByteSink& sink,
+// Writes elements r of `in` as raw bytes or as CSV lines, values separated
+// by `delimiter` (a tab for a .tsv DEST, else a comma).
+Status ExportStream(ArrayFile& in, IndexRange r, Format format, char delimiter, ByteSink& sink,
                     const std::string& label) {
   const uint64_t row = std::max<uint64_t>(1, CsvRowSize(in.header()));
   const uint64_t per_chunk = std::max<uint64_t>(1, kChunkBytes / in.itemsize());
@@ -92,7 +94,7 @@ Status ExportStream(ArrayFile& in, IndexRange r, Format format, ByteSink& sink,
       text.clear();
       for (uint64_t k = 0; k < n; ++k) {
         text += FormatValue(in.dtype(), values[k]);
-        text += (at + k + 1) % row == 0 ? '\n' : ',';
+        text += (at + k + 1) % row == 0 ? '\n' : delimiter;
       }
       MOMENTA_RETURN_IF_ERROR(sink.Append(text.data(), text.size()));
     }
@@ -138,7 +140,7 @@ int RunExport(const ExportArgs& a) {
                        "redirect stdout (> FILE or | PROGRAM) or use --format csv");
     InstallCancelHandlers();
     ByteSink sink(STDOUT_FILENO, "stdout");
-    if (Status s = ExportStream(in, *range, *format, sink, "export"); !s.ok()) return FailOrInterrupted(s);
+    if (Status s = ExportStream(in, *range, *format, ',', sink, "export"); !s.ok()) return FailOrInterrupted(s);
     return kExitOk;
   }
   if (Status s = CheckDestination(a.dest, a.force); !s.ok()) return Fail(s);
@@ -151,7 +153,8 @@ int RunExport(const ExportArgs& a) {
     auto fd = OpenFile(pending.temp(), O_WRONLY | O_CREAT | O_EXCL);
     if (!fd.ok()) return Fail(fd.status());
     ByteSink sink(fd->get(), a.dest);
-    s = ExportStream(in, *range, *format, sink, "export " + a.path);
+    const char delimiter = std::filesystem::path(a.dest).extension() == ".tsv" ? '\t' : ',';
+    s = ExportStream(in, *range, *format, delimiter, sink, "export " + a.path);
     if (s.ok()) s = SyncData(fd->get(), a.dest);
   }
   if (s.code() == Status::Code::kInterrupted) return FailInterrupted(s, a.dest + " was not created");
@@ -175,7 +178,7 @@ void RegisterExportCommand(CLI::App& app, Command* run) {
   sub->footer(
       "CSV holds one row per line, laid out as numpy.savetxt(DEST, a, delimiter=',') lays it out (each\n"
       "value in the shortest form that reads back exactly): a 1-D array one value per line, an (N, K)\n"
-      "array K values per line; more dimensions are flattened after the first\n"
+      "array K values per line (tab-separated in a .tsv); more dimensions are flattened after the first\n"
       "((N, A, B) writes A*B values per line). --range counts elements, so for an N-D array P and Q\n"
       "must be multiples of the row size.\n"
       "Examples: momenta export big.npy part.csv --range 1000:2000\n"

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <random>
+#include <regex>
 #include <string>
 #include <vector>
 
@@ -134,6 +135,8 @@ TEST(CsvTransferTest, ExportWritesKColumnsAndRoundTrips) {
   ASSERT_EQ(RunCli({"import", dir.File("out.csv"), dir.File("b.npy")}).exit_code, 0);
   EXPECT_EQ(ShapeOf(dir.File("b.npy")), "(40, 3)");
   EXPECT_EQ(ReadFileBytes(dir.File("b.npy")), ReadFileBytes(a));
+  ASSERT_EQ(RunCli({"export", a, dir.File("out.tsv"), "--range", ":3"}).exit_code, 0);
+  EXPECT_EQ(ReadFileBytes(dir.File("out.tsv")), std::regex_replace(lines[0], std::regex(","), "\t") + "\n");
   // Whole rows of a range; a range that cuts a row is refused.
   EXPECT_EQ(RunCli({"export", a, "-", "--format", "csv", "--range", "3:6"}).out, lines[1] + "\n");
   auto cut = RunCli({"export", a, dir.File("cut.csv"), "--range", "1:5"});
