@@ -52,9 +52,10 @@ Status ForEachTextValue(std::string_view text, const std::string& name, Fn&& fn)
   return Status::OK();
 }
 
-// The import's first pass: the number of values in `text`, each checked to
-// parse as `dtype`; InvalidArgument "<name>: line N: <ParseValue's error>"
-// at the first that does not.
+// The number of values in `text`, each checked to parse as `dtype`;
+// InvalidArgument "<name>: line N: <ParseValue's error>" at the first that
+// does not. (The import reads rows with tools/text_table.h; the fuzz target
+// `text` checks this flat reading against its reference.)
 Result<uint64_t> CountTextValues(std::string_view text, DType dtype, const std::string& name);
 
 }  // namespace momenta::cli
