@@ -53,8 +53,31 @@ class ByteSink {
   const std::string name_;
 };
 
-Status ExportStream(ArrayFile& in, IndexRange r, Format format, ByteSink& sink,
+// The values of one CSV line: 1 for a 1-D (or 0-d) array, else the product
+// of the dimensions after the first, so (N, K) writes K per line and
+// (N, A, B) writes A*B (its trailing dimensions flattened in C order, as
+// NumPy's a.reshape(N, -1)). 0 when a trailing dimension is 0 (no element).
+uint64_t CsvRowSize(const NpyHeader& h) {
+  uint64_t row = 1;
+  for (size_t d = 1; d < h.shape.size(); ++d) row *= h.shape[d];
+  return row;
+}
+
+// CSV rows are whole: an N-D array's range must start and end on a row.
+Status CheckWholeRows(const ArrayFile& in, IndexRange r, const std::string& range) {
+  const uint64_t row = CsvRowSize(in.header());
+  if (row <= 1 || (r.begin % row == 0 && r.end % row == 0)) return Status::OK();
+  return Status::OutOfRange(in.path(), "--range " + range + " (elements " + std::to_string(r.begin) + ":" +
+                                           std::to_string(r.end) + ") cuts a CSV row: the array's rows are " +
+                                           std::to_string(row) + " elements, so P and Q must be multiples of " +
+                                           std::to_string(row));
+}
+
+// Writes elements r of `in` as raw bytes or as CSV lines, values separated
+// by `delimiter` (a tab for a .tsv DEST, else a comma).
+Status ExportStream(ArrayFile& in, IndexRange r, Format format, char delimiter, ByteSink& sink,
                     const std::string& label) {
+  const uint64_t row = std::max<uint64_t>(1, CsvRowSize(in.header()));
   const uint64_t per_chunk = std::max<uint64_t>(1, kChunkBytes / in.itemsize());
   std::vector<char> raw(per_chunk * in.itemsize());
   std::vector<Value> values;
@@ -71,7 +94,7 @@ Status ExportStream(ArrayFile& in, IndexRange r, Format format, ByteSink& sink,
       text.clear();
       for (uint64_t k = 0; k < n; ++k) {
         text += FormatValue(in.dtype(), values[k]);
-        text += '\n';
+        text += (at + k + 1) % row == 0 ? '\n' : delimiter;
       }
       MOMENTA_RETURN_IF_ERROR(sink.Append(text.data(), text.size()));
     }
@@ -108,6 +131,8 @@ int RunExport(const ExportArgs& a) {
   ArrayFile& in = **array;
   auto range = ParseRange(a.range, in.length());
   if (!range.ok()) return FailParse(range.status());
+  if (*format == Format::kText)
+    if (Status s = CheckWholeRows(in, *range, a.range); !s.ok()) return Fail(s);
   if (a.dest == "-") {
     if (*format == Format::kNpy) return UsageFail("export to stdout needs --format raw or csv");
     if (*format == Format::kRaw && ::isatty(STDOUT_FILENO) == 1)
@@ -115,7 +140,7 @@ int RunExport(const ExportArgs& a) {
                        "redirect stdout (> FILE or | PROGRAM) or use --format csv");
     InstallCancelHandlers();
     ByteSink sink(STDOUT_FILENO, "stdout");
-    if (Status s = ExportStream(in, *range, *format, sink, "export"); !s.ok()) return FailOrInterrupted(s);
+    if (Status s = ExportStream(in, *range, *format, ',', sink, "export"); !s.ok()) return FailOrInterrupted(s);
     return kExitOk;
   }
   if (Status s = CheckDestination(a.dest, a.force); !s.ok()) return Fail(s);
@@ -128,7 +153,8 @@ int RunExport(const ExportArgs& a) {
     auto fd = OpenFile(pending.temp(), O_WRONLY | O_CREAT | O_EXCL);
     if (!fd.ok()) return Fail(fd.status());
     ByteSink sink(fd->get(), a.dest);
-    s = ExportStream(in, *range, *format, sink, "export " + a.path);
+    const char delimiter = std::filesystem::path(a.dest).extension() == ".tsv" ? '\t' : ',';
+    s = ExportStream(in, *range, *format, delimiter, sink, "export " + a.path);
     if (s.ok()) s = SyncData(fd->get(), a.dest);
   }
   if (s.code() == Status::Code::kInterrupted) return FailInterrupted(s, a.dest + " was not created");
@@ -149,7 +175,14 @@ void RegisterExportCommand(CLI::App& app, Command* run) {
   sub->add_option("--format", a->format, "auto (by DEST's extension), npy, raw, csv")->capture_default_str();
   sub->add_flag("--force", a->force, "replace DEST if it exists");
   AddCommonOptions(sub, &a->common, /*with_json=*/false);
-  sub->footer("Example: momenta export big.npy part.csv --range 1000:2000");
+  sub->footer(
+      "CSV holds one row per line, laid out as numpy.savetxt(DEST, a, delimiter=',') lays it out (each\n"
+      "value in the shortest form that reads back exactly): a 1-D array one value per line, an (N, K)\n"
+      "array K values per line (tab-separated in a .tsv); more dimensions are flattened after the first\n"
+      "((N, A, B) writes A*B values per line). --range counts elements, so for an N-D array P and Q\n"
+      "must be multiples of the row size.\n"
+      "Examples: momenta export big.npy part.csv --range 1000:2000\n"
+      "          momenta export table.npy t.csv                # shape (N, 3): lines like 0,1.5,-2");
   sub->callback([a, run] { *run = [a] { return RunExport(*a); }; });
 }
 

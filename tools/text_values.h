@@ -1,4 +1,5 @@
-// The reader of `momenta import`'s text/CSV input: values separated by
+// The tokens of `momenta import`'s text/CSV input (its rows and columns:
+// tools/text_table.h): values separated by
 // commas, semicolons, blanks, tabs, '\r' or newlines; '#' starts a comment
 // that runs to the end of its line. Each value is one token, parsed by
 // ParseValue (storage/dtype.h) for the array's dtype. Pure: no I/O (a stop
@@ -51,9 +52,10 @@ Status ForEachTextValue(std::string_view text, const std::string& name, Fn&& fn)
   return Status::OK();
 }
 
-// The import's first pass: the number of values in `text`, each checked to
-// parse as `dtype`; InvalidArgument "<name>: line N: <ParseValue's error>"
-// at the first that does not.
+// The number of values in `text`, each checked to parse as `dtype`;
+// InvalidArgument "<name>: line N: <ParseValue's error>" at the first that
+// does not. (The import reads rows with tools/text_table.h; the fuzz target
+// `text` checks this flat reading against its reference.)
 Result<uint64_t> CountTextValues(std::string_view text, DType dtype, const std::string& name);
 
 }  // namespace momenta::cli

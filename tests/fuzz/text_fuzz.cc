@@ -16,7 +16,9 @@
 //   - integer dtypes: an accepted value equals strtold of the token (exact:
 //     long double holds every integer up to 2^64); a token of the form
 //     [+-]digits[e[+]digits] -- an integer whatever its digits -- is
-//     accepted exactly when strtold's value lies in the dtype's range.
+//     accepted exactly when strtold's value lies in the dtype's range;
+//   - the table reader (ScanTextTable, ForEachTableValue) against the
+//     tokens grouped by line: header, ragged rows, the values and shape.
 // Seeds (tests/data/fuzz/text/): small CSV and text files, written by hand,
 // each led by its dtype byte ('0' f8, '1' f4, '2' i8, '6' u8, '9' u1).
 #include <algorithm>
@@ -32,6 +34,7 @@
 
 #include "storage/dtype.h"
 #include "tests/fuzz/fuzz_check.h"
+#include "tools/text_table.h"
 #include "tools/text_values.h"
 
 namespace {
@@ -160,6 +163,45 @@ void CheckValue(DType t, std::string_view token) {
     FUZZ_CHECK(got.ok() == (ref >= Low(t) && ref <= High(t)), "integer accepted differently from its range");
 }
 
+// The table reader (tools/text_table.h) against the tokens grouped by line:
+// a first line with no number is the header; it accepts exactly when every
+// later line holds as many tokens as the first row and each parses, and then
+// hands over exactly the data lines' tokens, as many as its shape holds.
+void CheckTable(DType dtype, std::string_view text, const std::vector<Token>& tokens) {
+  std::vector<std::vector<const Token*>> lines;
+  for (const Token& t : tokens) {
+    if (lines.empty() || lines.back().front()->line != t.line) lines.emplace_back();
+    lines.back().push_back(&t);
+  }
+  size_t first = 0;
+  if (!lines.empty() && std::none_of(lines[0].begin(), lines[0].end(), [](const Token* t) {
+        return ParseValue(DType::kF8, t->text).ok();
+      }))
+    first = 1;
+  bool good = true;
+  for (size_t l = first; l < lines.size(); ++l) {
+    good = good && lines[l].size() == lines[first].size();
+    for (const Token* t : lines[l]) good = good && ParseValue(dtype, t->text).ok();
+  }
+  auto table = cli::ScanTextTable(text, dtype, "in.csv", {});
+  FUZZ_CHECK(table.ok() == good, table.ok() ? "ScanTextTable accepted a bad table" : "ScanTextTable refused a table");
+  if (!good) return;
+  FUZZ_CHECK(table->header_detected == (first == 1), "header detected differently");
+  std::vector<std::string_view> got;
+  const Status walked = cli::ForEachTableValue(text, *table, "in.csv", [&](std::string_view tok, uint64_t) {
+    got.push_back(tok);
+    return Status::OK();
+  });
+  FUZZ_CHECK(walked.ok(), walked.ToString().c_str());
+  std::vector<std::string_view> want;
+  for (size_t l = first; l < lines.size(); ++l)
+    for (const Token* t : lines[l]) want.push_back(t->text);
+  FUZZ_CHECK(got == want, "ForEachTableValue differs from the data lines' tokens");
+  uint64_t elements = 1;
+  for (uint64_t d : table->Shape()) elements *= d;
+  FUZZ_CHECK(elements == want.size(), "the table's shape does not hold its values");
+}
+
 }  // namespace
 
 // Past a few lines, longer inputs reach no new code and only slow the target.
@@ -198,5 +240,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const std::string want = "in.csv: line " + std::to_string(first_bad->line) + ": ";
     FUZZ_CHECK(count.status().ToString().find(want) != std::string::npos, count.status().ToString().c_str());
   }
+  CheckTable(dtype, text, tokens);
   return 0;
 }

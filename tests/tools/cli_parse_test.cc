@@ -72,7 +72,7 @@ TEST(CliParseTest, MissingOrUnknownSubcommandNamesTheSubcommands) {
 TEST(CliParseTest, ImportFromStdinReadsTextWithoutFormat) {
   ScratchDir dir;
   const std::string a = dir.File("a.npy");
-  auto r = RunCli({"import", "-", a, "--dtype", "i4"}, "1\n2, -3\n# comment\n40\n");
+  auto r = RunCli({"import", "-", a, "--dtype", "i4"}, "1, 2\n-3 40\n# comment\n");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(RunCli({"get", a, "0", "--count", "4"}).out, "1\n2\n-3\n40\n");
   // Binary on stdin is named as such, not taken for bad text or a missing file "-".

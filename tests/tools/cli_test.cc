@@ -158,7 +158,7 @@ TEST(CliTest, RuntimeErrorsNameTheFileAndChangeNothing) {
 TEST(CliTest, ImportExportRoundTrips) {
   ScratchDir dir;
   const std::string csv = dir.File("in.csv");
-  WriteFileBytes(csv, "# a comment\n1\n-2.5\n\n3e2\r\n0.1,7\n");
+  WriteFileBytes(csv, "# a comment\n1\n-2.5\n\n3e2\r\n0.1 # a tail\n7\n");
   const std::string a = dir.File("a.npy");
   auto imp = RunCli({"import", csv, a});
   ASSERT_EQ(imp.exit_code, 0) << imp.err;

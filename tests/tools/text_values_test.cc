@@ -3,12 +3,14 @@
 // reference split on arbitrary bytes; these are the cases it found.
 #include <gtest/gtest.h>
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
 #include "tests/assert_ok.h"
+#include "tools/text_table.h"
 #include "tools/text_values.h"
 
 namespace momenta {
@@ -53,6 +55,48 @@ TEST(TextValuesTest, CountChecksEveryValue) {
   auto bad = cli::CountTextValues("1\n2\n300\n", DType::kU1, "in.csv");
   ASSERT_FALSE(bad.ok());
   EXPECT_NE(bad.status().ToString().find("in.csv: line 3: "), std::string::npos) << bad.status().ToString();
+}
+
+// The table layer (tools/text_table.h): rows, header detection, --column.
+TEST(TextTableTest, RowsHeaderAndColumn) {
+  const std::string text = "# made by hand\nt; v\n0;1.5\n\n1;2.5 # late\n";
+  auto t = cli::ScanTextTable(text, DType::kF8, "in.csv", {});
+  ASSERT_OK(t);
+  EXPECT_EQ(t->rows, 2u);
+  EXPECT_EQ(t->columns, 2u);
+  EXPECT_TRUE(t->header_detected);
+  EXPECT_EQ(t->header_line, 2u);
+  EXPECT_EQ(t->names, (std::vector<std::string>{"t", "v"}));
+  EXPECT_EQ(t->Shape(), (std::vector<uint64_t>{2, 2}));
+  std::vector<std::pair<std::string, uint64_t>> got;
+  ASSERT_OK(cli::ForEachTableValue(text, *t, "in.csv", [&](std::string_view tok, uint64_t line) {
+    got.emplace_back(std::string(tok), line);
+    return Status::OK();
+  }));
+  const std::vector<std::pair<std::string, uint64_t>> want = {{"0", 3}, {"1.5", 3}, {"1", 5}, {"2.5", 5}};
+  EXPECT_EQ(got, want);
+  cli::TextTableOptions pick;
+  pick.column = "v";
+  auto v = cli::ScanTextTable(text, DType::kF8, "in.csv", pick);
+  ASSERT_OK(v);
+  EXPECT_EQ(v->pick, std::optional<uint64_t>(1));
+  EXPECT_EQ(v->Shape(), (std::vector<uint64_t>{2}));
+}
+
+TEST(TextTableTest, HeaderNamesAndShapes) {
+  EXPECT_EQ(cli::SplitHeader("time (s),\"value\"\r"), (std::vector<std::string>{"time (s)", "value"}));
+  EXPECT_EQ(cli::SplitHeader("  a  b # c"), (std::vector<std::string>{"a", "b"}));
+  EXPECT_EQ(cli::SplitHeader("a,,b"), (std::vector<std::string>{"a", "", "b"}));
+  auto empty = cli::ScanTextTable("# nothing\n\n", DType::kF8, "in.csv", {});
+  ASSERT_OK(empty);
+  EXPECT_EQ(empty->Shape(), (std::vector<uint64_t>{0}));
+  auto one = cli::ScanTextTable("1 2 3\n", DType::kI4, "in.csv", {});
+  ASSERT_OK(one);
+  EXPECT_EQ(one->Shape(), (std::vector<uint64_t>{3}));  // numpy.loadtxt's squeeze of one row
+  // A mixed first line is no header: its word is a bad value.
+  auto mixed = cli::ScanTextTable("a,1\n2,3\n", DType::kF8, "in.csv", {});
+  ASSERT_FALSE(mixed.ok());
+  EXPECT_NE(mixed.status().ToString().find("in.csv: line 1: "), std::string::npos) << mixed.status().ToString();
 }
 
 }  // namespace
