@@ -553,7 +553,7 @@ void RegisterArray(py::module_& m) {
       .def_property_readonly("applied_sequence", &ArrayHandle::applied_sequence);
   m.attr("kStatNames") = [] {
     py::list names;
-    for (int code = 0; code <= static_cast<int>(momenta::Stat::kMax); ++code)
+    for (int code = 0; code < momenta::kStatCount; ++code)
       names.append(std::string(StatName(StatOf(code))));
     return names;
   }();
