@@ -230,10 +230,10 @@ void RegisterQueryCommands(CLI::App& app, Command* run) {
         ->capture_default_str();
     NonNegative(sub->add_option("--ddof", a->ddof, "var/std: 0 population, 1 sample (>= 0)"))->capture_default_str();
     sub->add_flag("--progressive", a->progressive,
-                  "sum, count or mean: an estimate with an interval that holds the exact answer first, from "
+                  "sum, count, mean, sumsq or rms: an estimate with an interval that holds the exact answer first, from "
                   "the buffer alone, then narrower ones as the end leaves are read, ending with the answer");
     sub->add_flag("--approx", a->approx,
-                  "sum, count or mean: only the first line of --progressive (reads no byte of the array)");
+                  "sum, count, mean, sumsq or rms: only the first line of --progressive (reads no byte of the array)");
     sub->add_flag("--skipna", a->skipna,
                   "leave NaN cells out, as np.nansum np.nanmean np.nanvar np.nanstd np.nanmin np.nanmax "
                   "(count: the non-NaN cells; infinities are kept)");

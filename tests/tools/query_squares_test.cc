@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <random>
 #include <string>
 #include <vector>
@@ -165,6 +166,48 @@ TEST_P(CliSquaresTest, BinSizeRefusals) {
   EXPECT_NE(empty.err.find("is empty"), std::string::npos) << empty.err;
   auto ranges = RunCli({"query", a_, "--ranges", "-", "--bin-size", "5", "--stat", "rms"}, "0:10\n");
   EXPECT_EQ(ranges.exit_code, 2);
+}
+
+// The text of field `key` in a flat JSON object line ("" when absent).
+std::string Raw(const std::string& line, const std::string& key) {
+  const std::string k = "\"" + key + "\":";
+  const size_t at = line.find(k);
+  if (at == std::string::npos) return "";
+  size_t to = at + k.size();
+  while (to < line.size() && line[to] != ',' && line[to] != '}') ++to;
+  return line.substr(at + k.size(), to - at - k.size());
+}
+
+TEST_P(CliSquaresTest, ProgressiveBoundsHoldTheExactAnswer) {
+  SCOPED_TRACE("seed " + std::to_string(seed_) + " (MOMENTA_SEED reproduces)");
+  std::mt19937_64 rng(seed_ + 2);
+  for (int k = 0; k < 6; ++k) {
+    uint64_t p = rng() % kLength, q = rng() % kLength;
+    if (p > q) std::swap(p, q);
+    ++q;
+    for (const char* stat : {"sumsq", "rms"}) {
+      const std::string range = std::to_string(p) + ":" + std::to_string(q);
+      auto r = RunCli({"query", a_, "--range", range, "--stat", stat, "--progressive", "--json"});
+      ASSERT_EQ(r.exit_code, 0) << r.err;
+      const auto lines = Lines(r.out);
+      ASSERT_GE(lines.size(), 1u);
+      const ld ss = SumSq(a_values_, p, q);
+      const ld exact = std::string(stat) == "rms" ? std::sqrt(ss / (q - p)) : ss;
+      for (size_t j = 0; j < lines.size(); ++j) {
+        SCOPED_TRACE(range + " " + lines[j]);
+        EXPECT_LE(std::strtold(Raw(lines[j], "lower").c_str(), nullptr), exact);
+        EXPECT_GE(std::strtold(Raw(lines[j], "upper").c_str(), nullptr), exact);
+        EXPECT_EQ(Raw(lines[j], "exact"), j + 1 == lines.size() ? "true" : "false");
+      }
+      EXPECT_EQ(Raw(lines[0], "array_bytes_read"), "0");
+      ExpectClose(std::stod(Raw(lines.back(), "estimate")), exact, "last line " + range);
+    }
+  }
+  auto approx = RunCli({"query", a_, "--range", "100:4000", "--stat", "rms", "--approx"});
+  ASSERT_EQ(approx.exit_code, 0) << approx.err;
+  EXPECT_EQ(Lines(approx.out).size(), 1u);
+  EXPECT_EQ(approx.out.rfind("rms ", 0), 0u) << approx.out;
+  EXPECT_EQ(RunCli({"query", a_, "--range", "5:5", "--stat", "rms", "--progressive"}).exit_code, 1);
 }
 
 INSTANTIATE_TEST_SUITE_P(Kinds, CliSquaresTest, ::testing::Values("hbb", "ola"));
