@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "buffers/buffered_array.h"
+#include "storage/array_file.h"
 #include "buffers/ola_statistics.h"
 #include "buffers/statistics.h"
 #include "tests/assert_ok.h"
@@ -97,7 +98,9 @@ void CheckRange(BufferedArray& ba, const std::vector<ld>& a, DType t, uint64_t p
     for (auto [g, w, name] : {std::tuple{got->values[0], sumsq, "sumsq"}, std::tuple{rms->values[0], want_rms, "rms"}}) {
       if (std::isnan(w) || std::isinf(w)) {
         EXPECT_EQ(std::isnan(g), std::isnan(w)) << name << " skipna=" << skipna;
-        if (std::isinf(w)) EXPECT_EQ(g, w) << name << " skipna=" << skipna;
+        if (std::isinf(w)) {
+          EXPECT_EQ(g, w) << name << " skipna=" << skipna;
+        }
       } else {
         EXPECT_LE(std::fabs(g - w), kReferenceRelativeError * w)
             << name << " skipna=" << skipna << ": got " << static_cast<double>(g) << " want " << static_cast<double>(w);
@@ -159,8 +162,8 @@ TEST(SquaresTest, EveryDtypeBothKindsMatchAScan) {
 }
 
 TEST(SquaresTest, NamesAndTheOlaIndexMomentsRefusal) {
-  EXPECT_EQ(*ParseStat("sumsq", "--stat"), Stat::kSumsq);
-  EXPECT_EQ(*ParseStat("rms", "--stat"), Stat::kRms);
+  EXPECT_EQ(ParseStat("sumsq", "--stat").value(), Stat::kSumsq);
+  EXPECT_EQ(ParseStat("rms", "--stat").value(), Stat::kRms);
   EXPECT_EQ(StatName(Stat::kRms), "rms");
   EXPECT_FALSE(ServedByIndexMoments(Stat::kSumsq));
   // The Ola buffer's index moments cannot give Σa²; the refusal says why.
