@@ -60,11 +60,12 @@ struct StatAnswer {
 //    count is the non-NaN count; infinities are not skipped; a range whose
 //    cells are all NaN (or fewer than ddof + 1 non-NaN cells, for var/std)
 //    answers NaN (NumPy's value, without its warning), sum 0.
-//  - sumsq and rms: Σ a_i² and sqrt(Σ a_i² / count), as np.sum(x**2) and
-//    np.sqrt(np.mean(x**2)) with x**2 taken in exact arithmetic (NumPy's
-//    own x**2 of an integer array wraps at the dtype's width; x.astype(float)
-//    does not): a NaN makes them NaN, an infinity +inf; skipna as np.nansum /
-//    np.nanmean of x**2 (all NaN: sumsq 0, rms NaN). An empty range has sumsq
+//  - sumsq and rms: Σ a_i² and sqrt(Σ a_i² / count), as np.sum(y) and
+//    np.sqrt(np.mean(y)) for y = x.astype(np.float64)**2 (NumPy's own x**2
+//    of an integer or f4 array wraps or rounds in the array's dtype): a NaN
+//    makes them NaN, an infinity +inf, and so does a sum of squares past
+//    DBL_MAX (the buffer keeps Σ(a − K)² in doubles); skipna as np.nansum /
+//    np.nanmean of y (all NaN: sumsq 0, rms NaN). An empty range has sumsq
 //    0; its rms is an error, as the mean's. Both come from the value moments
 //    (Σa² = Σ(a − mean)² + n·mean², two terms >= 0, so nothing cancels): within
 //    kReferenceRelativeError of Σ a_i² for sumsq (its own magnitude), of the

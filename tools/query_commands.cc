@@ -246,7 +246,7 @@ void RegisterQueryCommands(CLI::App& app, Command* run) {
                 "An empty range gives count 0 and sum 0; statistics that divide by the count fail on it.\n"
                 "NaN and infinity are answered as NumPy does: sum mean var std min max as np.sum np.mean np.var\n"
                 "np.std np.min np.max (a NaN gives NaN; inf - inf is NaN; var and std with an infinity are NaN);\n"
-                "sumsq and rms as np.sum(x**2) and np.sqrt(np.mean(x**2)), x**2 exact (an infinity gives inf).\n"
+                "sumsq and rms as np.sum(y) and np.sqrt(np.mean(y)), y = x.astype(float64)**2 (an infinity gives inf).\n"
                 "moment moments com spread polyfit are NaN whenever the range holds a NaN or an infinity that\n"
                 "is not skipped (polyfit: any NaN, even with --skipna). Text prints nan, inf, -inf; --json\n"
                 "prints the strings \"NaN\", \"Infinity\", \"-Infinity\".");

@@ -392,12 +392,13 @@ class Array:
         return self._stat(_MAX, p, q, axis, bool(skipna))
 
     def sumsq(self, p=None, q=None, *, axis=None, skipna=False):
-        """Σ a_i² (np.sum(x**2) with x**2 exact, as of x.astype(float); skipna: np.nansum), a float
-        within 1e-9 of itself (integer dtypes too), from the buffer's value moments."""
+        """Σ a_i² (np.sum(x.astype(np.float64)**2); skipna: np.nansum), a float within 1e-9 of
+        itself (integer dtypes too), from the buffer's value moments."""
         return self._stat(_SUMSQ, p, q, axis, bool(skipna))
 
     def rms(self, p=None, q=None, *, axis=None, skipna=False):
-        """The root mean square sqrt(mean(a_i²)) (np.sqrt(np.mean(x**2)); skipna: of np.nanmean).
+        """The root mean square sqrt(mean(a_i²)) (np.sqrt(np.mean(x.astype(np.float64)**2)); skipna:
+        of np.nanmean).
         A NaN gives NaN, an infinity inf; an empty range is an InvalidArgumentError."""
         return self._stat(_RMS, p, q, axis, bool(skipna))
 

@@ -329,11 +329,12 @@ class ShardedArray:
         return self._stat(_MAX, p, q, axis, skipna, as_of=as_of, timeout=timeout)
 
     def sumsq(self, p=None, q=None, *, axis=None, skipna=False, as_of=None, timeout=None):
-        """Σ a_i² (np.sum(x**2), x**2 exact; skipna: np.nansum), merged from the shards' summaries."""
+        """Σ a_i² (np.sum(x.astype(np.float64)**2); skipna: np.nansum), merged from the shards' summaries."""
         return self._stat(_SUMSQ, p, q, axis, skipna, as_of=as_of, timeout=timeout)
 
     def rms(self, p=None, q=None, *, axis=None, skipna=False, as_of=None, timeout=None):
-        """sqrt(mean(a_i²)) (np.sqrt(np.mean(x**2))); an empty range is an InvalidArgumentError."""
+        """sqrt(mean(a_i²)) (np.sqrt(np.mean(x.astype(np.float64)**2))); an empty range is an
+        InvalidArgumentError."""
         return self._stat(_RMS, p, q, axis, skipna, as_of=as_of, timeout=timeout)
 
     def moment(self, k=1, p=None, q=None, *, about=None, axis=None, skipna=False, as_of=None, timeout=None):

@@ -2,7 +2,7 @@
 // (the tree, and Ola, whose tree answers them), every dtype, with NaN and
 // ±inf in float arrays of the tree kind (Ola holds finite values only) and updates in between: random ranges against a
 // long-double scan with NumPy's rules (np.sum(x**2), np.sqrt(np.mean(x**2)),
-// x**2 exact; skipna as np.nansum / np.nanmean), within 1e-9 relative.
+// x**2 in long double; skipna as np.nansum / np.nanmean), within 1e-9 relative.
 #include <gtest/gtest.h>
 
 #include <cmath>

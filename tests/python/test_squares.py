@@ -1,5 +1,5 @@
 """sumsq and rms (Σ a² and sqrt(mean(a²))) from Python: every dtype, both buffer kinds, NaN
-and infinities, random ranges (seed printed) against NumPy in long double with x**2 exact
+and infinities, random ranges (seed printed) against NumPy in long double with x**2 in long double
 (np.sum(x.astype(longdouble)**2)), within 1e-9 relative; the batch and axis= forms; overview
 in frames of a fixed length (bin_size=, the last one shorter); summaries merged from parts
 answering as the whole array does."""
@@ -28,7 +28,7 @@ def make_data(rng, dtype, n):
 
 
 def want(x, skipna):
-    """(sumsq, rms) as NumPy answers them with x**2 exact (None for the rms of nothing)."""
+    """(sumsq, rms) as NumPy answers them with x**2 in long double (None for the rms of nothing)."""
     y = x.astype(LD) ** 2
     if skipna:
         kept = y[~np.isnan(y)]
