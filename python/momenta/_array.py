@@ -391,15 +391,20 @@ class Array:
         """np.max (skipna: np.nanmax)."""
         return self._stat(_MAX, p, q, axis, bool(skipna))
 
-    def sumsq(self, p=None, q=None, *, axis=None, skipna=False):
+    def sumsq(self, p=None, q=None, *, axis=None, skipna=False, approx=False):
         """Σ a_i² (np.sum(x.astype(np.float64)**2); skipna: np.nansum), a float within 1e-9 of
-        itself (integer dtypes too), from the buffer's value moments."""
+        itself (integer dtypes too), from the buffer's value moments. approx=True: an Approx
+        from the buffer alone, as sum(approx=True) (``query --stat sumsq --approx``)."""
+        if approx:
+            return self._approx(_SUMSQ, "sumsq", p, q, axis, skipna)
         return self._stat(_SUMSQ, p, q, axis, bool(skipna))
 
-    def rms(self, p=None, q=None, *, axis=None, skipna=False):
+    def rms(self, p=None, q=None, *, axis=None, skipna=False, approx=False):
         """The root mean square sqrt(mean(a_i²)) (np.sqrt(np.mean(x.astype(np.float64)**2)); skipna:
-        of np.nanmean).
-        A NaN gives NaN, an infinity inf; an empty range is an InvalidArgumentError."""
+        of np.nanmean). A NaN gives NaN, an infinity inf; an empty range is an
+        InvalidArgumentError. approx=True: an Approx from the buffer alone."""
+        if approx:
+            return self._approx(_RMS, "rms", p, q, axis, skipna)
         return self._stat(_RMS, p, q, axis, bool(skipna))
 
     def moment(self, k=1, p=None, q=None, *, about=None, axis=None, skipna=False):

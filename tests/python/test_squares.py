@@ -137,3 +137,25 @@ def test_merged_summaries_answer_as_the_whole_array(tmp_path, rng, dtype):
                 same(momenta.summary_stat(merged, "rms", skipna=skipna), rms, f"merged rms {p}:{q}")
                 np.testing.assert_allclose(momenta.summary_stat(merged, "rms", skipna=skipna),
                                            a.rms(p, q, skipna=skipna), rtol=1e-12)
+
+
+@pytest.mark.parametrize("buffer", ["hbb", "ola"])
+@pytest.mark.parametrize("dtype", ["f8", "i2", "u8"])
+def test_approx_bounds_hold_the_exact_answer(tmp_path, rng, dtype, buffer):
+    data = make_data(rng, dtype, N, nonfinite=False)
+    extra = {"bin": 16} if buffer == "ola" else {}
+    a = momenta.create(tmp_path / "a.npy", N, dtype, order=2, leaf=64, fanout=4, buffer=buffer, **extra)
+    a[:] = data
+    x = data.astype(LD) ** 2
+    for _ in range(30):
+        p, q = sorted(rng.integers(0, N + 1, 2).tolist())
+        q = max(q, p + 1)
+        for name, exact in (("sumsq", np.sum(x[p:q])), ("rms", np.sqrt(np.mean(x[p:q])))):
+            got = getattr(a, name)(p, q, approx=True)
+            assert isinstance(got, momenta.Approx) and got.nan == "no", f"{name} {p}:{q}"
+            slack = LD(q - p + 2) * LD(2.0) ** -64 * exact  # the reference's own rounding
+            assert LD(got.lower) <= exact + slack and exact - slack <= LD(got.upper), f"{name} {p}:{q}: {got} {exact}"
+            assert got.lower <= got.estimate <= got.upper
+    with pytest.raises(momenta.InvalidArgumentError, match="rms: the range is empty"):
+        a.rms(5, 5, approx=True)
+    assert a.sumsq(5, 5, approx=True).estimate == 0
