@@ -6,7 +6,7 @@ namespace momenta {
 
 Result<StatAnswer> OlaStat(Stat stat, const StatParams& params, const IndexMoments& index, uint64_t p) {
   if (!ServedByIndexMoments(stat)) {
-    const bool values = stat == Stat::kVar || stat == Stat::kStd;
+    const bool values = stat != Stat::kMin && stat != Stat::kMax;  // var std sumsq rms
     return Status::InvalidArgument(
         StatName(stat), std::string("the Ola buffer keeps index moments only, and ") + std::string(StatName(stat)) +
                             (values ? " needs the values' moments" : " needs the range's extremes") +

@@ -14,7 +14,7 @@
 namespace momenta {
 
 // `stat` over [p, q) from the Ola buffer's range moments `index` (about p,
-// count q − p, orders 0..N−1): ComputeIndexStat, except that var, std, min
+// count q − p, orders 0..N−1): ComputeIndexStat, except that var, std, sumsq, rms, min
 // and max give InvalidArgument("<stat>: the Ola buffer keeps index moments
 // only ...; the default buffer (--buffer hbb) serves it").
 Result<StatAnswer> OlaStat(Stat stat, const StatParams& params, const IndexMoments& index, uint64_t p);

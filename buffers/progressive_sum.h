@@ -24,6 +24,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "buffers/moment_tree.h"
@@ -65,6 +66,10 @@ class ProgressiveSum {
   Result<SumBound> Next();
 
   uint64_t array_bytes_read() const { return array_bytes_; }
+  // What the bounds are made of (after Start, and after each Next), for other
+  // sums over the same pieces (square_bounds.h).
+  const WholeNodes& whole() const { return whole_; }
+  std::span<const PartialLeaf> ends() const { return ends_; }
   uint64_t steps() const { return steps_.size(); }  // pieces planned so far (an inside read may add some)
 
  private:

@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "buffers/power_sums.h"
+#include "buffers/square_bounds.h"  // NodeSquares
 
 namespace momenta {
 namespace {
@@ -291,6 +292,7 @@ void KnownCells::Add(const Value& v, double shift) {
   dev_sum += d;
   dev_abs += std::fabs(d);
   dev_sq += d * d;
+  finite_sq += a * a;
 }
 
 void WholeNodes::Add(const RangeSummary& node) {
@@ -301,6 +303,9 @@ void WholeNodes::Add(const RangeSummary& node) {
   // The node's own error, and the rounding of this addition (2^-64 of the
   // running sum, which is at most the magnitude).
   slack += NodeSlack(node, fresh) + 2 * kUlp * magnitude;
+  const NodeSquaresBound squares = NodeSquares(node, fresh);
+  finite_sumsq += squares.value;
+  sumsq_slack += squares.slack + 2 * kUlp * finite_sumsq;
   nonfinite.nan += node.nonfinite.nan;
   nonfinite.pos_inf += node.nonfinite.pos_inf;
   nonfinite.neg_inf += node.nonfinite.neg_inf;

@@ -82,6 +82,7 @@ struct KnownCells {
   long double dev_sum = 0;     // Σ (a − K) about the leaf's shift K
   long double dev_abs = 0;     // Σ |a − K|
   long double dev_sq = 0;      // Σ (a − K)²
+  long double finite_sq = 0;   // Σ a² over the finite cells, in order (square_bounds.h)
   NonFiniteCounts nonfinite;
   Int128 exact_sum = 0;        // integer dtypes
   // One more cell, value v of the leaf whose value shift is `shift`.
@@ -112,6 +113,8 @@ struct WholeNodes {
   long double finite_sum = 0;  // Σ of the nodes' stored finite sums
   long double slack = 0;       // Σ kNodeSumRelativeError · f · max|a|, plus the rounding of the sum
   long double magnitude = 0;   // Σ |stored sum|
+  long double finite_sumsq = 0;  // Σ of the nodes' finite Σa² (square_bounds.h: NodeSquares)
+  long double sumsq_slack = 0;   // Σ of their allowances, plus the rounding of the sum
   NonFiniteCounts nonfinite;
   Int128 exact_sum = 0;
   void Add(const RangeSummary& node);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <limits>
 
 namespace momenta {
@@ -9,7 +10,9 @@ namespace {
 
 constexpr Stat kAllStats[] = {Stat::kSum,    Stat::kCount,  Stat::kMean,    Stat::kVar,
                               Stat::kStd,    Stat::kMoment, Stat::kMoments, Stat::kCom,
-                              Stat::kSpread, Stat::kPolyfit, Stat::kMin,    Stat::kMax};
+                              Stat::kSpread, Stat::kPolyfit, Stat::kMin,    Stat::kMax,
+                              Stat::kSumsq,  Stat::kRms};
+static_assert(sizeof(kAllStats) / sizeof(kAllStats[0]) == kStatCount);
 
 StatAnswer One(Stat s, long double v) {
   StatAnswer a;
@@ -34,6 +37,8 @@ std::string_view StatName(Stat s) {
     case Stat::kPolyfit: return "polyfit";
     case Stat::kMin: return "min";
     case Stat::kMax: return "max";
+    case Stat::kSumsq: return "sumsq";
+    case Stat::kRms: return "rms";
   }
   return "?";
 }
@@ -43,7 +48,7 @@ Result<Stat> ParseStat(std::string_view name, const std::string& what) {
     if (StatName(s) == name) return s;
   return Status::InvalidArgument(what, "unknown statistic '" + std::string(name) +
                                            "' (sum count mean var std moment moments com "
-                                           "spread polyfit min max)");
+                                           "spread polyfit min max sumsq rms)");
 }
 
 bool NeedsExtremes(std::span<const Stat> stats) {
@@ -128,10 +133,36 @@ long double WithInfinities(long double finite, uint64_t pos, uint64_t neg) {
   return finite;
 }
 
+// Σ a² over the finite cells: Σ(a − mean)² + n·mean², both terms >= 0 (no
+// cancellation). Integer dtypes take n·mean² from the exact sum: (Σa)²/n.
+long double FiniteSumOfSquares(const RangeSummary& range, DType dtype) {
+  const ValueMoments& v = range.values;
+  if (v.count() == 0) return 0;
+  const long double n = static_cast<long double>(v.count());
+  if (DTypeIsInteger(dtype)) {
+    const long double s = static_cast<long double>(range.exact_sum);
+    return v.central_sum_of_squares() + s * (s / n);
+  }
+  const long double mean = v.mean();
+  return v.central_sum_of_squares() + n * mean * mean;
+}
+
+// sumsq and rms (ComputeStat's contract): `kept` cells are averaged over.
+Result<StatAnswer> SquaresStat(Stat stat, const RangeSummary& range, DType dtype, uint64_t kept, bool nan_in) {
+  const bool has_inf = range.nonfinite.pos_inf + range.nonfinite.neg_inf > 0;
+  if (stat == Stat::kRms && range.count() == 0) return Status::InvalidArgument("rms", "the range is empty");
+  if (nan_in || (stat == Stat::kRms && kept == 0)) return One(stat, kNaN);
+  if (has_inf) return One(stat, kInf);
+  const long double sumsq = FiniteSumOfSquares(range, dtype);
+  if (stat == Stat::kSumsq) return One(stat, sumsq);
+  return One(stat, std::sqrt(sumsq / static_cast<long double>(kept)));
+}
+
 }  // namespace
 
 bool ServedByIndexMoments(Stat stat) {
-  return stat != Stat::kVar && stat != Stat::kStd && stat != Stat::kMin && stat != Stat::kMax;
+  return stat != Stat::kVar && stat != Stat::kStd && stat != Stat::kMin && stat != Stat::kMax &&
+         stat != Stat::kSumsq && stat != Stat::kRms;
 }
 
 Result<StatAnswer> ComputeIndexStat(Stat stat, const StatParams& params, const IndexMoments& index,
@@ -205,6 +236,8 @@ Result<StatAnswer> ComputeStat(Stat stat, const StatParams& params, const RangeS
       if (!v.ok()) return v.status();
       return One(stat, *v);
     }
+    case Stat::kSumsq:
+    case Stat::kRms: return SquaresStat(stat, range, dtype, kept, nan_in);
     case Stat::kMin:
     case Stat::kMax: {
       if (n == 0) return Status::InvalidArgument(StatName(stat), "the range is empty");

@@ -15,10 +15,14 @@
 
 namespace momenta {
 
-enum class Stat { kSum, kCount, kMean, kVar, kStd, kMoment, kMoments, kCom, kSpread, kPolyfit, kMin, kMax };
+// New statistics go at the end: a Stat's position is its code in Python (kStatNames).
+enum class Stat {
+  kSum, kCount, kMean, kVar, kStd, kMoment, kMoments, kCom, kSpread, kPolyfit, kMin, kMax, kSumsq, kRms
+};
+inline constexpr int kStatCount = static_cast<int>(Stat::kRms) + 1;
 
 // "sum", "count", "mean", "var", "std", "moment", "moments", "com", "spread",
-// "polyfit", "min", "max".
+// "polyfit", "min", "max", "sumsq", "rms".
 std::string_view StatName(Stat s);
 // The statistic StatName gives `name`; else InvalidArgument naming `what`, the
 // caller's word for where the name came from (a CLI says "--stat").
@@ -56,6 +60,17 @@ struct StatAnswer {
 //    count is the non-NaN count; infinities are not skipped; a range whose
 //    cells are all NaN (or fewer than ddof + 1 non-NaN cells, for var/std)
 //    answers NaN (NumPy's value, without its warning), sum 0.
+//  - sumsq and rms: Σ a_i² and sqrt(Σ a_i² / count), as np.sum(y) and
+//    np.sqrt(np.mean(y)) for y = x.astype(np.float64)**2 (NumPy's own x**2
+//    of an integer or f4 array wraps or rounds in the array's dtype): a NaN
+//    makes them NaN, an infinity +inf, and so does a sum of squares past
+//    DBL_MAX (the buffer keeps Σ(a − K)² in doubles); skipna as np.nansum /
+//    np.nanmean of y (all NaN: sumsq 0, rms NaN). An empty range has sumsq
+//    0; its rms is an error, as the mean's. Both come from the value moments
+//    (Σa² = Σ(a − mean)² + n·mean², two terms >= 0, so nothing cancels): within
+//    kReferenceRelativeError of Σ a_i² for sumsq (its own magnitude), of the
+//    rms for rms; floating for integer dtypes too (the buffer keeps no exact
+//    Σa² per node, as it keeps the exact Σa).
 //  - moment moments com spread polyfit are NaN (every entry) whenever the
 //    range holds a non-finite value that is not skipped; skipna skips NaN
 //    cells (they weigh nothing) except for polyfit, whose normal equations
@@ -69,7 +84,7 @@ Result<StatAnswer> ComputeStat(Stat stat, const StatParams& params, const RangeS
 // that keeps no value moments, extremes or exact sums, such as Ola's):
 // sum (= M_0), count, mean (= M_0 / count), moment, moments, com, spread and
 // polyfit, by the same algebra as ComputeStat. `index` holds M_j about p over
-// [p, q) with count q − p, every cell finite. var, std, min and max give
+// [p, q) with count q − p, every cell finite. var, std, sumsq, rms, min and max give
 // InvalidArgument (the caller says which buffer would serve them); so do the
 // errors ComputeStat gives (empty range, order or degree above the tuple's).
 bool ServedByIndexMoments(Stat stat);

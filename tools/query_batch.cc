@@ -155,6 +155,14 @@ std::vector<IndexRange> EqualBins(IndexRange range, uint64_t bins) {
   return out;
 }
 
+std::vector<IndexRange> SizedBins(IndexRange range, uint64_t size) {
+  std::vector<IndexRange> out;
+  out.reserve(range.size() / size + 1);
+  for (uint64_t b = range.begin; b < range.end; b += std::min(size, range.end - b))
+    out.push_back({b, b + std::min(size, range.end - b)});
+  return out;
+}
+
 std::vector<IndexRange> SnapBins(const std::vector<IndexRange>& bins, uint64_t leaf_span, uint64_t length,
                                  uint64_t* moved) {
   *moved = 0;
@@ -171,13 +179,17 @@ std::vector<IndexRange> SnapBins(const std::vector<IndexRange>& bins, uint64_t l
   return out;
 }
 
-int AnswerBins(BufferedArray& ba, const QuerySpec& spec, IndexRange range, uint64_t bins, bool snap) {
-  if (bins == 0 || bins > range.size())
+int AnswerBins(BufferedArray& ba, const QuerySpec& spec, IndexRange range, uint64_t bins, uint64_t bin_size,
+               bool snap) {
+  if (bin_size > 0 && range.size() == 0)
+    return UsageFail("--bin-size " + std::to_string(bin_size) + ": the range " + std::to_string(range.begin) + ":" +
+                     std::to_string(range.end) + " is empty; give a range of at least one element");
+  if (bin_size == 0 && (bins == 0 || bins > range.size()))
     return UsageFail("--bins " + std::to_string(bins) + ": the range " + std::to_string(range.begin) + ":" +
                      std::to_string(range.end) + " holds " + std::to_string(range.size()) +
                      " elements; give 1 <= K <= " + std::to_string(range.size()));
   Stopwatch timer;
-  const std::vector<IndexRange> asked = EqualBins(range, bins);
+  const std::vector<IndexRange> asked = bin_size > 0 ? SizedBins(range, bin_size) : EqualBins(range, bins);
   uint64_t moved = 0;
   const std::vector<IndexRange> edges = snap ? SnapBins(asked, ba.tree().layout().leaf_span(), ba.length(), &moved) : asked;
   BatchSummaries summaries;
@@ -212,7 +224,7 @@ int AnswerBins(BufferedArray& ba, const QuerySpec& spec, IndexRange range, uint6
   WriteOut(out);
   std::fflush(stdout);  // the answers first, then the summary on stderr
   std::fprintf(stderr, "(%llu bins in %.0f us; read %s from the array and %s from the disk tier", 
-               static_cast<unsigned long long>(bins), timer.ElapsedMicros(), FormatBytes(array_bytes).c_str(),
+               static_cast<unsigned long long>(asked.size()), timer.ElapsedMicros(), FormatBytes(array_bytes).c_str(),
                FormatBytes(tier_bytes).c_str());
   if (snap)
     std::fprintf(stderr, "; edges moved by at most %llu elements to leaf boundaries (leaves of %llu)",

@@ -42,11 +42,17 @@ std::vector<IndexRange> EqualBins(IndexRange range, uint64_t bins);
 std::vector<IndexRange> SnapBins(const std::vector<IndexRange>& bins, uint64_t leaf_span, uint64_t length,
                                  uint64_t* moved);
 
-// Answers the bins of `range` (snapped when `snap`), one line per bin:
+// Bins of `size` elements from range.begin, the last one shorter when `size`
+// does not divide the range's size. REQUIRES: size >= 1, range not empty
+std::vector<IndexRange> SizedBins(IndexRange range, uint64_t size);
+
+// Answers the bins of `range` (`bins` equal ones, or of `bin_size` elements
+// when that is not 0; snapped when `snap`), one line per bin:
 // "lo:hi mean 1 min 0 max 3" or {"range":[lo,hi],"stats":{...}} (with snap,
 // also "asked":[lo,hi], the bin before snapping). A statistic an empty bin
-// cannot give (the mean of nothing) is NaN there. bins > Q - P is refused.
-// Returns the exit code.
-int AnswerBins(BufferedArray& ba, const QuerySpec& spec, IndexRange range, uint64_t bins, bool snap);
+// cannot give (the mean of nothing) is NaN there. bins > Q - P is refused, and
+// --bin-size over an empty range. Returns the exit code.
+int AnswerBins(BufferedArray& ba, const QuerySpec& spec, IndexRange range, uint64_t bins, uint64_t bin_size,
+               bool snap);
 
 }  // namespace momenta::cli

@@ -41,6 +41,7 @@ struct QueryArgs {
   std::string ranges;       // --ranges FILE|-
   std::string on_error = "stop";
   uint64_t bins = 0;        // --bins K (0: not given)
+  std::optional<uint64_t> bin_size;  // --bin-size N: bins of N elements, the last one shorter
   bool snap = false;
   bool progressive = false;  // --progressive: bounds first, then refinements, then the answer
   bool approx = false;       // --approx: the first bound only (no array read)
@@ -52,7 +53,8 @@ std::string ProgressiveRefusal(const QueryArgs& a, const std::vector<Stat>& stat
   if (stats.size() != 1) return "query: " + flag + " answers one --stat at a time (" + kProgressiveStats + ")";
   if (!ServedProgressively(stats[0]))
     return "query: " + flag + " answers " + kProgressiveStats + ", not " + std::string(StatName(stats[0]));
-  if (!a.ranges.empty() || a.bins > 0) return "query: " + flag + " answers one --range, not --ranges or --bins";
+  if (!a.ranges.empty() || a.bins > 0 || a.bin_size)
+    return "query: " + flag + " answers one --range, not --ranges or --bins";
   if (a.skipna) return "query: " + flag + " does not take --skipna";
   return "";
 }
@@ -75,8 +77,10 @@ int RunQuery(const QueryArgs& a) {
     params.about = *c;
   }
   if (a.range.empty() == a.ranges.empty()) return UsageFail("query: give either --range P:Q or --ranges FILE");
-  if (!a.ranges.empty() && a.bins > 0) return UsageFail("query: --bins splits one --range, not --ranges");
-  if (a.snap && a.bins == 0) return UsageFail("query: --snap moves the edges of --bins");
+  if (!a.ranges.empty() && (a.bins > 0 || a.bin_size)) return UsageFail("query: --bins splits one --range, not --ranges");
+  if (a.bin_size && *a.bin_size == 0) return UsageFail("query: --bin-size 0: a bin holds at least one element");
+  if (a.bins > 0 && a.bin_size) return UsageFail("query: give --bins K (how many) or --bin-size N (how long), not both");
+  if (a.snap && a.bins == 0 && !a.bin_size) return UsageFail("query: --snap moves the edges of --bins");
   if (a.on_error != "stop" && a.on_error != "skip")
     return UsageFail("--on-error: '" + a.on_error + "' is neither stop nor skip");
   if (a.progressive || a.approx)
@@ -92,7 +96,7 @@ int RunQuery(const QueryArgs& a) {
     return Fail(Status::OutOfRange(a.path, "range " + a.range + " is outside the array (length " +
                                                std::to_string((*ba)->length()) + ")"));
   }
-  if (a.bins > 0) return AnswerBins(**ba, spec, *range, a.bins, a.snap);
+  if (a.bins > 0 || a.bin_size) return AnswerBins(**ba, spec, *range, a.bins, a.bin_size.value_or(0), a.snap);
   if (a.progressive || a.approx) return AnswerProgressive(**ba, a.path, stats[0], *range, a.approx, a.common.json);
   Stopwatch timer;
   QueryCost cost;
@@ -209,9 +213,11 @@ void RegisterQueryCommands(CLI::App& app, Command* run) {
                     "--ranges: stop at a bad line (default), or skip: answer it with its error, exit 1 at the end");
     NonNegative(sub->add_option("--bins", a->bins,
                                 "split --range into K equal bins and answer each (an overview: one line per bin)"));
+    NonNegative(sub->add_option("--bin-size", a->bin_size,
+                                "split --range into bins of N elements from P, the last one shorter (frames)"));
     sub->add_flag("--snap", a->snap, "--bins: move each edge to the nearest leaf boundary (no raw element is read)");
     sub->add_option("--stat,-s", a->stats,
-                    "sum count mean var std moment moments com spread polyfit min max (repeat for several)")
+                    "sum count mean var std moment moments com spread polyfit min max sumsq rms (repeat for several)")
         ->required();
     sub->add_option("--order,-k", a->order,
                     "moment: order K (default 1); moments: orders 0..K (default J); 0 <= K <= the buffer's J")
@@ -224,10 +230,10 @@ void RegisterQueryCommands(CLI::App& app, Command* run) {
         ->capture_default_str();
     NonNegative(sub->add_option("--ddof", a->ddof, "var/std: 0 population, 1 sample (>= 0)"))->capture_default_str();
     sub->add_flag("--progressive", a->progressive,
-                  "sum, count or mean: an estimate with an interval that holds the exact answer first, from "
+                  "sum, count, mean, sumsq or rms: an estimate with an interval that holds the exact answer first, from "
                   "the buffer alone, then narrower ones as the end leaves are read, ending with the answer");
     sub->add_flag("--approx", a->approx,
-                  "sum, count or mean: only the first line of --progressive (reads no byte of the array)");
+                  "sum, count, mean, sumsq or rms: only the first line of --progressive (reads no byte of the array)");
     sub->add_flag("--skipna", a->skipna,
                   "leave NaN cells out, as np.nansum np.nanmean np.nanvar np.nanstd np.nanmin np.nanmax "
                   "(count: the non-NaN cells; infinities are kept)");
@@ -236,9 +242,11 @@ void RegisterQueryCommands(CLI::App& app, Command* run) {
                 "         momenta query big.npy --ranges ranges.txt --stat sum --json\n"
                 "         momenta query big.npy --range 0:2^40 --bins 1000 --snap --stat mean --stat min --stat max\n"
                 "         momenta query big.npy --range 1000:2^30 --stat sum --progressive --json\n"
+                "         momenta query audio.npy --range 0:900000 --bin-size 1024 --stat rms\n"
                 "An empty range gives count 0 and sum 0; statistics that divide by the count fail on it.\n"
                 "NaN and infinity are answered as NumPy does: sum mean var std min max as np.sum np.mean np.var\n"
-                "np.std np.min np.max (a NaN gives NaN; inf - inf is NaN; var and std with an infinity are NaN).\n"
+                "np.std np.min np.max (a NaN gives NaN; inf - inf is NaN; var and std with an infinity are NaN);\n"
+                "sumsq and rms as np.sum(y) and np.sqrt(np.mean(y)), y = x.astype(float64)**2 (an infinity gives inf).\n"
                 "moment moments com spread polyfit are NaN whenever the range holds a NaN or an infinity that\n"
                 "is not skipped (polyfit: any NaN, even with --skipna). Text prints nan, inf, -inf; --json\n"
                 "prints the strings \"NaN\", \"Infinity\", \"-Infinity\".");

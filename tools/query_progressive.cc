@@ -7,6 +7,7 @@
 
 #include "buffers/moment_tree.h"
 #include "buffers/ola_progressive.h"
+#include "buffers/square_bounds.h"
 #include "storage/array_file.h"
 #include "storage/json_writer.h"
 #include "tools/cli_common.h"
@@ -104,12 +105,59 @@ bool Decided(const SumBound& b) {
   return b.nan == NanState::kCertain || (b.nan == NanState::kNo && std::isinf(b.lower) && b.lower == b.upper);
 }
 
+// The final line: the ordinary query's answer, `last` widened to hold it.
+int PrintFinal(BufferedArray& ba, const std::string& path, Stat stat, IndexRange range, const SumBound& last,
+               uint64_t bytes_before, const Stopwatch& timer, bool json) {
+  QueryCost cost;
+  auto summary = ba.Summarize(range.begin, range.end, /*need_extremes=*/false, &cost);
+  for (const auto& n : ba.TakeNotices()) PrintNotice(n);
+  if (!summary.ok()) return Fail(summary.status());
+  auto answer = ComputeStat(stat, {}, *summary, range.begin, ba.array().dtype());
+  if (!answer.ok()) return Fail(answer.status().WithContext(path));
+  Print(stat, Line{FinalBound(*answer, last), true, bytes_before + cost.array_bytes, timer.ElapsedMicros()}, json);
+  return kExitOk;
+}
+
+// sumsq and rms: the tree's pieces (both kinds keep a tree with value moments
+// and extremes), bounded by square_bounds.h after Start and each read.
+int AnswerSquaresProgressive(BufferedArray& ba, const std::string& path, Stat stat, IndexRange range, bool approx,
+                             bool json) {
+  Stopwatch timer;
+  if (stat == Stat::kRms && range.size() == 0)
+    return Fail(Status::InvalidArgument("rms", "the range is empty").WithContext(path));
+  auto progressive = std::make_unique<ProgressiveSum>(ba.tree(), ba.array(), range.begin, range.end);
+  auto started = progressive->Start();
+  if (!started.ok() && started.status().code() == Status::Code::kCorruption) {  // rebuilt by the ordinary query
+    auto rebuilt = ba.Summarize(range.begin, range.end, /*need_extremes=*/false);
+    for (const auto& n : ba.TakeNotices()) PrintNotice(n);
+    if (!rebuilt.ok()) return Fail(rebuilt.status());
+    progressive = std::make_unique<ProgressiveSum>(ba.tree(), ba.array(), range.begin, range.end);
+    started = progressive->Start();
+  }
+  if (!started.ok()) return Fail(started.status());
+  auto as_stat = [&](const SumBound& s) { return stat == Stat::kRms ? BoundRms(s, range.size()) : s; };
+  SumBound last = BoundSumOfSquares(progressive->whole(), progressive->ends());
+  Print(stat, Line{as_stat(last), approx && last.exact, 0, timer.ElapsedMicros()}, json);
+  if (approx) return kExitOk;
+  while (!progressive->done() && !Decided(last)) {
+    auto step = progressive->Next();
+    if (!step.ok()) return Fail(step.status());
+    last = NarrowBound(last, BoundSumOfSquares(progressive->whole(), progressive->ends()));
+    Print(stat, Line{as_stat(last), false, progressive->array_bytes_read(), timer.ElapsedMicros()}, json);
+  }
+  return PrintFinal(ba, path, stat, range, as_stat(last), progressive->array_bytes_read(), timer, json);
+}
+
 }  // namespace
 
-bool ServedProgressively(Stat stat) { return stat == Stat::kSum || stat == Stat::kCount || stat == Stat::kMean; }
+bool ServedProgressively(Stat stat) {
+  return stat == Stat::kSum || stat == Stat::kCount || stat == Stat::kMean || stat == Stat::kSumsq ||
+         stat == Stat::kRms;
+}
 
 int AnswerProgressive(BufferedArray& ba, const std::string& path, Stat stat, IndexRange range, bool approx,
                       bool json) {
+  if (stat == Stat::kSumsq || stat == Stat::kRms) return AnswerSquaresProgressive(ba, path, stat, range, approx, json);
   Stopwatch timer;
   if (stat == Stat::kMean && range.size() == 0)
     return Fail(Status::InvalidArgument("mean", "the range is empty").WithContext(path));

@@ -1,8 +1,10 @@
-// `momenta query --progressive` and `--approx`: a range's sum, count or mean
-// answered first from the moment buffer's nodes alone (an estimate and an
+// `momenta query --progressive` and `--approx`: a range's sum, count, mean,
+// sumsq or rms answered first from the moment buffer's nodes alone (an estimate and an
 // interval guaranteed to hold the exact answer; buffers/range_bounds.h),
 // then narrower as the end leaves are read a piece at a time, ending with
-// the ordinary query's answer (buffers/progressive_sum.h).
+// the ordinary query's answer (buffers/progressive_sum.h; sumsq and rms:
+// buffers/square_bounds.h, over the same pieces, both buffer kinds through
+// their tree).
 #pragma once
 
 #include <string>
@@ -14,7 +16,7 @@
 namespace momenta::cli {
 
 // The statistics --progressive answers (the one-line refusal names them).
-inline constexpr const char* kProgressiveStats = "sum, count and mean";
+inline constexpr const char* kProgressiveStats = "sum, count, mean, sumsq and rms";
 bool ServedProgressively(Stat stat);
 
 // Answers `stat` over `range` progressively, one line per bound on stdout:

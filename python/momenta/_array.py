@@ -12,7 +12,7 @@ from ._errors import InvalidArgumentError, OutOfRangeError
 from ._select import flat_indices, flat_range, run_of, runs_of
 
 _STAT_CODES = {name: code for code, name in enumerate(_momenta.kStatNames)}
-_SUM, _COUNT, _MEAN, _VAR, _STD, _MOMENT, _MOMENTS, _COM, _SPREAD, _POLYFIT, _MIN, _MAX = range(12)
+_SUM, _COUNT, _MEAN, _VAR, _STD, _MOMENT, _MOMENTS, _COM, _SPREAD, _POLYFIT, _MIN, _MAX, _SUMSQ, _RMS = range(14)
 _NONE = math.nan  # "no centre given" to the extension
 _IO = ("auto", "uring", "mmap", "pread")
 _SYNC = ("always", "batch", "none")
@@ -391,6 +391,22 @@ class Array:
         """np.max (skipna: np.nanmax)."""
         return self._stat(_MAX, p, q, axis, bool(skipna))
 
+    def sumsq(self, p=None, q=None, *, axis=None, skipna=False, approx=False):
+        """Σ a_i² (np.sum(x.astype(np.float64)**2); skipna: np.nansum), a float within 1e-9 of
+        itself (integer dtypes too), from the buffer's value moments. approx=True: an Approx
+        from the buffer alone, as sum(approx=True) (``query --stat sumsq --approx``)."""
+        if approx:
+            return self._approx(_SUMSQ, "sumsq", p, q, axis, skipna)
+        return self._stat(_SUMSQ, p, q, axis, bool(skipna))
+
+    def rms(self, p=None, q=None, *, axis=None, skipna=False, approx=False):
+        """The root mean square sqrt(mean(a_i²)) (np.sqrt(np.mean(x.astype(np.float64)**2)); skipna:
+        of np.nanmean). A NaN gives NaN, an infinity inf; an empty range is an
+        InvalidArgumentError. approx=True: an Approx from the buffer alone."""
+        if approx:
+            return self._approx(_RMS, "rms", p, q, axis, skipna)
+        return self._stat(_RMS, p, q, axis, bool(skipna))
+
     def moment(self, k=1, p=None, q=None, *, about=None, axis=None, skipna=False):
         """Σ (i − c)^k a_i over the range, c = `about` (an absolute flat index; default: the
         range's start). 0 <= k <= the buffer's order J."""
@@ -450,14 +466,16 @@ class Array:
         outs = self._h.stats(b, e, codes, skipna, ddof, order, about, degree, False)
         return {n: o.reshape(shape + o.shape[1:]) for n, o in zip(names, outs)}
 
-    def overview(self, p, q, bins, stats=("mean", "min", "max"), *, snap=False, skipna=False, ddof=0, order=None,
-                 about=None, degree=1):
+    def overview(self, p, q, bins=None, stats=("mean", "min", "max"), *, bin_size=None, snap=False, skipna=False,
+                 ddof=0, order=None, about=None, degree=1):
         """[p, q) in `bins` equal bins (edges p + ⌊i·(q − p)/bins⌋, 1 <= bins <= q − p), each
         answered, as ``momenta query --range P:Q --bins K``: {"start", "stop", name: array}.
+        bin_size=N instead of bins: bins of N elements from p, the last one shorter when N does
+        not divide q − p (``--bin-size N``; frames of a fixed length).
         snap=True moves each edge to the nearest leaf boundary (ties down), so no element is
         read; "asked_start"/"asked_stop" are then the bins before snapping, and a bin that
         snapping emptied answers NaN where a statistic needs a count."""
-        edges = _bin_edges(p, q, bins, self._size)
+        edges = _bin_edges(p, q, bins, self._size, bin_size)
         names, codes, skipna, ddof, order, about, degree = _batch_params(stats, skipna, ddof, order, about, degree)
         asked = edges
         if snap:
@@ -490,10 +508,19 @@ def _batch_params(names, skipna, ddof, order, about, degree, skipna_of=bool):
             _centre(about), _count(degree, "degree"))
 
 
-def _bin_edges(p, q, bins, n):
+def _bin_edges(p, q, bins, n, bin_size=None):
     """An overview's bin edges: p + ⌊i·(q − p)/bins⌋ for i = 0..bins over the flat range (p, q)
-    of an array of n elements, 1 <= bins <= q − p checked, as int64."""
+    of an array of n elements, 1 <= bins <= q − p checked, as int64. bin_size=N instead: p,
+    p + N, p + 2N, ..., q (the last bin shorter), N >= 1 and a non-empty range checked."""
     p, q = flat_range(p, q, n)
+    if (bins is None) == (bin_size is None):
+        raise InvalidArgumentError("overview: give either bins (how many) or bin_size (elements per bin)")
+    if bin_size is not None:
+        size = _count(bin_size, "bin_size")
+        if size < 1 or q <= p:
+            raise InvalidArgumentError(f"overview: bin_size {size}: the range {p}:{q} holds {q - p} elements; "
+                                       "give bin_size >= 1 over a non-empty range")
+        return np.append(np.arange(p, q, size, dtype=np.int64), np.int64(q))
     bins = _count(bins, "bins")
     if not 1 <= bins <= q - p:
         raise InvalidArgumentError(

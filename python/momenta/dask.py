@@ -35,7 +35,7 @@ from . import _shard_tasks as _tasks
 
 __all__ = ["ShardedArray", "ShardError", "shard_create", "load_manifest"]
 
-_SUM, _COUNT, _MEAN, _VAR, _STD, _MOMENT, _MOMENTS, _COM, _SPREAD, _POLYFIT, _MIN, _MAX = range(12)
+_SUM, _COUNT, _MEAN, _VAR, _STD, _MOMENT, _MOMENTS, _COM, _SPREAD, _POLYFIT, _MIN, _MAX, _SUMSQ, _RMS = range(14)
 _POLL = 0.05  # seconds between looks at the cluster while tasks are pending
 
 
@@ -147,7 +147,7 @@ class ShardedArray:
     """A sharded array (its manifest: a path, or the decoded JSON) served by `client` (a
     dask.distributed.Client). The statistics are those of momenta.Array, with its names,
     signatures, answers and errors, over the whole array's flat (C-order) index: ``sum
-    count mean var std min max moment moments com spread polyfit``, ``stats`` (many ranges:
+    count mean var std min max sumsq rms moment moments com spread polyfit``, ``stats`` (many ranges:
     one task per shard touched, whatever their number) and ``overview``; ``summary`` gives
     the merged momenta.Summary itself. Every query takes ``as_of=T`` (ms, the update log's
     clock) and ``timeout=`` (seconds; default the array's).
@@ -328,6 +328,15 @@ class ShardedArray:
         """np.max (skipna: np.nanmax)."""
         return self._stat(_MAX, p, q, axis, skipna, as_of=as_of, timeout=timeout)
 
+    def sumsq(self, p=None, q=None, *, axis=None, skipna=False, as_of=None, timeout=None):
+        """Σ a_i² (np.sum(x.astype(np.float64)**2); skipna: np.nansum), merged from the shards' summaries."""
+        return self._stat(_SUMSQ, p, q, axis, skipna, as_of=as_of, timeout=timeout)
+
+    def rms(self, p=None, q=None, *, axis=None, skipna=False, as_of=None, timeout=None):
+        """sqrt(mean(a_i²)) (np.sqrt(np.mean(x.astype(np.float64)**2))); an empty range is an
+        InvalidArgumentError."""
+        return self._stat(_RMS, p, q, axis, skipna, as_of=as_of, timeout=timeout)
+
     def moment(self, k=1, p=None, q=None, *, about=None, axis=None, skipna=False, as_of=None, timeout=None):
         """Σ (i − c)^k a_i, c = `about` (an absolute flat index; default: the range's start)."""
         return self._stat(_MOMENT, p, q, axis, skipna, 0, _count(k, "k"), _centre(about), as_of=as_of,
@@ -398,12 +407,13 @@ class ShardedArray:
                            self._t(timeout))
         return {n: o.reshape(shape + o.shape[1:]) for n, o in zip(names, outs)}
 
-    def overview(self, p, q, bins, stats=("mean", "min", "max"), *, snap=False, skipna=False, ddof=0, order=None,
-                 about=None, degree=1, as_of=None, timeout=None):
-        """As momenta.Array.overview: [p, q) in `bins` equal bins, each answered. snap=True
+    def overview(self, p, q, bins=None, stats=("mean", "min", "max"), *, bin_size=None, snap=False, skipna=False,
+                 ddof=0, order=None, about=None, degree=1, as_of=None, timeout=None):
+        """As momenta.Array.overview: [p, q) in `bins` equal bins (or bins of bin_size elements,
+        the last one shorter), each answered. snap=True
         moves each edge to the nearest leaf boundary of the shard holding it (or the shard's
         own boundary; ties down), so no element is read."""
-        edges = _bin_edges(p, q, bins, self.size)
+        edges = _bin_edges(p, q, bins, self.size, bin_size)
         names, codes, skipna, ddof, order, about, degree = _batch_params(stats, skipna, ddof, order, about, degree,
                                                                        skipna_of=_skipna_flag)
         asked = edges

@@ -14,6 +14,7 @@
 #include "buffers/moment_tree.h"
 #include "buffers/ola_progressive.h"
 #include "buffers/ola_statistics.h"
+#include "buffers/square_bounds.h"
 #include "buffers/summarize_as_of.h"
 #include "python/src/interruptible.h"
 #include "python/src/py_status.h"
@@ -185,8 +186,9 @@ py::object ArrayHandle::Stat(int code, int64_t p, int64_t q, bool skipna, int dd
 
 py::tuple ArrayHandle::Approx(int code, int64_t p, int64_t q) {
   const momenta::Stat stat = StatOf(code);
-  if (stat != momenta::Stat::kSum && stat != momenta::Stat::kMean)
-    ThrowIfError(Status::InvalidArgument(path_, "approx= answers sum and mean"));
+  const bool squares = stat == momenta::Stat::kSumsq || stat == momenta::Stat::kRms;
+  if (stat != momenta::Stat::kSum && stat != momenta::Stat::kMean && !squares)
+    ThrowIfError(Status::InvalidArgument(path_, "approx= answers sum, mean, sumsq and rms"));
   SumBound bound;
   std::vector<std::string> notices;
   {
@@ -194,18 +196,29 @@ py::tuple ArrayHandle::Approx(int code, int64_t p, int64_t q) {
     QueryLock hold(mu_, writable_);
     BufferedArray& ba = Live();
     const IndexRange r = Resolve(p, q, ba.length());
-    if (stat == momenta::Stat::kMean && r.size() == 0)
-      ThrowIfError(Status::InvalidArgument("mean", "the range is empty").WithContext(path_));
-    auto first = OlaProgressiveSum(ba.tree(), ba.ola(), ba.array(), r.begin, r.end).Start();
+    if ((stat == momenta::Stat::kMean || stat == momenta::Stat::kRms) && r.size() == 0)
+      ThrowIfError(Status::InvalidArgument(StatName(stat), "the range is empty").WithContext(path_));
+    // The first bound from the nodes alone: the sum's (through the Ola levels on kind ola), or
+    // Σa²'s over the tree's pieces (square_bounds.h; both kinds keep the tree).
+    auto take = [&]() -> Result<SumBound> {
+      if (!squares) return OlaProgressiveSum(ba.tree(), ba.ola(), ba.array(), r.begin, r.end).Start();
+      ProgressiveSum pieces(ba.tree(), ba.array(), r.begin, r.end);
+      auto started = pieces.Start();
+      if (!started.ok()) return started.status();
+      return BoundSumOfSquares(pieces.whole(), pieces.ends());
+    };
+    auto first = take();
     if (!first.ok() && first.status().code() == Status::Code::kCorruption) {
       // A damaged node: the ordinary query rebuilds the buffer (a notice), then the bound is taken again.
       auto rebuilt = ba.Summarize(r.begin, r.end, false);
       notices = ba.TakeNotices();
       if (!rebuilt.ok()) throw StatusError{rebuilt.status()};
-      first = OlaProgressiveSum(ba.tree(), ba.ola(), ba.array(), r.begin, r.end).Start();
+      first = take();
     }
     if (!first.ok()) throw StatusError{first.status()};
-    bound = stat == momenta::Stat::kMean ? BoundMean(*first, r.size()) : *first;
+    bound = stat == momenta::Stat::kMean  ? BoundMean(*first, r.size())
+            : stat == momenta::Stat::kRms ? BoundRms(*first, r.size())
+                                          : *first;
   }
   if (!notices.empty()) WarnNotices(notices);
   const char* nan = bound.nan == NanState::kNo ? "no" : bound.nan == NanState::kMaybe ? "maybe" : "certain";
@@ -553,7 +566,7 @@ void RegisterArray(py::module_& m) {
       .def_property_readonly("applied_sequence", &ArrayHandle::applied_sequence);
   m.attr("kStatNames") = [] {
     py::list names;
-    for (int code = 0; code <= static_cast<int>(momenta::Stat::kMax); ++code)
+    for (int code = 0; code < momenta::kStatCount; ++code)
       names.append(std::string(StatName(StatOf(code))));
     return names;
   }();

@@ -10,8 +10,9 @@ namespace {
 
 constexpr Stat kStats[] = {Stat::kSum,    Stat::kCount,  Stat::kMean,    Stat::kVar,
                            Stat::kStd,    Stat::kMoment, Stat::kMoments, Stat::kCom,
-                           Stat::kSpread, Stat::kPolyfit, Stat::kMin,    Stat::kMax};
-constexpr int kStatCount = sizeof(kStats) / sizeof(kStats[0]);
+                           Stat::kSpread, Stat::kPolyfit, Stat::kMin,    Stat::kMax,
+                           Stat::kSumsq,  Stat::kRms};
+static_assert(sizeof(kStats) / sizeof(kStats[0]) == kStatCount);
 
 }  // namespace
 

@@ -7,7 +7,8 @@
 // the ends of their range, 1e9 + N(0, 1), and random data and ranges (the
 // seed printed). The first bound reads no byte of the array (a backend that
 // fails every read still gives it), the intervals only narrow, and the last
-// one holds the ordinary query's answer.
+// one holds the ordinary query's answer. Each of those bounds' pieces also
+// bounds Σa² and the rms (buffers/square_bounds.h) around the exact answers.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -21,6 +22,7 @@
 #include "buffers/moment_tree.h"
 #include "buffers/progressive_sum.h"
 #include "buffers/range_bounds.h"
+#include "buffers/square_bounds.h"
 #include "buffers/statistics.h"
 #include "storage/array_file.h"
 #include "tests/assert_ok.h"
@@ -101,6 +103,42 @@ void ExpectHolds(const SumBound& b, const Exact& e, ld divisor, const std::strin
   EXPECT_LE(b.estimate, b.upper);
 }
 
+// The bound on Σa² (square_bounds.h) over the same pieces holds np.sum(x**2)
+// with x**2 exact (long double; its own rounding allowed), and the rms bound
+// sqrt(Σa²/n).
+void ExpectSquaresHold(const ProgressiveSum& ps, const std::vector<Value>& a, uint64_t p, uint64_t q,
+                       const std::string& what) {
+  bool nan = false, inf = false;
+  ld exact = 0;
+  for (uint64_t i = p; i < q; ++i) {
+    const ld x = a[i].AsLongDouble();
+    if (std::isnan(x)) nan = true;
+    else if (std::isinf(x)) inf = true;
+    else exact += x * x;
+  }
+  const SumBound b = BoundSumOfSquares(ps.whole(), ps.ends());
+  SCOPED_TRACE(what + " sumsq: " + Describe(b) + " exact " + std::to_string(static_cast<double>(exact)));
+  if (nan) {
+    EXPECT_NE(b.nan, NanState::kNo);
+    return;
+  }
+  ASSERT_NE(b.nan, NanState::kCertain);
+  if (inf) {
+    EXPECT_EQ(b.upper, HUGE_VAL);
+    return;
+  }
+  const ld rounding = static_cast<ld>(q - p + 2) * 0x1p-64L * exact;  // the reference's own
+  EXPECT_LE(static_cast<ld>(b.lower), exact + rounding);
+  EXPECT_GE(static_cast<ld>(b.upper), exact - rounding);
+  EXPECT_LE(b.lower, b.estimate);
+  EXPECT_LE(b.estimate, b.upper);
+  if (q == p) return;
+  const SumBound r = BoundRms(b, q - p);
+  const ld rms = std::sqrt(exact / static_cast<ld>(q - p));
+  EXPECT_LE(static_cast<ld>(r.lower), rms * (1 + rounding / (exact + 1e-300L))) << "rms";
+  EXPECT_GE(static_cast<ld>(r.upper), rms * (1 - rounding / (exact + 1e-300L))) << "rms";
+}
+
 struct Fixture {
   ScratchDir dir;
   std::vector<Value> a;
@@ -145,6 +183,7 @@ void CheckRange(Fixture& f, uint64_t p, uint64_t q, ProgressiveSum::Options opti
   for (int step = 0;; ++step) {
     ExpectHolds(*bound, e, 1, what + " sum, step " + std::to_string(step));
     if (q > p) ExpectHolds(BoundMean(*bound, q - p), e, static_cast<ld>(q - p), what + " mean, step " + std::to_string(step));
+    ExpectSquaresHold(ps, f.a, p, q, what + " step " + std::to_string(step));
     if (::testing::Test::HasFailure()) return;
     if (bound->nan != NanState::kCertain && previous.nan != NanState::kCertain) {
       EXPECT_GE(bound->lower, previous.lower) << what << " widened";

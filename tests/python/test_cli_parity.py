@@ -30,7 +30,8 @@ def data(rng):
     return x
 
 
-STATS = ["sum", "count", "mean", "var", "std", "min", "max", "moment", "moments", "com", "spread", "polyfit"]
+STATS = ["sum", "count", "mean", "var", "std", "min", "max", "moment", "moments", "com", "spread", "polyfit", "sumsq",
+         "rms"]
 
 
 def python_answer(a, name, p, q, skipna):
@@ -82,5 +83,19 @@ def test_overview(cli, data, snap):
         assert [got["start"][k], got["stop"][k]] == line["range"]
         if snap:
             assert [got["asked_start"][k], got["asked_stop"][k]] == line["asked"]
+        for name in names:
+            equal(got[name][k], line["stats"][name])
+
+
+def test_frames_of_a_fixed_length(cli, data):
+    names = ["rms", "sumsq", "count"]
+    out = cli("query", "a.npy", "--range", "17:39999", "--bin-size", "1000", "--json",
+              *[x for s in names for x in ("--stat", s)]).stdout
+    lines = [json.loads(line) for line in out.splitlines()]
+    with momenta.open("a.npy") as a:
+        got = a.overview(17, 39999, bin_size=1000, stats=names)
+    assert len(lines) == 40 and lines[-1]["range"] == [39017, 39999]  # the last one shorter
+    for k, line in enumerate(lines):
+        assert [got["start"][k], got["stop"][k]] == line["range"]
         for name in names:
             equal(got[name][k], line["stats"][name])

@@ -150,6 +150,42 @@ def test_integer_shards_sum_exactly_and_take_nan_free_updates(client, seed, tmp_
         a.update([3, 4], [1, 2**63])
 
 
+def test_sumsq_and_rms_equal_the_single_arrays(client, seed, tmp_path):
+    rng = np.random.default_rng(seed + 5)
+    n, shard = 20_000, 3_000
+    for dtype in ("i2", "f8"):
+        data = rng.integers(-32768, 32767, n, endpoint=True).astype(dtype)
+        if dtype == "f8":
+            data[[17, 9000]] = [np.nan, np.inf]
+        np.save(tmp_path / f"src_{dtype}.npy", data)
+        m = md.shard_create(tmp_path / f"src_{dtype}.npy", tmp_path / f"{dtype}.json", shard,
+                            placement(client, tmp_path), client)
+        a, one = md.ShardedArray(m, client), momenta.open(tmp_path / f"src_{dtype}.npy")
+        x = data.astype(LD) ** 2
+        for _ in range(8):
+            p, q = sorted(rng.integers(0, n, 2).tolist())
+            q += 1
+            for skipna in (False, True):
+                what = f"{dtype} {p}:{q} skipna={skipna} (seed {seed})"
+                got, want = a.sumsq(p, q, skipna=skipna), one.sumsq(p, q, skipna=skipna)
+                np.testing.assert_allclose(got, want, rtol=1e-12, err_msg=what)
+                np.testing.assert_allclose(a.rms(p, q, skipna=skipna), one.rms(p, q, skipna=skipna), rtol=1e-12,
+                                           err_msg=what)
+                seg = x[p:q][~np.isnan(x[p:q])] if skipna else x[p:q]
+                if np.all(np.isfinite(seg)):
+                    close(got, np.sum(seg), np.sum(seg), what)
+        starts = rng.integers(0, n, 200)
+        stops = np.minimum(starts + rng.integers(1, 9000, 200), n)
+        got, want = a.stats(starts, stops, ["rms", "sumsq"]), one.stats(starts, stops, ["rms", "sumsq"])
+        for name in ("rms", "sumsq"):
+            np.testing.assert_allclose(got[name], want[name], rtol=1e-12)
+        ov, ov1 = a.overview(100, n, bin_size=1024, stats="rms"), one.overview(100, n, bin_size=1024, stats="rms")
+        assert ov["start"].tolist() == ov1["start"].tolist() and ov["stop"][-1] == n
+        np.testing.assert_allclose(ov["rms"], ov1["rms"], rtol=1e-12)
+        a.close()
+        one.close()
+
+
 def test_updates_then_queries(client, seed, tmp_path):
     rng = np.random.default_rng(seed + 2)
     n = 30_000
