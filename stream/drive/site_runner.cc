@@ -175,6 +175,7 @@ Result<SiteLoopEnd> SiteLoop::Run() {
     }
     // Idle (or due): the clock goes out.
     if (!o_.wall || ended_) c_.Flush();  // live, the heartbeat tells the clock
+    if (ended_ && !c_.finished()) c_.Finish();  // the root keeps the final state
     NoteSends();
     if (ended_ && o_.once) break;
     if (Clock::now() - last_sent_ >= o_.heartbeat) {

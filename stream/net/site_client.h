@@ -74,6 +74,17 @@ class SiteClient {
   // being timed out. Also retries a lost connection when due.
   void Heartbeat();
 
+  // The input has ended (nothing more will arrive): drains the windows --
+  // ticks at each time a synopsis changes (Site::NextChange) until all are
+  // empty -- and sends the drain in a FINAL frame (wire_batch.h), so the root
+  // knows the site's state at every later time and keeps it. Afterwards
+  // Flush and Heartbeat send the clock only, and a reconnection sends the
+  // snapshot of the last time and the same FINAL again (a restarted root
+  // gets the site's state at every time from its last one on).
+  // REQUIRES: parameters known; no Tick after it
+  void Finish();
+  bool finished() const { return finished_; }
+
   bool connected() const { return sock_.valid(); }
   // While quiet, Tick runs the rules and keeps the state but sends nothing,
   // Flush and Heartbeat send nothing, and a (re)connection sends the empty
@@ -97,6 +108,7 @@ class SiteClient {
   Status TryConnect();
   void MaybeReconnect();
   bool Send(FrameType type, int64_t clock, const std::vector<Message>& messages);
+  bool SendFinal(const std::vector<Message>& drain);
   // Reads what the root sent (it only ever sends REJECT before closing).
   void CheckIncoming();
   void Log(const std::string& line);
@@ -110,6 +122,9 @@ class SiteClient {
   std::unique_ptr<SiteMirror> mirror_;
   std::optional<int64_t> clock_;
   bool quiet_ = false;  // see SetQuiet
+  bool finished_ = false;     // see Finish
+  int64_t last_time_ = 0;     // the clock when the input ended
+  std::vector<Message> final_snapshot_, drain_;  // resent on each reconnection once finished
   std::optional<int64_t> sent_clock_;  // the clock of the last frame sent on this connection
   std::vector<Message> messages_;
   std::chrono::steady_clock::time_point next_attempt_{};
