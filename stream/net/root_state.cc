@@ -48,10 +48,14 @@ Result<uint32_t> RootState::Attach(const std::string& name, const std::string& p
     const auto free = std::find_if(slots_.begin(), slots_.end(), [](const SiteSlot& s) { return !s.in_use; });
     if (free != slots_.end()) {
       slot = static_cast<uint32_t>(free - slots_.begin());
-      SiteSlot fresh(name, params_.spec.window);
-      fresh.mirror = std::move(free->mirror);
-      fresh.applied = std::move(free->applied);
-      *free = std::move(fresh);
+      // The slot's index stays; everything it said of its last site goes.
+      free->name = name;
+      free->in_use = true;
+      free->clock = free->base = free->last_time = 0;
+      free->has_clock = false;
+      free->flushes = free->connects = free->resyncs = 0;
+      free->last_close.clear();
+      free->wire = WireMeter(params_.spec.window);
     } else {
       slot = root_.AddSite();
       assert(slot == slots_.size());

@@ -10,6 +10,8 @@
 //   golden_wire_site_frames_v2.bin   GoldenSiteFrames(): what a site sends on a
 //                                    connection (HELLO, SNAPSHOT, BATCH, BATCH)
 //   golden_wire_root_frames_v2.bin   GoldenRootFrames(): WELCOME, REJECT (final)
+//   golden_wire_final_frames_v3.bin  GoldenFinalFrames(): a protocol-3 site whose input
+//                                    ended (HELLO v3, SNAPSHOT, FINAL)
 //
 // The wire's frames are v2 (wire_frame.h: 20-byte header with a sequence and
 // the header's own crc); a v1 frame is refused by version, so no v1 frame
