@@ -221,6 +221,10 @@ bool SiteClient::Send(FrameType type, int64_t clock, const std::vector<Message>&
 
 void SiteClient::Tick(int64_t t, const std::vector<Arrival>& arrivals) {
   messages_.clear();
+  // First every time before t at which a window changes with no arrivals
+  // (an expiry): the site's state at any time is then the one after its last
+  // tick at or before it, which is what the root answers for.
+  for (int64_t c = site_->NextChange(); c < t; c = site_->NextChange()) site_->Tick(c, {}, &messages_);
   site_->Tick(t, arrivals, &messages_);
   for (const Message& m : messages_) {
     [[maybe_unused]] Status st = mirror_->Apply(m);

@@ -64,8 +64,10 @@ class SiteClient {
   // Drops the connection as a network fault would (tests).
   void Disconnect(const std::string& why);
 
-  // Runs tick t (site.h: expiry, then `arrivals`) and sends its messages;
-  // when disconnected, reconnects if the backoff allows.
+  // Runs tick t (site.h: expiry, then `arrivals`) and sends its messages,
+  // after those of every earlier time at which an expiry changes a window
+  // (Site::NextChange), in one frame: the root then knows the site's state
+  // at every time up to t. When disconnected, reconnects if the backoff allows.
   // REQUIRES: parameters known (a successful ConnectWithin); t >= last tick
   void Tick(int64_t t, const std::vector<Arrival>& arrivals);
   // Tells the root the clock when the last frame did not (a clock-only frame).

@@ -81,6 +81,7 @@ class SkewHarness {
   // Tick t with these arrivals; the batch goes out when connected.
   void Tick(SimSite& s, int64_t t, const std::vector<Arrival>& arrivals) {
     std::vector<Message> out;
+    for (int64_t c = s.site->NextChange(); c < t; c = s.site->NextChange()) s.site->Tick(c, {}, &out);
     s.site->Tick(t, arrivals, &out);
     for (const Message& m : out) ASSERT_OK(s.mirror.Apply(m));
     for (const Arrival& a : arrivals)
@@ -202,6 +203,25 @@ TEST(RootSkewTest, TwoSitesAtDifferentTimesAnswerForAsOf) {
   EXPECT_EQ(h.root().ItemCount(1), 3);
   EXPECT_TRUE(h.root().Reached(10000));
   EXPECT_EQ(SlotStateName(h.root().slots()[a.slot].state), std::string("finished"));
+}
+
+// A site whose ticks are far apart (data clock: a tick per stamp) still
+// expires on time: it also ticks where a window changes (Site::NextChange),
+// so the root holds its state at any as_of between its stamps.
+TEST(RootSkewTest, SparseTicksExpireAtTheirTime) {
+  const MonitorParams p{0.1, {100, 0}};
+  SkewHarness h(p, RootState::kDefaultMaxHeld);
+  SimSite& a = h.Add("A");
+  SimSite& b = h.Add("B");
+  h.Connect(a);
+  h.Connect(b);
+  h.Tick(b, 10, {Arrival{10, 2}});
+  h.Tick(a, 10, std::vector<Arrival>(5, Arrival{10, 1}));
+  h.Tick(a, 300, {Arrival{300, 1}});
+  for (int64_t t = 15; t <= 115; t += 5) h.Tick(b, t, {Arrival{t, 2}});
+  ASSERT_EQ(h.root().AsOf(), 115);
+  EXPECT_EQ(h.root().ItemCount(1), 0);  // A's five items stamped 10 left at 110
+  EXPECT_EQ(h.root().Count(), 20);      // B's stamped 20 ... 115
 }
 
 // A site with no clock yet does not hold as_of back, and is named.
