@@ -14,10 +14,15 @@
 //              its handshake (refused from the header), and a welcomed site
 //              announcing 4 MiB - 1 (the cap) that sends 1 MiB of it and
 //              stalls (held as it arrives, never reserved whole)
+//   ahead      (after the streaming site and the prober stop) one site at
+//              time 1 and one that runs 10 windows ahead of it (ticks 1 ..
+//              10 W, ten items each): the root holds what the ahead site
+//              stamps past as_of = 1, up to --max-held messages (then it is
+//              answered for as `ahead` and its messages are applied)
 // and, throughout, whether the streaming site kept its one connection and
 // how the prober's queries were answered (count, slowest).
 //
-//   root_memory_driver [--momenta PATH] [--n 1000]
+//   root_memory_driver [--momenta PATH] [--n 1000] [--max-held M]
 // PATH defaults to ../tools/momenta beside this binary (the build tree).
 #include <fcntl.h>
 #include <signal.h>
@@ -32,6 +37,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <memory>
 #include <string>
 #include <thread>
 #include <vector>
@@ -89,8 +95,69 @@ std::string IdleSite(int i) {
   h.name = name;
   FrameWriter w;
   std::string out = w.Encode(FrameType::kHello, EncodeHello(h));  // sequence 0, then 1
-  out += w.Encode(FrameType::kSnapshot, EncodeBatch(0, {}));
+  out += w.Encode(FrameType::kSnapshot, EncodeBatch(-kMaxTime, {}));  // no clock: it holds no time back
   return out;
+}
+
+// A site client of the root at `at`, connected (null when it could not).
+std::unique_ptr<SiteClient> Connected(const HostPort& at, const std::string& name) {
+  SiteClientOptions o;
+  o.root = at;
+  o.name = name;
+  o.log = [](const std::string&) {};
+  auto c = SiteClient::Create(o);
+  if (!c.ok() || !(*c)->ConnectWithin(std::chrono::milliseconds(5000)).ok()) return nullptr;
+  return std::move(*c);
+}
+
+// The `sites` row of `name` (after its name), or "".
+std::string SiteRowOf(const HostPort& at, const std::string& name) {
+  auto q = QueryClient::Connect(at, std::chrono::milliseconds(5000));
+  if (!q.ok()) return "";
+  auto a = (*q)->Ask("sites", std::chrono::milliseconds(5000));
+  if (!a.ok()) return "";
+  const size_t p = a->find("\n" + name + " ");
+  if (p == std::string::npos) return "";
+  return a->substr(p + 1, a->find('\n', p + 1) - p - 1);
+}
+
+// One site at time 1, one 10 windows ahead (W = 60000 ticks, ten items a
+// tick over 1024 values): what the root holds for the one ahead.
+// `start`: after every time the streaming site reported (as_of never goes back).
+void AheadCase(const HostPort& at, const Mem& base, int pid, int64_t start) {
+  auto slow = Connected(at, "behind");
+  auto fast = Connected(at, "ahead");
+  if (!slow || !fast) {
+    std::fprintf(stderr, "ahead: cannot connect\n");
+    return;
+  }
+  slow->Tick(start, {{start, 7}});
+  slow->Flush();
+  Settle();
+  const Mem before = ReadMem(pid);
+  uint64_t x = 7;
+  const auto t0 = Clock::now();
+  for (int64_t t = start; t < start + 10 * 60000; ++t) {
+    std::vector<Arrival> a;
+    for (int i = 0; i < 10; ++i) a.push_back({t, static_cast<int64_t>((x = x * 6364136223846793005ull + 1) >> 54)});
+    fast->Tick(t, a);
+  }
+  fast->Flush();
+  const double secs = std::chrono::duration<double>(Clock::now() - t0).count();
+  Settle();
+  const Mem m = ReadMem(pid);
+  const std::string row = SiteRowOf(at, "ahead");
+  const size_t h = row.find(" held=");
+  const long held = h == std::string::npos ? 0 : std::atol(row.c_str() + h + 6);
+  const size_t nc = row.find(" not_covered: ");
+  char note[512];
+  std::snprintf(note, sizeof note,
+                "10 windows (600000 ticks, sent in %.1f s) ahead of the other site: held=%ld messages, %.0f bytes RSS, %.0f "
+                "VmData per held message; %s",
+                secs, held, held ? (m.rss_kib - before.rss_kib) * 1024.0 / held : 0.0,
+                held ? (m.data_kib - before.data_kib) * 1024.0 / held : 0.0,
+                nc == std::string::npos ? "covered" : row.substr(nc + 1).c_str());
+  Row("+ one site 10 windows ahead", m, base, note);
 }
 
 }  // namespace
@@ -98,9 +165,11 @@ std::string IdleSite(int i) {
 int main(int argc, char** argv) {
   std::string momenta;
   int n = 1000;
+  std::string max_held = "65536";
   for (int i = 1; i + 1 < argc; i += 2) {
     if (!std::strcmp(argv[i], "--momenta")) momenta = argv[i + 1];
     if (!std::strcmp(argv[i], "--n")) n = std::atoi(argv[i + 1]);
+    if (!std::strcmp(argv[i], "--max-held")) max_held = argv[i + 1];
   }
   if (momenta.empty()) {
     std::string self = argv[0];
@@ -123,7 +192,8 @@ int main(int argc, char** argv) {
   const std::string max_conn = std::to_string(n + 200);
   std::vector<std::string> args = {momenta, "root", "--listen", "127.0.0.1:0", "--port-file", port_file,
                                    "--eps", "0.01", "--window", "60000", "--max-connections", max_conn,
-                                   "--handshake-timeout", "600000", "--idle-timeout", "600000"};
+                                   "--handshake-timeout", "600000", "--idle-timeout", "600000",
+                                   "--max-held", max_held};
   std::vector<char*> cargv;
   for (auto& a : args) cargv.push_back(a.data());
   cargv.push_back(nullptr);
@@ -191,8 +261,8 @@ int main(int argc, char** argv) {
     }
   });
 
-  std::printf("root pid %d, port %u, eps 0.01, W 60000, --max-connections %s; n = %d\n\n", pid, port,
-              max_conn.c_str(), n);
+  std::printf("root pid %d, port %u, eps 0.01, W 60000, --max-connections %s, --max-held %s; n = %d\n\n", pid, port,
+              max_conn.c_str(), max_held.c_str(), n);
   std::printf("| step | VmRSS MiB | vs base | VmData MiB | vs base | note |\n|---|---:|---:|---:|---:|---|\n");
   Settle();
   const Mem base = ReadMem(pid);
@@ -254,6 +324,7 @@ int main(int argc, char** argv) {
   stop = true;
   streamer.join();
   prober.join();
+  AheadCase(at, base, pid, static_cast<int64_t>(ticks.load()) + 2);
   std::printf("\nthroughout: streaming site %llu ticks, %llu connection(s); prober %llu answers, %llu failures, "
               "slowest %.1f ms\n",
               static_cast<unsigned long long>(ticks.load()), static_cast<unsigned long long>(streamer_connections.load()),

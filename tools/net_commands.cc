@@ -33,7 +33,8 @@ Status WritePortFile(const std::string& path, uint16_t port) {
 // ---------------------------------------------------------------- root
 
 struct RootArgs {
-  std::string listen = "127.0.0.1:7070", window, tardiness = "0", token_file, port_file;
+  std::string listen = "127.0.0.1:7070", window, tardiness = "0", token_file, port_file, forget_after = "0";
+  size_t max_held = size_t{1} << 16;
   double eps = 0;
   uint32_t max_frame = kDefaultMaxPayload;
   size_t max_connections = 512;
@@ -65,6 +66,10 @@ int RunRoot(const RootArgs& a) {
   o.max_payload = a.max_frame;
   o.max_connections = a.max_connections;
   o.max_connections_word = "--max-connections";
+  auto forget_after = ParseDuration(a.forget_after, "--forget-after");
+  if (!forget_after.ok()) return UsageFail(forget_after.status().ToString());
+  o.forget_after = std::chrono::milliseconds(*forget_after);
+  o.max_held = a.max_held;
   o.handshake_timeout = std::chrono::milliseconds(a.handshake_ms);
   o.site_idle_timeout = std::chrono::milliseconds(a.idle_ms);
   auto server = RootServer::Start(o);
@@ -97,7 +102,8 @@ struct AskArgs {
 int RunAsk(const AskArgs& a) {
   auto root = ParseHostPort(a.root, "HOST:PORT");
   if (!root.ok()) return UsageFail(root.status().ToString());
-  if (a.words.empty()) return UsageFail("no query: count | item J | frequent PHI | quantile PHI | items | sites | stats");
+  if (a.words.empty())
+    return UsageFail("no query: count | item J | frequent PHI | quantile PHI | items | sites | stats | forget SITE");
   std::string line;
   if (a.at) line = "at " + std::to_string(*a.at) + " wait " + std::to_string(a.wait_ms) + " ";
   for (size_t i = 0; i < a.words.size(); ++i) {
@@ -144,6 +150,14 @@ void RegisterNetCommands(CLI::App& app, Command* run) {
         ->capture_default_str();
     NonNegative(sub->add_option("--idle-timeout", a->idle_ms, "close sites silent this long, ms"))
         ->capture_default_str();
+    sub->add_option("--forget-after", a->forget_after,
+                    "forget a site stale this long (e.g. 1h; 0: never; `ask ROOT forget SITE` at once)")
+        ->capture_default_str();
+    sub->add_option("--max-held", a->max_held,
+                    "messages a site may run ahead of the others' time before it is left out as 'ahead' "
+                    "(~100 bytes each)")
+        ->check(CLI::Range(size_t{1}, size_t{1} << 30))
+        ->capture_default_str();
     sub->footer(
         "Example:\n"
         "  momenta root --listen 127.0.0.1:7070 --eps 0.01 --window 1m\n"
@@ -151,6 +165,10 @@ void RegisterNetCommands(CLI::App& app, Command* run) {
         "end within 2 s); the rest of 512 are for sites. Site names outside 1-64 letters, digits, '.',\n"
         "'_', '-' are refused at the handshake. The root raises its open-file limit to fit\n"
         "--max-connections when the hard limit allows, and says so when it does not.\n"
+        "Every answer holds for one time, as_of: the smallest clock of the live sites. A site's reports\n"
+        "stamped later are held until the others reach them (at most --max-held messages a site; past\n"
+        "that it is left out as 'ahead' until they do). A site whose input ended is 'finished': the\n"
+        "root keeps its final state and counts it until its items leave the window.\n"
         "Stops within a second on Ctrl-C (exit 130) or SIGTERM (exit 143). Keeps nothing on disk:\n"
         "restarted, it gets every site's state back as the sites reconnect.");
     sub->callback([a, run] { *run = [a] { return RunRoot(*a); }; });
@@ -158,13 +176,17 @@ void RegisterNetCommands(CLI::App& app, Command* run) {
   RegisterSiteCommand(app, run);  // between root and ask in --help
   {
     auto a = std::make_shared<AskArgs>();
-    CLI::App* sub = app.add_subcommand("ask", "ask a root: count, item J, frequent PHI, quantile PHI, items, sites, stats");
+    CLI::App* sub = app.add_subcommand(
+        "ask", "ask a root: count, item J, frequent PHI, quantile PHI, items, sites, stats; forget SITE");
     sub->add_option("address", a->root, "the root's HOST:PORT")->required();
-    sub->add_option("query", a->words, "count | item J | frequent PHI | quantile PHI | items | sites | stats")
+    sub->add_option("query", a->words,
+                    "count | item J | frequent PHI | quantile PHI | items | sites | stats | forget SITE (drop a stale "
+                    "or finished site)")
         ->required();
     Integer64(sub->add_option("--at", a->at,
                               "wait until every live site has reported time T (sites report only times nothing "
-                              "stamped at or before can still change), then answer: the same answer whenever asked"));
+                              "stamped at or before can still change; finished and stale sites are not waited "
+                              "for), then answer: the same answer whenever asked"));
     NonNegative(sub->add_option("--wait", a->wait_ms, "with --at: give up after this many ms"))->capture_default_str();
     sub->add_flag("--json", a->json, "answer as one JSON object");
     sub->footer(

@@ -175,6 +175,10 @@ Result<SiteLoopEnd> SiteLoop::Run() {
     }
     // Idle (or due): the clock goes out.
     if (!o_.wall || ended_) c_.Flush();  // live, the heartbeat tells the clock
+    // The input ended: the root keeps the final state. (On the wall clock
+    // time goes on: the site stays live, its window emptying as it passes,
+    // unless it is about to exit.)
+    if (ended_ && !c_.finished() && (!o_.wall || o_.once)) c_.Finish();
     NoteSends();
     if (ended_ && o_.once) break;
     if (Clock::now() - last_sent_ >= o_.heartbeat) {

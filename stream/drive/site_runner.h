@@ -3,6 +3,10 @@
 // that is complete (stream/window/arrival_hold.h: nothing stamped at or
 // before it can still arrive, so `ask --at T` gives the same answer whenever
 // it is asked), flushes when idle and heartbeats at least every heartbeat.
+// When the source ends on the data clock, the client finishes
+// (SiteClient::Finish: the root keeps the site's final state), with or
+// without `once`; on the wall clock only with `once` (else time goes on and
+// the site stays live).
 // The client reconnects by itself (with backoff) and resends its state.
 //
 //   auto c = SiteClient::Create(client_options);          // root, name, token

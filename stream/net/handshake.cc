@@ -63,9 +63,10 @@ Result<Hello> DecodeHello(std::string_view payload) {
   uint64_t version = 0;
   uint8_t has = 0;
   MOMENTA_RETURN_IF_ERROR(in.Varint(&version));
-  if (version != kProtocolVersion)  // not damage: another program
+  if (version < kOldestProtocolVersion || version > kProtocolVersion)  // not damage: another program
     return Status::InvalidArgument("hello", "unsupported protocol version " + std::to_string(version) +
-                                                " (this root speaks " + std::to_string(kProtocolVersion) + ")");
+                                                " (this root speaks " + std::to_string(kOldestProtocolVersion) +
+                                                "-" + std::to_string(kProtocolVersion) + ")");
   h.version = static_cast<uint32_t>(version);
   MOMENTA_RETURN_IF_ERROR(GetString(&in, &h.name));
   MOMENTA_RETURN_IF_ERROR(GetString(&in, &h.token));

@@ -26,7 +26,12 @@
 
 namespace momenta {
 
-inline constexpr uint32_t kProtocolVersion = 2;  // as the frames' (wire_frame.h kWireVersion)
+// The HELLO's version says what the site may send. 2: SNAPSHOT and BATCH;
+// 3: also FINAL (wire_batch.h: its input ended). The frames' own layout is
+// version 2 for both (wire_frame.h kWireVersion). A root takes sites of
+// every version from kOldestProtocolVersion up.
+inline constexpr uint32_t kProtocolVersion = 3;
+inline constexpr uint32_t kOldestProtocolVersion = 2;
 inline constexpr size_t kMaxHandshakeString = 256;
 
 // What the root hands every site: the eps the root answers within and the window.

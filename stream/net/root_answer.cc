@@ -39,7 +39,13 @@ std::string TextSiteRow(const SiteRow& s, bool stats) {
   if (stats) return row + " " + TextCounts(s.window, "window_") + " " + TextCounts(s.total, "");
   row += " peer=" + s.peer + " connects=" + std::to_string(s.connects) + " resyncs=" + std::to_string(s.resyncs) +
          " count=" + TextNumber(s.count);
-  if (!s.last_close.empty() && s.state == SiteSlot::State::kStale) row += " closed: " + s.last_close;
+  if (s.last_time) row += " last_time=" + TextOrNone(*s.last_time > -kMaxTime ? s.last_time : std::nullopt);
+  if (s.held) row += " held=" + std::to_string(s.held);
+  if (s.state == SiteSlot::State::kStale) {
+    if (!s.last_close.empty()) row += " closed: " + s.last_close;
+  } else if (!s.not_covered.empty()) {
+    row += " not_covered: " + s.not_covered;
+  }
   return row;
 }
 
@@ -69,7 +75,8 @@ std::string RenderText(const RootAnswer& a) {
       for (const SiteRow& s : a.sites) out += TextSiteRow(s, stats);
       return out;
     }
-    case Kind::kHelp: break;
+    case Kind::kHelp:
+    case Kind::kForget: break;
   }
   return out;
 }
@@ -102,6 +109,8 @@ void JsonSiteRow(JsonWriter& j, const SiteRow& s, bool stats) {
   } else {
     j.Key("peer").String(s.peer).Key("connects").UInt(s.connects).Key("resyncs").UInt(s.resyncs);
     j.Key("count").Double(s.count).Key("last_close").String(s.last_close);
+    j.Key("not_covered").String(s.not_covered).Key("held").UInt(s.held).Key("last_time");
+    JsonOrNull(j, s.last_time && *s.last_time > -kMaxTime ? s.last_time : std::nullopt);
   }
   j.EndObject();
 }
@@ -145,7 +154,8 @@ std::string RenderJson(const RootAnswer& a) {
       j.EndArray();
       break;
     }
-    case Kind::kHelp: break;
+    case Kind::kHelp:
+    case Kind::kForget: break;
   }
   j.EndObject();
   return j.str();
@@ -156,6 +166,7 @@ std::vector<SiteRow> SiteRows(const RootState& st) {
   rows.reserve(st.slots().size());
   for (uint32_t i = 0; i < st.slots().size(); ++i) {
     const SiteSlot& s = st.slots()[i];
+    if (!s.in_use) continue;
     SiteRow r;
     r.name = s.name;
     r.state = s.state;
@@ -164,7 +175,10 @@ std::vector<SiteRow> SiteRows(const RootState& st) {
     r.last_close = s.last_close;
     r.connects = s.connects;
     r.resyncs = s.resyncs;
-    r.count = s.state == SiteSlot::State::kLive ? st.SiteCount(i) : 0;
+    r.count = s.in_root ? st.SiteCount(i) : 0;
+    r.not_covered = st.Coverage(i);
+    if (s.state == SiteSlot::State::kFinished) r.last_time = s.last_time;
+    r.held = s.held.size();
     r.window = s.wire.window();
     r.total = s.wire.total();
     r.resync = s.wire.snapshots();
@@ -178,7 +192,7 @@ std::vector<SiteRow> SiteRows(const RootState& st) {
 RootAnswer ComputeAnswer(RootState& st, const Query& q) {
   RootAnswer a;
   a.kind = q.kind;
-  a.coverage = {st.AsOf(), st.Covered(), st.Uncovered(), st.slots().size()};
+  a.coverage = {st.AsOf(), st.Covered(), st.Uncovered(), st.sites()};
   a.item = q.item;
   a.phi = q.phi;
   switch (q.kind) {
@@ -200,7 +214,8 @@ RootAnswer ComputeAnswer(RootState& st, const Query& q) {
         a.resync += r.resync;
       }
       break;
-    case Kind::kHelp: break;
+    case Kind::kHelp:
+    case Kind::kForget: break;
   }
   return a;
 }
@@ -213,7 +228,12 @@ std::string AnswerQuery(RootState& state, const Query& q) {
   if (q.kind == Kind::kHelp)
     return q.json ? ErrorAnswer("help is text only", true)
                   : "queries: [at T [wait MS]] count | item J | frequent PHI | quantile PHI | items | sites | stats "
-                    "[json]\n\n";
+                    "[json]; forget SITE\n\n";
+  if (q.kind == Kind::kForget) {
+    if (Status st = state.Forget(q.site); !st.ok()) return ErrorAnswer(st.ToString(), q.json);
+    if (q.json) return JsonWriter().BeginObject().Key("forgot").String(q.site).EndObject().str() + "\n\n";
+    return "forgot " + q.site + "\n\n";
+  }
   return RenderAnswer(ComputeAnswer(state, q), q.json);
 }
 
@@ -225,7 +245,8 @@ std::string ErrorAnswer(std::string_view message, bool json) {
 std::string AtTimeoutAnswer(const RootState& state, const Query& q) {
   std::vector<std::string> behind;
   for (const SiteSlot& s : state.slots())
-    if (s.state == SiteSlot::State::kSyncing || (s.state == SiteSlot::State::kLive && s.clock < *q.at))
+    if (s.in_use && (s.state == SiteSlot::State::kSyncing ||
+                     (s.state == SiteSlot::State::kLive && (!s.has_clock || s.clock < *q.at))))
       behind.push_back(s.name + "(" + SlotStateName(s.state) + (s.has_clock ? " at " + std::to_string(s.clock) : "") +
                        ")");
   return ErrorAnswer("timed out after " + std::to_string(q.wait_ms) + " ms waiting for time " + std::to_string(*q.at) +

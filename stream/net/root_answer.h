@@ -4,7 +4,7 @@
 // (storage/json_writer.h), followed by the empty line that ends an answer.
 //
 // Text: "as_of=T sites=C/N[ not_covered=a,b] <what>", numbers with 15
-// significant digits. JSON: {"as_of":T|null,"sites":[...],"uncovered":[...],
+// significant digits; `sites` says per site why it is not covered. JSON: {"as_of":T|null,"sites":[...],"uncovered":[...],
 // <what>}, every number exact (shortest round trip).
 #pragma once
 
@@ -33,7 +33,10 @@ struct SiteRow {
   std::optional<int64_t> clock;
   std::string peer, last_close;
   uint64_t connects = 0, resyncs = 0;
-  double count = 0;  // the site's count in the answers: 0 unless live
+  double count = 0;  // the site's count in the answers: 0 unless covered
+  std::string not_covered;         // why the answers leave it out ("" when covered)
+  std::optional<int64_t> last_time;  // finished: when its input ended
+  size_t held = 0;                 // messages held past as_of
   TrafficCounts window, total, resync;  // what crossed the wire (WireMeter)
 };
 

@@ -24,13 +24,21 @@ std::string AdmitHello(const Frame& f, const MonitorParams& params, std::string_
 }
 
 std::string TakeSiteFrame(RootState& state, uint32_t slot, bool* synced, const Frame& f, uint64_t frame_bytes) {
-  if (f.type != FrameType::kSnapshot && f.type != FrameType::kBatch)
+  if (f.type != FrameType::kSnapshot && f.type != FrameType::kBatch && f.type != FrameType::kFinal)
     return "unexpected frame type " + std::to_string(static_cast<int>(f.type)) + " after the handshake";
-  if (f.type == FrameType::kBatch && !*synced) return "BATCH before SNAPSHOT";
-  auto batch = DecodeBatch(f.payload);
-  if (!batch.ok()) return batch.status().ToString();
-  const Status st = f.type == FrameType::kSnapshot ? state.ApplySnapshot(slot, *batch, frame_bytes)
-                                                   : state.ApplyBatch(slot, *batch, frame_bytes);
+  if (f.type != FrameType::kSnapshot && !*synced)
+    return std::string(f.type == FrameType::kBatch ? "BATCH" : "FINAL") + " before SNAPSHOT";
+  Status st;
+  if (f.type == FrameType::kFinal) {
+    auto fin = DecodeFinal(f.payload);
+    if (!fin.ok()) return fin.status().ToString();
+    st = state.ApplyFinal(slot, *fin, frame_bytes);
+  } else {
+    auto batch = DecodeBatch(f.payload);
+    if (!batch.ok()) return batch.status().ToString();
+    st = f.type == FrameType::kSnapshot ? state.ApplySnapshot(slot, *batch, frame_bytes)
+                                        : state.ApplyBatch(slot, *batch, frame_bytes);
+  }
   if (!st.ok()) return st.ToString();
   *synced = true;
   return "";

@@ -1,5 +1,5 @@
 // What the root does with the frames a site sends, with no sockets: the
-// handshake's checks (HELLO) and the state's updates (SNAPSHOT, BATCH).
+// handshake's checks (HELLO) and the state's updates (SNAPSHOT, BATCH, FINAL).
 // RootServer calls these for every frame of a site connection; the fuzz
 // target `wire` drives them with arbitrary bytes.
 //
@@ -29,7 +29,7 @@ std::string AdmitHello(const Frame& f, const MonitorParams& params, std::string_
                        bool* final);
 
 // A frame after the WELCOME on a connection feeding `slot`: a SNAPSHOT, or a
-// BATCH once a SNAPSHOT came (*synced, set here by the first SNAPSHOT).
+// BATCH or FINAL once a SNAPSHOT came (*synced, set here by the first SNAPSHOT).
 // Taken when its payload decodes and the state accepts it (root_state.h);
 // `frame_bytes` is the whole frame's size, for the slot's wire counts.
 std::string TakeSiteFrame(RootState& state, uint32_t slot, bool* synced, const Frame& f, uint64_t frame_bytes);

@@ -62,6 +62,11 @@ Result<Query> ParseQuery(std::string_view line, double eps) {
     if (!ParseReal(w[i + 1], &q.phi) || !(q.phi >= 0 && q.phi <= 1))
       return bad("quantile: PHI must lie in [0, 1], got '" + w[i + 1] + "'");
     q.kind = Query::Kind::kQuantile;
+  } else if (verb == "forget") {
+    MOMENTA_RETURN_IF_ERROR(need(1));
+    if (q.at) return bad("forget: takes no 'at'");
+    q.site = w[i + 1];
+    q.kind = Query::Kind::kForget;
   } else {
     return bad("unknown query '" + verb.substr(0, 64) + "' (try 'help')");
   }

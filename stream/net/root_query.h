@@ -3,13 +3,17 @@
 //
 //   [at T [wait MS]] count | item J | frequent PHI | quantile PHI | items
 //                    | sites | stats | help     [json]
+//   forget SITE      [json]
 //
 // An answer is text lines (or one JSON object with `json`) followed by an
 // empty line. Every answer about the data states as_of (the time it is valid
 // for) and the sites it covers. `at T` holds the answer until every site the
 // root holds live has reached T and none is resynchronising (the root's
 // event loop parks it; after `wait` ms, 10 s by default, it answers with an
-// error naming the sites still behind). Stale sites do not hold it back. Errors read "error: <what>" ({"error": "..."} in JSON).
+// error naming the sites still behind). Stale and finished sites do not hold
+// it back. `forget SITE` drops a stale or finished site from the root (it is
+// listed no more; a site of that name that connects later starts afresh).
+// Errors read "error: <what>" ({"error": "..."} in JSON).
 #pragma once
 
 #include <cstdint>
@@ -22,10 +26,11 @@
 namespace momenta {
 
 struct Query {
-  enum class Kind { kCount, kItem, kFrequent, kQuantile, kItems, kSites, kStats, kHelp };
+  enum class Kind { kCount, kItem, kFrequent, kQuantile, kItems, kSites, kStats, kHelp, kForget };
   Kind kind = Kind::kCount;
   int64_t item = 0;
   double phi = 0;
+  std::string site;  // kForget
   std::optional<int64_t> at;
   int64_t wait_ms = 10000;
   bool json = false;

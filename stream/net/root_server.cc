@@ -60,7 +60,7 @@ struct Conn {
 }  // namespace
 
 struct RootServer::Impl {
-  explicit Impl(const RootServerOptions& o) : options(o), state(o.params, o.max_sites) {}
+  explicit Impl(const RootServerOptions& o) : options(o), state(o.params, o.max_sites, o.max_held) {}
 
   RootServerOptions options;
   Socket listener;
@@ -303,6 +303,14 @@ struct RootServer::Impl {
         c.park_deadline = Clock::now() + std::chrono::milliseconds(q->wait_ms);
         return;
       }
+      if (q->kind == Query::Kind::kForget) {
+        changed = true;  // `at` queries may be waiting on nothing now
+        // A finished site may still be connected (heartbeating): it goes too.
+        for (auto& o : conns)
+          if (o->slot >= 0 && !o->dead && state.slots()[static_cast<size_t>(o->slot)].name == q->site &&
+              state.slots()[static_cast<size_t>(o->slot)].state == SiteSlot::State::kFinished)
+            Close(*o, "forgotten by a query");
+      }
       Queue(c, AnswerQuery(state, *q));
     }
   }
@@ -362,6 +370,11 @@ struct RootServer::Impl {
 
   void Timers() {
     const auto now = Clock::now();
+    if (options.forget_after.count() > 0)
+      for (const std::string& name : state.ForgetStale(now, options.forget_after)) {
+        Log("forgot site " + name + ": stale for more than " + std::to_string(options.forget_after.count()) + " ms");
+        changed = true;
+      }
     for (auto& cp : conns) {
       Conn& c = *cp;
       if (c.dead) continue;

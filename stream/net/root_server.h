@@ -27,7 +27,8 @@
 // max_pending times ~1 KiB plus the sites' connections times 2 max_payload
 // (string growth; a buffer grown for a large frame is released when it is
 // consumed), plus max_output per peer and O(1/eps) per site (~2 KB for an
-// idle one, bench/README.md). The root keeps nothing on disk: when it restarts, sites
+// idle one, bench/README.md) plus up to max_held messages for a site ahead
+// of the others (root_state.h). The root keeps nothing on disk: when it restarts, sites
 // reconnect and resend their state.
 #pragma once
 
@@ -56,6 +57,11 @@ struct RootServerOptions {
   size_t max_pending = 64;       // connections before their kind is known or their handshake done
   size_t max_queries = 64;       // query connections
   size_t max_sites = 4096;
+  // Messages one site may have stamped past the others' time (as_of) before
+  // it is answered for as ahead (root_state.h): ~100 bytes each.
+  size_t max_held = size_t{1} << 16;
+  // A site stale this long is forgotten (listed no more); 0: never.
+  std::chrono::milliseconds forget_after{0};
   size_t max_output = 8u << 20;  // bytes queued for one peer before it counts as not reading
   std::chrono::milliseconds handshake_timeout{5000};
   std::chrono::milliseconds site_idle_timeout{30000};

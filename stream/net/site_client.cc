@@ -104,9 +104,10 @@ Status SiteClient::TryConnect() {
   ++connections_;
   sent_clock_.reset();
   // The whole state first: it replaces what the root held for this site.
-  const int64_t at = quiet_ ? -kMaxTime : clock_.value_or(-kMaxTime);
-  const auto snapshot = quiet_ ? std::vector<Message>{} : mirror_->Snapshot(at);
+  const int64_t at = quiet_ ? -kMaxTime : finished_ ? last_time_ : clock_.value_or(-kMaxTime);
+  const auto snapshot = quiet_ ? std::vector<Message>{} : finished_ ? final_snapshot_ : mirror_->Snapshot(at);
   if (!Send(FrameType::kSnapshot, at, snapshot)) return Status::IOError(peer, "lost while sending the snapshot: " + lost_reason_);
+  if (finished_ && !quiet_ && !SendFinal(drain_)) return Status::IOError(peer, "lost while sending FINAL: " + lost_reason_);
   Log(std::string(connections_ == 1 ? "connected to " : "reconnected to ") + options_.root.ToString() + ", " +
       w->params.ToString() + (connections_ == 1 ? "" : "; state resent (" + std::to_string(snapshot.size()) +
                                                            " messages)"));
@@ -195,8 +196,13 @@ void SiteClient::CheckIncoming() {
   }
 }
 
+bool SiteClient::SendFinal(const std::vector<Message>& drain) {
+  return Send(FrameType::kFinal, clock_.value_or(-kMaxTime), drain);
+}
+
 bool SiteClient::Send(FrameType type, int64_t clock, const std::vector<Message>& messages) {
-  const std::string frame = frames_out_.Encode(type, EncodeBatch(clock, messages));
+  const std::string frame = frames_out_.Encode(
+      type, type == FrameType::kFinal ? EncodeFinal(last_time_, clock, messages) : EncodeBatch(clock, messages));
   Status st = SendAll(sock_.fd(), frame, options_.io_timeout, "root " + options_.root.ToString(), options_.cancel_fd);
   if (!st.ok()) {
     Disconnect(st.ToString());
@@ -215,6 +221,10 @@ bool SiteClient::Send(FrameType type, int64_t clock, const std::vector<Message>&
 
 void SiteClient::Tick(int64_t t, const std::vector<Arrival>& arrivals) {
   messages_.clear();
+  // First every time before t at which a window changes with no arrivals
+  // (an expiry): the site's state at any time is then the one after its last
+  // tick at or before it, which is what the root answers for.
+  for (int64_t c = site_->NextChange(); c < t; c = site_->NextChange()) site_->Tick(c, {}, &messages_);
   site_->Tick(t, arrivals, &messages_);
   for (const Message& m : messages_) {
     [[maybe_unused]] Status st = mirror_->Apply(m);
@@ -225,11 +235,37 @@ void SiteClient::Tick(int64_t t, const std::vector<Arrival>& arrivals) {
   if (!messages_.empty() && !quiet_) Send(FrameType::kBatch, t, messages_);
 }
 
+void SiteClient::Finish() {
+  if (finished_) return;
+  finished_ = true;
+  last_time_ = clock_.value_or(-kMaxTime);
+  final_snapshot_ = mirror_->Snapshot(last_time_);
+  std::vector<Message>& drain = drain_;
+  if (clock_) {
+    for (int64_t t = site_->NextChange(); t < kMaxTime; t = site_->NextChange()) {
+      messages_.clear();
+      site_->Tick(t, {}, &messages_);
+      for (const Message& m : messages_) {
+        [[maybe_unused]] Status st = mirror_->Apply(m);
+      }
+      drain.insert(drain.end(), messages_.begin(), messages_.end());
+      clock_ = t;
+    }
+  }
+  CheckIncoming();
+  if (!connected()) return MaybeReconnect();  // the reconnection sends FINAL
+  if (!quiet_) SendFinal(drain);
+}
+
 void SiteClient::SetQuiet(bool quiet) {
   const bool was = std::exchange(quiet_, quiet);
   if (!was || quiet || !connected()) return;
   const int64_t at = clock_.value_or(-kMaxTime);
   sent_clock_.reset();
+  if (finished_) {
+    if (Send(FrameType::kSnapshot, last_time_, final_snapshot_)) SendFinal(drain_);
+    return;
+  }
   (void)Send(FrameType::kSnapshot, at, mirror_->Snapshot(at));
 }
 

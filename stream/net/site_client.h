@@ -64,8 +64,10 @@ class SiteClient {
   // Drops the connection as a network fault would (tests).
   void Disconnect(const std::string& why);
 
-  // Runs tick t (site.h: expiry, then `arrivals`) and sends its messages;
-  // when disconnected, reconnects if the backoff allows.
+  // Runs tick t (site.h: expiry, then `arrivals`) and sends its messages,
+  // after those of every earlier time at which an expiry changes a window
+  // (Site::NextChange), in one frame: the root then knows the site's state
+  // at every time up to t. When disconnected, reconnects if the backoff allows.
   // REQUIRES: parameters known (a successful ConnectWithin); t >= last tick
   void Tick(int64_t t, const std::vector<Arrival>& arrivals);
   // Tells the root the clock when the last frame did not (a clock-only frame).
@@ -73,6 +75,17 @@ class SiteClient {
   // Re-sends the clock even when the root has it: keeps an idle site from
   // being timed out. Also retries a lost connection when due.
   void Heartbeat();
+
+  // The input has ended (nothing more will arrive): drains the windows --
+  // ticks at each time a synopsis changes (Site::NextChange) until all are
+  // empty -- and sends the drain in a FINAL frame (wire_batch.h), so the root
+  // knows the site's state at every later time and keeps it. Afterwards
+  // Flush and Heartbeat send the clock only, and a reconnection sends the
+  // snapshot of the last time and the same FINAL again (a restarted root
+  // gets the site's state at every time from its last one on).
+  // REQUIRES: parameters known; no Tick after it
+  void Finish();
+  bool finished() const { return finished_; }
 
   bool connected() const { return sock_.valid(); }
   // While quiet, Tick runs the rules and keeps the state but sends nothing,
@@ -97,6 +110,7 @@ class SiteClient {
   Status TryConnect();
   void MaybeReconnect();
   bool Send(FrameType type, int64_t clock, const std::vector<Message>& messages);
+  bool SendFinal(const std::vector<Message>& drain);
   // Reads what the root sent (it only ever sends REJECT before closing).
   void CheckIncoming();
   void Log(const std::string& line);
@@ -110,6 +124,9 @@ class SiteClient {
   std::unique_ptr<SiteMirror> mirror_;
   std::optional<int64_t> clock_;
   bool quiet_ = false;  // see SetQuiet
+  bool finished_ = false;     // see Finish
+  int64_t last_time_ = 0;     // the clock when the input ended
+  std::vector<Message> final_snapshot_, drain_;  // resent on each reconnection once finished
   std::optional<int64_t> sent_clock_;  // the clock of the last frame sent on this connection
   std::vector<Message> messages_;
   std::chrono::steady_clock::time_point next_attempt_{};

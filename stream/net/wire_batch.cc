@@ -17,8 +17,10 @@ std::string EncodeBatch(int64_t clock, const std::vector<Message>& messages) {
   return out.Take();
 }
 
-Result<Batch> DecodeBatch(std::string_view payload) {
-  ByteReader in(payload, "batch");
+namespace {
+
+// The BATCH payload from `in`'s position to its end.
+Result<Batch> ReadBatch(ByteReader& in) {
   Batch b;
   uint64_t n = 0;
   MOMENTA_RETURN_IF_ERROR(in.Signed(&b.clock));
@@ -37,6 +39,30 @@ Result<Batch> DecodeBatch(std::string_view payload) {
   }
   MOMENTA_RETURN_IF_ERROR(in.Finish());
   return b;
+}
+
+}  // namespace
+
+Result<Batch> DecodeBatch(std::string_view payload) {
+  ByteReader in(payload, "batch");
+  return ReadBatch(in);
+}
+
+std::string EncodeFinal(int64_t last_time, int64_t clock, const std::vector<Message>& messages) {
+  ByteWriter out;
+  out.Signed(last_time);
+  return out.Take() + EncodeBatch(clock, messages);
+}
+
+Result<FinalBatch> DecodeFinal(std::string_view payload) {
+  ByteReader in(payload, "final");
+  FinalBatch f;
+  MOMENTA_RETURN_IF_ERROR(in.Signed(&f.last_time));
+  auto b = ReadBatch(in);
+  if (!b.ok()) return b.status();
+  if (f.last_time < -kMaxTime || f.last_time > b->clock) return in.Bad("last time after the frame's clock");
+  f.batch = std::move(*b);
+  return f;
 }
 
 }  // namespace momenta

@@ -47,8 +47,9 @@ enum class FrameType : uint8_t {
   kReject = 3,    // root -> site: why the connection closes
   kSnapshot = 4,  // site -> root: the site's whole state, replacing the root's
   kBatch = 5,     // site -> root: the site's clock and the messages since
+  kFinal = 6,     // site -> root (protocol 3): its input ended; the drain, then nothing more
 };
-inline constexpr uint8_t kMaxFrameType = 5;
+inline constexpr uint8_t kMaxFrameType = 6;
 
 struct Frame {
   FrameType type = FrameType::kBatch;

@@ -33,7 +33,7 @@ class WireMeter {
   const TrafficCounts& window() const { return window_sum_; }
 
  private:
-  const int64_t window_;
+  int64_t window_;
   TrafficCounts total_;
   TrafficCounts snapshots_;
   TrafficCounts window_sum_;  // the sum of slices_

@@ -1,5 +1,7 @@
 #include "stream/protocol/site.h"
 
+#include <algorithm>
+
 namespace momenta {
 
 Result<std::unique_ptr<Site>> Site::Create(uint32_t id, const SiteOptions& o) {
@@ -69,6 +71,15 @@ void Site::Tick(int64_t t, const std::vector<Arrival>& arrivals, std::vector<Mes
   if (ac_) ac_->Check(*items_, id_, t, out);
   if (drift_) drift_->Check(*drift_q_, *drift_count_, accepted, id_, t, out);
   if (summary_) summary_->Check(*summary_q_, accepted, id_, t, out);
+}
+
+int64_t Site::NextChange() const {
+  int64_t next = kMaxTime;
+  if (bc_count_) next = std::min(next, bc_count_->NextChange());
+  if (items_) next = std::min(next, items_->NextChange());
+  if (drift_q_) next = std::min({next, drift_q_->NextChange(), drift_count_->NextChange()});
+  if (summary_q_) next = std::min(next, summary_q_->NextChange());
+  return next;
 }
 
 size_t Site::MemoryBytes() const {

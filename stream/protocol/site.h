@@ -58,6 +58,12 @@ class Site {
   // REQUIRES: t >= the previous tick
   void Tick(int64_t t, const std::vector<Arrival>& arrivals, std::vector<Message>* out);
 
+  // The first tick after the last one at which Tick(t, {}) could send
+  // anything: when a synopsis next changes with no arrivals; kMaxTime once
+  // every window is empty. A site whose input ended drains its windows by
+  // ticking only at these times (SiteClient::Finish).
+  int64_t NextChange() const;
+
   uint32_t id() const { return id_; }
   uint64_t dropped() const { return dropped_; }
   size_t MemoryBytes() const;

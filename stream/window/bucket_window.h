@@ -210,6 +210,20 @@ class BucketWindow {
     settled_n_since_compact_ = 0;
   }
 
+  // The first clock after now() at which AdvanceTo would change anything
+  // (a bucket settles, starts to straddle the edge or expires), or kMaxTime
+  // when no bucket is left: between now() and it, with no arrivals, every
+  // estimate stays as it is. (A site whose input ended ticks only at these.)
+  int64_t NextChange() const {
+    int64_t next = kMaxTime;
+    if (!unsettled_.empty()) next = std::min(next, unsettled_.front().max_ts + spec_.tardiness + 1);
+    if (!settled_.empty()) {
+      const Bucket& b = settled_.front();
+      next = std::min(next, (straddle_ ? b.max_ts : b.min_ts) + spec_.window);
+    }
+    return std::max(next, now_ + 1);
+  }
+
   // Items in full buckets, and the sum of their payload errors.
   uint64_t full_n() const { return full_n_; }
   double full_err() const { return full_err_; }

@@ -126,6 +126,8 @@ class ItemCounts {
   bool DrainTouched(std::vector<int64_t>* grew, std::vector<int64_t>* fell);
 
   int64_t now() const { return w_.now(); }
+  // When the estimates next change with no arrivals (BucketWindow::NextChange).
+  int64_t NextChange() const { return w_.NextChange(); }
   double item_eps() const { return item_eps_; }
   size_t counters_per_bucket() const { return m_; }
   const WindowSpec& spec() const { return w_.spec(); }

@@ -91,6 +91,8 @@ class WindowQuantiles {
   RankSnapshot Snapshot() const;
 
   int64_t now() const { return w_.now(); }
+  // When the estimates next change with no arrivals (BucketWindow::NextChange).
+  int64_t NextChange() const { return w_.NextChange(); }
   double eps() const { return eps_; }
   const WindowSpec& spec() const { return w_.spec(); }
   uint64_t dropped() const { return dropped_; }

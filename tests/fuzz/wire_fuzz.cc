@@ -203,7 +203,8 @@ void CheckState(RootState& st, uint32_t slot) {
     FUZZ_CHECK(st.ItemCount(e.item) == e.count && e.count > 0, "a frequent item that is no item");
   if (auto as_of = st.AsOf())
     for (const SiteSlot& s : st.slots())
-      if (s.state == SiteSlot::State::kLive) FUZZ_CHECK(s.has_clock && *as_of <= s.clock, "as_of after a clock");
+      if (s.in_root && s.state == SiteSlot::State::kLive)
+        FUZZ_CHECK(s.has_clock && s.base <= *as_of && *as_of <= s.clock, "covered, yet as_of outside its times");
 }
 
 struct Answers {

@@ -10,6 +10,8 @@
 //   golden_wire_site_frames_v2.bin   GoldenSiteFrames(): what a site sends on a
 //                                    connection (HELLO, SNAPSHOT, BATCH, BATCH)
 //   golden_wire_root_frames_v2.bin   GoldenRootFrames(): WELCOME, REJECT (final)
+//   golden_wire_final_frames_v3.bin  GoldenFinalFrames(): a protocol-3 site whose input
+//                                    ended (HELLO v3, SNAPSHOT, FINAL)
 //
 // The wire's frames are v2 (wire_frame.h: 20-byte header with a sequence and
 // the header's own crc); a v1 frame is refused by version, so no v1 frame
@@ -166,12 +168,24 @@ std::string EncodeGoldenMessages() {
 constexpr int64_t kGoldenClock = int64_t{1} << 46;  // at or after every golden message's tick
 const MonitorParams kGoldenParams{0.01, {60000, 5}};
 
+// A protocol-2 site's frames (its HELLO says version 2).
 std::string GoldenSiteFrames() {
   FrameWriter w;
-  std::string out = w.Encode(FrameType::kHello, EncodeHello({kProtocolVersion, "east-1", "tok", kGoldenParams}));
+  std::string out = w.Encode(FrameType::kHello, EncodeHello({2, "east-1", "tok", kGoldenParams}));
   out += w.Encode(FrameType::kSnapshot, EncodeBatch(kGoldenClock, GoldenMessages()));
   out += w.Encode(FrameType::kBatch, EncodeBatch(kGoldenClock, {GoldenMessages()[0]}));
   out += w.Encode(FrameType::kBatch, EncodeBatch(kGoldenClock + 1, {}));
+  return out;
+}
+
+// A protocol-3 site whose input ended: HELLO (version 3), SNAPSHOT, FINAL
+// (last time kGoldenClock, drained through kGoldenClock + 60000 with the
+// golden messages' first one).
+std::string GoldenFinalFrames() {
+  FrameWriter w;
+  std::string out = w.Encode(FrameType::kHello, EncodeHello({3, "east-1", "tok", kGoldenParams}));
+  out += w.Encode(FrameType::kSnapshot, EncodeBatch(kGoldenClock, GoldenMessages()));
+  out += w.Encode(FrameType::kFinal, EncodeFinal(kGoldenClock, kGoldenClock + 60000, {GoldenMessages()[0]}));
   return out;
 }
 
@@ -193,6 +207,7 @@ bool WriteFixturesIfAsked() {
   testing::WriteFileBytes(d + "/golden_window_quantiles_v1.bin", GoldenWindowQuantiles().Encode());
   testing::WriteFileBytes(d + "/golden_wire_site_frames_v2.bin", GoldenSiteFrames());
   testing::WriteFileBytes(d + "/golden_wire_root_frames_v2.bin", GoldenRootFrames());
+  testing::WriteFileBytes(d + "/golden_wire_final_frames_v3.bin", GoldenFinalFrames());
   return true;
 }
 
@@ -271,6 +286,28 @@ TEST(StreamGoldenTest, WireFramesVersionTwo) {
   ASSERT_OK(reject);
   EXPECT_EQ(reject->reason, "wrong token");
   EXPECT_TRUE(reject->final);
+}
+
+// Protocol 3 adds FINAL; its HELLO says 3. Frames keep the v2 layout.
+TEST(StreamGoldenTest, WireFinalVersionThree) {
+  const std::string bytes = ReadFileBytes(DataFile("golden_wire_final_frames_v3.bin"));
+  EXPECT_TRUE(GoldenFinalFrames() == bytes) << "today's frames differ from protocol 3";
+  const std::vector<Frame> s = ReadFrames(bytes);
+  ASSERT_EQ(s.size(), 3u);
+  auto hello = DecodeHello(s[0].payload);
+  ASSERT_OK(hello);
+  EXPECT_EQ(hello->version, 3u);
+  EXPECT_EQ(s[2].type, FrameType::kFinal);
+  EXPECT_EQ(s[2].sequence, 2u);
+  auto fin = DecodeFinal(s[2].payload);
+  ASSERT_OK(fin);
+  EXPECT_EQ(fin->last_time, kGoldenClock);
+  EXPECT_EQ(fin->batch.clock, kGoldenClock + 60000);
+  EXPECT_EQ(fin->batch.messages, std::vector<Message>{GoldenMessages()[0]});
+  // A protocol-2 HELLO is still taken.
+  auto old = DecodeHello(ReadFrames(ReadFileBytes(DataFile("golden_wire_site_frames_v2.bin")))[0].payload);
+  ASSERT_OK(old);
+  EXPECT_EQ(old->version, 2u);
 }
 
 TEST(StreamGoldenTest, WindowCountVersionOne) {

@@ -1,6 +1,7 @@
 // momenta root / site / ask as processes on loopback: answers with as_of and
 // coverage, the root killed (SIGKILL) and restarted on its port while sites
-// reconnect and resend their state, a killed site shown stale, the token,
+// reconnect and resend their state, finished and stale sites, sites at
+// different times (one answer time, as_of), forgetting sites, the token,
 // and clear errors for bad input.
 #include <gtest/gtest.h>
 
@@ -86,13 +87,82 @@ TEST(NetCliTest, RootSitesAskAndRestarts) {
       << root->Err() << a.Err();
   EXPECT_TRUE(a.WaitErr("state resent", 5000)) << a.Err();  // logged after sending: the root may answer first
 
-  // A site dies: stale, out of the answers.
+  // Both inputs ended: the sites are finished, and one that dies then
+  // stays so, its final state kept (a site that dies live is stale:
+  // LogSiteRestartsFromItsLog, SkewedSitesAnswerForOneTime).
   a.Kill(SIGKILL);
-  EXPECT_TRUE(AskUntil(addr, {"sites"}, "a stale", 5000));
+  a.Wait(5000);
+  EXPECT_TRUE(AskUntil(addr, {"sites"}, "a finished", 5000));
   r = RunCli({"ask", addr, "count"});
-  EXPECT_EQ(r.out, "as_of=50 sites=1/2 not_covered=a count=50\n");
+  EXPECT_EQ(r.out, "as_of=50 sites=2/2 count=150\n");
   root->Kill(SIGTERM);
   EXPECT_EQ(root->Wait(5000), 143) << root->Err();
+}
+
+// Two sites at different times (the README's monitor): A stamps 1000, 2000,
+// 3000 (item 1), B 1000 ... 10000 (item 2, ten a stamp), W = 1 min, eps =
+// 0.01. While A is at 3000 every answer is for (3000 - W, 3000]: 33 items,
+// 30 of item 2 (the root summed B's whole stream: 103 and 100). B's input
+// ends (--once): it is finished, kept and counted; a site with no clock yet
+// is named, not mixed in; once A ends too the answers move to 10000; a
+// finished site can be forgotten, a stale one is forgotten after
+// --forget-after.
+TEST(NetCliTest, SkewedSitesAnswerForOneTime) {
+  ScratchDir dir;
+  std::string b;
+  for (int t = 1000; t <= 10000; t += 1000)
+    for (int i = 0; i < 10; ++i) b += std::to_string(t) + " 2\n";
+  WriteFileBytes(dir.File("b.txt"), b);
+  Background root({"root", "--listen", "127.0.0.1:0", "--port-file", dir.File("port"), "--eps", "0.01", "--window",
+                   "1m", "--forget-after", "300ms"},
+                  dir.path(), "root");
+  const uint16_t port = WaitPortFile(dir.File("port"), 5000);
+  ASSERT_NE(port, 0) << root.Err();
+  const std::string addr = "127.0.0.1:" + std::to_string(port);
+  Background a({"site", "--root", addr, "--id", "A", "--input", "-", "--heartbeat", "100ms"}, dir.path(), "A",
+               /*stdin_pipe=*/true);
+  ASSERT_TRUE(a.WriteStdin("1000 1\n2000 1\n3000 1\n3001\n"));  // a bare time: 3000 is complete
+  ASSERT_TRUE(AskUntil(addr, {"count", "--at", "3000"}, "as_of=3000 sites=1/1 count=3\n", 5000)) << a.Err();
+  Background bs({"site", "--root", addr, "--id", "B", "--input", dir.File("b.txt"), "--once"}, dir.path(), "B");
+  EXPECT_EQ(bs.Wait(10000), 0) << bs.Err();
+  auto r = RunCli({"ask", addr, "count", "--at", "3000"});
+  EXPECT_EQ(r.out, "as_of=3000 sites=2/2 count=33\n") << r.err << root.Err();
+  r = RunCli({"ask", addr, "item", "2"});
+  EXPECT_EQ(r.out, "as_of=3000 sites=2/2 item=2 count=30\n") << r.err;
+  EXPECT_TRUE(AskUntil(addr, {"sites"}, "\nB finished clock=", 2000));
+  r = RunCli({"ask", addr, "sites"});
+  EXPECT_NE(r.out.find(" last_time=10000"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\nA live clock=3000"), std::string::npos) << r.out;
+
+  // A site with no clock yet: named, not mixed in; `--at` waits for it.
+  Background c({"site", "--root", addr, "--id", "C", "--input", "-", "--heartbeat", "100ms"}, dir.path(), "C",
+               /*stdin_pipe=*/true);
+  ASSERT_TRUE(AskUntil(addr, {"count"}, "as_of=3000 sites=2/3 not_covered=C count=33\n", 5000)) << root.Err();
+  r = RunCli({"ask", addr, "count", "--at", "3000", "--wait", "300"});
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.err.find("C(live)"), std::string::npos) << r.err;
+  // It dies: stale, then forgotten after --forget-after.
+  c.Kill(SIGKILL);
+  c.Wait(5000);
+  EXPECT_TRUE(AskUntil(addr, {"count"}, "as_of=3000 sites=2/2 count=33\n", 5000)) << root.Err();
+  EXPECT_TRUE(root.WaitErr("forgot site C", 5000)) << root.Err();
+
+  // A's input ends: every site finished, the answers move to 10000.
+  a.CloseStdin();
+  EXPECT_TRUE(AskUntil(addr, {"count", "--at", "10000"}, "as_of=10000 sites=2/2 count=103\n", 5000)) << root.Err();
+  r = RunCli({"ask", addr, "item", "1"});
+  EXPECT_EQ(r.out, "as_of=10000 sites=2/2 item=1 count=3\n");
+  EXPECT_EQ(a.Wait(200), -1) << "without --once the site stays: " << a.Err();
+  a.Kill(SIGKILL);  // (else it reconnects and is back)
+  a.Wait(5000);
+  EXPECT_TRUE(AskUntil(addr, {"sites"}, "\nA finished", 5000));
+  r = RunCli({"ask", addr, "forget", "A"});
+  EXPECT_EQ(r.out, "forgot A\n") << r.err;
+  r = RunCli({"ask", addr, "count"});
+  EXPECT_EQ(r.out, "as_of=10000 sites=1/1 count=100\n");
+  r = RunCli({"ask", addr, "forget", "nobody"});
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.err.find("no site named 'nobody'"), std::string::npos) << r.err;
 }
 
 // A site tailing an array's update log, killed and started again: it
