@@ -9,7 +9,9 @@
 #include <memory>
 
 #include "storage/sidecar.h"
+#include "stream/drive/log_follow.h"
 #include "stream/drive/log_source.h"
+#include "stream/drive/log_wait.h"
 #include "stream/drive/text_source.h"
 #include "stream/drive/window_driver.h"
 #include "stream/window/item_mapping.h"
@@ -81,19 +83,30 @@ int RunWindow(const WindowArgs& a) {
   if (!phis.ok()) return UsageFail(phis.status().ToString());
   auto summarizer = Summarizer::Create({*window, *tardiness}, a.eps);
   if (!summarizer.ok()) return UsageFail(summarizer.status().ToString());
-  const bool live = a.clock == "wall" || a.follow;
-  if (live && every == 0) every = 1000;
+  // A followed log runs on its own clock unless --clock wall is asked for.
+  const bool wall = a.clock == "wall";
+  const bool live = wall || a.follow;
+  if (wall && !a.log.empty() && *tardiness == 0)
+    return UsageFail("--clock wall on an update log drops every record at --tardiness 0 (each is read after it "
+                     "is stamped): set --tardiness (e.g. 1s), or leave --clock at data to follow the log's own time");
+  if (wall && every == 0) every = 1000;
 
   InstallStopSignals();
   const StopToken stop = SignalStopToken();
   std::unique_ptr<ItemSource> source;
   LogSource* log = nullptr;
   if (!a.input.empty()) {
-    auto opened = TextSource::Open(a.input, *mapping, live ? OneWord::kItemNow : OneWord::kRefused, stop);
+    auto opened = TextSource::Open(a.input, *mapping, wall ? OneWord::kItemNow : OneWord::kRefused, stop);
     if (!opened.ok()) return Fail(opened.status());
     source = std::move(*opened);
   } else {
-    auto opened = LogSource::Open(SidecarPath(a.log, a.sidecar) + "/log", *mapping, a.follow, stop, PrintNotice);
+    std::string log_dir = SidecarPath(a.log, a.sidecar) + "/log";
+    if (a.follow) {  // a monitor may start before the data: wait for the log
+      auto found = WaitForLogDir(a.log, a.sidecar, stop, PrintNotice);
+      if (!found.ok()) return StopRequested() ? StopExitCode() : Fail(found.status());
+      log_dir = *found;
+    }
+    auto opened = LogSource::Open(log_dir, *mapping, a.follow, stop, PrintNotice);
     if (!opened.ok()) return Fail(opened.status());
     log = opened->get();
     source = std::move(*opened);
@@ -102,8 +115,15 @@ int RunWindow(const WindowArgs& a) {
     PrintReport(s.Report(a.top, *phis), a.json);
     if (live) std::fflush(stdout);
   };
-  const Status st = live ? RunWallClock(*source, *summarizer, every, /*end_with_input=*/log == nullptr, report, stop)
-                         : RunDataClock(*source, *summarizer, every, report, stop);
+  Status st;
+  if (wall) {
+    if (log != nullptr) st = CatchUpOnLog(*log, *summarizer, stop, PrintNotice);
+    if (st.ok()) st = RunWallClock(*source, *summarizer, every, /*end_with_input=*/log == nullptr, report, stop);
+  } else if (a.follow) {
+    st = RunLogClock(*log, *summarizer, every, report, stop, PrintNotice);
+  } else {
+    st = RunDataClock(*source, *summarizer, every, report, stop);
+  }
   const int rc = st.ok() ? kExitOk : Fail(st);
   if (log && log->skipped() > 0)
     PrintNotice(std::to_string(log->skipped()) + " update(s) with a value off the grid (NaN) skipped");
@@ -127,19 +147,21 @@ void RegisterWindowCommand(CLI::App& app, Command* run) {
       ->capture_default_str();
   sub->add_option("--item", a->item, "the item: index, index/G (regions of G elements) or value/G (grid of width G)")
       ->capture_default_str();
-  sub->add_option("--every", a->every, "report every T time units instead of at each tick (live: default 1s)");
+  sub->add_option("--every", a->every, "report every T time units instead of at each tick (--clock wall: default 1s)");
   NonNegative(sub->add_option("--top", a->top, "how many top items to print"))->capture_default_str();
   sub->add_option("--quantiles", a->quantiles, "comma-separated fractions to print quantiles for")
       ->capture_default_str();
-  sub->add_option("--clock", a->clock, "data: the input's own timestamps; wall: live, the wall clock in ms")
+  sub->add_option("--clock", a->clock, "data: the input's own timestamps (a followed log: its records' times); wall: live, the wall clock in ms")
       ->check(CLI::IsMember({"data", "wall"}))
       ->capture_default_str();
-  sub->add_flag("--follow", a->follow, "with --log: keep reading new records, on the wall clock");
+  sub->add_flag("--follow", a->follow, "with --log: keep reading new records (waits for the log to appear), on the log's own time");
   sub->add_flag("--json", a->json, "one JSON object per report (NDJSON)");
   sub->footer(
       "Examples:\n"
       "  momenta window --log big.npy --window 1h --eps 0.01 --item index/1000000 --every 1m\n"
       "  tail -f events.txt | momenta window --input - --clock wall --window 60s --eps 0.01 --json\n"
+      "  momenta window --log live.npy --follow --window 1m --eps 0.01   # each update counted once logged\n"
+      "Durations are in the input's time units, read as milliseconds: 250ms, 10s, 5m, 2h, 1d.\n"
       "Ctrl-C (SIGINT) or SIGTERM stops it within a second, also while it waits on a pipe: the reports\n"
       "so far stand, the last one is the state when stopped, and it exits 130 (SIGINT) or 143 (SIGTERM).");
   sub->callback([a, run] { *run = [a] { return RunWindow(*a); }; });
