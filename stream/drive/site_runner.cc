@@ -83,6 +83,7 @@ class SiteLoop {
   std::optional<int64_t> quiet_until_;          // catching up: nothing reported before it
   bool wall_catch_up_ = false;                  // wall clock on a log: reading the window's records first
   bool ended_ = false;                          // the source is over
+  bool read_item_ = false;                      // the last Read gave an item
   int64_t next_tick_ = WallMillis();            // wall clock: when the protocol runs next
 };
 
@@ -118,14 +119,19 @@ void SiteLoop::RunThrough(int64_t upto, bool to_clock) {
 }
 
 Result<ItemSource::Got> SiteLoop::Read(TimedItem* x) {
-  const auto wait = o_.wall ? std::chrono::milliseconds(std::max<int64_t>(0, next_tick_ - WallMillis()))
-                            : (ended_ ? o_.heartbeat : std::chrono::milliseconds(50));
+  // A log that just gave a record is asked again without waiting: the moment
+  // it has none, what was read is complete and goes out (not 50 ms later).
+  const auto data_wait = ended_ ? o_.heartbeat
+                         : log_ != nullptr && read_item_ ? std::chrono::milliseconds(0)
+                                                          : std::chrono::milliseconds(50);
+  const auto wait = o_.wall ? std::chrono::milliseconds(std::max<int64_t>(0, next_tick_ - WallMillis())) : data_wait;
   if (ended_) {
     stop_.SleepUnlessStopped(wait);
     return ItemSource::Got::kNothing;
   }
   auto got = source_.Next(x, wait);
   if (got.ok() && *got == ItemSource::Got::kEnd) ended_ = true;
+  read_item_ = got.ok() && *got == ItemSource::Got::kItem;
   return got;
 }
 

@@ -65,7 +65,9 @@ Result<ItemSource::Got> TextSource::Next(TimedItem* out, std::chrono::millisecon
     if (!got.ok()) return got.status();
     if (*got == LineBuffer::Got::kEnd) return Got::kEnd;
     if (*got == LineBuffer::Got::kNothing) return Got::kNothing;
-    if (line.find_first_not_of(" \t\r") == std::string_view::npos) continue;
+    // Blank lines and '#' comment lines (as in `query --ranges` files) carry nothing.
+    const size_t first = line.find_first_not_of(" \t\r");
+    if (first == std::string_view::npos || line[first] == '#') continue;
     if (const auto word = OneWordOf(line, one_word_)) {
       MOMENTA_RETURN_IF_ERROR(ParseOneWord(*word, out));
       return Got::kItem;
