@@ -54,6 +54,8 @@ int RunSite(const SiteArgs& a) {
   if (Status st = CheckSiteName(a.id); !st.ok()) return UsageFail("--id: " + st.ToString());
   auto mapping = ItemMapping::Parse(a.item, "--item");
   if (!mapping.ok()) return UsageFail(mapping.status().ToString());
+  if (mapping->kind() == ItemMapping::Kind::kName)
+    return UsageFail("--item name: a site does not send names to the root yet; count named items with momenta window");
   auto heartbeat = ParseDuration(a.heartbeat, "--heartbeat");
   if (!heartbeat.ok()) return UsageFail(heartbeat.status().ToString());
   auto tick = ParseDuration(a.tick, "--tick");

@@ -48,6 +48,7 @@ Status TextSource::ParseOneWord(std::string_view word, TimedItem* out) const {
       return Status::InvalidArgument(lines_.where(), message);
     }
     out->has_item = false;
+    out->name = std::string_view();
     return Status::OK();
   }
   auto it = mapping_.FromText(word);
@@ -55,6 +56,7 @@ Status TextSource::ParseOneWord(std::string_view word, TimedItem* out) const {
   out->ts = WallMillis();
   out->item = *it;
   out->has_item = true;
+  out->name = mapping_.kind() == ItemMapping::Kind::kName ? word : std::string_view();
   return Status::OK();
 }
 
@@ -72,8 +74,11 @@ Result<ItemSource::Got> TextSource::Next(TimedItem* out, std::chrono::millisecon
       MOMENTA_RETURN_IF_ERROR(ParseOneWord(*word, out));
       return Got::kItem;
     }
-    MOMENTA_RETURN_IF_ERROR(ParseTimedItem(line, mapping_, lines_.name(), lines_.line_number(), &out->ts, &out->item));
+    std::string_view text;
+    MOMENTA_RETURN_IF_ERROR(
+        ParseTimedItem(line, mapping_, lines_.name(), lines_.line_number(), &out->ts, &out->item, &text));
     out->has_item = true;
+    out->name = mapping_.kind() == ItemMapping::Kind::kName ? text : std::string_view();
     return Got::kItem;
   }
 }
