@@ -14,6 +14,7 @@ Each task runs through momenta._shard_tasks.call, which returns its value with t
 of a megabyte or more is scattered to the task's worker rather than put in the task graph."""
 
 import logging
+import math
 import os
 import sys
 import time as _time
@@ -26,6 +27,7 @@ from . import _shard_tasks as _tasks
 
 _POLL = 0.05  # seconds between looks at the cluster while tasks are pending
 _SCATTER_BYTES = 1 << 20  # an argument this big goes to its worker by scatter, not in the task graph
+_FRESH = 1.0  # seconds a look at the cluster's workers serves to place tasks
 _log = logging.getLogger("momenta.dask")
 
 
@@ -54,6 +56,7 @@ class Runner:
     def __init__(self, client):
         self.client = client
         self._seen = set()  # names (as text) and addresses of the workers seen in the cluster
+        self._recent = (None, -math.inf)  # (workers(), when): where to place tasks, for _FRESH seconds
 
     def workers(self):
         """The cluster's workers now: {address: (name, host)}; each is remembered as seen."""
@@ -61,6 +64,16 @@ class Runner:
         now = {addr: (w.get("name"), w.get("host")) for addr, w in info.items()}
         for addr, (name, _) in now.items():
             self._seen.update((addr, str(name)))
+        self._recent = (now, _time.monotonic())
+        return now
+
+    def _placing(self):
+        """The workers to place a run's tasks on: those of a look less than _FRESH seconds old
+        (a query costs no extra round trip to the scheduler), else a new look. A worker gone
+        since is noticed while its task is pending, as one that dies then."""
+        now, when = self._recent
+        if now is None or _time.monotonic() - when > _FRESH:
+            now = self.workers()
         return now
 
     @staticmethod
@@ -111,9 +124,13 @@ class Runner:
         """Submits call k on copy c of its shard, or the first copy after it whose worker is
         there; records it in `pending`. Raises ShardError when no copy is left."""
         shard, fn, args = calls[k]
+        looked = False
         for c in range(c, len(shard.copies)):
             copy = shard.copies[c]
             where = self.match(copy.worker, workers)
+            if where is None and not looked:  # placed from an older look: look again before giving up
+                workers, looked = self.workers(), True
+                where = self.match(copy.worker, workers)
             if where is None:
                 why = self.absent(copy.worker, workers)
                 continue
@@ -137,7 +154,7 @@ class Runner:
         on the "momenta.dask" logger."""
         from distributed import wait
         deadline = _time.monotonic() + timeout
-        workers = self.workers()
+        workers = self._placing()
         pending = {}  # call number -> (copy number, future, where it runs)
         for k in range(len(calls)):
             self._start(k, 0, calls, pending, workers, deadline)
