@@ -23,7 +23,7 @@ import json
 import math
 import os
 
-from ._errors import InvalidArgumentError, NotFoundError
+from ._errors import InvalidArgumentError, NotFoundError, os_error
 
 FORMAT = "momenta-sharded-array"
 VERSION = 1
@@ -147,7 +147,9 @@ def load_manifest(path):
             doc = json.load(f)
     except FileNotFoundError:
         raise NotFoundError(f"{path}: no such manifest") from None
-    except (OSError, UnicodeDecodeError) as e:
+    except OSError as e:  # a folder, a file this user may not read: the class Python gives it
+        raise os_error(e, path) from None
+    except UnicodeDecodeError as e:
         raise InvalidArgumentError(f"{path}: cannot read the manifest: {e}") from None
     except json.JSONDecodeError as e:
         raise InvalidArgumentError(f"{path}: not JSON: {e}") from None

@@ -16,6 +16,10 @@ few hundred bytes, never the elements) and the client merges them with the libra
 rule and derives the statistic, exactly as one array answers (momenta.summary_stat). A
 shard wholly inside the range is answered from its buffer's top: no element is read.
 
+Workers are named in placements and manifests by address, name or host, matched as Dask
+matches ``workers=`` (LocalCluster's integer names 0, 1 included: momenta._shard_runner); a
+copy naming no worker of the cluster is not waited for.
+
 Faults: a task whose worker dies (or has left the cluster) is rerun on the shard's next
 copy listed in the manifest (its replicas); with none left, or when no copy answers within
 `timeout` seconds, a ShardError names the shard and the worker. Nothing waits forever."""
@@ -446,12 +450,14 @@ def shard_create(src, manifest_path, shard_length, placement, client, *, order=2
     index (the last one shorter) — the path must be readable by the workers (a shared or
     local file system): each worker copies its shards' elements out of it and builds their
     buffers; or an ndarray (shipped to the workers: small data); or (shape, dtype) for an
-    empty (sparse, all-zero) sharded array. placement: [(worker, folder)], shard k goes to
-    placement[k % len], and with `replicas` = r its copies to the next r pairs round the list
-    (r < len(placement)). Every shard is written by the worker that will hold it, as
-    FOLDER/<manifest stem>.shardNNNNN.npy (replica j: .rJ.npy), with its own sidecar and log;
-    an existing file (or manifest) is never written over, and a create that fails removes the
-    shards it made. order: each shard's buffer order J."""
+    empty (sparse, all-zero) sharded array. placement: [(worker, folder)] — a worker of the
+    cluster by address, name (an int name too) or host, checked first ("no worker named X");
+    an absolute folder as that worker sees it — shard k goes to placement[k % len], and with
+    `replicas` = r its copies to the next r pairs round the list (r < len(placement)). Every
+    shard is written by the worker that will hold it, as FOLDER/<manifest stem>.shardNNNNN.npy
+    (replica j: .rJ.npy), with its own sidecar and log; an existing file (or manifest) is never
+    written over, and a create that fails removes the shards it made. order: each shard's
+    buffer order J. The workers' notices of the buffers built are logged ("momenta.dask")."""
     manifest_path = os.fsdecode(os.fspath(manifest_path))
     pairs = _placement(placement)
     shard_length = _count(shard_length, "shard_length", lo=1)

@@ -1,7 +1,9 @@
 """momenta.dask on a LocalCluster of three worker processes, each with its shards in a folder
 of its own: answers over ranges crossing shard boundaries against NumPy long-double scans,
 updates then queries, a worker killed mid-query with and without a replica, a manifest
-naming a missing shard, and the CLI's manifest read by ShardedArray."""
+naming a missing shard, and the CLI's manifest read by ShardedArray; workers named with
+integers (LocalCluster's) or missing, and the README's one-machine cluster of named workers.
+Every wait has a short timeout (WAIT): a regression fails, it does not hang."""
 
 import functools
 import json
@@ -150,6 +152,11 @@ def test_integer_shards_sum_exactly_and_take_nan_free_updates(client, seed, tmp_
     for _ in range(10):
         p, q = sorted(rng.integers(0, n + 1, 2).tolist())
         assert a.sum(p, q) == sum(int(v) for v in data[p:q])
+    # NumPy's functions give NumPy's answers: its int64 sum wraps (the method's is exact).
+    assert np.sum(a) == np.sum(data) and type(np.sum(a)) is np.int64 and a.sum() != np.sum(data)
+    assert np.mean(a) == pytest.approx(np.mean(data), rel=1e-15)
+    with pytest.raises(ValueError, match=r"np.max of a ShardedArray: an int64 max beyond 2\^53"):
+        np.max(a)  # the buffer's float64 cannot say which int64 it is, and the elements are on the workers
     with pytest.raises(ValueError, match="does not fit dtype i8"):
         a.update([3], [1.5])
     with pytest.raises(ValueError, match="does not fit dtype i8"):

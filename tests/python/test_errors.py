@@ -70,6 +70,11 @@ def test_classes_print_as_imported_and_match_python_by_errno():
         builtin = type(OSError(number, ""))
         assert issubclass(momenta._errors.os_error_class(number), (builtin, momenta.StorageError)), builtin
     assert momenta._errors.os_error_class(errno.ENOSPC) is momenta.StorageError
+    from momenta.dask import load_manifest  # errors raised in Python take the same classes
+    os.mkdir("m.json")
+    e = raises(momenta.IsDirectoryError, IsADirectoryError, "IO error: m.json: Is a directory", load_manifest, "m.json")
+    assert e.errno == errno.EISDIR
+    raises(momenta.NotFoundError, FileNotFoundError, "none.json: no such manifest", load_manifest, "none.json")
 
 
 def test_creating():
