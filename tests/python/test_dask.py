@@ -20,6 +20,7 @@ import momenta
 
 distributed = pytest.importorskip("distributed")
 import momenta.dask as md  # noqa: E402
+import momenta._shard_runner  # noqa: E402
 
 warnings.simplefilter("ignore", momenta.Notice)
 LD = np.longdouble
@@ -402,3 +403,19 @@ def test_a_manifest_naming_no_worker_of_the_cluster_fails_at_once(client, tmp_pa
         shard_create(np.arange(100.0), m, 50, placement(client, tmp_path), client)
     with pytest.raises(momenta.NotFoundError, match="none.npy"):
         shard_create(tmp_path / "none.npy", tmp_path / "o.json", 50, placement(client, tmp_path), client)
+
+
+def test_a_tasks_notices_come_back_with_its_value_and_are_reissued(tmp_path, caplog):
+    """What a worker's shard array says (a buffer built) is returned with the task's value, not
+    printed on the worker; a query re-issues it as a momenta.Notice, a create logs it."""
+    np.save(tmp_path / "n.npy", np.arange(10.0))
+    value, said = md._tasks.call(md._tasks.shard_info, str(tmp_path / "n.npy"))
+    md._tasks.shard_close(str(tmp_path / "n.npy"))
+    assert value["length"] == 10 and len(said) == 1 and "building the moment buffer of" in said[0], said
+    with pytest.warns(momenta.Notice, match="building the moment buffer of"):
+        momenta._shard_runner.Runner._say(said, forward=True)
+    caplog.set_level("INFO", logger="momenta.dask")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        momenta._shard_runner.Runner._say(said, forward=False)
+    assert [r.getMessage() for r in caplog.records] == said
