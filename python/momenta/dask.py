@@ -394,13 +394,20 @@ class ShardedArray:
         """A dask.array over the flat index, one chunk per shard: each a read-only
         numpy.memmap of the shard opened on its worker (nothing read or copied until a
         computation touches it, and computations on a chunk run where it is). Reshape to
-        `shape` with Dask when the shards split whole rows."""
+        `shape` with Dask when the shards split whole rows. Each chunk is on its shard's first
+        copy whose worker is in the cluster (a ShardError when none is)."""
         import dask.array as da
         from dask import delayed
         chunks = []
+        workers = self._runner.workers()
         for s in self._m.shards:
-            c = s.copies[0]
-            fut = self._client.submit(_tasks.shard_view, c.path, workers=[c.worker], allow_other_workers=False,
+            found = [(c, self._runner.match(c.worker, workers)) for c in s.copies]
+            found = [(c, where) for c, where in found if where is not None]
+            if not found:
+                raise ShardError(f"{s.name()}: {self._runner.absent(s.copies[0].worker, workers)}: "
+                                 f"{s.copies[0].path}")
+            c, where = found[0]
+            fut = self._client.submit(_tasks.shard_view, c.path, workers=[where], allow_other_workers=False,
                                       pure=False)
             chunks.append(da.from_delayed(delayed(fut), shape=(s.size,), dtype=self._dtype))
         return da.concatenate(chunks)

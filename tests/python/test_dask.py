@@ -377,6 +377,8 @@ def test_integer_worker_names_are_matched_and_big_arguments_scattered(client, tm
         starts = np.arange(300_000)  # 2.3 MiB of starts, and of stops
         got = a.stats(starts, starts + 7, ["sum"])["sum"]
         np.testing.assert_allclose(got[:1000], [data[i:i + 7].sum() for i in range(1000)], rtol=1e-12)
+        x = client.compute(a.to_dask_array().sum()).result(timeout=WAIT)  # its chunks on workers 0 and 1
+        np.testing.assert_allclose(x, data.sum(), rtol=1e-12)
         s = shard_create(np.arange(10.0), tmp_path / "s.json", 5, [("2", str(tmp_path / "c"))], client)
         assert md.ShardedArray(s, client, timeout=WAIT).sum() == 45.0  # "2", as the CLI writes it, is worker 2
     assert [str(w.message) for w in said if "Large object" in str(w.message) or w.category is momenta.Notice] == []
