@@ -115,8 +115,8 @@ def _reduce(a, func, args, kwargs):
     value = getattr(a, name)(None, axis=None if len(axes) == a.ndim else axes, **extra)
     out = _as_numpy(name, value, a.dtype, result)
     if keepdims:
-        return out.reshape(tuple(1 if d in axes else n for d, n in enumerate(a.shape)))
-    return out[()] if out.ndim == 0 else out
+        out = out.reshape(tuple(1 if d in axes else n for d, n in enumerate(a.shape)))
+    return out[()] if out.ndim == 0 else out  # a NumPy scalar, as NumPy gives a 0-d answer
 
 
 def _numpy_result_dtype(func, a, numpy_args):

@@ -14,7 +14,7 @@ import momenta
 pytestmark = pytest.mark.filterwarnings("ignore::momenta.Notice")  # the buffers built on first open
 
 FUNCS = (np.sum, np.mean, np.std, np.var, np.min, np.max)
-SHAPES = ((1000,), (6, 50), (3, 4, 25))
+SHAPES = ((), (1000,), (6, 50), (3, 4, 25))
 
 
 def data(rng, dtype, shape):
@@ -43,15 +43,18 @@ def same(got, want, dtype, what):
 
 def calls(ndim, func):
     """Keyword sets NumPy users pass, for an array of `ndim` dimensions."""
-    out = [{}, {"axis": None}, {"keepdims": True}, {"axis": -1}, {"axis": ndim - 1, "keepdims": True}]
+    out = [{}, {"axis": None}, {"keepdims": True}]
+    if ndim > 0:
+        out += [{"axis": -1}, {"axis": ndim - 1, "keepdims": True}]
     if ndim > 1:
         out += [{"axis": 0}, {"axis": (ndim - 2, ndim - 1)}, {"axis": tuple(range(ndim))}]
-    if func in (np.std, np.var):
+    if func in (np.std, np.var) and ndim > 0:
         out += [{"ddof": 1}, {"ddof": 1, "axis": -1}]
     if func is np.sum:
-        out += [{"dtype": np.float64}, {"dtype": np.int8}, {"dtype": np.uint64, "axis": -1}, {"dtype": np.float32}]
+        out += [{"dtype": np.float64}, {"dtype": np.int8}, {"dtype": np.uint64, "axis": -1 if ndim else None},
+                {"dtype": np.float32}]
     if func is np.mean:
-        out += [{"dtype": np.float64}, {"dtype": np.float32, "axis": -1}]
+        out += [{"dtype": np.float64}, {"dtype": np.float32, "axis": -1 if ndim else None}]
     return out
 
 
