@@ -8,7 +8,7 @@
       "order": 2,                # every shard's buffer order J
       "shards": [
         {"start": 0, "stop": 250000,                      # the shard holds [start, stop)
-         "worker": "tcp://10.0.0.5:40113",                # a Dask worker: address or --name
+         "worker": "tcp://10.0.0.5:40113",                # a Dask worker: address, --name or host
          "path": "/data/a/big.shard00000.npy",            # the shard array, on that worker
          "replicas": [{"worker": "tcp://10.0.0.6:39001", "path": "/data/b/big.shard00000.r1.npy"}]},
         ...
@@ -16,6 +16,8 @@
     }
 
 Shards are contiguous and non-empty, from 0 to the shape's product; "replicas" is optional.
+A worker is text: an integer name (LocalCluster's 0, 1, ...) is written as its digits, and
+matched as that name (momenta._shard_runner). Paths are absolute, as their worker sees them.
 `momenta shard create` (the CLI) and momenta.dask.shard_create write this format; both read
 it through load_manifest, which names the file and the shard of anything wrong."""
 

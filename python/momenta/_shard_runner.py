@@ -91,6 +91,8 @@ class Runner:
             return named[0]
         if worker in workers or any(host == worker for _, host in workers.values()):
             return worker
+        if "://" not in worker and f"tcp://{worker}" in workers:  # HOST:PORT, as Dask reads it
+            return f"tcp://{worker}"
         return None
 
     def absent(self, worker, workers):

@@ -381,9 +381,12 @@ def test_integer_worker_names_are_matched_and_big_arguments_scattered(client, tm
         np.testing.assert_allclose(x, data.sum(), rtol=1e-12)
         s = shard_create(np.arange(10.0), tmp_path / "s.json", 5, [("2", str(tmp_path / "c"))], client)
         assert md.ShardedArray(s, client, timeout=WAIT).sum() == 45.0  # "2", as the CLI writes it, is worker 2
+        bare = workers(client)[1][len("tcp://"):]  # HOST:PORT, which Dask reads as tcp://HOST:PORT
+        s = shard_create(np.arange(4.0), tmp_path / "h.json", 2, [(bare, str(tmp_path / "d"))], client)
+        assert md.ShardedArray(s, client, timeout=WAIT).sum() == 6.0
     assert [str(w.message) for w in said if "Large object" in str(w.message) or w.category is momenta.Notice] == []
     built = [r.getMessage() for r in caplog.records if r.name == "momenta.dask"]
-    assert len([t for t in built if "building the moment buffer" in t]) == 8, built  # 3 shards × 2 copies + 2
+    assert len([t for t in built if "building the moment buffer" in t]) == 10, built  # 3 shards × 2 copies + 2 + 2
     with pytest.raises(momenta.InvalidArgumentError, match=r"np.sum of a ShardedArray: out= is not answered"):
         np.sum(a, out=np.zeros(()))
     with pytest.raises(TypeError, match="no implementation found for 'numpy.concatenate'"):
