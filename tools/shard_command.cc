@@ -53,14 +53,18 @@ struct ShardPlan {
 
 // WORKER=FOLDER; the worker is everything before the last '=' (an address
 // such as tcp://10.0.0.5:40113 or a worker's --name), the folder after it.
+// The folder must be absolute: the manifest records it as the path its worker
+// opens, and a relative one would name another folder on each machine (this
+// one's working directory means nothing there). momenta.dask has the same rule.
 Result<Place> ParsePlacement(const std::string& text) {
   const size_t eq = text.rfind('=');
   if (eq == std::string::npos || eq == 0 || eq + 1 == text.size())
     return Status::InvalidArgument("--placement", "'" + text + "' is not WORKER=FOLDER");
-  std::error_code ec;
-  std::string folder = std::filesystem::absolute(text.substr(eq + 1), ec).lexically_normal().string();
-  if (ec) return Status::InvalidArgument("--placement", "'" + text + "': " + ec.message());
-  return Place{text.substr(0, eq), folder};
+  const std::filesystem::path folder(text.substr(eq + 1));
+  if (!folder.is_absolute())
+    return Status::InvalidArgument("--placement", text + ": the folder is relative; give its absolute path on that "
+                                   "worker (a relative one names another folder on each machine)");
+  return Place{text.substr(0, eq), folder.lexically_normal().string()};
 }
 
 std::string ShardName(const std::string& stem, size_t k, int replica) {
@@ -249,7 +253,7 @@ void RegisterShardCommand(CLI::App& app, Command* run) {
       ->required();
   sub->add_option("--placement", a->placement,
                   "WORKER=FOLDER, repeated: shard k goes to placement k mod P (WORKER: a Dask worker's address or "
-                  "--name)")
+                  "--name; FOLDER: an absolute path, as that worker sees it)")
       ->required();
   sub->add_option("--replicas", a->replicas, "copies of each shard besides its primary, on the next placements")
       ->capture_default_str();

@@ -12,18 +12,22 @@ installed with the project (python/README.md).
 """
 
 from . import _momenta
-from ._errors import (CancelledError, CorruptionError, Error, ExistsError, InvalidArgumentError, NotFoundError,
-                      NotSupportedError, Notice, OutOfRangeError, PermissionDeniedError, StorageError, CLASSES)
+from ._errors import (AbortedError, CancelledError, ConnectionFailedError, CorruptionError, Error, ExistsError,
+                      InvalidArgumentError, IsDirectoryError, NotDirectoryError, NotFoundError, NotSupportedError,
+                      Notice, OutOfRangeError, PermissionDeniedError, PipeClosedError, RefusedError, ResetError,
+                      StorageError, TimedOutError, BY_ERRNO, CLASSES)
 from ._array import Approx, Array, create, open  # noqa: A004 (momenta.open, as h5py.File / numpy.load)
 from ._stream import Client, Window
 from ._summary import Summary, merge_summaries, summary_stat
 
-_momenta._set_error_classes(CLASSES)
-del CLASSES
+_momenta._set_error_classes(dict(CLASSES, by_errno=BY_ERRNO))
+del CLASSES, BY_ERRNO
 
 STATISTICS = tuple(_momenta.kStatNames)
 __version__ = _momenta.__version__
 
 __all__ = ["Approx", "Array", "Client", "Window", "create", "open", "Summary", "merge_summaries", "summary_stat", "STATISTICS", "Error", "InvalidArgumentError",
            "OutOfRangeError", "StorageError", "NotFoundError", "ExistsError", "PermissionDeniedError",
-           "CorruptionError", "NotSupportedError", "CancelledError", "Notice"]
+           "CorruptionError", "NotSupportedError", "CancelledError", "Notice", "IsDirectoryError",
+           "NotDirectoryError", "ConnectionFailedError", "RefusedError", "ResetError", "AbortedError",
+           "PipeClosedError", "TimedOutError"]

@@ -7,7 +7,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from . import _momenta
+from . import _momenta, _numpy_calls
 from ._errors import InvalidArgumentError, OutOfRangeError
 from ._select import flat_indices, flat_range, run_of, runs_of
 
@@ -266,6 +266,12 @@ class Array:
             return view.astype(dtype)
         return view
 
+    def __array_function__(self, func, types, args, kwargs):
+        """NumPy's functions: np.sum np.mean np.var np.std np.min np.max answered from the buffer
+        where the call allows it, else (and every other function) over the memmap view; see
+        momenta._numpy_calls."""
+        return _numpy_calls.array_function(self, func, args, kwargs, _memmap_of)
+
     def __getitem__(self, key):
         """Elements read from the file, as NumPy indexes the view (a basic index gives a
         read-only view, an index array a copy)."""
@@ -490,6 +496,11 @@ class Array:
             result["asked_stop"] = asked[1:].copy()
         result.update(zip(names, outs))
         return result
+
+
+def _memmap_of(x):
+    """The memmap view of a momenta.Array, None for anything else."""
+    return x.numpy() if isinstance(x, Array) else None
 
 
 def _batch_params(names, skipna, ddof, order, about, degree, skipna_of=bool):

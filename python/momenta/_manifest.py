@@ -8,7 +8,7 @@
       "order": 2,                # every shard's buffer order J
       "shards": [
         {"start": 0, "stop": 250000,                      # the shard holds [start, stop)
-         "worker": "tcp://10.0.0.5:40113",                # a Dask worker: address or --name
+         "worker": "tcp://10.0.0.5:40113",                # a Dask worker: address, --name or host
          "path": "/data/a/big.shard00000.npy",            # the shard array, on that worker
          "replicas": [{"worker": "tcp://10.0.0.6:39001", "path": "/data/b/big.shard00000.r1.npy"}]},
         ...
@@ -16,6 +16,8 @@
     }
 
 Shards are contiguous and non-empty, from 0 to the shape's product; "replicas" is optional.
+A worker is text: an integer name (LocalCluster's 0, 1, ...) is written as its digits, and
+matched as that name (momenta._shard_runner). Paths are absolute, as their worker sees them.
 `momenta shard create` (the CLI) and momenta.dask.shard_create write this format; both read
 it through load_manifest, which names the file and the shard of anything wrong."""
 
@@ -23,7 +25,7 @@ import json
 import math
 import os
 
-from ._errors import InvalidArgumentError, NotFoundError
+from ._errors import InvalidArgumentError, NotFoundError, os_error
 
 FORMAT = "momenta-sharded-array"
 VERSION = 1
@@ -147,7 +149,9 @@ def load_manifest(path):
             doc = json.load(f)
     except FileNotFoundError:
         raise NotFoundError(f"{path}: no such manifest") from None
-    except (OSError, UnicodeDecodeError) as e:
+    except OSError as e:  # a folder, a file this user may not read: the class Python gives it
+        raise os_error(e, path) from None
+    except UnicodeDecodeError as e:
         raise InvalidArgumentError(f"{path}: cannot read the manifest: {e}") from None
     except json.JSONDecodeError as e:
         raise InvalidArgumentError(f"{path}: not JSON: {e}") from None

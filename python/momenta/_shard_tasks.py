@@ -9,11 +9,12 @@ import os
 import shutil
 import threading
 import time
+import warnings
 
 import numpy as np
 
 from ._array import create, open as open_array
-from ._errors import NotFoundError
+from ._errors import NotFoundError, Notice
 
 _lock = threading.Lock()
 _open = {}   # path -> momenta.Array (the writer when one was opened here)
@@ -29,6 +30,39 @@ except ImportError:  # pragma: no cover (dask is what calls these)
     pass
 
 
+_said = threading.local()  # .notices: the texts of the notices the task running in this thread gave
+
+
+def call(fn, path, *args):
+    """fn(path, *args) as a task: (its value, the texts of the momenta.Notice warnings it
+    gave). The notices are kept from the worker's stderr for the client to re-issue or log
+    (momenta._shard_runner); other warnings are shown as usual."""
+    _catch_notices()
+    _said.notices = []
+    try:
+        return fn(path, *args), _said.notices
+    finally:
+        _said.notices = None
+
+
+def _catch_notices():
+    """Routes notices given in a thread running call() into its list (once per process).
+    warnings.catch_warnings would not do: it swaps process-wide state under the worker's
+    other threads."""
+    show = warnings.showwarning
+    if getattr(show, "momenta_catches_notices", False):
+        return
+
+    def showwarning(message, category, filename, lineno, file=None, line=None):
+        notices = getattr(_said, "notices", None)
+        if notices is not None and issubclass(category, Notice):
+            notices.append(str(message))
+        else:
+            show(message, category, filename, lineno, file, line)
+    showwarning.momenta_catches_notices = True
+    warnings.showwarning = showwarning
+
+
 def set_delay(seconds):
     """Test hook: every later query on this worker sleeps `seconds` first (0: none)."""
     global _delay
@@ -41,7 +75,7 @@ def _array(path, writable=False):
         a = _open.get(path)
         if a is not None and (a.mode == "r+" or not writable):
             return a
-        a = open_array(path, "r+" if writable else "r")  # notices (a buffer built) go to the worker's log
+        a = open_array(path, "r+" if writable else "r")  # notices (a buffer rebuilt) go back with the answer
         old = _open.get(path)
         _open[path] = a
     if old is not None:

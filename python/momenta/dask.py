@@ -16,10 +16,15 @@ few hundred bytes, never the elements) and the client merges them with the libra
 rule and derives the statistic, exactly as one array answers (momenta.summary_stat). A
 shard wholly inside the range is answered from its buffer's top: no element is read.
 
+Workers are named in placements and manifests by address, name or host, matched as Dask
+matches ``workers=`` (LocalCluster's integer names 0, 1 included: momenta._shard_runner); a
+copy naming no worker of the cluster is not waited for.
+
 Faults: a task whose worker dies (or has left the cluster) is rerun on the shard's next
 copy listed in the manifest (its replicas); with none left, or when no copy answers within
 `timeout` seconds, a ShardError names the shard and the worker. Nothing waits forever."""
 
+import errno
 import math
 import os
 import time as _time
@@ -27,117 +32,22 @@ import time as _time
 import numpy as np
 
 from . import _momenta
+from . import _numpy_calls
 from ._array import _NONE, _batch_params, _batch_sides, _bin_edges, _centre, _count, _flag, _flat_sides, _values
-from ._errors import Error, InvalidArgumentError, OutOfRangeError
+from ._errors import ExistsError, InvalidArgumentError, OutOfRangeError, os_error
 from ._manifest import Copy, Manifest, Shard, load_manifest, parse_manifest, save_manifest
 from ._select import flat_range, run_of, runs_of
+from ._shard_runner import Runner as _Runner, ShardError
 from . import _shard_tasks as _tasks
 
 __all__ = ["ShardedArray", "ShardError", "shard_create", "load_manifest"]
 
 _SUM, _COUNT, _MEAN, _VAR, _STD, _MOMENT, _MOMENTS, _COM, _SPREAD, _POLYFIT, _MIN, _MAX, _SUMSQ, _RMS = range(14)
-_POLL = 0.05  # seconds between looks at the cluster while tasks are pending
 
 
 def _skipna_flag(value):
     """skipna= of a sharded batch: True or False only."""
     return _flag(value, "skipna")
-
-
-class ShardError(Error, RuntimeError):
-    """A shard could not answer: its worker died or left with no replica to take over, it did
-    not answer within the timeout, or its array is missing or unlike the manifest. The
-    message names the shard, its range, the worker and the path."""
-
-
-# ---- running one task per shard -------------------------------------------------------
-
-
-def _is_dead_worker_error(exc):
-    """Whether a task failed because its worker went away (not because of what it ran)."""
-    return type(exc).__name__ in ("KilledWorker", "CommClosedError", "FutureCancelledError", "CancelledError")
-
-
-class _Runner:
-    """Runs calls, one per shard, each on the shard's first live copy, failing over."""
-
-    def __init__(self, client, manifest):
-        self.client = client
-        self.manifest = manifest
-
-    def _live(self):
-        """The addresses, names and hosts of the workers the scheduler has now."""
-        info = self.client.scheduler_info()["workers"]
-        names = set(info)
-        for addr, w in info.items():
-            names.add(str(w.get("name")))
-            names.add(w.get("host"))
-        return names
-
-    def _submit(self, fn, copy, args):
-        return self.client.submit(fn, copy.path, *args, workers=[copy.worker], allow_other_workers=False,
-                                  pure=False, retries=0)
-
-    def run(self, calls, timeout):
-        """calls: [(shard, fn, args)]; returns [fn(copy.path, *args)] in order, each run on
-        the first copy of its shard that answers. Raises ShardError (see the module)."""
-        from distributed import wait
-        deadline = _time.monotonic() + timeout
-        pending = {}  # call number -> (copy number, future)
-        for k, (shard, fn, args) in enumerate(calls):
-            pending[k] = (0, self._submit(fn, shard.copies[0], args))
-        results = [None] * len(calls)
-        live = None
-        while pending:
-            left = deadline - _time.monotonic()
-            try:
-                wait([f for _, f in pending.values()], timeout=max(0.0, min(left, _POLL if live else 2 * _POLL)),
-                     return_when="ALL_COMPLETED")
-            except Exception:  # a timeout: look at each below
-                pass
-            live = None
-            for k in list(pending):
-                c, fut = pending[k]
-                shard, fn, args = calls[k]
-                copy = shard.copies[c]
-                if fut.status == "finished":
-                    results[k] = fut.result()
-                    del pending[k]
-                    continue
-                failed = False
-                if fut.status in ("error", "cancelled"):
-                    exc = fut.exception() if fut.status == "error" else None
-                    if exc is not None and not _is_dead_worker_error(exc):
-                        self._cancel(pending)
-                        where = "" if copy.path in str(exc) else f"{copy.path}: "  # the path once
-                        raise ShardError(f"{shard.name()} on {copy.worker}: {where}{exc}") from exc
-                    failed = True
-                else:
-                    if live is None:
-                        live = self._live()
-                    failed = copy.worker not in live
-                if failed:
-                    fut.cancel()
-                    if c + 1 < len(shard.copies):
-                        pending[k] = (c + 1, self._submit(fn, shard.copies[c + 1], args))
-                        continue
-                    self._cancel(pending)
-                    tried = ", ".join(f"{x.path} on {x.worker}" for x in shard.copies)
-                    raise ShardError(f"{shard.name()}: worker {copy.worker} died or left the cluster and no "
-                                     f"replica is left to answer (tried {tried})")
-            if pending and _time.monotonic() >= deadline:
-                k = next(iter(pending))
-                c, _ = pending[k]
-                shard = calls[k][0]
-                self._cancel(pending)
-                raise ShardError(f"{shard.name()} on {shard.copies[c].worker}: {shard.copies[c].path}: "
-                                 f"no answer within {timeout:g} s")
-        return results
-
-    @staticmethod
-    def _cancel(pending):
-        for _, fut in pending.values():
-            fut.cancel()
 
 
 # ---- the sharded array ----------------------------------------------------------------
@@ -177,7 +87,7 @@ class ShardedArray:
             self._m = load_manifest(manifest)
         self._client = client
         self._timeout = self._seconds(timeout)
-        self._runner = _Runner(client, self._m)
+        self._runner = _Runner(client)
         self._bounds = np.array([s.start for s in self._m.shards] + [self._m.shards[-1].stop], dtype=np.int64)
         self._dtype = np.dtype(self._m.dtype).newbyteorder("<")
         self._leaf_spans = None
@@ -201,6 +111,12 @@ class ShardedArray:
 
     def __repr__(self):
         return f"<momenta.dask.ShardedArray shape={self.shape} dtype={self.dtype} shards={len(self._m.shards)}>"
+
+    def __array_function__(self, func, types, args, kwargs):
+        """np.sum np.mean np.var np.std np.min np.max answered from the shards' buffers where
+        the call allows it (momenta._numpy_calls); other keywords and other NumPy functions
+        are refused (the elements are on the workers: to_dask_array() reads them)."""
+        return _numpy_calls.array_function(self, func, args, kwargs, lambda x: None)
 
     @staticmethod
     def _seconds(timeout):
@@ -488,13 +404,20 @@ class ShardedArray:
         """A dask.array over the flat index, one chunk per shard: each a read-only
         numpy.memmap of the shard opened on its worker (nothing read or copied until a
         computation touches it, and computations on a chunk run where it is). Reshape to
-        `shape` with Dask when the shards split whole rows."""
+        `shape` with Dask when the shards split whole rows. Each chunk is on its shard's first
+        copy whose worker is in the cluster (a ShardError when none is)."""
         import dask.array as da
         from dask import delayed
         chunks = []
+        workers = self._runner.workers()
         for s in self._m.shards:
-            c = s.copies[0]
-            fut = self._client.submit(_tasks.shard_view, c.path, workers=[c.worker], allow_other_workers=False,
+            found = [(c, self._runner.match(c.worker, workers)) for c in s.copies]
+            found = [(c, where) for c, where in found if where is not None]
+            if not found:
+                raise ShardError(f"{s.name()}: {self._runner.absent(s.copies[0].worker, workers)}: "
+                                 f"{s.copies[0].path}")
+            c, where = found[0]
+            fut = self._client.submit(_tasks.shard_view, c.path, workers=[where], allow_other_workers=False,
                                       pure=False)
             chunks.append(da.from_delayed(delayed(fut), shape=(s.size,), dtype=self._dtype))
         return da.concatenate(chunks)
@@ -532,8 +455,8 @@ def _placement(placement):
         raise InvalidArgumentError("placement: no (worker, folder) pair given")
     for w, f in pairs:
         if not os.path.isabs(f):
-            raise InvalidArgumentError(f"placement: folder {f!r} of {w} is relative; give an absolute path on "
-                                       "that worker")
+            raise InvalidArgumentError(f"placement: {w}={f}: the folder is relative; give its absolute path on "
+                                       "that worker (a relative one names another folder on each machine)")
     return pairs
 
 
@@ -544,12 +467,14 @@ def shard_create(src, manifest_path, shard_length, placement, client, *, order=2
     index (the last one shorter) — the path must be readable by the workers (a shared or
     local file system): each worker copies its shards' elements out of it and builds their
     buffers; or an ndarray (shipped to the workers: small data); or (shape, dtype) for an
-    empty (sparse, all-zero) sharded array. placement: [(worker, folder)], shard k goes to
-    placement[k % len], and with `replicas` = r its copies to the next r pairs round the list
-    (r < len(placement)). Every shard is written by the worker that will hold it, as
-    FOLDER/<manifest stem>.shardNNNNN.npy (replica j: .rJ.npy), with its own sidecar and log;
-    an existing file (or manifest) is never written over, and a create that fails removes the
-    shards it made. order: each shard's buffer order J."""
+    empty (sparse, all-zero) sharded array. placement: [(worker, folder)] — a worker of the
+    cluster by address, name (an int name too) or host, checked first ("no worker named X");
+    an absolute folder as that worker sees it — shard k goes to placement[k % len], and with
+    `replicas` = r its copies to the next r pairs round the list (r < len(placement)). Every
+    shard is written by the worker that will hold it, as FOLDER/<manifest stem>.shardNNNNN.npy
+    (replica j: .rJ.npy), with its own sidecar and log; an existing file (or manifest) is never
+    written over, and a create that fails removes the shards it made. order: each shard's
+    buffer order J. The workers' notices of the buffers built are logged ("momenta.dask")."""
     manifest_path = os.fsdecode(os.fspath(manifest_path))
     pairs = _placement(placement)
     shard_length = _count(shard_length, "shard_length", lo=1)
@@ -557,7 +482,10 @@ def shard_create(src, manifest_path, shard_length, placement, client, *, order=2
     order = _count(order, "order", 0, 8)
     if isinstance(src, (str, os.PathLike)):
         source = os.path.abspath(os.fsdecode(os.fspath(src)))
-        header = np.load(source, mmap_mode="r")
+        try:
+            header = np.load(source, mmap_mode="r")
+        except OSError as e:
+            raise os_error(e, source) from None
         shape, dtype = header.shape, header.dtype
         del header
     elif isinstance(src, np.ndarray):
@@ -591,16 +519,22 @@ def shard_create(src, manifest_path, shard_length, placement, client, *, order=2
             first = b if not isinstance(source, np.ndarray) else 0
             calls.append((Shard(k, b, e, [c]), _tasks.shard_make, (dtype, e - b, order, piece, first)))
     manifest = Manifest(manifest_path, dtype, shape, order, shards)
-    runner, seconds = _Runner(client, manifest), ShardedArray._seconds(timeout)
-    if os.path.exists(manifest_path):
-        raise InvalidArgumentError(f"{manifest_path}: exists; give a new manifest path")
+    runner, seconds = _Runner(client), ShardedArray._seconds(timeout)
+    if os.path.lexists(manifest_path):
+        e = ExistsError(f"IO error: {manifest_path}: exists; give a new manifest path")
+        e.errno = errno.EEXIST
+        raise e
+    runner.check([w for w, _ in pairs])  # each a worker of the cluster, before anything is made
     runner.run([(s, _tasks.shard_absent, ()) for s, _, _ in calls], seconds)  # nothing made yet if one is there
     try:
-        runner.run(calls, seconds)
-        return save_manifest(manifest, manifest_path)
+        runner.run(calls, seconds, forward=False)  # its notices are the buffers built: logged, not shown
+        try:
+            return save_manifest(manifest, manifest_path)
+        except OSError as e:
+            raise os_error(e, manifest_path) from None
     except BaseException:
         try:  # every path was free before: what is there now is ours
-            runner.run([(s, _tasks.shard_remove, ()) for s, _, _ in calls], min(seconds, 60.0))
+            runner.run([(s, _tasks.shard_remove, ()) for s, _, _ in calls], min(seconds, 60.0), forward=False)
         except Exception:
             pass
         raise

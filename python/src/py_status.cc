@@ -1,27 +1,25 @@
 #include "python/src/py_status.h"
 
-#include <cerrno>
-
 namespace momenta::python {
 namespace {
 
 // The package's classes, by role; set once by _set_error_classes. Leaked on
 // purpose: destroying Python objects after the interpreter ended would crash.
 struct ErrorClasses {
-  py::object base, not_found, exists, permission, storage, corruption, not_supported, invalid, out_of_range,
-      cancelled, notice;
+  py::object base, not_found, storage, corruption, not_supported, invalid, out_of_range, cancelled, notice;
+  py::dict by_errno;  // errno -> the StorageError that is also Python's OSError class for it
 };
 ErrorClasses* g_classes = nullptr;
 
-const py::object& ClassFor(const Status& s) {
+py::object ClassFor(const Status& s) {
   const ErrorClasses& c = *g_classes;
   switch (s.code()) {
     case Status::Code::kNotFound: return c.not_found;
-    case Status::Code::kIOError:
-      if (s.sys_errno() == ENOENT) return c.not_found;
-      if (s.sys_errno() == EEXIST) return c.exists;
-      if (s.sys_errno() == EACCES || s.sys_errno() == EPERM) return c.permission;
+    case Status::Code::kIOError: {
+      const py::int_ number(s.sys_errno());
+      if (c.by_errno.contains(number)) return c.by_errno[number].cast<py::object>();
       return c.storage;
+    }
     case Status::Code::kCorruption: return c.corruption;
     case Status::Code::kNotSupported: return c.not_supported;
     case Status::Code::kInvalidArgument: return c.invalid;
@@ -37,7 +35,7 @@ void Raise(const Status& s) {
     PyErr_SetString(PyExc_RuntimeError, s.ToString().c_str());
     return;
   }
-  const py::object& cls = ClassFor(s);
+  const py::object cls = ClassFor(s);
   py::object e = cls(py::str(s.ToString()));
   // OSError subclasses: errno as an attribute; the message stays the library's line.
   if (s.sys_errno() != 0 && PyObject_IsSubclass(cls.ptr(), PyExc_OSError) == 1)
@@ -54,8 +52,6 @@ void RegisterErrors(py::module_& m) {
         auto* c = new ErrorClasses;
         c->base = d["Error"];
         c->not_found = d["NotFoundError"];
-        c->exists = d["ExistsError"];
-        c->permission = d["PermissionDeniedError"];
         c->storage = d["StorageError"];
         c->corruption = d["CorruptionError"];
         c->not_supported = d["NotSupportedError"];
@@ -63,6 +59,7 @@ void RegisterErrors(py::module_& m) {
         c->out_of_range = d["OutOfRangeError"];
         c->cancelled = d["CancelledError"];
         c->notice = d["Notice"];
+        c->by_errno = d["by_errno"].cast<py::dict>();
         delete g_classes;  // a second call (importlib.reload) replaces the first
         g_classes = c;
       },

@@ -2,9 +2,10 @@
 //
 // A failed Status becomes a Python exception of the package's hierarchy
 // (python/momenta/_errors.py), carrying the Status's one-line message:
-//   kNotFound, or an IO error with errno ENOENT   -> momenta.NotFoundError (FileNotFoundError)
-//   an IO error with errno EEXIST                 -> momenta.ExistsError (FileExistsError)
-//   an IO error with errno EACCES or EPERM        -> momenta.PermissionDeniedError (PermissionError)
+//   kNotFound                                     -> momenta.NotFoundError (FileNotFoundError)
+//   kIOError with an errno Python has a class for -> the StorageError that is also that class,
+//     errno set (ENOENT NotFoundError, EEXIST ExistsError, EACCES PermissionDeniedError,
+//     EISDIR IsDirectoryError, ECONNREFUSED RefusedError, ...: momenta._errors.BY_ERRNO)
 //   kIOError otherwise                            -> momenta.StorageError (OSError), errno set
 //   kCorruption                                   -> momenta.CorruptionError (StorageError)
 //   kNotSupported                                 -> momenta.NotSupportedError (StorageError)

@@ -1,8 +1,11 @@
 """momenta.dask on a LocalCluster of three worker processes, each with its shards in a folder
 of its own: answers over ranges crossing shard boundaries against NumPy long-double scans,
 updates then queries, a worker killed mid-query with and without a replica, a manifest
-naming a missing shard, and the CLI's manifest read by ShardedArray."""
+naming a missing shard, and the CLI's manifest read by ShardedArray; workers named with
+integers (LocalCluster's) or missing, and the README's one-machine cluster of named workers.
+Every wait has a short timeout (WAIT): a regression fails, it does not hang."""
 
+import functools
 import json
 import os
 import signal
@@ -17,9 +20,15 @@ import momenta
 
 distributed = pytest.importorskip("distributed")
 import momenta.dask as md  # noqa: E402
+import momenta._shard_runner  # noqa: E402
 
 warnings.simplefilter("ignore", momenta.Notice)
 LD = np.longdouble
+WAIT = 60  # seconds: every wait of this suite is short, so a regression fails instead of hanging
+
+
+def shard_create(*args, timeout=WAIT, **kwargs):
+    return md.shard_create(*args, timeout=timeout, **kwargs)
 
 
 @pytest.fixture(scope="module")
@@ -66,7 +75,7 @@ def test_answers_across_shard_boundaries_equal_long_double_scans(client, seed, t
     n, shard = 50_000, 7_000
     data = rng.normal(1e3, 5, n)
     np.save(tmp_path / "src.npy", data)
-    m = md.shard_create(tmp_path / "src.npy", tmp_path / "a.json", shard, placement(client, tmp_path), client)
+    m = shard_create(tmp_path / "src.npy", tmp_path / "a.json", shard, placement(client, tmp_path), client)
     a = md.ShardedArray(m, client)
     assert len(a.shards) == 8 and a.shape == (n,) and a.dtype == np.float64
     folders = {os.path.dirname(s.copies[0].path) for s in a.shards}
@@ -139,11 +148,16 @@ def test_integer_shards_sum_exactly_and_take_nan_free_updates(client, seed, tmp_
     rng = np.random.default_rng(seed + 1)
     n = 20_000
     data = rng.integers(2**62, 2**63 - 1, n, dtype=np.int64)
-    m = md.shard_create(data, tmp_path / "i.json", 6_000, placement(client, tmp_path), client)
+    m = shard_create(data, tmp_path / "i.json", 6_000, placement(client, tmp_path), client)
     a = md.ShardedArray(m, client)
     for _ in range(10):
         p, q = sorted(rng.integers(0, n + 1, 2).tolist())
         assert a.sum(p, q) == sum(int(v) for v in data[p:q])
+    # NumPy's functions give NumPy's answers: its int64 sum wraps (the method's is exact).
+    assert np.sum(a) == np.sum(data) and type(np.sum(a)) is np.int64 and a.sum() != np.sum(data)
+    assert np.mean(a) == pytest.approx(np.mean(data), rel=1e-15)
+    with pytest.raises(ValueError, match=r"np.max of a ShardedArray: an int64 max beyond 2\^53"):
+        np.max(a)  # the buffer's float64 cannot say which int64 it is, and the elements are on the workers
     with pytest.raises(ValueError, match="does not fit dtype i8"):
         a.update([3], [1.5])
     with pytest.raises(ValueError, match="does not fit dtype i8"):
@@ -189,7 +203,7 @@ def test_sumsq_and_rms_equal_the_single_arrays(client, seed, tmp_path):
 def test_updates_then_queries(client, seed, tmp_path):
     rng = np.random.default_rng(seed + 2)
     n = 30_000
-    m = md.shard_create(((n,), "f8"), tmp_path / "e.json", 4_000, placement(client, tmp_path), client)
+    m = shard_create(((n,), "f8"), tmp_path / "e.json", 4_000, placement(client, tmp_path), client)
     a = md.ShardedArray(m, client)
     assert a.sum() == 0 and a.max() == 0
     mirror = np.zeros(n)
@@ -214,7 +228,7 @@ def test_updates_then_queries(client, seed, tmp_path):
 def test_as_of_is_one_cut_of_log_time_on_every_shard(client, seed, tmp_path):
     rng = np.random.default_rng(seed + 3)
     n = 12_000
-    m = md.shard_create(((n,), "f8"), tmp_path / "t.json", 5_000, placement(client, tmp_path), client)
+    m = shard_create(((n,), "f8"), tmp_path / "t.json", 5_000, placement(client, tmp_path), client)
     a = md.ShardedArray(m, client)
     states = {}
     mirror = np.zeros(n)
@@ -235,7 +249,7 @@ def test_as_of_is_one_cut_of_log_time_on_every_shard(client, seed, tmp_path):
 
 
 def test_missing_shard_is_named(client, tmp_path):
-    m = md.shard_create(np.arange(1000.0), tmp_path / "m.json", 300, placement(client, tmp_path), client)
+    m = shard_create(np.arange(1000.0), tmp_path / "m.json", 300, placement(client, tmp_path), client)
     doc = json.loads(open(m).read())
     gone = doc["shards"][2]["path"]
     os.unlink(gone)
@@ -251,10 +265,10 @@ def test_missing_shard_is_named(client, tmp_path):
     # shard_create never writes over a shard, and names it.
     os.unlink(m)
     with pytest.raises(md.ShardError, match=r"shard #\d \(\d+:\d+\) on tcp://[^ ]*: [^ ]*/m\.shard0000\d\.npy: exists"):
-        md.shard_create(np.arange(1000.0), tmp_path / "m.json", 300, placement(client, tmp_path), client)
+        shard_create(np.arange(1000.0), tmp_path / "m.json", 300, placement(client, tmp_path), client)
     assert not os.path.exists(m) and not os.path.exists(gone)  # nothing was made
-    with pytest.raises(ValueError, match="relative"):
-        md.shard_create(np.arange(10.0), tmp_path / "x.json", 5, [(workers(client)[0], "here")], client)
+    with pytest.raises(ValueError, match="here: the folder is relative; give its absolute path on that worker"):
+        shard_create(np.arange(10.0), tmp_path / "x.json", 5, [(workers(client)[0], "here")], client)
 
 
 def _kill_during(client, worker, after):
@@ -275,7 +289,7 @@ def _slow(client, worker, seconds):
 
 def test_worker_killed_mid_query_fails_over_to_its_replica(client, tmp_path):
     data = np.arange(9_000.0)
-    m = md.shard_create(data, tmp_path / "r.json", 3_000, placement(client, tmp_path), client, replicas=1)
+    m = shard_create(data, tmp_path / "r.json", 3_000, placement(client, tmp_path), client, replicas=1)
     a = md.ShardedArray(m, client, timeout=60)
     victim = a.shards[1].copies[0].worker
     assert a.shards[1].copies[1].worker != victim
@@ -289,7 +303,7 @@ def test_worker_killed_mid_query_fails_over_to_its_replica(client, tmp_path):
 
 
 def test_worker_killed_mid_query_without_replica_is_a_shard_error(client, tmp_path):
-    m = md.shard_create(np.arange(9_000.0), tmp_path / "k.json", 3_000, placement(client, tmp_path), client)
+    m = shard_create(np.arange(9_000.0), tmp_path / "k.json", 3_000, placement(client, tmp_path), client)
     a = md.ShardedArray(m, client, timeout=60)
     victim = a.shards[0].copies[0].worker
     _slow(client, victim, 30)
@@ -302,7 +316,7 @@ def test_worker_killed_mid_query_without_replica_is_a_shard_error(client, tmp_pa
 
 
 def test_a_silent_worker_is_a_shard_error_within_the_timeout(client, tmp_path):
-    m = md.shard_create(np.arange(100.0), tmp_path / "s.json", 50, placement(client, tmp_path), client)
+    m = shard_create(np.arange(100.0), tmp_path / "s.json", 50, placement(client, tmp_path), client)
     a = md.ShardedArray(m, client)
     slow = a.shards[1].copies[0].worker
     _slow(client, slow, 3)
@@ -327,20 +341,118 @@ def test_the_cli_manifest_is_read(client, cli, tmp_path):
     assert a.max() == data.max()
 
 
-def test_the_readme_example_runs(client, tmp_path):
-    """README.md's "Beyond one machine" Python block, as written, on this cluster: its scheduler
-    for tcp://HOST:8786, two of its workers for disk-a and disk-b, scratch folders for /data."""
+def _readme_dask_blocks():
+    """README.md's "Beyond one machine" Python blocks: the one-machine cluster, the example."""
     import pathlib
     import re
     text = (pathlib.Path(__file__).resolve().parents[2] / "README.md").read_text()
     section = text[text.index("\n## Beyond one machine"):]
     section = section[:section.index("\n## ", 1)]
-    (code,) = re.findall(r"```python\n(.*?)```", section, re.S)
-    ws = workers(client)
+    local, example = re.findall(r"```python\n(.*?)```", section, re.S)
+    return local, example
+
+
+def test_the_readme_example_runs_on_one_machine_with_named_workers(tmp_path, capfd, monkeypatch):
+    """The README's one-machine LocalCluster (workers named disk-a, disk-b), then its example as
+    written with that client and scratch folders for /data: no hang, and nothing on the user's
+    terminal from the workers (their notices) or from Dask (a large object in the graph)."""
+    local, example = _readme_dask_blocks()
     np.save("big.npy", np.random.default_rng(0).normal(size=10**6))
-    code = (code.replace("tcp://HOST:8786", client.scheduler.address).replace('"disk-a"', repr(ws[0]))
-            .replace('"disk-b"', repr(ws[1])).replace("/data/a", str(tmp_path / "a"))
-            .replace("/data/b", str(tmp_path / "b")))
+    code = example.replace('Client("tcp://HOST:8786")', "client").replace("/data/a", str(tmp_path / "a"))
+    code = code.replace("/data/b", str(tmp_path / "b"))
     namespace = {"__name__": "__readme__"}
-    exec(compile(code, "README.md Beyond one machine", "exec"), namespace)
-    namespace["client"].close()
+    monkeypatch.setattr(md, "shard_create", functools.partial(md.shard_create, timeout=WAIT))
+    distributed.worker._warn_dumps_warned[0] = False  # Dask warns once per process
+    try:
+        with warnings.catch_warnings(record=True) as said:
+            warnings.simplefilter("always")
+            exec(compile(local, "README.md one machine", "exec"), namespace)
+            names = sorted(w["name"] for w in namespace["client"].scheduler_info()["workers"].values())
+            assert names == ["disk-a", "disk-b"]
+            exec(compile(code, "README.md Beyond one machine", "exec"), namespace)
+    finally:
+        if "client" in namespace:
+            namespace["client"].close()
+        if "cluster" in namespace:
+            namespace["cluster"].close(timeout=30)
+    noise = [str(w.message) for w in said if issubclass(w.category, (momenta.Notice, UserWarning))
+             and ("Large object" in str(w.message) or "momenta" in str(w.message) or "shard" in str(w.message))]
+    assert noise == []
+    err = capfd.readouterr().err
+    assert "Notice" not in err and "Large object" not in err, err[-3000:]
+
+
+def test_integer_worker_names_are_matched_and_big_arguments_scattered(client, tmp_path, caplog):
+    """The module's cluster is LocalCluster(n_workers=3, processes=True), as a user starts it:
+    its workers are named with the integers 0, 1, 2. A placement naming them (as ints, or as the
+    CLI's text "0") is matched at once; one naming no worker fails at once, listing the workers.
+    A big ndarray's shards and a big batch's ranges go by scatter (no "large object" warning);
+    the workers' notices of the buffers they built come back and are logged, not shown."""
+    assert sorted(w["name"] for w in client.scheduler_info()["workers"].values()) == [0, 1, 2]
+    distributed.worker._warn_dumps_warned[0] = False  # Dask warns once per process
+    data = np.random.default_rng(5).normal(size=3 * 2**18)  # 6 MiB: shards of 2 MiB each
+    t0 = time.monotonic()
+    with pytest.raises(ValueError, match=r"placement: no worker named disk-a \(workers: 0 \(tcp://[^)]*\), "
+                                         r"1 \(tcp://[^)]*\), 2 \(tcp://[^)]*\)\)"):
+        shard_create(data, tmp_path / "x.json", 2**18, [("disk-a", str(tmp_path / "a"))], client)
+    assert time.monotonic() - t0 < 10 and not os.path.exists(tmp_path / "a")  # at once, nothing made
+    caplog.set_level("INFO", logger="momenta.dask")
+    with warnings.catch_warnings(record=True) as said:
+        warnings.simplefilter("always")
+        m = shard_create(data, tmp_path / "i.json", 2**18, [(0, str(tmp_path / "a")), (1, str(tmp_path / "b"))],
+                         client, replicas=1)  # unmatched, it would wait its whole timeout and fail
+        a = md.ShardedArray(m, client, timeout=WAIT)
+        assert [s.copies[0].worker for s in a.shards] == ["0", "1", "0"]
+        assert np.mean(a) == pytest.approx(data.mean(), rel=1e-12) and np.max(a) == data.max()
+        np.testing.assert_allclose(np.std(a, ddof=1), np.std(data, ddof=1), rtol=1e-10)
+        assert type(np.sum(a)) is np.float64 and type(np.min(a)) is np.float64
+        starts = np.arange(300_000)  # 2.3 MiB of starts, and of stops
+        got = a.stats(starts, starts + 7, ["sum"])["sum"]
+        np.testing.assert_allclose(got[:1000], [data[i:i + 7].sum() for i in range(1000)], rtol=1e-12)
+        x = client.compute(a.to_dask_array().sum()).result(timeout=WAIT)  # its chunks on workers 0 and 1
+        np.testing.assert_allclose(x, data.sum(), rtol=1e-12)
+        s = shard_create(np.arange(10.0), tmp_path / "s.json", 5, [("2", str(tmp_path / "c"))], client)
+        assert md.ShardedArray(s, client, timeout=WAIT).sum() == 45.0  # "2", as the CLI writes it, is worker 2
+        bare = workers(client)[1][len("tcp://"):]  # HOST:PORT, which Dask reads as tcp://HOST:PORT
+        s = shard_create(np.arange(4.0), tmp_path / "h.json", 2, [(bare, str(tmp_path / "d"))], client)
+        assert md.ShardedArray(s, client, timeout=WAIT).sum() == 6.0
+    assert [str(w.message) for w in said if "Large object" in str(w.message) or w.category is momenta.Notice] == []
+    built = [r.getMessage() for r in caplog.records if r.name == "momenta.dask"]
+    assert len([t for t in built if "building the moment buffer" in t]) == 10, built  # 3 shards × 2 copies + 2 + 2
+    with pytest.raises(momenta.InvalidArgumentError, match=r"np.sum of a ShardedArray: out= is not answered"):
+        np.sum(a, out=np.zeros(()))
+    with pytest.raises(TypeError, match="no implementation found for 'numpy.concatenate'"):
+        np.concatenate([a, a])
+
+
+def test_a_manifest_naming_no_worker_of_the_cluster_fails_at_once(client, tmp_path):
+    m = shard_create(np.arange(100.0), tmp_path / "n.json", 50, placement(client, tmp_path), client)
+    doc = json.loads(open(m).read())
+    doc["shards"][1]["worker"] = "disk-z"
+    t0 = time.monotonic()
+    with pytest.raises(md.ShardError, match=r"shard #1 \(50:100\): no worker named disk-z \(workers: 0 \(tcp://"):
+        md.ShardedArray(doc, client, timeout=30)
+    assert time.monotonic() - t0 < 10  # at once, not after the timeout
+    doc["shards"][1]["replicas"] = [{"worker": doc["shards"][0]["worker"], "path": doc["shards"][0]["path"]}]
+    a = md.ShardedArray(doc, client, timeout=30, check=False)  # the replica is there: it answers
+    assert a.sum(0, 50) == sum(range(50))
+    with pytest.raises(FileExistsError, match="n.json: exists"):
+        shard_create(np.arange(100.0), m, 50, placement(client, tmp_path), client)
+    with pytest.raises(momenta.NotFoundError, match="none.npy"):
+        shard_create(tmp_path / "none.npy", tmp_path / "o.json", 50, placement(client, tmp_path), client)
+
+
+def test_a_tasks_notices_come_back_with_its_value_and_are_reissued(tmp_path, caplog):
+    """What a worker's shard array says (a buffer built) is returned with the task's value, not
+    printed on the worker; a query re-issues it as a momenta.Notice, a create logs it."""
+    np.save(tmp_path / "n.npy", np.arange(10.0))
+    value, said = md._tasks.call(md._tasks.shard_info, str(tmp_path / "n.npy"))
+    md._tasks.shard_close(str(tmp_path / "n.npy"))
+    assert value["length"] == 10 and len(said) == 1 and "building the moment buffer of" in said[0], said
+    with pytest.warns(momenta.Notice, match="building the moment buffer of"):
+        momenta._shard_runner.Runner._say(said, forward=True)
+    caplog.set_level("INFO", logger="momenta.dask")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        momenta._shard_runner.Runner._say(said, forward=False)
+    assert [r.getMessage() for r in caplog.records] == said

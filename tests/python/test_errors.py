@@ -2,6 +2,7 @@
 (FileNotFoundError, FileExistsError, PermissionError, ValueError, IndexError, OSError) — with
 the library's one-line message; nothing crashes the interpreter and nothing is changed."""
 
+import errno
 import os
 import socket
 import subprocess
@@ -43,8 +44,37 @@ def test_opening(tmp_path):
     raises(momenta.NotSupportedError, OSError, "fortran", momenta.open, "fortran.npy")
     np.save("c16.npy", np.zeros(3, dtype=np.complex128))
     raises(momenta.NotSupportedError, OSError, "c16.npy", momenta.open, "c16.npy")
-    os.mkdir("folder.npy")
-    raises(momenta.StorageError, OSError, "folder.npy", momenta.open, "folder.npy")
+    os.mkdir("folder.npy")  # as open() of a folder: IsADirectoryError
+    e = raises(momenta.IsDirectoryError, IsADirectoryError, "folder.npy: Is a directory", momenta.open, "folder.npy")
+    assert isinstance(e, momenta.StorageError) and e.errno == errno.EISDIR
+    open("file", "w").close()  # a file as a folder of the path: NotADirectoryError
+    raises(momenta.NotDirectoryError, NotADirectoryError, "file/a.npy: Not a directory", momenta.open, "file/a.npy")
+
+
+def test_classes_print_as_imported_and_match_python_by_errno():
+    """Each class is momenta.<Name> (where users import it from), and an operating-system
+    error is the class Python's own OSError(errno, ...) is, as open() raises it."""
+    for name in momenta.__all__:
+        c = getattr(momenta, name)
+        if isinstance(c, type) and issubclass(c, (momenta.Error, momenta.Notice)):
+            assert c.__module__ == "momenta" and repr(c) == f"<class 'momenta.{name}'>", repr(c)
+    e = momenta.NotFoundError("Not found: x")
+    assert repr(e) == "NotFoundError('Not found: x')" and type(e).__module__ + "." + type(e).__qualname__ == \
+        "momenta.NotFoundError"
+    import pickle
+    assert type(pickle.loads(pickle.dumps(e))) is momenta.NotFoundError
+    for number, cls in momenta._errors.BY_ERRNO.items():
+        assert isinstance(cls(""), type(OSError(number, ""))), (errno.errorcode[number], cls)
+    for number in (errno.ENOENT, errno.EEXIST, errno.EACCES, errno.EPERM, errno.EISDIR, errno.ENOTDIR,
+                   errno.ECONNREFUSED, errno.ECONNRESET, errno.EPIPE, errno.ETIMEDOUT):
+        builtin = type(OSError(number, ""))
+        assert issubclass(momenta._errors.os_error_class(number), (builtin, momenta.StorageError)), builtin
+    assert momenta._errors.os_error_class(errno.ENOSPC) is momenta.StorageError
+    from momenta.dask import load_manifest  # errors raised in Python take the same classes
+    os.mkdir("m.json")
+    e = raises(momenta.IsDirectoryError, IsADirectoryError, "IO error: m.json: Is a directory", load_manifest, "m.json")
+    assert e.errno == errno.EISDIR
+    raises(momenta.NotFoundError, FileNotFoundError, "none.json: no such manifest", load_manifest, "none.json")
 
 
 def test_creating():
@@ -169,7 +199,9 @@ def test_window_and_client_arguments():
     s.bind(("127.0.0.1", 0))
     port = s.getsockname()[1]
     s.close()  # nothing listens there now
-    raises(momenta.StorageError, OSError, "127.0.0.1", momenta.Client, f"127.0.0.1:{port}", timeout=2)
+    e = raises(momenta.RefusedError, ConnectionRefusedError, f"127.0.0.1:{port}: Connection refused", momenta.Client,
+               f"127.0.0.1:{port}", timeout=2)
+    assert isinstance(e, momenta.ConnectionFailedError) and e.errno == errno.ECONNREFUSED
 
 
 def test_bad_input_never_crashes_the_interpreter():

@@ -74,6 +74,13 @@ TEST(ShardCommandTest, RefusesBadInputAndLeavesNothingBehind) {
     return RunCli(args);
   };
   EXPECT_EQ(with({"--placement", "nofolder"}).exit_code, 2);
+  // A relative folder would mean another folder on each worker: refused, as momenta.dask refuses it.
+  auto relative = with({"--placement", "w=rel/dir"});
+  EXPECT_EQ(relative.exit_code, 2);
+  EXPECT_NE(relative.err.find("w=rel/dir: the folder is relative; give its absolute path on that worker"),
+            std::string::npos)
+      << relative.err;
+  EXPECT_FALSE(std::filesystem::exists("rel"));
   EXPECT_EQ(with({"--placement", "w=" + f, "--replicas", "1"}).exit_code, 2);  // one placement, no room for a copy
   EXPECT_EQ(with({"--placement", "w=" + f, "--shape", "10"}).exit_code, 2);    // SRC and --shape
   EXPECT_EQ(RunCli({"shard", "create", src, "--manifest", m, "--placement", "w=" + f}).exit_code, 2);
