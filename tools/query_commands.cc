@@ -77,7 +77,8 @@ int RunQuery(const QueryArgs& a) {
     params.about = *c;
   }
   if (a.range.empty() == a.ranges.empty()) return UsageFail("query: give either --range P:Q or --ranges FILE");
-  if (!a.ranges.empty() && (a.bins > 0 || a.bin_size)) return UsageFail("query: --bins splits one --range, not --ranges");
+  if (!a.ranges.empty() && (a.bins > 0 || a.bin_size))
+    return UsageFail(std::string("query: ") + (a.bin_size ? "--bin-size" : "--bins") + " splits one --range, not --ranges");
   if (a.bin_size && *a.bin_size == 0) return UsageFail("query: --bin-size 0: a bin holds at least one element");
   if (a.bins > 0 && a.bin_size) return UsageFail("query: give --bins K (how many) or --bin-size N (how long), not both");
   if (a.snap && a.bins == 0 && !a.bin_size) return UsageFail("query: --snap moves the edges of --bins");

@@ -166,6 +166,7 @@ TEST_P(CliSquaresTest, BinSizeRefusals) {
   EXPECT_NE(empty.err.find("is empty"), std::string::npos) << empty.err;
   auto ranges = RunCli({"query", a_, "--ranges", "-", "--bin-size", "5", "--stat", "rms"}, "0:10\n");
   EXPECT_EQ(ranges.exit_code, 2);
+  EXPECT_NE(ranges.err.find("--bin-size splits one --range"), std::string::npos) << ranges.err;
 }
 
 // The text of field `key` in a flat JSON object line ("" when absent).
