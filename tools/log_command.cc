@@ -1,7 +1,6 @@
 // momenta log: print an array's update log, or follow it (--tail).
 #include <CLI/CLI.hpp>
 #include <charconv>
-#include <csignal>
 #include <cstdio>
 
 #include "storage/array_file.h"
@@ -9,6 +8,7 @@
 #include "storage/log_reader.h"
 #include "storage/log_segments.h"
 #include "tools/commands.h"
+#include "tools/stop_signals.h"
 #include "storage/json_writer.h"
 
 namespace momenta::cli {
@@ -21,8 +21,6 @@ struct LogArgs {
   std::string from;  // --from N: a sequence number, >= 0
   bool tail = false;
 };
-
-volatile std::sig_atomic_t g_stop = 0;
 
 int RunLog(const LogArgs& a) {
   auto since = ParseTimeMs(a.since, std::numeric_limits<int64_t>::min(), "--since");
@@ -58,11 +56,11 @@ int RunLog(const LogArgs& a) {
     if (reader.status().code() == Status::Code::kNotFound && !a.tail) return kExitOk;  // no updates yet
     return Fail(reader.status());
   }
-  std::signal(SIGINT, [](int) { g_stop = 1; });
-  std::signal(SIGTERM, [](int) { g_stop = 1; });
+  // SIGINT / SIGTERM end the listing (or --tail) at the next record: exit 130 / 143.
+  InstallStopSignals();
   size_t damage_seen = 0;
   LogRecord r;
-  while (!g_stop) {
+  while (!StopRequested()) {
     auto more = a.tail ? (*reader)->NextWithin(&r, std::chrono::milliseconds(200)) : (*reader)->Next(&r);
     if (!more.ok()) return Fail(more.status());
     for (; damage_seen < (*reader)->damage().size(); ++damage_seen)
@@ -86,7 +84,7 @@ int RunLog(const LogArgs& a) {
     }
     if (a.tail) std::fflush(stdout);
   }
-  return kExitOk;
+  return StopRequested() ? StopExitCode() : kExitOk;
 }
 
 }  // namespace
@@ -98,7 +96,7 @@ void RegisterLogCommand(CLI::App& app, Command* run) {
   sub->add_option("--since", a->since, "only records with time >= T (ms)");
   sub->add_option("--until", a->until, "only records with time < T (ms)");
   sub->add_option("--from", a->from, "only records with sequence >= N (N >= 0: 0, 1000, 2^20)");
-  sub->add_flag("--tail", a->tail, "follow: keep printing new records as they are appended (Ctrl-C stops)");
+  sub->add_flag("--tail", a->tail, "follow: keep printing new records as they are appended (Ctrl-C or SIGTERM stops it: exit 130 / 143)");
   AddCommonOptions(sub, &a->common);
   sub->footer("Example: momenta log big.npy --since 1764460800000 --json\n"
               "Damage and lost records (a segment removed or cut) are reported on stderr with the\n"

@@ -106,7 +106,7 @@ int RunWindow(const WindowArgs& a) {
                          : RunDataClock(*source, *summarizer, every, report, stop);
   const int rc = st.ok() ? kExitOk : Fail(st);
   if (log && log->skipped() > 0)
-    PrintNotice(std::to_string(log->skipped()) + " update(s) with a value off the grid (NaN) skipped");
+    PrintNotice(Counted(log->skipped(), "update") + " with a value off the grid (NaN) skipped");
   // Stopped by SIGINT/SIGTERM: the reports so far stand, the exit says why.
   if (rc == kExitOk && StopRequested()) return StopExitCode();
   return rc;
