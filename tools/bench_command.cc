@@ -83,7 +83,7 @@ fs::path FindDrivers() {
 int RunBench(const BenchArgs& a) {
   uint64_t data_bytes = 0;  // 0: the preset's
   if (!a.data_size.empty()) {
-    auto bytes = ParseBytes(a.data_size);
+    auto bytes = ParseBytes(a.data_size, "--data-size");
     if (!bytes.ok() || *bytes < (uint64_t{64} << 20))
       return UsageFail("--data-size: '" + a.data_size + "' is not a size of at least 64M (e.g. 1G, 16G)");
     data_bytes = *bytes;

@@ -68,6 +68,15 @@ CLI::Option* Integer64(CLI::Option* option) {
   return option->check(CLI::Validator([](std::string& text) { return CheckInteger(text); }, "(int64)"));
 }
 
+CLI::Option* FiniteNumber(CLI::Option* option) {
+  return option->check(CLI::Validator(
+      [](std::string& text) {
+        auto v = ParseFinite(text, "");
+        return v.ok() ? std::string() : v.status().message();
+      },
+      "(number)"));
+}
+
 int Fail(const Status& status) {
   std::fprintf(stderr, "momenta: %s\n", status.ToString().c_str());
   return kExitRuntime;

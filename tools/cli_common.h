@@ -50,6 +50,9 @@ CLI::Option* CountIn(CLI::Option* option, uint64_t lo, uint64_t hi);
 CLI::Option* NonNegative(CLI::Option* option, uint64_t most = INT64_MAX);
 // The same for a signed integer option: a whole decimal int64.
 CLI::Option* Integer64(CLI::Option* option);
+// A floating-point option: ParseFinite's forms ("0.01", "1e-3"); anything
+// else ("abc", "inf", "1e400") is a usage error naming the option.
+CLI::Option* FiniteNumber(CLI::Option* option);
 
 // Prints "momenta: <status>" on stderr; returns kExitRuntime.
 int Fail(const Status& status);

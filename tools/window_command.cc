@@ -122,7 +122,8 @@ void RegisterWindowCommand(CLI::App& app, Command* run) {
   sub->add_option("--sidecar", a->sidecar, "folder of the --log array's sidecar (default: PATH.momenta, or under $MOMENTA_SIDECAR_DIR)");
   sub->add_option("--input", a->input, "text file of 'TIMESTAMP ITEM' lines, '-' for stdin");
   sub->add_option("--window", a->window, "window length W in time units (or 250ms, 10s, 5m, 2h, 1d)")->required();
-  sub->add_option("--eps", a->eps, "error bound: every answer within eps of the window's count")->required();
+  FiniteNumber(sub->add_option("--eps", a->eps, "error bound: every answer within eps of the window's count"))
+      ->required();
   sub->add_option("--tardiness", a->tardiness, "items may arrive up to T late (T < W); later ones are dropped")
       ->capture_default_str();
   sub->add_option("--item", a->item, "the item: index, index/G (regions of G elements) or value/G (grid of width G)")
