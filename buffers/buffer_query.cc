@@ -105,15 +105,15 @@ Result<RangeSummary> BufferedArray::Impl::Summarize(uint64_t p, uint64_t q, bool
   const IndexRange range{p, q};
   MOMENTA_RETURN_IF_ERROR(CheckRanges({&range, 1}));
   std::vector<RangeSummary> out;
-  std::vector<QueryCost> costs;
-  MOMENTA_RETURN_IF_ERROR(SummarizeConsistent({&range, 1}, need_extremes, &out, &costs, as_of));
-  if (cost) *cost = costs[0];
+  QueryCost read;
+  MOMENTA_RETURN_IF_ERROR(SummarizeConsistent({&range, 1}, need_extremes, &out, nullptr, as_of, &read));
+  if (cost) *cost = read;
   return std::move(out[0]);
 }
 
 Status BufferedArray::Impl::SummarizeBatch(std::span<const IndexRange> ranges, bool need_extremes,
                                            std::vector<RangeSummary>* out, std::vector<QueryCost>* costs,
-                                           std::vector<uint64_t>* as_of) {
+                                           std::vector<uint64_t>* as_of, QueryCost* read) {
   MOMENTA_RETURN_IF_ERROR(CheckRanges(ranges));
   out->clear();
   if (costs) costs->clear();
@@ -123,7 +123,7 @@ Status BufferedArray::Impl::SummarizeBatch(std::span<const IndexRange> ranges, b
   for (size_t first = 0; first < ranges.size(); first += kBatchChunk) {
     const auto chunk = ranges.subspan(first, std::min(kBatchChunk, ranges.size() - first));
     uint64_t sequence = 0;
-    MOMENTA_RETURN_IF_ERROR(SummarizeConsistent(chunk, need_extremes, &part, &part_costs, &sequence));
+    MOMENTA_RETURN_IF_ERROR(SummarizeConsistent(chunk, need_extremes, &part, &part_costs, &sequence, read));
     for (auto& s : part) out->push_back(std::move(s));
     if (costs) costs->insert(costs->end(), part_costs.begin(), part_costs.end());
     if (as_of) as_of->insert(as_of->end(), chunk.size(), sequence);
@@ -134,16 +134,17 @@ Status BufferedArray::Impl::SummarizeBatch(std::span<const IndexRange> ranges, b
 // REQUIRES: every range passed CheckRanges.
 Status BufferedArray::Impl::SummarizeConsistent(std::span<const IndexRange> ranges, bool need_extremes,
                                                 std::vector<RangeSummary>* out, std::vector<QueryCost>* costs,
-                                                uint64_t* as_of) {
+                                                uint64_t* as_of, QueryCost* read) {
   // Kind ola: each summary's index moments are the Ola buffer's (order
   // N − 1; the tree beside it has order 0), read in the same consistent read.
   return ReadConsistent(
       [&](const QueryIo& io) -> Status {
-        MOMENTA_RETURN_IF_ERROR(SummarizeRanges(*tree_, *array_, ranges, need_extremes, out, costs, io));
+        MOMENTA_RETURN_IF_ERROR(SummarizeRanges(*tree_, *array_, ranges, need_extremes, out, costs, io, read));
         if (!ola_) return Status::OK();
         for (size_t k = 0; k < ranges.size(); ++k) {
           QueryCost ola_cost;
           MOMENTA_RETURN_IF_ERROR(OlaIndex(io, ranges[k].begin, ranges[k].end, &(*out)[k].index, &ola_cost));
+          if (read) *read += ola_cost;  // each range's cells are one batch of their own
           if (costs) {
             (*costs)[k].array_bytes += ola_cost.array_bytes;
             (*costs)[k].tier_bytes += ola_cost.tier_bytes;

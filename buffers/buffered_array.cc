@@ -55,8 +55,8 @@ Status BufferedArray::SummarizeIndexBatch(std::span<const IndexRange> ranges, st
 
 Status BufferedArray::SummarizeBatch(std::span<const IndexRange> ranges, bool need_extremes,
                                      std::vector<RangeSummary>* out, std::vector<QueryCost>* costs,
-                                     std::vector<uint64_t>* as_of) {
-  return impl_->SummarizeBatch(ranges, need_extremes, out, costs, as_of);
+                                     std::vector<uint64_t>* as_of, QueryCost* read) {
+  return impl_->SummarizeBatch(ranges, need_extremes, out, costs, as_of, read);
 }
 
 Status BufferedArray::Write(uint64_t first, std::span<const Value> values, int64_t time) {

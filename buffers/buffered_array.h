@@ -178,15 +178,20 @@ class BufferedArray {
   // The summary of [p, q), consistent with one log sequence (see above);
   // *as_of (optional) receives it. Kind ola: its index moments are the Ola
   // buffer's, of order N − 1 (the rest from the order-0 tree); so are
-  // SummarizeBatch's. REQUIRES: p <= q <= length() (else OutOfRange)
+  // SummarizeBatch's. cost (optional): what the query asked of the devices
+  // (its reads once merged; every attempt of a reader that retried).
+  // REQUIRES: p <= q <= length() (else OutOfRange)
   Result<RangeSummary> Summarize(uint64_t p, uint64_t q, bool need_extremes,
                                  QueryCost* cost = nullptr, uint64_t* as_of = nullptr);
   // The summaries of every range, in order, into *out. The reads of up to 256
   // consecutive ranges go out in one batch (io_uring keeps io.queue_depth in
   // flight; overlapping and touching reads are merged) and their answers are
   // consistent with one log sequence, which as_of (optional) receives per
-  // range; costs (optional) gets each range's QueryCost. A range outside the
-  // array is OutOfRange ("range #K P:Q is outside ...") before anything is read.
+  // range; costs (optional) gets each range's QueryCost (its own reads, as if
+  // alone) and read (optional) what the whole batch asked of the devices once
+  // its reads were merged (every attempt of a reader that retried counted).
+  // A range outside the array is OutOfRange ("range #K P:Q is outside ...")
+  // before anything is read.
   // Kind ola: the index moments M_t(p, q) = Σ_{i∈[p,q)} (i − p)^t a_i,
   // t = 0..N−1, from the Ola buffer (OLA.md states the bound), consistent
   // with one log sequence as Summarize is. InvalidArgument for kind hbb.
@@ -195,7 +200,7 @@ class BufferedArray {
   Result<IndexMoments> SummarizeIndex(uint64_t p, uint64_t q, uint64_t* as_of = nullptr, QueryCost* cost = nullptr);
   [[nodiscard]] Status SummarizeBatch(std::span<const IndexRange> ranges, bool need_extremes,
                                       std::vector<RangeSummary>* out, std::vector<QueryCost>* costs = nullptr,
-                                      std::vector<uint64_t>* as_of = nullptr);
+                                      std::vector<uint64_t>* as_of = nullptr, QueryCost* read = nullptr);
   // Kind ola: every range's index moments from the Ola buffer alone (as
   // SummarizeIndex, none of the tree's partial leaves read), into *out in
   // order; up to 256 consecutive ranges consistent with one log sequence, as

@@ -53,7 +53,7 @@ struct BufferedArray::Impl {
                                            std::vector<QueryCost>* costs);
   [[nodiscard]] Status SummarizeBatch(std::span<const IndexRange> ranges, bool need_extremes,
                                       std::vector<RangeSummary>* out, std::vector<QueryCost>* costs,
-                                      std::vector<uint64_t>* as_of);
+                                      std::vector<uint64_t>* as_of, QueryCost* read);
   std::vector<std::string> TakeNotices();
   [[nodiscard]] Status Write(uint64_t first, std::span<const Value> values, int64_t time);
   [[nodiscard]] Status Apply(std::span<const IndexedValue> updates, size_t* applied);
@@ -90,10 +90,11 @@ struct BufferedArray::Impl {
   [[nodiscard]] Status CheckRanges(std::span<const IndexRange> ranges) const;
   // The summaries of `ranges` (one batch of reads), consistent with the one
   // log sequence *as_of receives; readers retry, recover and rebuild as
-  // buffered_array.h says.
+  // buffered_array.h says. read (optional) is added what every attempt asked
+  // of the devices (SummarizeRanges' `read`).
   [[nodiscard]] Status SummarizeConsistent(std::span<const IndexRange> ranges, bool need_extremes,
                                            std::vector<RangeSummary>* out, std::vector<QueryCost>* costs,
-                                           uint64_t* as_of);
+                                           uint64_t* as_of, QueryCost* read = nullptr);
   // `read` (the tree's nodes and the array's cells, or the Ola buffer's
   // slots and cells) until it ran with no writer's change beside it; *as_of
   // receives the log sequence it saw. Damage it reports (a Corruption naming

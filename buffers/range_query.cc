@@ -309,7 +309,7 @@ Result<RangeSummary> SummarizeRange(MomentTree& tree, ArrayFile& array, uint64_t
 }
 
 Status SummarizeRanges(MomentTree& tree, ArrayFile& array, std::span<const IndexRange> ranges, bool need_extremes,
-                       std::vector<RangeSummary>* out, std::vector<QueryCost>* costs, QueryIo io) {
+                       std::vector<RangeSummary>* out, std::vector<QueryCost>* costs, QueryIo io, QueryCost* read) {
   IoBackend& array_io = io.array ? *io.array : array.io();
   IoBackend& tree_io = io.tree ? *io.tree : tree.io();
   ReadArena local_arena;
@@ -337,6 +337,10 @@ Status SummarizeRanges(MomentTree& tree, ArrayFile& array, std::span<const Index
   array_batch.Place(memory);
   node_batch.Place(memory + array_batch.bytes());
   MOMENTA_RETURN_IF_ERROR(array_io.ReadBatchWith(array_batch.reads(), tree_io, node_batch.reads()));
+  QueryCost device;
+  for (const ReadRequest& r : array_batch.reads()) device.array_bytes += r.length;
+  for (const ReadRequest& r : node_batch.reads()) device.tier_bytes += r.length;
+  device.requests = array_batch.reads().size() + node_batch.reads().size();
   out->clear();
   out->reserve(ranges.size());
   ScratchDoubles scratch;
@@ -345,11 +349,20 @@ Status SummarizeRanges(MomentTree& tree, ArrayFile& array, std::span<const Index
       if (r.read != SIZE_MAX) r.bytes = array_batch.Where(array_base[k] + r.read);
     for (NodeSource& s : planned[k].nodes.sources)
       if (s.read != SIZE_MAX) s.data = reinterpret_cast<const double*>(node_batch.Where(node_base[k] + s.read));
+    const QueryCost planned_cost = c[k];
     auto summary = FinishQuery(tree, array, array_io, ranges[k].begin, ranges[k].end, planned[k], need_extremes, c[k],
                                scratch);
-    if (!summary.ok()) return summary.status();
+    // A piece read on its own (the direct fallback) went to the device too.
+    device.array_bytes += c[k].array_bytes - planned_cost.array_bytes;
+    device.requests += c[k].requests - planned_cost.requests;
+    device.ram_nodes += c[k].ram_nodes;
+    if (!summary.ok()) {
+      if (read) *read += device;
+      return summary.status();
+    }
     out->push_back(std::move(summary).value());
   }
+  if (read) *read += device;
   return Status::OK();
 }
 

@@ -52,12 +52,16 @@ struct QueryIo {
 };
 
 // The summaries of ranges[k], in order, into *out (resized to ranges.size());
-// costs (optional) receives each range's QueryCost, whose requests count the
-// range's own reads before coalescing. Same checks as SummarizeRange; an
-// error (I/O, a damaged node) gives no answers at all.
+// costs (optional) receives each range's QueryCost, whose bytes and requests
+// count the range's own reads before coalescing. read (optional) is added
+// what the batch asked of the backends: its reads once overlapping and
+// touching ones were merged (plus any read a piece needed on its own), so
+// its bytes are what the devices were asked for. Same checks as
+// SummarizeRange; an error (I/O, a damaged node) gives no answers at all.
 // REQUIRES: begin <= end <= array.length() for every range; tree describes array
 [[nodiscard]] Status SummarizeRanges(MomentTree& tree, ArrayFile& array, std::span<const IndexRange> ranges,
                                      bool need_extremes, std::vector<RangeSummary>* out,
-                                     std::vector<QueryCost>* costs = nullptr, QueryIo io = {});
+                                     std::vector<QueryCost>* costs = nullptr, QueryIo io = {},
+                                     QueryCost* read = nullptr);
 
 }  // namespace momenta

@@ -176,12 +176,23 @@ class NodeCodec {
   const bool bind_slot_;  // format 3: the check covers the node's slot
 };
 
-// What a query read, for --json and the benchmarks.
+// What a query read, for --json and the benchmarks. Per range of a batch:
+// the range's own reads, as if alone (a batch merges overlapping and touching
+// reads, so these summed over a batch count shared bytes more than once);
+// as a batch's total (SummarizeRanges' `read`): what went to the devices.
 struct QueryCost {
   uint64_t array_bytes = 0;  // bytes read from the array file
   uint64_t tier_bytes = 0;   // bytes read from the disk tier
   uint64_t ram_nodes = 0;    // nodes used from the RAM tier
   uint64_t requests = 0;     // read requests in the query's batch
+
+  QueryCost& operator+=(const QueryCost& o) {
+    array_bytes += o.array_bytes;
+    tier_bytes += o.tier_bytes;
+    ram_nodes += o.ram_nodes;
+    requests += o.requests;
+    return *this;
+  }
 };
 
 // A half-open range of element indices [begin, end): one query of a batch.

@@ -9,6 +9,7 @@
 #include <cerrno>
 
 #include "storage/array_store.h"
+#include "storage/file_size_limit.h"
 #include "storage/posix_file.h"
 
 namespace momenta {
@@ -33,13 +34,16 @@ std::string EndText(uint64_t first, uint64_t count) {
 }
 
 // Creates `path` exclusively and writes the header and the sparse size. On
-// failure whatever was created is removed again.
+// failure whatever was created is removed again; a size past what the file
+// system holds names its limit (file_size_limit.h).
 Status CreateSparseFile(const std::string& path, const std::string& header, uint64_t data_bytes) {
   auto fd = OpenFile(path, O_WRONLY | O_CREAT | O_EXCL, 0644);
   if (!fd.ok()) return fd.status();  // EEXIST: the existing file is not touched
   Status s = PwriteFully(fd->get(), path, 0, header.size(), header.data());
-  if (s.ok() && ::ftruncate(fd->get(), static_cast<off_t>(header.size() + data_bytes)) != 0)
-    s = Status::FromErrno(path, errno);
+  const uint64_t size = header.size() + data_bytes;
+  if (s.ok() && ::ftruncate(fd->get(), static_cast<off_t>(size)) != 0)
+    s = errno == EFBIG ? FileTooLarge(fd->get(), path, "the array (its header included)", header.size(), size)
+                       : Status::FromErrno(path, errno);
   if (!s.ok()) ::unlink(path.c_str());
   return s;
 }

@@ -61,6 +61,10 @@ class [[nodiscard]] Status {
   int sys_errno() const { return errno_; }  // errno behind an IO error, else 0
   // The whole one-line message, "OK" when ok().
   std::string ToString() const;
+  // The message without its kind: "<context>: <problem>" ("" when ok()). To
+  // put an error inside another, use WithContext, never ToString (which
+  // would say the kind twice).
+  const std::string& message() const { return text_; }
   // The same error (code, errno) with " (<note>)" after its message, e.g.
   // "IO error: a.npy: No space left on device (nothing was applied)". OK stays OK.
   Status WithNote(std::string_view note) const;

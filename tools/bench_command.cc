@@ -83,7 +83,7 @@ fs::path FindDrivers() {
 int RunBench(const BenchArgs& a) {
   uint64_t data_bytes = 0;  // 0: the preset's
   if (!a.data_size.empty()) {
-    auto bytes = ParseBytes(a.data_size);
+    auto bytes = ParseBytes(a.data_size, "--data-size");
     if (!bytes.ok() || *bytes < (uint64_t{64} << 20))
       return UsageFail("--data-size: '" + a.data_size + "' is not a size of at least 64M (e.g. 1G, 16G)");
     data_bytes = *bytes;
@@ -137,8 +137,7 @@ void RegisterBenchCommand(CLI::App& app, Command* run) {
                   "bytes of data written into the sparse array (quick: 1G, terabyte: 16G; at least 64M, at most a quarter of the array)");
   sub->add_option("--out", args->out, "PREFIX of the results: PREFIX.md, PREFIX.json, PREFIX-*.svg")
       ->default_str("momenta-bench");
-  sub->add_option("--rounds", args->rounds, "interleaved rounds per figure (default: the preset's)")
-      ->check(CLI::Range(1, 100));
+  CountIn(sub->add_option("--rounds", args->rounds, "interleaved rounds per figure (default: the preset's)"), 1, 100);
   sub->add_flag("--keep", args->keep, "keep the array, its buffers and fio's file (otherwise removed, also on Ctrl-C)");
   sub->add_flag("--plot", args->plot, "draw SVG charts with matplotlib (Debian's python3-matplotlib)");
   sub->add_flag("--json", args->json, "print the JSON document on stdout instead of the Markdown table");

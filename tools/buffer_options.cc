@@ -7,16 +7,14 @@
 
 namespace momenta::cli {
 void AddBufferFlags(CLI::App* sub, BufferFlags* flags) {
-  sub->add_option("--order", flags->order, "highest index-moment order J kept in the buffer (0..8)")
-      ->check(CLI::Range(0, 8))
+  CountIn(sub->add_option("--order", flags->order, "highest index-moment order J kept in the buffer (0..8)"), 0, 8)
       ->capture_default_str();
   sub->add_option("--ram-budget", flags->ram_budget, "RAM tier size, e.g. 1M (default: 1 MiB per TiB of data, at least 64K)");
   sub->add_option("--disk-tier", flags->disk_tier, "on: fine levels on disk (default); off: the paper's all-in-RAM bins")
       ->check(CLI::IsMember({"on", "off"}))
       ->capture_default_str();
   sub->add_option("--leaf", flags->leaf, "elements per disk-tier leaf (default: tree ~0.1% of the array)");
-  sub->add_option("--fanout", flags->fanout, "children per node above the leaves (2..64)")
-      ->check(CLI::Range(2, 64))
+  CountIn(sub->add_option("--fanout", flags->fanout, "children per node above the leaves (2..64)"), 2, 64)
       ->capture_default_str();
   sub->add_option("--buffer", flags->buffer,
                   "buffer kind: hbb (hierarchical bins, the default) or ola (overlapped bins: one number per bin "
@@ -80,8 +78,8 @@ Result<LogChoice> ParseLogChoice(const WriteFlags& flags) {
   log.sync = *sync;
   log.retain_ms = flags.retain_ms;
   if (!flags.log_segment.empty()) {
-    auto bytes = ParseBytes(flags.log_segment);
-    if (!bytes.ok()) return Status::InvalidArgument("--log-segment", bytes.status().ToString());
+    auto bytes = ParseBytes(flags.log_segment, "--log-segment");
+    if (!bytes.ok()) return bytes.status();
     if (*bytes < (uint64_t{4} << 10) || *bytes > (uint64_t{1} << 30))
       return Status::InvalidArgument("--log-segment", "'" + flags.log_segment + "' is not between 4K and 1G");
     log.segment_bytes = *bytes;

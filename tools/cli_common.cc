@@ -32,25 +32,49 @@ void AddCommonOptions(CLI::App* sub, CommonOptions* opts, bool with_json) {
 
 namespace {
 
-// An empty string when `text` is a whole decimal int64 (>= 0 if
-// `non_negative`), else what it must be (CLI11's validator convention).
-std::string CheckInteger(const std::string& text, bool non_negative) {
+// An empty string when `text` is a whole decimal int64, else what it must be
+// (CLI11's validator convention: CLI11 puts the option's name before it).
+std::string CheckInteger(const std::string& text) {
   int64_t v = 0;
-  const bool integer = ParseInteger(text, &v);
-  if (!text.empty() && text[0] == '-' && non_negative) return "must be >= 0";
-  if (!integer)
-    return non_negative ? "must be an integer in [0, 2^63)" : "must be an integer in [-2^63, 2^63)";
+  return ParseInteger(text, &v) ? "" : "must be an integer in [-2^63, 2^63)";
+}
+
+// An empty string when `text` is a count in [lo, hi], which it then becomes
+// in decimal; else what is wrong. `ranged`: the message names the range.
+std::string CheckCount(std::string& text, uint64_t lo, uint64_t hi, bool ranged) {
+  const bool negative = !text.empty() && text[0] == '-';
+  auto v = ParseCount(negative ? std::string_view(text).substr(1) : std::string_view(text), "");
+  const std::string range = "' is not in range " + std::to_string(lo) + " to " + std::to_string(hi);
+  if (negative && v.ok()) return ranged ? "'" + text + range : "must be >= 0";
+  if (!v.ok()) return ParseCount(text, "").status().message();
+  if (*v < lo || *v > hi) return ranged ? "'" + text + range : "'" + text + "' is larger than " + std::to_string(hi);
+  text = std::to_string(*v);
   return "";
 }
 
 }  // namespace
 
-CLI::Option* NonNegative(CLI::Option* option) {
-  return option->check(CLI::Validator([](std::string& text) { return CheckInteger(text, true); }, "(>= 0)"));
+CLI::Option* CountIn(CLI::Option* option, uint64_t lo, uint64_t hi) {
+  return option->transform(CLI::Validator([lo, hi](std::string& text) { return CheckCount(text, lo, hi, true); },
+                                          "(" + std::to_string(lo) + " to " + std::to_string(hi) + ")"));
+}
+
+CLI::Option* NonNegative(CLI::Option* option, uint64_t most) {
+  return option->transform(
+      CLI::Validator([most](std::string& text) { return CheckCount(text, 0, most, false); }, "(>= 0)"));
 }
 
 CLI::Option* Integer64(CLI::Option* option) {
-  return option->check(CLI::Validator([](std::string& text) { return CheckInteger(text, false); }, "(int64)"));
+  return option->check(CLI::Validator([](std::string& text) { return CheckInteger(text); }, "(int64)"));
+}
+
+CLI::Option* FiniteNumber(CLI::Option* option) {
+  return option->check(CLI::Validator(
+      [](std::string& text) {
+        auto v = ParseFinite(text, "");
+        return v.ok() ? std::string() : v.status().message();
+      },
+      "(number)"));
 }
 
 int Fail(const Status& status) {
@@ -137,6 +161,15 @@ void RemoveDeadTemporaries(const std::string& dir, const std::string& prefix) {
   std::vector<std::string> notices;
   RemoveFilesOfDeadProcesses(dir, {prefix}, &notices);
   for (const auto& n : notices) PrintNotice(n);
+}
+
+std::string Counted(uint64_t n, std::string_view singular, std::string_view plural) {
+  std::string out = std::to_string(n);
+  out += ' ';
+  if (n == 1) out.append(singular);
+  else if (plural.empty()) out.append(singular).append("s");
+  else out.append(plural);
+  return out;
 }
 
 uint64_t AllocatedBytes(const std::string& path) {

@@ -39,12 +39,20 @@ using Command = std::function<int()>;
 // Adds --io (and, when `with_json`, --json) to a subcommand.
 void AddCommonOptions(CLI::App* sub, CommonOptions* opts, bool with_json = true);
 
-// Makes an integer option refuse negative values ("--retain: must be >= 0")
-// and anything that is not a whole decimal integer below 2^63 (CLI11 alone
-// lets some overflows through); a usage error.
-CLI::Option* NonNegative(CLI::Option* option);
+// Makes an unsigned integer option take the count forms of ParseCount
+// ("1000", "2^30", "3*2^20") and lie in [lo, hi]: anything else is a usage
+// error naming the option ("--bins: '2^x' is not a count (e.g. 1000, 2^20,
+// 3*2^20)", "--order: '9' is not in range 0 to 8"). hi must fit the target.
+CLI::Option* CountIn(CLI::Option* option, uint64_t lo, uint64_t hi);
+// CountIn(option, 0, most) where only the target's width limits it:
+// "--retain: must be >= 0"; `most` is the largest value the target holds
+// (INT64_MAX unless it is narrower).
+CLI::Option* NonNegative(CLI::Option* option, uint64_t most = INT64_MAX);
 // The same for a signed integer option: a whole decimal int64.
 CLI::Option* Integer64(CLI::Option* option);
+// A floating-point option: ParseFinite's forms ("0.01", "1e-3"); anything
+// else ("abc", "inf", "1e400") is a usage error naming the option.
+CLI::Option* FiniteNumber(CLI::Option* option);
 
 // Prints "momenta: <status>" on stderr; returns kExitRuntime.
 int Fail(const Status& status);
@@ -74,6 +82,9 @@ void RemoveDeadTemporaries(const std::string& dir, const std::string& prefix);
 
 // "1.5 GiB", "512 B".
 std::string FormatBytes(uint64_t bytes);
+// A count and its noun in the right number: "1 update", "2 updates", "0
+// ranges"; `plural` when the noun does not take an "s" ("1 match", "3 matches").
+std::string Counted(uint64_t n, std::string_view singular, std::string_view plural = {});
 // The bytes of disk the file takes (st_blocks * 512; a sparse file's holes take
 // none); 0 when it cannot be stat'ed.
 uint64_t AllocatedBytes(const std::string& path);

@@ -81,6 +81,17 @@ Result<double> ParseFinite(std::string_view text, std::string_view what) {
   return v;
 }
 
+std::string RangeProblem(int64_t p, int64_t q, uint64_t length) {
+  const int64_t n = static_cast<int64_t>(length);
+  auto side = [](const char* name, int64_t v) { return std::string(name) + " = " + std::to_string(v); };
+  if (p < 0) return side("P", p - n) + " reaches before its start";
+  if (q < 0) return side("Q", q - n) + " reaches before its start";
+  if (p > n) return side("P", p) + " is past its end";
+  if (q > n) return side("Q", q) + " is past its end";
+  if (p > q) return "P > Q (" + std::to_string(p) + " > " + std::to_string(q) + ")";
+  return "";
+}
+
 Result<IndexRange> ParseRange(std::string_view text, uint64_t length, std::string_view what) {
   size_t colon = text.find(':');
   if (colon == std::string_view::npos || text.find(':', colon + 1) != std::string_view::npos)
@@ -97,15 +108,17 @@ Result<IndexRange> ParseRange(std::string_view text, uint64_t length, std::strin
   // Negative sides count from the end; -2^63 + n cannot overflow.
   int64_t b = *p < 0 ? *p + n : *p;
   int64_t e = *q < 0 ? *q + n : *q;
-  if (b < 0 || e < 0 || b > n || e > n || b > e)
+  const std::string problem = RangeProblem(b, e, length);
+  if (!problem.empty())
     return Status::OutOfRange(what, Quoted(text)
-                                             .append(" is not a range of the array (length ")
-                                             .append(std::to_string(length))
-                                             .append(")"));
+                                        .append(" is not a range of the array (length ")
+                                        .append(std::to_string(length))
+                                        .append("): ")
+                                        .append(problem));
   return IndexRange{static_cast<uint64_t>(b), static_cast<uint64_t>(e)};
 }
 
-Result<uint64_t> ParseBytes(const std::string& text) {
+Result<uint64_t> ParseBytes(const std::string& text, std::string_view what) {
   if (text.empty()) return uint64_t{0};
   uint64_t unit = 1;
   std::string body = text;
@@ -116,11 +129,10 @@ Result<uint64_t> ParseBytes(const std::string& text) {
     default: break;
   }
   if (unit != 1) body.pop_back();
-  auto n = ParseCount(body, "--ram-budget");
+  auto n = ParseCount(body, what);
   uint64_t bytes = 0;
   if (!n.ok() || __builtin_mul_overflow(*n, unit, &bytes) || bytes > (uint64_t{1} << 63))
-    return Status::InvalidArgument("--ram-budget",
-                                   "'" + text + "' is not a size of at most 2^63 (e.g. 1M, 65536, 2^20)");
+    return Status::InvalidArgument(what, "'" + text + "' is not a size of at most 2^63 (e.g. 1M, 65536, 2^20)");
   return bytes;
 }
 

@@ -30,17 +30,27 @@ Result<int64_t> ParseIndex(std::string_view text, std::string_view what);
 // range of a double ("1e400") are InvalidArgument naming `what`.
 Result<double> ParseFinite(std::string_view text, std::string_view what);
 
-// A half-open NumPy-style slice "P:Q" of an array of `length` elements:
-// either side may be empty (0 / length), any ParseIndex form ("1000",
-// "2^30", "-2^10"; negative counts from the end).
+// A half-open range "P:Q" of an array of `length` elements, written like a
+// NumPy slice: either side may be empty (0 / length), any ParseIndex form
+// ("1000", "2^30", "-2^10"; negative counts from the end). Unlike a NumPy
+// slice it is never clipped or emptied: a side past either end and P > Q are
+// refused, as Python's ranges are (a statistic of a range other than the one
+// asked would be a wrong answer given silently).
 // Malformed text -> InvalidArgument (a usage error); P > Q or outside the
-// array -> OutOfRange (a runtime error). Errors name `what` (the flag, or a
-// line of a file). REQUIRES: length <= 2^63 - 1
+// array -> OutOfRange (a runtime error) saying which: "'500:100' is not a
+// range of the array (length 1000): P > Q (500 > 100)". Errors name `what`
+// (the flag, or a line of a file). REQUIRES: length <= 2^63 - 1
 Result<IndexRange> ParseRange(std::string_view text, uint64_t length, std::string_view what = "--range");
 
-// --ram-budget: "65536", "64K", "1M", "2G" (or lower case), "2^20"; at most
-// 2^63 bytes. Empty text is 0 (the default budget).
-Result<uint64_t> ParseBytes(const std::string& text);
+// Why [p, q) (sides already counted from the end: p + length for a negative
+// P) is no range of an array of `length` elements, e.g. "P > Q (500 > 100)",
+// "Q = 2000 is past its end"; "" when it is one.
+std::string RangeProblem(int64_t p, int64_t q, uint64_t length);
+
+// A size in bytes (--ram-budget, --log-segment, --data-size): "65536", "64K",
+// "1M", "2G" (or lower case), "2^20", "3*2^20"; at most 2^63 bytes. Empty text
+// is 0 (the default). Errors name `what`.
+Result<uint64_t> ParseBytes(const std::string& text, std::string_view what = "--ram-budget");
 
 // "5000", or with a unit for millisecond clocks: "250ms", "10s", "5m", "2h",
 // "1d"; in [0, kMaxTime] ms after scaling (stream/window/window_spec.h), so it

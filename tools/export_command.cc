@@ -170,7 +170,9 @@ void RegisterExportCommand(CLI::App& app, Command* run) {
   CLI::App* sub = app.add_subcommand("export", "write elements [P, Q) of an array to a .npy, raw or CSV file");
   sub->add_option("PATH", a->path, "array file (.npy)")->required();
   sub->add_option("DEST", a->dest, "output file; - writes raw (not to a terminal) or csv to stdout")->required();
-  sub->add_option("--range,-r", a->range, "half-open slice P:Q (negative counts from the end)")
+  sub->add_option("--range,-r", a->range,
+                  "half-open range P:Q (negative counts from the end; never clipped: P > Q or a side past the end "
+                  "is refused)")
       ->capture_default_str();
   sub->add_option("--format", a->format, "auto (by DEST's extension), npy, raw, csv")->capture_default_str();
   sub->add_flag("--force", a->force, "replace DEST if it exists");

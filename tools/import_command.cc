@@ -91,8 +91,7 @@ Status ImportNpy(const ImportArgs& a, const std::string& dtype_flag, PendingFile
       for (uint64_t k = 0; k < n; ++k) {
         auto v = ConvertValue(to, values[k]);
         if (!v.ok())
-          return Status::InvalidArgument(a.src, "element " + std::to_string(at + k) + ": " +
-                                                    v.status().ToString());
+          return v.status().WithContext(a.src + ": element " + std::to_string(at + k));
         converted.push_back(*v);
       }
       MOMENTA_RETURN_IF_ERROR(out.WriteValues(at, converted));

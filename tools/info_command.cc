@@ -117,7 +117,7 @@ int RunInfo(const InfoArgs& a) {
   std::printf("path:        %s\n", a.path.c_str());
   std::printf("dtype:       %s\n", std::string(DTypeName(f.dtype())).c_str());
   std::printf("shape:       (%s)\n", shape.c_str());
-  std::printf("length:      %llu elements\n", static_cast<unsigned long long>(f.length()));
+  std::printf("length:      %s\n", Counted(f.length(), "element").c_str());
   std::printf("npy header:  v%s, data at byte %llu\n", version.c_str(),
               static_cast<unsigned long long>(h.data_offset));
   std::printf("data:        %s (file %s, %s allocated on disk)\n", FormatBytes(h.data_bytes()).c_str(),
@@ -138,11 +138,11 @@ int RunInfo(const InfoArgs& a) {
   if (tree) {
     const TreeLayout& l = tree->layout();
     std::printf("  moments:   index orders 0..%d, value mean/var, min/max\n", tree->order());
-    std::printf("  levels:    %d (leaf = %llu elements, fan-out %u)\n", l.levels(),
-                static_cast<unsigned long long>(l.leaf_span()), l.fanout());
+    std::printf("  levels:    %d (leaf = %s, fan-out %u)\n", l.levels(), Counted(l.leaf_span(), "element").c_str(),
+                l.fanout());
     for (int k = l.levels(); k >= 1; --k)
-      std::printf("    level %d: %llu nodes of %llu elements, %s, %s\n", k,
-                  static_cast<unsigned long long>(l.nodes(k)), static_cast<unsigned long long>(l.span(k)),
+      std::printf("    level %d: %s of %s, %s, %s\n", k, Counted(l.nodes(k), "node").c_str(),
+                  Counted(l.span(k), "element").c_str(),
                   FormatBytes(l.nodes(k) * tree->codec().bytes()).c_str(), l.in_ram(k) ? "RAM tier" : "disk tier");
     std::printf("  RAM tier:  %s (budget %s)\n", FormatBytes(tree->ram_tier_bytes()).c_str(),
                 FormatBytes(tree->header().ram_budget).c_str());

@@ -34,6 +34,7 @@ int RunLog(const LogArgs& a) {
     if (!n.ok()) return UsageFail(n.status().ToString());
     from = *n;
   }
+  // SIGINT / SIGTERM end the wait, the listing or --tail at the next record: exit 130 / 143.
   InstallStopSignals();
   if (a.tail) {  // a follower may start before the data: wait for the array and its log
     auto found = WaitForLogDir(a.path, a.common.sidecar, SignalStopToken(), PrintNotice);
@@ -102,7 +103,7 @@ void RegisterLogCommand(CLI::App& app, Command* run) {
   sub->add_option("--since", a->since, "only records with time >= T (ms)");
   sub->add_option("--until", a->until, "only records with time < T (ms)");
   sub->add_option("--from", a->from, "only records with sequence >= N (N >= 0: 0, 1000, 2^20)");
-  sub->add_flag("--tail", a->tail, "follow: keep printing new records as they are appended; waits for the array and its log to appear (Ctrl-C stops: exit 130)");
+  sub->add_flag("--tail", a->tail, "follow: keep printing new records as they are appended; waits for the array and its log to appear (Ctrl-C or SIGTERM stops it: exit 130 / 143)");
   AddCommonOptions(sub, &a->common);
   sub->footer("Example: momenta log big.npy --since 1764460800000 --json\n"
               "Damage and lost records (a segment removed or cut) are reported on stderr with the\n"

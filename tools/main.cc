@@ -63,7 +63,7 @@ int main(int argc, char** argv) {
   std::fflush(stdout);
   if (std::ferror(stdout)) {
     std::fprintf(stderr, "momenta: IO error: stdout: write failed\n");
-    return kExitRuntime;
+    return rc != kExitOk ? rc : kExitRuntime;  // a signal's 130 / 143 stays
   }
   return rc;
 }

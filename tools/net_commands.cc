@@ -135,15 +135,18 @@ void RegisterNetCommands(CLI::App& app, Command* run) {
     auto a = std::make_shared<RootArgs>();
     CLI::App* sub = app.add_subcommand("root", "the monitor's root: sites report to it, `momenta ask` queries it");
     sub->add_option("--listen", a->listen, "HOST:PORT to listen on (port 0: any free port)")->capture_default_str();
-    sub->add_option("--eps", a->eps, "error bound the root answers within (handed to every site)")->required();
+    FiniteNumber(sub->add_option("--eps", a->eps, "error bound the root answers within (handed to every site)"))
+        ->required();
     sub->add_option("--window", a->window, "window length W in time units (or 250ms, 10s, 5m, 2h, 1d)")->required();
     sub->add_option("--tardiness", a->tardiness, "items may arrive up to T late (T < W)")->capture_default_str();
     sub->add_option("--token-file", a->token_file, "sites must present the token in this file's first line");
     sub->add_option("--port-file", a->port_file, "write the port bound to this file once listening");
-    sub->add_option("--max-frame", a->max_frame, "largest frame payload accepted, bytes")->capture_default_str();
-    sub->add_option("--max-connections", a->max_connections,
-                    "connections of every kind; sites get what the 64 pending and 64 query ones cannot take")
-        ->check(CLI::Range(size_t{130}, size_t{1} << 20))
+    NonNegative(sub->add_option("--max-frame", a->max_frame, "largest frame payload accepted, bytes (e.g. 2^20)"),
+                UINT32_MAX)
+        ->capture_default_str();
+    CountIn(sub->add_option("--max-connections", a->max_connections,
+                            "connections of every kind; sites get what the 64 pending and 64 query ones cannot take"),
+            130, uint64_t{1} << 20)
         ->capture_default_str();
     NonNegative(sub->add_option("--handshake-timeout", a->handshake_ms,
                                 "close peers silent this long after connecting, ms"))

@@ -60,10 +60,14 @@ Result<std::vector<StatAnswer>> AnswerFromOla(BufferedArray& ba, const std::vect
 }
 
 Status BatchSummaries::Summarize(BufferedArray& ba, std::span<const IndexRange> ranges, bool ola_alone,
-                                 bool need_extremes, std::vector<QueryCost>* costs) {
+                                 bool need_extremes, QueryCost* read) {
   ola_alone_ = ola_alone && ba.ola() != nullptr;
-  if (ola_alone_) return ba.SummarizeIndexBatch(ranges, &index_, costs);
-  return ba.SummarizeBatch(ranges, need_extremes, &full_, costs);
+  if (!ola_alone_) return ba.SummarizeBatch(ranges, need_extremes, &full_, nullptr, nullptr, read);
+  // Each range's Ola cells are a batch of their own: the ranges' reads are the devices'.
+  std::vector<QueryCost> costs;
+  MOMENTA_RETURN_IF_ERROR(ba.SummarizeIndexBatch(ranges, &index_, &costs));
+  for (const QueryCost& c : costs) *read += c;
+  return Status::OK();
 }
 
 Result<std::vector<StatAnswer>> BatchSummaries::Answer(size_t k, const std::vector<Stat>& stats,

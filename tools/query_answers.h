@@ -35,9 +35,11 @@ Result<std::vector<StatAnswer>> AnswerFromOla(BufferedArray& ba, const std::vect
 // no partial leaf of the tree read); else the full summaries.
 class BatchSummaries {
  public:
+  // *read is added what the batch asked of the devices (its reads once
+  // merged: BufferedArray::SummarizeBatch's `read`).
   // REQUIRES of every range: inside the array (else OutOfRange before anything is read).
   [[nodiscard]] Status Summarize(BufferedArray& ba, std::span<const IndexRange> ranges, bool ola_alone,
-                                 bool need_extremes, std::vector<QueryCost>* costs);
+                                 bool need_extremes, QueryCost* read);
   bool ola_alone() const { return ola_alone_; }
   // Every stat of `stats` over ranges[k] (as AnswerStats).
   Result<std::vector<StatAnswer>> Answer(size_t k, const std::vector<Stat>& stats, const StatParams& params,

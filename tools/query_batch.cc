@@ -2,7 +2,9 @@
 
 #include <cmath>
 #include <cstdio>
+#include <functional>
 #include <optional>
+#include <string_view>
 
 #include "buffers/moment_tree.h"
 #include "storage/json_writer.h"
@@ -26,6 +28,48 @@ struct PendingLine {
 };
 
 void WriteOut(const std::string& text) { std::fwrite(text.data(), 1, text.size(), stdout); }
+
+// What a --ranges or --bins command answered and read, for its closing line.
+struct BatchTotals {
+  uint64_t answered = 0;       // ranges (bins) answered
+  uint64_t skipped = 0;        // lines answered with their error
+  uint64_t covered_bytes = 0;  // bytes of the array the answered ranges span (a scan's reads)
+  QueryCost read;              // what the batches asked of the devices, reads merged
+
+  void Cover(const IndexRange& r, size_t itemsize) { covered_bytes += r.size() * itemsize; }
+};
+
+// The closing line on stderr: "(N ranges answered in T us; they cover X of
+// the array; read Y from the array and Z from the disk tier in R requests)",
+// or with json one object {"<noun>s":N,...,"array_bytes_read":Y,...}; `more`
+// adds to the text (before its ')'), more_json to the object.
+void PrintTotals(const BatchTotals& t, const char* noun, bool json, double micros, const std::string& more = "",
+                 const std::function<void(JsonWriter&)>& more_json = nullptr) {
+  if (json) {
+    JsonWriter j;
+    j.BeginObject().Key(std::string(noun) + "s").UInt(t.answered);
+    if (t.skipped) j.Key("skipped").UInt(t.skipped);
+    j.Key("elapsed_us").Double(micros).Key("covered_bytes").UInt(t.covered_bytes);
+    j.Key("array_bytes_read").UInt(t.read.array_bytes).Key("tier_bytes_read").UInt(t.read.tier_bytes);
+    j.Key("read_requests").UInt(t.read.requests);
+    if (more_json) more_json(j);
+    j.EndObject();
+    std::fprintf(stderr, "%s\n", j.str().c_str());
+    return;
+  }
+  // Built by appending: GCC 12 warns falsely (-Wrestrict) on long operator+ chains.
+  std::string line = "(";
+  line.append(Counted(t.answered, noun));
+  if (std::string_view(noun) == "range") line.append(" answered");
+  if (t.skipped) line.append(", ").append(Counted(t.skipped, "line")).append(" skipped");
+  char micros_text[32];
+  std::snprintf(micros_text, sizeof micros_text, " in %.0f us", micros);
+  line.append(micros_text).append(t.answered == 1 ? "; it covers " : "; they cover ");
+  line.append(FormatBytes(t.covered_bytes)).append(" of the array; read ").append(FormatBytes(t.read.array_bytes));
+  line.append(" from the array and ").append(FormatBytes(t.read.tier_bytes)).append(" from the disk tier in ");
+  line.append(Counted(t.read.requests, "request")).append(more).append(")\n");
+  std::fputs(line.c_str(), stderr);
+}
 
 std::string ErrorLine(const QuerySpec& spec, uint64_t line, const Status& error) {
   if (spec.json) return "{\"line\":" + std::to_string(line) + ",\"error\":" + JsonWriter().String(error.ToString()).str() + "}\n";
@@ -58,14 +102,9 @@ class LineAnswerer {
         ola_alone = ola_alone && OlaAlone(p.stats, ba_.array().dtype());
       }
     BatchSummaries summaries;
-    std::vector<QueryCost> costs;
-    const Status s = summaries.Summarize(ba_, ranges, ola_alone, extremes, &costs);
+    const Status s = summaries.Summarize(ba_, ranges, ola_alone, extremes, &totals_.read);
     for (const auto& n : ba_.TakeNotices()) PrintNotice(n);
     if (!s.ok()) return FailOrInterrupted(s);
-    for (const QueryCost& c : costs) {
-      array_bytes_ += c.array_bytes;
-      tier_bytes_ += c.tier_bytes;
-    }
     std::string out;
     size_t next = 0;
     for (const PendingLine& p : batch) {
@@ -74,7 +113,8 @@ class LineAnswerer {
         auto answers = summaries.Answer(next++, p.stats, spec_.params, p.range, ba_.array().dtype());
         if (answers.ok()) {
           out += AnswerLine(spec_, p.line, p.range, *answers);
-          ++answered_;
+          ++totals_.answered;
+          totals_.Cover(p.range, ba_.array().itemsize());
           continue;
         }
         error = answers.status().WithContext(where(p.line));
@@ -87,7 +127,7 @@ class LineAnswerer {
       }
       std::fprintf(stderr, "momenta: %s\n", error.ToString().c_str());
       out += ErrorLine(spec_, p.line, error);
-      ++skipped_;
+      ++totals_.skipped;
     }
     WriteOut(out);
     std::fflush(stdout);
@@ -96,18 +136,14 @@ class LineAnswerer {
 
   void set_input_name(const std::string& name) { input_ = name; }
   std::string where(uint64_t line) const { return input_ + ":" + std::to_string(line); }
-  uint64_t answered() const { return answered_; }
-  uint64_t skipped() const { return skipped_; }
-  uint64_t array_bytes() const { return array_bytes_; }
-  uint64_t tier_bytes() const { return tier_bytes_; }
+  const BatchTotals& totals() const { return totals_; }
 
  private:
   BufferedArray& ba_;
   const QuerySpec& spec_;
   const bool skip_errors_;
   std::string input_;
-  uint64_t answered_ = 0, skipped_ = 0;
-  uint64_t array_bytes_ = 0, tier_bytes_ = 0;
+  BatchTotals totals_;
 };
 
 }  // namespace
@@ -138,12 +174,8 @@ int AnswerRangeLines(BufferedArray& ba, const QuerySpec& spec, const std::string
     }
     if (!*line) break;
   }
-  std::fprintf(stderr, "(%llu ranges answered%s in %.0f us; read %s from the array and %s from the disk tier)\n",
-               static_cast<unsigned long long>(answerer.answered()),
-               answerer.skipped() ? (", " + std::to_string(answerer.skipped()) + " lines skipped").c_str() : "",
-               timer.ElapsedMicros(), FormatBytes(answerer.array_bytes()).c_str(),
-               FormatBytes(answerer.tier_bytes()).c_str());
-  return answerer.skipped() ? kExitRuntime : kExitOk;
+  PrintTotals(answerer.totals(), "range", spec.json, timer.ElapsedMicros());
+  return answerer.totals().skipped ? kExitRuntime : kExitOk;
 }
 
 std::vector<IndexRange> EqualBins(IndexRange range, uint64_t bins) {
@@ -186,23 +218,22 @@ int AnswerBins(BufferedArray& ba, const QuerySpec& spec, IndexRange range, uint6
                      std::to_string(range.end) + " is empty; give a range of at least one element");
   if (bin_size == 0 && (bins == 0 || bins > range.size()))
     return UsageFail("--bins " + std::to_string(bins) + ": the range " + std::to_string(range.begin) + ":" +
-                     std::to_string(range.end) + " holds " + std::to_string(range.size()) +
-                     " elements; give 1 <= K <= " + std::to_string(range.size()));
+                     std::to_string(range.end) + " holds " + Counted(range.size(), "element") +
+                     "; give 1 <= K <= " + std::to_string(range.size()));
   Stopwatch timer;
   const std::vector<IndexRange> asked = bin_size > 0 ? SizedBins(range, bin_size) : EqualBins(range, bins);
   uint64_t moved = 0;
   const std::vector<IndexRange> edges = snap ? SnapBins(asked, ba.tree().layout().leaf_span(), ba.length(), &moved) : asked;
   BatchSummaries summaries;
-  std::vector<QueryCost> costs;
-  const Status s =
-      summaries.Summarize(ba, edges, OlaAlone(spec.stats, ba.array().dtype()), NeedsExtremes(spec.stats), &costs);
+  BatchTotals totals;
+  const Status s = summaries.Summarize(ba, edges, OlaAlone(spec.stats, ba.array().dtype()),
+                                       NeedsExtremes(spec.stats), &totals.read);
   for (const auto& n : ba.TakeNotices()) PrintNotice(n);
   if (!s.ok()) return FailOrInterrupted(s);
   std::string out;
-  uint64_t array_bytes = 0, tier_bytes = 0;
   for (size_t k = 0; k < edges.size(); ++k) {
-    array_bytes += costs[k].array_bytes;
-    tier_bytes += costs[k].tier_bytes;
+    ++totals.answered;
+    totals.Cover(edges[k], ba.array().itemsize());
     auto answers = summaries.Answer(k, spec.stats, spec.params, edges[k], ba.array().dtype());
     if (!answers.ok() && edges[k].size() == 0) {  // a bin snapping emptied: NaN where a count is needed
       std::vector<StatAnswer> nan;
@@ -223,14 +254,13 @@ int AnswerBins(BufferedArray& ba, const QuerySpec& spec, IndexRange range, uint6
   }
   WriteOut(out);
   std::fflush(stdout);  // the answers first, then the summary on stderr
-  std::fprintf(stderr, "(%llu bins in %.0f us; read %s from the array and %s from the disk tier", 
-               static_cast<unsigned long long>(asked.size()), timer.ElapsedMicros(), FormatBytes(array_bytes).c_str(),
-               FormatBytes(tier_bytes).c_str());
-  if (snap)
-    std::fprintf(stderr, "; edges moved by at most %llu elements to leaf boundaries (leaves of %llu)",
-                 static_cast<unsigned long long>(moved),
-                 static_cast<unsigned long long>(ba.tree().layout().leaf_span()));
-  std::fprintf(stderr, ")\n");
+  const uint64_t leaf = ba.tree().layout().leaf_span();
+  const std::string more = snap ? "; edges moved by at most " + Counted(moved, "element") +
+                                      " to leaf boundaries (leaves of " + std::to_string(leaf) + ")"
+                                : "";
+  PrintTotals(totals, "bin", spec.json, timer.ElapsedMicros(), more, [&](JsonWriter& j) {
+    if (snap) j.Key("edges_moved").UInt(moved).Key("leaf").UInt(leaf);
+  });
   return kExitOk;
 }
 

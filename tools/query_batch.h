@@ -1,6 +1,13 @@
 // The many-range forms of `momenta query`: --ranges (one range per line of
 // a file or a pipe, answered in input order, each batch of lines that is
 // ready read at depth) and --bins (an overview: [P, Q) in K equal bins).
+// Both end with one line on stderr: how many ranges, the bytes of the array
+// they cover, and what was read — the bytes asked of the devices once a
+// batch's overlapping and touching reads were merged (never more than the
+// reads a batch needs; adjacent bins read their shared leaf once). With
+// json that line is one object: {"ranges"|"bins":N, "skipped":S (if any),
+// "elapsed_us", "covered_bytes", "array_bytes_read", "tier_bytes_read",
+// "read_requests", with --snap "edges_moved", "leaf"}.
 #pragma once
 
 #include <cstdint>

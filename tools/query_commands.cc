@@ -40,7 +40,8 @@ struct QueryArgs {
   bool skipna = false;
   std::string ranges;       // --ranges FILE|-
   std::string on_error = "stop";
-  uint64_t bins = 0;        // --bins K (0: not given)
+  uint64_t bins = 0;        // --bins K
+  bool bins_given = false;  // --bins was given (0 is then refused, not ignored)
   std::optional<uint64_t> bin_size;  // --bin-size N: bins of N elements, the last one shorter
   bool snap = false;
   bool progressive = false;  // --progressive: bounds first, then refinements, then the answer
@@ -53,7 +54,7 @@ std::string ProgressiveRefusal(const QueryArgs& a, const std::vector<Stat>& stat
   if (stats.size() != 1) return "query: " + flag + " answers one --stat at a time (" + kProgressiveStats + ")";
   if (!ServedProgressively(stats[0]))
     return "query: " + flag + " answers " + kProgressiveStats + ", not " + std::string(StatName(stats[0]));
-  if (!a.ranges.empty() || a.bins > 0 || a.bin_size)
+  if (!a.ranges.empty() || a.bins_given || a.bin_size)
     return "query: " + flag + " answers one --range, not --ranges or --bins";
   if (a.skipna) return "query: " + flag + " does not take --skipna";
   return "";
@@ -77,11 +78,11 @@ int RunQuery(const QueryArgs& a) {
     params.about = *c;
   }
   if (a.range.empty() == a.ranges.empty()) return UsageFail("query: give either --range P:Q or --ranges FILE");
-  if (!a.ranges.empty() && (a.bins > 0 || a.bin_size))
+  if (!a.ranges.empty() && (a.bins_given || a.bin_size))
     return UsageFail(std::string("query: ") + (a.bin_size ? "--bin-size" : "--bins") + " splits one --range, not --ranges");
   if (a.bin_size && *a.bin_size == 0) return UsageFail("query: --bin-size 0: a bin holds at least one element");
-  if (a.bins > 0 && a.bin_size) return UsageFail("query: give --bins K (how many) or --bin-size N (how long), not both");
-  if (a.snap && a.bins == 0 && !a.bin_size) return UsageFail("query: --snap moves the edges of --bins");
+  if (a.bins_given && a.bin_size) return UsageFail("query: give --bins K (how many) or --bin-size N (how long), not both");
+  if (a.snap && !a.bins_given && !a.bin_size) return UsageFail("query: --snap moves the edges of --bins");
   if (a.on_error != "stop" && a.on_error != "skip")
     return UsageFail("--on-error: '" + a.on_error + "' is neither stop nor skip");
   if (a.progressive || a.approx)
@@ -94,10 +95,9 @@ int RunQuery(const QueryArgs& a) {
   auto range = ParseRange(a.range, (*ba)->length());
   if (!range.ok()) {
     if (range.status().code() == Status::Code::kInvalidArgument) return FailParse(range.status());
-    return Fail(Status::OutOfRange(a.path, "range " + a.range + " is outside the array (length " +
-                                               std::to_string((*ba)->length()) + ")"));
+    return Fail(range.status().WithContext(a.path));
   }
-  if (a.bins > 0 || a.bin_size) return AnswerBins(**ba, spec, *range, a.bins, a.bin_size.value_or(0), a.snap);
+  if (a.bins_given || a.bin_size) return AnswerBins(**ba, spec, *range, a.bins, a.bin_size.value_or(0), a.snap);
   if (a.progressive || a.approx) return AnswerProgressive(**ba, a.path, stats[0], *range, a.approx, a.common.json);
   Stopwatch timer;
   QueryCost cost;
@@ -107,7 +107,7 @@ int RunQuery(const QueryArgs& a) {
     for (const auto& n : (*ba)->TakeNotices()) PrintNotice(n);
     if (!answers.ok() && answers.status().code() != Status::Code::kInvalidArgument) return Fail(answers.status());
   } else {
-    auto summary = (*ba)->Summarize(range->begin, range->end, NeedsExtremes(stats), &cost);
+    auto summary = (*ba)->Summarize(range->begin, range->end, NeedsExtremes(stats), &cost);  // cost: after merging
     for (const auto& n : (*ba)->TakeNotices()) PrintNotice(n);
     if (!summary.ok()) return Fail(summary.status());
     answers = AnswerStats(stats, params, *summary, *range, (*ba)->array().dtype());
@@ -133,9 +133,9 @@ int RunQuery(const QueryArgs& a) {
     return kExitOk;
   }
   std::printf("%s\n", StatsText(*answers, "\n").c_str());
-  std::fprintf(stderr, "(%.0f us; read %s from the array and %s from the disk tier in %llu requests)\n", micros,
+  std::fprintf(stderr, "(%.0f us; read %s from the array and %s from the disk tier in %s)\n", micros,
                FormatBytes(cost.array_bytes).c_str(), FormatBytes(cost.tier_bytes).c_str(),
-               static_cast<unsigned long long>(cost.requests));
+               Counted(cost.requests, "request").c_str());
   return kExitOk;
 }
 
@@ -192,9 +192,8 @@ int RunVerify(const VerifyArgs& a) {
     std::printf("%s\n", j.str().c_str());
   } else {
     for (const auto& e : report->examples) std::printf("mismatch: %s\n", e.c_str());
-    std::fprintf(stderr, "%s: %llu nodes checked, %llu mismatches\n", a.path.c_str(),
-                 static_cast<unsigned long long>(report->nodes_checked),
-                 static_cast<unsigned long long>(report->mismatches));
+    std::fprintf(stderr, "%s: %s checked, %s\n", a.path.c_str(), Counted(report->nodes_checked, "node").c_str(),
+                 Counted(report->mismatches, "mismatch", "mismatches").c_str());
   }
   return report->mismatches == 0 ? kExitOk : kExitRuntime;
 }
@@ -206,30 +205,34 @@ void RegisterQueryCommands(CLI::App& app, Command* run) {
     auto a = std::make_shared<QueryArgs>();
     CLI::App* sub = app.add_subcommand("query", "range statistics over [P, Q) from the moment buffer");
     sub->add_option("PATH", a->path, "array file (.npy)")->required();
-    sub->add_option("--range,-r", a->range, "half-open slice P:Q (negative counts from the end)");
+    sub->add_option("--range,-r", a->range,
+                    "half-open range P:Q, written like a NumPy slice (negative counts from the end; 1000, 2^30, "
+                    "3*2^20) but never clipped or emptied: P > Q or a side past the end is refused");
     sub->add_option("--ranges", a->ranges,
                     "FILE or - (stdin): one range per line, P:Q or {\"range\":[P,Q],\"stat\":[...]}; "
                     "one answer per line, in order, each batch of ready lines read together");
     sub->add_option("--on-error", a->on_error,
                     "--ranges: stop at a bad line (default), or skip: answer it with its error, exit 1 at the end");
-    NonNegative(sub->add_option("--bins", a->bins,
-                                "split --range into K equal bins and answer each (an overview: one line per bin)"));
+    CLI::Option* bins = NonNegative(sub->add_option(
+        "--bins", a->bins, "split --range into K equal bins, 1 <= K <= Q - P (1000, 2^10), and answer each (an "
+                           "overview: one line per bin)"));
     NonNegative(sub->add_option("--bin-size", a->bin_size,
-                                "split --range into bins of N elements from P, the last one shorter (frames)"));
+                                "split --range into bins of N elements from P (1024, 2^10), the last one shorter (frames)"));
     sub->add_flag("--snap", a->snap, "--bins: move each edge to the nearest leaf boundary (no raw element is read)");
     sub->add_option("--stat,-s", a->stats,
                     "sum count mean var std moment moments com spread polyfit min max sumsq rms (repeat for several)")
         ->required();
-    sub->add_option("--order,-k", a->order,
-                    "moment: order K (default 1); moments: orders 0..K (default J); 0 <= K <= the buffer's J")
-        ->check(CLI::Range(0, kMaxMomentOrder));
+    CountIn(sub->add_option("--order,-k", a->order,
+                            "moment: order K (default 1); moments: orders 0..K (default J); 0 <= K <= the buffer's J"),
+            0, kMaxMomentOrder);
     sub->add_option_function<std::string>(
         "--about,-c", [a](const std::string& c) { a->about = c; },
         "centre c of moment/moments (absolute index, finite; default P)");
-    sub->add_option("--degree,-d", a->degree, "polyfit degree (0 <= D <= the buffer's order J)")
-        ->check(CLI::Range(0, kMaxMomentOrder))
+    CountIn(sub->add_option("--degree,-d", a->degree, "polyfit degree (0 <= D <= the buffer's order J)"), 0,
+            kMaxMomentOrder)
         ->capture_default_str();
-    NonNegative(sub->add_option("--ddof", a->ddof, "var/std: 0 population, 1 sample (>= 0)"))->capture_default_str();
+    NonNegative(sub->add_option("--ddof", a->ddof, "var/std: 0 population, 1 sample (>= 0)"), INT32_MAX)
+        ->capture_default_str();
     sub->add_flag("--progressive", a->progressive,
                   "sum, count, mean, sumsq or rms: an estimate with an interval that holds the exact answer first, from "
                   "the buffer alone, then narrower ones as the end leaves are read, ending with the answer");
@@ -245,13 +248,21 @@ void RegisterQueryCommands(CLI::App& app, Command* run) {
                 "         momenta query big.npy --range 1000:2^30 --stat sum --progressive --json\n"
                 "         momenta query audio.npy --range 0:900000 --bin-size 1024 --stat rms\n"
                 "An empty range gives count 0 and sum 0; statistics that divide by the count fail on it.\n"
+                "Unlike a NumPy slice, a range is never clipped or emptied (500:100 or 0:2^40 on a shorter array\n"
+                "is refused, saying which side is wrong): a statistic of another range would be a wrong answer.\n"
+                "Bytes read are what was asked of the devices, a batch's overlapping reads merged; --ranges and\n"
+                "--bins end with one line on stderr (with --json a JSON object) of the ranges, the bytes they\n"
+                "cover and the bytes read.\n"
                 "NaN and infinity are answered as NumPy does: sum mean var std min max as np.sum np.mean np.var\n"
                 "np.std np.min np.max (a NaN gives NaN; inf - inf is NaN; var and std with an infinity are NaN);\n"
                 "sumsq and rms as np.sum(y) and np.sqrt(np.mean(y)), y = x.astype(float64)**2 (an infinity gives inf).\n"
                 "moment moments com spread polyfit are NaN whenever the range holds a NaN or an infinity that\n"
                 "is not skipped (polyfit: any NaN, even with --skipna). Text prints nan, inf, -inf; --json\n"
                 "prints the strings \"NaN\", \"Infinity\", \"-Infinity\".");
-    sub->callback([a, run] { *run = [a] { return RunQuery(*a); }; });
+    sub->callback([a, run, bins] {
+      a->bins_given = bins->count() > 0;
+      *run = [a] { return RunQuery(*a); };
+    });
   }
   {
     auto a = std::make_shared<BuildArgs>();

@@ -17,6 +17,7 @@
 #include "storage/posix_file.h"
 #include "storage/sidecar.h"
 #include "tools/buffer_options.h"
+#include "tools/cli_common.h"
 #include "tools/cli_signals.h"
 #include "tools/commands.h"
 #include "tools/transfer_files.h"
@@ -234,7 +235,7 @@ int RunShardCreate(const ShardArgs& a) {
   if (Status st = WriteManifest(a.manifest, ManifestJson(dtype, shape, tree->order, plan)); !st.ok())
     return Fail(st);
   cleanup.keep = true;
-  std::fprintf(stderr, "created %zu shards of %s (%llu x %s) and %s in %.1f ms\n", plan.size(),
+  std::fprintf(stderr, "created %s of %s (%llu x %s) and %s in %.1f ms\n", Counted(plan.size(), "shard").c_str(),
                a.src.empty() ? "an empty array" : a.src.c_str(), static_cast<unsigned long long>(n),
                std::string(DTypeName(dtype)).c_str(), a.manifest.c_str(), timer.ElapsedMicros() / 1000);
   return kExitOk;
@@ -255,7 +256,8 @@ void RegisterShardCommand(CLI::App& app, Command* run) {
                   "WORKER=FOLDER, repeated: shard k goes to placement k mod P (WORKER: a Dask worker's address or "
                   "--name; FOLDER: an absolute path, as that worker sees it)")
       ->required();
-  sub->add_option("--replicas", a->replicas, "copies of each shard besides its primary, on the next placements")
+  NonNegative(sub->add_option("--replicas", a->replicas, "copies of each shard besides its primary, on the next placements"),
+              INT32_MAX)
       ->capture_default_str();
   sub->add_option("--shape", a->shape, "shape of an empty sharded array, e.g. --shape 2^30 or 1024,1024")
       ->delimiter(',');

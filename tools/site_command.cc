@@ -96,9 +96,9 @@ int RunSite(const SiteArgs& a) {
   auto end = RunSiteLoop(**client, **source, loop, stop);
   if (!end.ok()) return Fail(end.status());
   if (end->dropped > 0)
-    PrintNotice(std::to_string(end->dropped) + " item(s) arrived later than the tardiness allows; dropped");
+    PrintNotice(Counted(end->dropped, "item") + " arrived later than the tardiness allows; dropped");
   if (auto* log = dynamic_cast<const LogSource*>(source->get()); log && log->skipped() > 0)
-    PrintNotice(std::to_string(log->skipped()) + " update(s) with a value off the grid (NaN) skipped");
+    PrintNotice(Counted(log->skipped(), "update") + " with a value off the grid (NaN) skipped");
   return StopRequested() ? StopExitCode() : kExitOk;
 }
 

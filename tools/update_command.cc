@@ -41,7 +41,7 @@ int FailUpdateInterrupted(const Status& interrupted, BufferedArray& ba, uint64_t
   if (applied == 0) {
     what = "no update was applied";
   } else {
-    what = "applied the first " + std::to_string(applied) + " of " + std::to_string(total) + " updates";
+    what = "applied the first " + std::to_string(applied) + " of " + Counted(total, "update");
     what += after > before_sequence ? " (log sequences " + std::to_string(before_sequence + 1) + ".." +
                                           std::to_string(after) + ")"
                                     : " (no value changed: nothing logged)";
@@ -67,10 +67,9 @@ int RunFollow(const UpdateArgs& a, BufferedArray& ba, int64_t time, int64_t max_
   const Status closed = ba.Close();
   if (!s.ok()) return FailOrInterrupted(s);
   if (!closed.ok()) return Fail(closed);
-  std::fprintf(stderr, "applied %llu updates to %s in %llu groups in %.1f ms%s\n",
-               static_cast<unsigned long long>(stats.updates), a.path.c_str(),
-               static_cast<unsigned long long>(stats.groups), timer.ElapsedMicros() / 1000,
-               stats.skipped > 0 ? (", skipped " + std::to_string(stats.skipped) + " bad lines").c_str() : "");
+  const std::string skipped = stats.skipped > 0 ? ", skipped " + Counted(stats.skipped, "bad line") : "";
+  std::fprintf(stderr, "applied %s to %s in %s in %.1f ms%s\n", Counted(stats.updates, "update").c_str(),
+               a.path.c_str(), Counted(stats.groups, "group").c_str(), timer.ElapsedMicros() / 1000, skipped.c_str());
   return kExitOk;
 }
 
@@ -124,7 +123,8 @@ int RunUpdate(const UpdateArgs& a) {
     j.Key("elapsed_us").Double(micros).EndObject();
     std::printf("%s\n", j.str().c_str());
   } else {
-    std::fprintf(stderr, "applied %zu updates to %s in %.1f ms\n", updates->size(), a.path.c_str(), micros / 1000);
+    std::fprintf(stderr, "applied %s to %s in %.1f ms\n", Counted(updates->size(), "update").c_str(), a.path.c_str(),
+                 micros / 1000);
   }
   return kExitOk;
 }
@@ -142,7 +142,8 @@ void RegisterUpdateCommand(CLI::App& app, Command* run) {
   sub->add_option("--max-delay", a->max_delay,
                   "with --follow: longest a line waits for its group to close (e.g. 10ms, 1s; a bare number is ms)")
       ->capture_default_str();
-  sub->add_option("--group", a->group, "with --follow: most updates in one group")->capture_default_str();
+  NonNegative(sub->add_option("--group", a->group, "with --follow: most updates in one group (e.g. 2^16)"))
+      ->capture_default_str();
   sub->add_flag("--ack", a->ack,
                 "with --follow: print 'SEQ COUNT' per group once it is durable per --sync ({\"seq\",\"count\"} with --json)");
   sub->add_option("--on-error", a->on_error, "with --follow: a bad line stops (stop) or is reported and skipped (skip)")

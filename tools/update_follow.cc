@@ -7,6 +7,7 @@
 
 #include "storage/array_file.h"
 #include "storage/json_writer.h"
+#include "tools/cli_common.h"
 #include "tools/update_parse.h"
 
 namespace momenta::cli {
@@ -48,7 +49,8 @@ class GroupCommit {
       stats_.updates += applied;
       if (applied > 0) (void)ba_.Commit();
       return s.WithNote("the last group's first " + std::to_string(applied) + " of " +
-                        std::to_string(updates_.size()) + " updates were applied, none acknowledged");
+                        Counted(updates_.size(), "update") + (applied == 1 ? " was" : " were") +
+                        " applied, none acknowledged");
     }
     MOMENTA_RETURN_IF_ERROR(ba_.Commit());
     stats_.updates += updates_.size();

@@ -54,7 +54,7 @@ Result<std::optional<IndexedValue>> ParseUpdateLine(std::string_view line, uint6
     return Status::InvalidArgument(name, where() + "'" + std::string(index_text) + "' is not an index");
   MOMENTA_RETURN_IF_ERROR(CheckIndex(index, length, name, where));
   auto v = ParseValue(dtype, value_text);
-  if (!v.ok()) return Status::InvalidArgument(name, where() + v.status().ToString());
+  if (!v.ok()) return v.status().WithContext(name + ": line " + std::to_string(line_no));
   return std::optional<IndexedValue>(IndexedValue{index, *v, line_time});
 }
 
@@ -75,7 +75,7 @@ Result<std::vector<IndexedValue>> ParseUpdates(const std::string& text, bool bin
       auto where = [&] { return "record " + std::to_string(at / 16) + ": "; };
       MOMENTA_RETURN_IF_ERROR(CheckIndex(index, length, name, where));
       auto v = ValueFromDouble(dtype, value);
-      if (!v.ok()) return Status::InvalidArgument(name, where() + v.status().ToString());
+      if (!v.ok()) return v.status().WithContext(name + ": record " + std::to_string(at / 16));
       out.push_back({index, *v, time});
     }
     return out;

@@ -161,7 +161,7 @@ int RunWindow(const WindowArgs& a) {
   if (names.collisions() > 0)
     PrintNotice(std::to_string(names.collisions()) + " name(s) shared a 64-bit hash with another name: counted as one item");
   if (log && log->skipped() > 0)
-    PrintNotice(std::to_string(log->skipped()) + " update(s) with a value off the grid (NaN) skipped");
+    PrintNotice(Counted(log->skipped(), "update") + " with a value off the grid (NaN) skipped");
   // Stopped by SIGINT/SIGTERM: the reports so far stand, the exit says why.
   if (rc == kExitOk && StopRequested()) return StopExitCode();
   return rc;
@@ -177,7 +177,8 @@ void RegisterWindowCommand(CLI::App& app, Command* run) {
   sub->add_option("--sidecar", a->sidecar, "folder of the --log array's sidecar (default: PATH.momenta, or under $MOMENTA_SIDECAR_DIR)");
   sub->add_option("--input", a->input, "text file of 'TIMESTAMP ITEM' lines, '-' for stdin");
   sub->add_option("--window", a->window, "window length W in time units (or 250ms, 10s, 5m, 2h, 1d)")->required();
-  sub->add_option("--eps", a->eps, "error bound: every answer within eps of the window's count")->required();
+  FiniteNumber(sub->add_option("--eps", a->eps, "error bound: every answer within eps of the window's count"))
+      ->required();
   sub->add_option("--tardiness", a->tardiness, "items may arrive up to T late (T < W); later ones are dropped")
       ->capture_default_str();
   sub->add_option("--item", a->item,

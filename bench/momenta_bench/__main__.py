@@ -31,7 +31,9 @@ the device: holes and cached pages are free), device_floor_s,
 fraction_of_limit (device_floor_s over process_median_s, or over the
 in-process time where there is no process)], "samples" (every query measured), "checks" {compared,
 wrong}, "unsupported", "batches" {ranges, cold_qps, warm_qps}, "overviews"
-{bins, cold_bins_per_s, warm_bins_per_s}, "memory" {baseline_rss_bytes, ranges,
+{bins, cold_bins_per_s, warm_bins_per_s} (both with the last run's covered_bytes,
+array_bytes_read, tier_bytes_read, read_requests: what its ranges span, and what was asked of
+the device once each batch's reads were merged), "memory" {baseline_rss_bytes, ranges,
 KIND: {rss_bytes, above_baseline_bytes} (the larger of the two ranges)}, "updates" (updates.py), "monitor"
 (monitor.py), "duckdb" {available, how, load}}. Times in seconds, sizes in bytes.
 """

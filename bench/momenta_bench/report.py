@@ -120,6 +120,11 @@ def markdown(doc):
              f"| {lim:,.0f} random reads/s (4 KiB, depth 32) | {_pct(bt['cold_qps'] / lim)} |")
     L.append(f"| overview, {ov['bins']} bins of the whole array (mean, min, max), bins/s | {_r(ov['cold_bins_per_s'])} "
              f"| {_r(ov['warm_bins_per_s'])} | {lim:,.0f} random reads/s | {_pct(ov['cold_bins_per_s'] / lim)} |")
+    for what, r in (("batch", bt), ("overview", ov)):
+        if r.get("array_bytes_read") is not None:
+            L.append(f"\nThe {what} read {_b(r['array_bytes_read'])} of the array and {_b(r['tier_bytes_read'])} of "
+                     f"its buffer in {r['read_requests']:,} requests (its ranges cover {_b(r['covered_bytes'])}; "
+                     f"reads merged where they overlap or touch).")
     mem = doc["memory"]
     L.append(f"\nPeak RSS of a sum (the larger of the whole array and 10^8 elements inside data), less "
              f"`momenta --version` ({_b(mem['baseline_rss_bytes'])}): "

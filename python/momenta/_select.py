@@ -49,9 +49,29 @@ def _as_index(x):
         return None
 
 
+def range_problem(b, e, n):
+    """Why [b, e) (sides already counted from the end) is no range of n elements, in the
+    words of ``momenta query --range`` ("P > Q (500 > 100)", "Q = 2000 is past its end");
+    "" when it is one."""
+    if b < 0:
+        return f"P = {b - n} reaches before its start"
+    if e < 0:
+        return f"Q = {e - n} reaches before its start"
+    if b > n:
+        return f"P = {b} is past its end"
+    if e > n:
+        return f"Q = {e} is past its end"
+    if b > e:
+        return f"P > Q ({b} > {e})"
+    return ""
+
+
 def flat_range(p, q, n):
     """[p, q) of a flat index of length n, sides counted from the end when negative (as
-    ``momenta query --range P:Q``); p None is 0, q None is n."""
+    ``momenta query --range P:Q``); p None is 0, q None is n. Unlike a NumPy slice (and like
+    the CLI's ranges) it is never clipped or emptied: a side past either end and p > q are an
+    OutOfRangeError saying which, as a statistic of another range than the one asked would
+    be a wrong answer given silently."""
     b = 0 if p is None else _as_index(p)
     e = n if q is None else _as_index(q)
     if b is None or e is None:
@@ -62,7 +82,7 @@ def flat_range(p, q, n):
     if e < 0:
         e += n
     if not (0 <= b <= e <= n):
-        raise OutOfRangeError(f"range {b0}:{e0} is not a range of the array (length {n})")
+        raise OutOfRangeError(f"range {b0}:{e0} is not a range of the array (length {n}): {range_problem(b, e, n)}")
     return b, e
 
 

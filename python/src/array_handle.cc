@@ -25,6 +25,18 @@
 namespace momenta::python {
 namespace {
 
+// Why [b, e) (sides already counted from the end) is no range of n elements,
+// in the words of the CLI's RangeProblem (tools/cli_parse.h) and of
+// _select.range_problem; "" when it is one.
+std::string RangeProblem(int64_t b, int64_t e, int64_t n) {
+  if (b < 0) return "P = " + std::to_string(b - n) + " reaches before its start";
+  if (e < 0) return "Q = " + std::to_string(e - n) + " reaches before its start";
+  if (b > n) return "P = " + std::to_string(b) + " is past its end";
+  if (e > n) return "Q = " + std::to_string(e) + " is past its end";
+  if (b > e) return "P > Q (" + std::to_string(b) + " > " + std::to_string(e) + ")";
+  return "";
+}
+
 // Ranges summarised per SummarizeBatch call: bounds the summaries held at
 // once (a few hundred bytes each); the library batches reads 256 at a time.
 constexpr size_t kBatchChunk = 4096;
@@ -229,12 +241,16 @@ py::tuple ArrayHandle::Approx(int code, int64_t p, int64_t q) {
 }
 
 IndexRange ArrayHandle::Resolve(int64_t p, int64_t q, uint64_t length) const {
-  // Negative sides count from the end, as `query --range` (tools/cli_parse.cc).
+  // Negative sides count from the end, as `query --range` (tools/cli_parse.cc);
+  // never clipped or emptied, and the message says why, in RangeProblem's
+  // words (and _select.range_problem's).
   const auto n = static_cast<int64_t>(length);
   const int64_t b = p < 0 ? p + n : p, e = q < 0 ? q + n : q;
-  if (b < 0 || e < 0 || b > n || e > n || b > e)
+  const std::string why = RangeProblem(b, e, n);
+  if (!why.empty())
     ThrowIfError(Status::OutOfRange(path_, "range " + std::to_string(p) + ":" + std::to_string(q) +
-                                               " is not a range of the array (length " + std::to_string(n) + ")"));
+                                               " is not a range of the array (length " + std::to_string(n) +
+                                               "): " + why));
   return {static_cast<uint64_t>(b), static_cast<uint64_t>(e)};
 }
 
@@ -290,7 +306,8 @@ py::array_t<double> ArrayHandle::SummaryRows(const py::array_t<int64_t>& starts,
       if (s[k] < 0 || e[k] < s[k] || static_cast<uint64_t>(e[k]) > ba.length())
         ThrowIfError(Status::OutOfRange(path_, "range #" + std::to_string(k) + " " + std::to_string(s[k]) + ":" +
                                                    std::to_string(e[k]) + " is outside the array (length " +
-                                                   std::to_string(ba.length()) + ")"));
+                                                   std::to_string(ba.length()) + "): " +
+                                                   RangeProblem(s[k], e[k], static_cast<int64_t>(ba.length()))));
     std::vector<IndexRange> ranges;
     std::vector<RangeSummary> summaries;
     all.reserve(n);
@@ -335,7 +352,8 @@ py::list ArrayHandle::Stats(const py::array_t<int64_t>& starts, const py::array_
       if (s[k] < 0 || e[k] < s[k] || static_cast<uint64_t>(e[k]) > ba.length())
         ThrowIfError(Status::OutOfRange(path_, "range #" + std::to_string(k) + " " + std::to_string(s[k]) + ":" +
                                                    std::to_string(e[k]) + " is outside the array (length " +
-                                                   std::to_string(ba.length()) + ")"));
+                                                   std::to_string(ba.length()) + "): " +
+                                                   RangeProblem(s[k], e[k], static_cast<int64_t>(ba.length()))));
     // Kind ola with every stat from index moments: the Ola buffer alone (no partial leaf of the tree read).
     const bool ola_alone = ba.ola() != nullptr && OlaAlone(stats, dtype_);
     std::vector<IndexMoments> index;

@@ -52,7 +52,7 @@ Status TextSource::ParseOneWord(std::string_view word, TimedItem* out) const {
     return Status::OK();
   }
   auto it = mapping_.FromText(word);
-  if (!it.ok()) return Status::InvalidArgument(lines_.where(), it.status().ToString());
+  if (!it.ok()) return it.status().WithContext(lines_.where());
   out->ts = WallMillis();
   out->item = *it;
   out->has_item = true;

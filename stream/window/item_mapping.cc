@@ -123,11 +123,7 @@ Status ParseTimedItem(std::string_view line, const ItemMapping& mapping, const s
   if (!ParseInteger(line.substr(a, b - a), ts) || *ts < -kMaxTime || *ts > kMaxTime)
     return Status::InvalidArgument(where, Quoted(line.substr(a, b - a), "is not a timestamp"));
   auto it = mapping.FromText(line.substr(c, d - c));
-  if (!it.ok()) {
-    const std::string text = it.status().ToString();
-    const std::string_view kind = "Invalid argument: ";
-    return Status::InvalidArgument(where, std::string_view(text).substr(kind.size()));
-  }
+  if (!it.ok()) return it.status().WithContext(where);
   *item = *it;
   if (item_text != nullptr) *item_text = line.substr(c, d - c);
   return Status::OK();

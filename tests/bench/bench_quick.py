@@ -99,6 +99,15 @@ def main():
     positive(doc, "batches", "cold_qps")
     positive(doc, "batches", "warm_qps")
     positive(doc, "overviews", "cold_bins_per_s")
+    # The report carries what the batches read (asked of the device, reads merged) beside
+    # what their ranges cover; the overview of the whole array reads it at most about once.
+    for what in ("batches", "overviews"):
+        positive(doc, what, "covered_bytes")
+        if not isinstance(doc[what].get("array_bytes_read"), int):
+            fail(f"{what}: array_bytes_read is {doc[what].get('array_bytes_read')!r}, not a count of bytes")
+    ov = doc["overviews"]
+    if ov["array_bytes_read"] > ov["covered_bytes"] + 4096 * (ov["bins"] // 256 + 1):
+        fail(f"overviews: read {ov['array_bytes_read']} bytes of an array of {ov['covered_bytes']}")
     positive(doc, "memory", "baseline_rss_bytes")
     for kind in ("hot", "scattered", "sequential"):
         for sync in ("always", "batch", "none"):

@@ -146,3 +146,29 @@ def test_summary_as_of_puts_back_what_changed_after_the_time():
         with pytest.raises(ValueError, match="the log's times go back, so no state is as of 1000"):
             a.summary(as_of=1000)
         assert momenta.summary_stat(a.summary(as_of=4000), "sum") == 77.0
+
+
+def test_a_range_reports_the_pages_it_read(rng):
+    """[10, 300) over leaves of 128 f8: its two end pieces ([0, 10), the shorter side of
+    [10, 128), and [256, 300)) lie in one page of the array, read and reported once (as
+    ``momenta query --json`` reports it), not once per piece."""
+    with momenta.create("b.npy", 40_000, leaf=128, fanout=4) as a:
+        a[:] = rng.normal(size=40_000)
+    with momenta.open("b.npy") as a:
+        assert a._h._summary_read_bytes(10, 300, False) == 4096
+
+
+@pytest.mark.parametrize("p, q, why", [(500, 100, r"P > Q \(500 > 100\)"), (0, 10**9, "Q = 1000000000 is past its end"),
+                                       (-5000, 3, "P = -5000 reaches before its start")])
+def test_a_range_that_is_no_range_says_why_as_the_cli_does(p, q, why):
+    """Python's ranges follow the CLI's one rule (never clipped or emptied, unlike a NumPy
+    slice) and say what is wrong in its words, on the fast path and the general one."""
+    np.save("c.npy", np.arange(1000.0))
+    with momenta.open("c.npy") as a:
+        for call in (lambda: a.sum(p, q), lambda: a.mean(p, q), lambda: a.stats([p], [q], ["sum"])):
+            with pytest.raises(momenta.OutOfRangeError, match="is not a range of the array|is outside the array"):
+                call()
+        with pytest.raises(momenta.OutOfRangeError, match=why):
+            a.sum(p, q)
+        with pytest.raises(momenta.OutOfRangeError, match=why):
+            a.mean(p, q)

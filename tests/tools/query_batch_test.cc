@@ -194,8 +194,12 @@ TEST_F(CliQueryBatchTest, SnappedBinsReadNoRawElement) {
               0u)
         << lines[k];
   }
-  EXPECT_NE(r.err.find("read 0 B from the array"), std::string::npos) << r.err;
-  EXPECT_NE(r.err.find("edges moved by at most 32 elements"), std::string::npos) << r.err;
+  // With --json the closing line on stderr is a JSON object.
+  EXPECT_NE(r.err.find("\"array_bytes_read\":0,"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("\"edges_moved\":32,\"leaf\":64}"), std::string::npos) << r.err;
+  auto text = RunCli({"query", a_, "--range", "1000:9000", "--bins", "8", "--snap", "--stat", "sum"});
+  EXPECT_NE(text.err.find("read 0 B from the array"), std::string::npos) << text.err;
+  EXPECT_NE(text.err.find("edges moved by at most 32 elements"), std::string::npos) << text.err;
   // Bins narrower than a leaf collapse: an empty bin's mean is NaN.
   auto narrow = RunCli({"query", a_, "--range", "0:60", "--bins", "3", "--snap", "--stat", "count", "--stat", "mean"});
   ASSERT_EQ(narrow.exit_code, 0) << narrow.err;
