@@ -56,6 +56,7 @@ else
   mkdir -p "$root"
 fi
 root=$(cd "$root" && pwd)
+chmod 755 "$root"  # it becomes /: mktemp's 700 would shut out every user but root
 
 # Ends what still runs inside the root (a stray server, an interrupted build),
 # unmounts everything under it (lazily when busy) and removes it; never
