@@ -15,8 +15,8 @@
 //              announcing 4 MiB - 1 (the cap) that sends 1 MiB of it and
 //              stalls (held as it arrives, never reserved whole)
 //   ahead      (after the streaming site and the prober stop) one site at
-//              time 1 and one that runs 10 windows ahead of it (ticks 1 ..
-//              10 W, ten items each): the root holds what the ahead site
+//              time T and one that runs 10 windows ahead of it (a tick every
+//              10 time units through T + 10 W, ten items each): the root holds what the ahead site
 //              stamps past as_of = 1, up to --max-held messages (then it is
 //              answered for as `ahead` and its messages are applied)
 // and, throughout, whether the streaming site kept its one connection and
@@ -121,8 +121,8 @@ std::string SiteRowOf(const HostPort& at, const std::string& name) {
   return a->substr(p + 1, a->find('\n', p + 1) - p - 1);
 }
 
-// One site at time 1, one 10 windows ahead (W = 60000 ticks, ten items a
-// tick over 1024 values): what the root holds for the one ahead.
+// One site at time `start`, one 10 windows ahead (W = 60000, a tick every
+// 10, ten items a tick over 1024 values): what the root holds for the one ahead.
 // `start`: after every time the streaming site reported (as_of never goes back).
 void AheadCase(const HostPort& at, const Mem& base, int pid, int64_t start) {
   auto slow = Connected(at, "behind");
@@ -137,7 +137,7 @@ void AheadCase(const HostPort& at, const Mem& base, int pid, int64_t start) {
   const Mem before = ReadMem(pid);
   uint64_t x = 7;
   const auto t0 = Clock::now();
-  for (int64_t t = start; t < start + 10 * 60000; ++t) {
+  for (int64_t t = start; t < start + 10 * 60000; t += 10) {
     std::vector<Arrival> a;
     for (int i = 0; i < 10; ++i) a.push_back({t, static_cast<int64_t>((x = x * 6364136223846793005ull + 1) >> 54)});
     fast->Tick(t, a);
@@ -152,7 +152,7 @@ void AheadCase(const HostPort& at, const Mem& base, int pid, int64_t start) {
   const size_t nc = row.find(" not_covered: ");
   char note[512];
   std::snprintf(note, sizeof note,
-                "10 windows (600000 ticks, sent in %.1f s) ahead of the other site: held=%ld messages, %.0f bytes RSS, %.0f "
+                "10 windows (60000 ticks 10 ms apart, sent in %.1f s) ahead of the other site: held=%ld messages, %.0f bytes RSS, %.0f "
                 "VmData per held message; %s",
                 secs, held, held ? (m.rss_kib - before.rss_kib) * 1024.0 / held : 0.0,
                 held ? (m.data_kib - before.data_kib) * 1024.0 / held : 0.0,

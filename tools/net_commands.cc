@@ -158,7 +158,7 @@ void RegisterNetCommands(CLI::App& app, Command* run) {
         ->capture_default_str();
     sub->add_option("--max-held", a->max_held,
                     "messages a site may run ahead of the others' time before it is left out as 'ahead' "
-                    "(~100 bytes each)")
+                    "(~65 bytes each)")
         ->check(CLI::Range(size_t{1}, size_t{1} << 30))
         ->capture_default_str();
     sub->footer(

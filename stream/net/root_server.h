@@ -58,7 +58,7 @@ struct RootServerOptions {
   size_t max_queries = 64;       // query connections
   size_t max_sites = 4096;
   // Messages one site may have stamped past the others' time (as_of) before
-  // it is answered for as ahead (root_state.h): ~100 bytes each.
+  // it is answered for as ahead (root_state.h): ~65 bytes each.
   size_t max_held = size_t{1} << 16;
   // A site stale this long is forgotten (listed no more); 0: never.
   std::chrono::milliseconds forget_after{0};

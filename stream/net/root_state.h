@@ -20,7 +20,7 @@
 // (its snapshot is after as_of, or it held more than max_held messages past
 // as_of: those are applied at once, and it is covered again once the others
 // reach its clock). A site ahead costs the root at most max_held messages
-// (~100 bytes each; bench/README.md).
+// (~65 bytes each; bench/README.md).
 //
 // Finished sites (FINAL) keep their state: covered from their last time on,
 // counted until their items leave the window. Stale sites (the connection

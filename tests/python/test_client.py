@@ -57,7 +57,9 @@ def ask_sites(cli, root, rng, streams, procs):
         # The root waits for the sites it holds live; one that has not connected yet it does
         # not know of. So first wait (30 s at most) until both are live.
         for _ in range(3000):
-            if sorted(s["name"] for s in client.sites()["per_site"] if s["state"] == "live") == ["east", "west"]:
+            # (A site whose file has been read is "finished": the root keeps its state.)
+            if sorted(s["name"] for s in client.sites()["per_site"]
+                      if s["state"] in ("live", "finished")) == ["east", "west"]:
                 break
             time.sleep(0.01)
         count = client.count(at=at, wait=20000)
