@@ -176,7 +176,7 @@ void RegisterWindowCommand(CLI::App& app, Command* run) {
   sub->add_option("--log", a->log, "array file (.npy): read its update log (times in ms)");
   sub->add_option("--sidecar", a->sidecar, "folder of the --log array's sidecar (default: PATH.momenta, or under $MOMENTA_SIDECAR_DIR)");
   sub->add_option("--input", a->input, "text file of 'TIMESTAMP ITEM' lines, '-' for stdin");
-  sub->add_option("--window", a->window, "window length W in time units (or 250ms, 10s, 5m, 2h, 1d)")->required();
+  sub->add_option("--window", a->window, "window length W in time units (or 250ms, 10s, 5m, 2h, 1d: the units then read as milliseconds)")->required();
   sub->add_option("--eps", a->eps, "error bound: every answer within eps of the window's count")->required();
   sub->add_option("--tardiness", a->tardiness, "items may arrive up to T late (T < W); later ones are dropped")
       ->capture_default_str();
@@ -197,7 +197,9 @@ void RegisterWindowCommand(CLI::App& app, Command* run) {
       "  momenta window --log big.npy --window 1h --eps 0.01 --item index/1000000 --every 1m\n"
       "  tail -f events.txt | momenta window --input - --clock wall --window 60s --eps 0.01 --json\n"
       "  momenta window --log live.npy --follow --window 1m --eps 0.01   # each update counted once logged\n"
-      "Durations are in the input's time units, read as milliseconds: 250ms, 10s, 5m, 2h, 1d.\n"
+      "Durations are plain numbers in the input's time units, or 250ms, 10s, 5m, 2h, 1d, which assume\n"
+      "the timestamps are milliseconds (an update log's are).\n"
+      "'TIMESTAMP ITEM' input skips blank lines and lines starting with '#'.\n"
       "Ctrl-C (SIGINT) or SIGTERM stops it within a second, also while it waits on a pipe: the reports\n"
       "so far stand, the last one is the state when stopped, and it exits 130 (SIGINT) or 143 (SIGTERM).");
   sub->callback([a, run] { *run = [a] { return RunWindow(*a); }; });
