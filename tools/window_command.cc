@@ -87,6 +87,26 @@ void PrintReport(const WindowReport& r, bool json, const NameTable* names) {
   std::printf("\n");
 }
 
+// The --input text, or the --log array's update log (followed: waited for
+// until it appears, since a monitor may start before the data).
+Result<std::unique_ptr<ItemSource>> OpenWindowSource(const WindowArgs& a, const ItemMapping& mapping, bool wall,
+                                                     StopToken stop) {
+  if (!a.input.empty()) {
+    auto text = TextSource::Open(a.input, mapping, wall ? OneWord::kItemNow : OneWord::kRefused, stop);
+    if (!text.ok()) return text.status();
+    return std::unique_ptr<ItemSource>(std::move(*text));
+  }
+  std::string log_dir = SidecarPath(a.log, a.sidecar) + "/log";
+  if (a.follow) {
+    auto found = WaitForLogDir(a.log, a.sidecar, stop, PrintNotice);
+    if (!found.ok()) return found.status();
+    log_dir = *found;
+  }
+  auto log = LogSource::Open(log_dir, mapping, a.follow, stop, PrintNotice);
+  if (!log.ok()) return log.status();
+  return std::unique_ptr<ItemSource>(std::move(*log));
+}
+
 int RunWindow(const WindowArgs& a) {
   if (a.log.empty() == a.input.empty()) return UsageFail("give exactly one of --log PATH or --input FILE|-");
   if (a.follow && a.log.empty()) return UsageFail("--follow reads an update log: use it with --log");
@@ -123,24 +143,10 @@ int RunWindow(const WindowArgs& a) {
 
   InstallStopSignals();
   const StopToken stop = SignalStopToken();
-  std::unique_ptr<ItemSource> source;
-  LogSource* log = nullptr;
-  if (!a.input.empty()) {
-    auto opened = TextSource::Open(a.input, *mapping, wall ? OneWord::kItemNow : OneWord::kRefused, stop);
-    if (!opened.ok()) return Fail(opened.status());
-    source = std::move(*opened);
-  } else {
-    std::string log_dir = SidecarPath(a.log, a.sidecar) + "/log";
-    if (a.follow) {  // a monitor may start before the data: wait for the log
-      auto found = WaitForLogDir(a.log, a.sidecar, stop, PrintNotice);
-      if (!found.ok()) return StopRequested() ? StopExitCode() : Fail(found.status());
-      log_dir = *found;
-    }
-    auto opened = LogSource::Open(log_dir, *mapping, a.follow, stop, PrintNotice);
-    if (!opened.ok()) return Fail(opened.status());
-    log = opened->get();
-    source = std::move(*opened);
-  }
+  auto opened = OpenWindowSource(a, *mapping, wall, stop);
+  if (!opened.ok()) return StopRequested() ? StopExitCode() : Fail(opened.status());
+  std::unique_ptr<ItemSource> source = std::move(*opened);
+  LogSource* const log = dynamic_cast<LogSource*>(source.get());
   NameTable names;
   if (named) source = std::make_unique<NamingSource>(std::move(source), &names);
   const ReportFn report = [&](const Summarizer& s) {
