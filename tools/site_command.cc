@@ -114,7 +114,7 @@ void RegisterSiteCommand(CLI::App& app, Command* run) {
   sub->add_option("--log", a->log, "array file (.npy): tail its update log (times in ms; waits for it to appear)");
   sub->add_option("--sidecar", a->sidecar, "folder of the --log array's sidecar (default: PATH.momenta, or under $MOMENTA_SIDECAR_DIR)");
   sub->add_option("--input", a->input,
-                  "text file of 'TIMESTAMP ITEM' lines ('TIMESTAMP' alone: the clock moves on), '-' for stdin");
+                  "text file of 'TIMESTAMP ITEM' lines ('TIMESTAMP' alone: the clock moves on; '#' lines skipped), '-' for stdin");
   sub->add_option("--item", a->item, "the item: index, index/G (regions of G elements) or value/G")
       ->capture_default_str();
   sub->add_option("--token-file", a->token_file, "present the token in this file's first line");

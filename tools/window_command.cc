@@ -87,6 +87,26 @@ void PrintReport(const WindowReport& r, bool json, const NameTable* names) {
   std::printf("\n");
 }
 
+// The --input text, or the --log array's update log (followed: waited for
+// until it appears, since a monitor may start before the data).
+Result<std::unique_ptr<ItemSource>> OpenWindowSource(const WindowArgs& a, const ItemMapping& mapping, bool wall,
+                                                     StopToken stop) {
+  if (!a.input.empty()) {
+    auto text = TextSource::Open(a.input, mapping, wall ? OneWord::kItemNow : OneWord::kRefused, stop);
+    if (!text.ok()) return text.status();
+    return std::unique_ptr<ItemSource>(std::move(*text));
+  }
+  std::string log_dir = SidecarPath(a.log, a.sidecar) + "/log";
+  if (a.follow) {
+    auto found = WaitForLogDir(a.log, a.sidecar, stop, PrintNotice);
+    if (!found.ok()) return found.status();
+    log_dir = *found;
+  }
+  auto log = LogSource::Open(log_dir, mapping, a.follow, stop, PrintNotice);
+  if (!log.ok()) return log.status();
+  return std::unique_ptr<ItemSource>(std::move(*log));
+}
+
 int RunWindow(const WindowArgs& a) {
   if (a.log.empty() == a.input.empty()) return UsageFail("give exactly one of --log PATH or --input FILE|-");
   if (a.follow && a.log.empty()) return UsageFail("--follow reads an update log: use it with --log");
@@ -123,24 +143,10 @@ int RunWindow(const WindowArgs& a) {
 
   InstallStopSignals();
   const StopToken stop = SignalStopToken();
-  std::unique_ptr<ItemSource> source;
-  LogSource* log = nullptr;
-  if (!a.input.empty()) {
-    auto opened = TextSource::Open(a.input, *mapping, wall ? OneWord::kItemNow : OneWord::kRefused, stop);
-    if (!opened.ok()) return Fail(opened.status());
-    source = std::move(*opened);
-  } else {
-    std::string log_dir = SidecarPath(a.log, a.sidecar) + "/log";
-    if (a.follow) {  // a monitor may start before the data: wait for the log
-      auto found = WaitForLogDir(a.log, a.sidecar, stop, PrintNotice);
-      if (!found.ok()) return StopRequested() ? StopExitCode() : Fail(found.status());
-      log_dir = *found;
-    }
-    auto opened = LogSource::Open(log_dir, *mapping, a.follow, stop, PrintNotice);
-    if (!opened.ok()) return Fail(opened.status());
-    log = opened->get();
-    source = std::move(*opened);
-  }
+  auto opened = OpenWindowSource(a, *mapping, wall, stop);
+  if (!opened.ok()) return StopRequested() ? StopExitCode() : Fail(opened.status());
+  std::unique_ptr<ItemSource> source = std::move(*opened);
+  LogSource* const log = dynamic_cast<LogSource*>(source.get());
   NameTable names;
   if (named) source = std::make_unique<NamingSource>(std::move(source), &names);
   const ReportFn report = [&](const Summarizer& s) {
@@ -176,7 +182,7 @@ void RegisterWindowCommand(CLI::App& app, Command* run) {
   sub->add_option("--log", a->log, "array file (.npy): read its update log (times in ms)");
   sub->add_option("--sidecar", a->sidecar, "folder of the --log array's sidecar (default: PATH.momenta, or under $MOMENTA_SIDECAR_DIR)");
   sub->add_option("--input", a->input, "text file of 'TIMESTAMP ITEM' lines, '-' for stdin");
-  sub->add_option("--window", a->window, "window length W in time units (or 250ms, 10s, 5m, 2h, 1d)")->required();
+  sub->add_option("--window", a->window, "window length W in time units (or 250ms, 10s, 5m, 2h, 1d: the units then read as milliseconds)")->required();
   FiniteNumber(sub->add_option("--eps", a->eps, "error bound: every answer within eps of the window's count"))
       ->required();
   sub->add_option("--tardiness", a->tardiness, "items may arrive up to T late (T < W); later ones are dropped")
@@ -198,7 +204,9 @@ void RegisterWindowCommand(CLI::App& app, Command* run) {
       "  momenta window --log big.npy --window 1h --eps 0.01 --item index/1000000 --every 1m\n"
       "  tail -f events.txt | momenta window --input - --clock wall --window 60s --eps 0.01 --json\n"
       "  momenta window --log live.npy --follow --window 1m --eps 0.01   # each update counted once logged\n"
-      "Durations are in the input's time units, read as milliseconds: 250ms, 10s, 5m, 2h, 1d.\n"
+      "Durations are plain numbers in the input's time units, or 250ms, 10s, 5m, 2h, 1d, which assume\n"
+      "the timestamps are milliseconds (an update log's are).\n"
+      "'TIMESTAMP ITEM' input skips blank lines and lines starting with '#'.\n"
       "Ctrl-C (SIGINT) or SIGTERM stops it within a second, also while it waits on a pipe: the reports\n"
       "so far stand, the last one is the state when stopped, and it exits 130 (SIGINT) or 143 (SIGTERM).");
   sub->callback([a, run] { *run = [a] { return RunWindow(*a); }; });
