@@ -37,6 +37,7 @@
 #include "stream/window/item_counts.h"       // ItemCounts: any item's count and the frequent items
 #include "stream/window/window_quantiles.h"  // WindowQuantiles: ranks and quantiles
 #include "stream/window/summarizer.h"        // Summarizer: the three synopses of one stream together
+#include "stream/window/name_table.h"        // NameTable: the names of items counted by their hash
 
 // ---- stream/: many sites, one root --------------------------------------------
 #include "stream/net/site_client.h"   // SiteClient: a site's connection to the root
@@ -49,4 +50,6 @@
 #include "stream/drive/text_source.h"    // "TIMESTAMP ITEM" lines as a source
 #include "stream/drive/stop_token.h"     // StopToken: how a driver loop learns to stop
 #include "stream/drive/window_driver.h"  // RunDataClock / RunWallClock: a window over a source
+#include "stream/drive/log_follow.h"     // RunLogClock: a window following a log on its own time
+#include "stream/drive/log_wait.h"       // WaitForLogDir: a log that does not exist yet
 #include "stream/drive/site_runner.h"    // RunSiteLoop: a site over a source, reporting to a root

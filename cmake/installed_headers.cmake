@@ -41,6 +41,7 @@ set(MOMENTA_INSTALLED_HEADERS
   stream/window/item_mapping.h
   stream/window/key_count_sort.h
   stream/window/misra_gries.h
+  stream/window/name_table.h
   stream/window/packed_pairs.h
   stream/window/sliding_vector.h
   stream/window/summarizer.h
@@ -67,7 +68,9 @@ set(MOMENTA_INSTALLED_HEADERS
   stream/net/wire_frame.h
   stream/drive/item_source.h
   stream/drive/line_buffer.h
+  stream/drive/log_follow.h
   stream/drive/log_source.h
+  stream/drive/log_wait.h
   stream/drive/site_runner.h
   stream/drive/stop_token.h
   stream/drive/text_source.h

@@ -1,14 +1,15 @@
 // momenta log: print an array's update log, or follow it (--tail).
 #include <CLI/CLI.hpp>
 #include <charconv>
-#include <csignal>
 #include <cstdio>
 
 #include "storage/array_file.h"
 #include "storage/log_codec.h"
 #include "storage/log_reader.h"
 #include "storage/log_segments.h"
+#include "stream/drive/log_wait.h"
 #include "tools/commands.h"
+#include "tools/stop_signals.h"
 #include "storage/json_writer.h"
 
 namespace momenta::cli {
@@ -22,8 +23,6 @@ struct LogArgs {
   bool tail = false;
 };
 
-volatile std::sig_atomic_t g_stop = 0;
-
 int RunLog(const LogArgs& a) {
   auto since = ParseTimeMs(a.since, std::numeric_limits<int64_t>::min(), "--since");
   auto until = ParseTimeMs(a.until, std::numeric_limits<int64_t>::max(), "--until");
@@ -34,6 +33,11 @@ int RunLog(const LogArgs& a) {
     auto n = ParseCount(a.from, "--from");
     if (!n.ok()) return UsageFail(n.status().ToString());
     from = *n;
+  }
+  InstallStopSignals();
+  if (a.tail) {  // a follower may start before the data: wait for the array and its log
+    auto found = WaitForLogDir(a.path, a.common.sidecar, SignalStopToken(), PrintNotice);
+    if (!found.ok()) return StopRequested() ? StopExitCode() : Fail(found.status());
   }
   // The array tells the dtype of the values (and that PATH is an array).
   auto array = OpenArray(a.path, a.common, /*writable=*/false);
@@ -58,11 +62,9 @@ int RunLog(const LogArgs& a) {
     if (reader.status().code() == Status::Code::kNotFound && !a.tail) return kExitOk;  // no updates yet
     return Fail(reader.status());
   }
-  std::signal(SIGINT, [](int) { g_stop = 1; });
-  std::signal(SIGTERM, [](int) { g_stop = 1; });
   size_t damage_seen = 0;
   LogRecord r;
-  while (!g_stop) {
+  while (!StopRequested()) {
     auto more = a.tail ? (*reader)->NextWithin(&r, std::chrono::milliseconds(200)) : (*reader)->Next(&r);
     if (!more.ok()) return Fail(more.status());
     for (; damage_seen < (*reader)->damage().size(); ++damage_seen)
@@ -86,7 +88,8 @@ int RunLog(const LogArgs& a) {
     }
     if (a.tail) std::fflush(stdout);
   }
-  return kExitOk;
+  // Stopped by SIGINT/SIGTERM: the records printed stand, the exit says why.
+  return StopRequested() ? StopExitCode() : kExitOk;
 }
 
 }  // namespace
@@ -98,7 +101,7 @@ void RegisterLogCommand(CLI::App& app, Command* run) {
   sub->add_option("--since", a->since, "only records with time >= T (ms)");
   sub->add_option("--until", a->until, "only records with time < T (ms)");
   sub->add_option("--from", a->from, "only records with sequence >= N (N >= 0: 0, 1000, 2^20)");
-  sub->add_flag("--tail", a->tail, "follow: keep printing new records as they are appended (Ctrl-C stops)");
+  sub->add_flag("--tail", a->tail, "follow: keep printing new records as they are appended; waits for the array and its log to appear (Ctrl-C stops: exit 130)");
   AddCommonOptions(sub, &a->common);
   sub->footer("Example: momenta log big.npy --since 1764460800000 --json\n"
               "Damage and lost records (a segment removed or cut) are reported on stderr with the\n"

@@ -136,7 +136,7 @@ void RegisterNetCommands(CLI::App& app, Command* run) {
     CLI::App* sub = app.add_subcommand("root", "the monitor's root: sites report to it, `momenta ask` queries it");
     sub->add_option("--listen", a->listen, "HOST:PORT to listen on (port 0: any free port)")->capture_default_str();
     sub->add_option("--eps", a->eps, "error bound the root answers within (handed to every site)")->required();
-    sub->add_option("--window", a->window, "window length W in time units (or 250ms, 10s, 5m, 2h, 1d)")->required();
+    sub->add_option("--window", a->window, "window length W in time units (or 250ms, 10s, 5m, 2h, 1d: the units then read as milliseconds)")->required();
     sub->add_option("--tardiness", a->tardiness, "items may arrive up to T late (T < W)")->capture_default_str();
     sub->add_option("--token-file", a->token_file, "sites must present the token in this file's first line");
     sub->add_option("--port-file", a->port_file, "write the port bound to this file once listening");

@@ -7,6 +7,7 @@
 
 #include "storage/sidecar.h"
 #include "stream/drive/log_source.h"
+#include "stream/drive/log_wait.h"
 #include "stream/drive/site_runner.h"
 #include "stream/drive/text_source.h"
 #include "stream/net/site_client.h"
@@ -30,7 +31,13 @@ struct SiteArgs {
 // The site's input, opened before connecting so that a missing file fails fast.
 Result<std::unique_ptr<ItemSource>> OpenSiteInput(const SiteArgs& a, const ItemMapping& mapping, StopToken stop) {
   if (a.input.empty()) {
-    auto log = LogSource::Open(SidecarPath(a.log, a.sidecar) + "/log", mapping, /*follow=*/!a.once, stop, PrintNotice);
+    std::string log_dir = SidecarPath(a.log, a.sidecar) + "/log";
+    if (!a.once) {  // a daemon may start before the data: wait for the log
+      auto found = WaitForLogDir(a.log, a.sidecar, stop, PrintNotice);
+      if (!found.ok()) return found.status();
+      log_dir = *found;
+    }
+    auto log = LogSource::Open(log_dir, mapping, /*follow=*/!a.once, stop, PrintNotice);
     if (!log.ok()) return log.status();
     return std::unique_ptr<ItemSource>(std::move(*log));
   }
@@ -47,6 +54,8 @@ int RunSite(const SiteArgs& a) {
   if (Status st = CheckSiteName(a.id); !st.ok()) return UsageFail("--id: " + st.ToString());
   auto mapping = ItemMapping::Parse(a.item, "--item");
   if (!mapping.ok()) return UsageFail(mapping.status().ToString());
+  if (mapping->kind() == ItemMapping::Kind::kName)
+    return UsageFail("--item name: a site does not send names to the root yet; count named items with momenta window");
   auto heartbeat = ParseDuration(a.heartbeat, "--heartbeat");
   if (!heartbeat.ok()) return UsageFail(heartbeat.status().ToString());
   auto tick = ParseDuration(a.tick, "--tick");
@@ -67,13 +76,17 @@ int RunSite(const SiteArgs& a) {
   InstallStopSignals();
   const StopToken stop = SignalStopToken();
   auto source = OpenSiteInput(a, *mapping, stop);
-  if (!source.ok()) return Fail(source.status());
+  if (!source.ok()) return StopRequested() ? StopExitCode() : Fail(source.status());
   o.cancel_fd = StopFd();
   auto client = SiteClient::Create(o);
   if (!client.ok()) return UsageFail(client.status().ToString());
   if (Status st = (*client)->ConnectWithin(std::chrono::milliseconds(*connect_timeout)); !st.ok())
     return StopRequested() ? StopExitCode() : Fail(st);
 
+  if (a.clock == "wall" && !a.log.empty() && (*client)->params().spec.tardiness == 0)
+    return UsageFail("--clock wall on an update log drops every record when the root's tardiness is 0 (each is "
+                     "read after it is stamped): leave --clock at data to follow the log's own time, or start the "
+                     "root with --tardiness (e.g. 1s)");
   SiteLoopOptions loop;
   loop.heartbeat = std::chrono::milliseconds(*heartbeat);
   loop.tick_ms = *tick;
@@ -98,10 +111,10 @@ void RegisterSiteCommand(CLI::App& app, Command* run) {
   sub->add_option("--root", a->root, "the root's HOST:PORT")->required();
   sub->add_option("--id", a->id, "this site's name: 1-64 letters, digits, '.', '_' or '-' (the root refuses others)")
       ->required();
-  sub->add_option("--log", a->log, "array file (.npy): tail its update log (times in ms)");
+  sub->add_option("--log", a->log, "array file (.npy): tail its update log (times in ms; waits for it to appear)");
   sub->add_option("--sidecar", a->sidecar, "folder of the --log array's sidecar (default: PATH.momenta, or under $MOMENTA_SIDECAR_DIR)");
   sub->add_option("--input", a->input,
-                  "text file of 'TIMESTAMP ITEM' lines ('TIMESTAMP' alone: the clock moves on), '-' for stdin");
+                  "text file of 'TIMESTAMP ITEM' lines ('TIMESTAMP' alone: the clock moves on; '#' lines skipped), '-' for stdin");
   sub->add_option("--item", a->item, "the item: index, index/G (regions of G elements) or value/G")
       ->capture_default_str();
   sub->add_option("--token-file", a->token_file, "present the token in this file's first line");

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <string_view>
 
 #include "storage/status.h"
 
@@ -26,6 +27,7 @@ struct TimedItem {
   int64_t ts = 0;
   int64_t item = 0;
   bool has_item = true;
+  std::string_view name;  // the ITEM text under a "name" mapping (valid until the next Next), else empty
 };
 
 class ItemSource {

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "stream/drive/log_follow.h"
 #include "stream/drive/log_source.h"
 #include "stream/window/arrival_hold.h"
 #include "stream/window/window_spec.h"
@@ -80,7 +81,9 @@ class SiteLoop {
   Clock::time_point last_sent_ = Clock::now();  // when the client last sent a frame
   uint64_t frames_seen_;                        // c_.sent().frames as of last_sent_
   std::optional<int64_t> quiet_until_;          // catching up: nothing reported before it
+  bool wall_catch_up_ = false;                  // wall clock on a log: reading the window's records first
   bool ended_ = false;                          // the source is over
+  bool read_item_ = false;                      // the last Read gave an item
   int64_t next_tick_ = WallMillis();            // wall clock: when the protocol runs next
 };
 
@@ -98,7 +101,7 @@ void SiteLoop::NoteSends() {
 void SiteLoop::RunThrough(int64_t upto, bool to_clock) {
   if (!hold_.taken() || upto > *hold_.taken()) {
     const std::vector<Arrival> items = hold_.Take(upto);
-    if (o_.wall) {
+    if (o_.wall && !wall_catch_up_) {
       group_ = items;
       for (Arrival& x : group_) x.ts = std::max(x.ts, upto - tau_);
       c_.Tick(upto, group_);
@@ -116,19 +119,32 @@ void SiteLoop::RunThrough(int64_t upto, bool to_clock) {
 }
 
 Result<ItemSource::Got> SiteLoop::Read(TimedItem* x) {
-  const auto wait = o_.wall ? std::chrono::milliseconds(std::max<int64_t>(0, next_tick_ - WallMillis()))
-                            : (ended_ ? o_.heartbeat : std::chrono::milliseconds(50));
+  // A log that just gave a record is asked again without waiting: the moment
+  // it has none, what was read is complete and goes out (not 50 ms later).
+  const auto data_wait = ended_ ? o_.heartbeat
+                         : log_ != nullptr && read_item_ ? std::chrono::milliseconds(0)
+                                                          : std::chrono::milliseconds(50);
+  const auto wait = o_.wall ? std::chrono::milliseconds(std::max<int64_t>(0, next_tick_ - WallMillis())) : data_wait;
   if (ended_) {
     stop_.SleepUnlessStopped(wait);
     return ItemSource::Got::kNothing;
   }
   auto got = source_.Next(x, wait);
   if (got.ok() && *got == ItemSource::Got::kEnd) ended_ = true;
+  read_item_ = got.ok() && *got == ItemSource::Got::kItem;
   return got;
 }
 
 void SiteLoop::StepWall(ItemSource::Got got, const TimedItem& x) {
   const int64_t now = WallMillis();
+  if (wall_catch_up_) {
+    // The log's records of the current window, with their own stamps (at
+    // most now), each stamp its own tick once the log is read to its end.
+    if (got == ItemSource::Got::kItem && x.has_item) hold_.Add(std::min(x.ts, now), x.item);
+    if (got == ItemSource::Got::kItem) return;
+    if (hold_.clock()) RunThrough(*hold_.clock(), true);
+    wall_catch_up_ = false;
+  }
   hold_.Advance(now);
   if (got == ItemSource::Got::kItem && x.has_item) hold_.Add(std::min(x.ts, now), x.item);
   if (now >= next_tick_ || ended_) {
@@ -162,6 +178,13 @@ Result<SiteLoopEnd> SiteLoop::Run() {
     auto quiet_until = SkipOldRecords(*log_, c_, o_.notice);
     if (!quiet_until.ok()) return quiet_until.status();
     quiet_until_ = *quiet_until;
+  }
+  if (log_ != nullptr && o_.wall) {
+    // Live on the wall clock, the records already in the window are read
+    // first (else every one would be late): from now - W - tau on.
+    const int64_t since = std::max(-kMaxTime, WallMillis() - c_.params().spec.window - c_.params().spec.tardiness);
+    MOMENTA_RETURN_IF_ERROR(StartLogAt(*log_, since, "the wall clock minus the window and the tardiness", o_.notice));
+    wall_catch_up_ = true;
   }
   while (!stop_.requested()) {
     TimedItem x;

@@ -48,6 +48,7 @@ Status TextSource::ParseOneWord(std::string_view word, TimedItem* out) const {
       return Status::InvalidArgument(lines_.where(), message);
     }
     out->has_item = false;
+    out->name = std::string_view();
     return Status::OK();
   }
   auto it = mapping_.FromText(word);
@@ -55,6 +56,7 @@ Status TextSource::ParseOneWord(std::string_view word, TimedItem* out) const {
   out->ts = WallMillis();
   out->item = *it;
   out->has_item = true;
+  out->name = mapping_.kind() == ItemMapping::Kind::kName ? word : std::string_view();
   return Status::OK();
 }
 
@@ -65,13 +67,18 @@ Result<ItemSource::Got> TextSource::Next(TimedItem* out, std::chrono::millisecon
     if (!got.ok()) return got.status();
     if (*got == LineBuffer::Got::kEnd) return Got::kEnd;
     if (*got == LineBuffer::Got::kNothing) return Got::kNothing;
-    if (line.find_first_not_of(" \t\r") == std::string_view::npos) continue;
+    // Blank lines and '#' comment lines (as in `query --ranges` files) carry nothing.
+    const size_t first = line.find_first_not_of(" \t\r");
+    if (first == std::string_view::npos || line[first] == '#') continue;
     if (const auto word = OneWordOf(line, one_word_)) {
       MOMENTA_RETURN_IF_ERROR(ParseOneWord(*word, out));
       return Got::kItem;
     }
-    MOMENTA_RETURN_IF_ERROR(ParseTimedItem(line, mapping_, lines_.name(), lines_.line_number(), &out->ts, &out->item));
+    std::string_view text;
+    MOMENTA_RETURN_IF_ERROR(
+        ParseTimedItem(line, mapping_, lines_.name(), lines_.line_number(), &out->ts, &out->item, &text));
     out->has_item = true;
+    out->name = mapping_.kind() == ItemMapping::Kind::kName ? text : std::string_view();
     return Got::kItem;
   }
 }

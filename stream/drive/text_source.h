@@ -1,4 +1,5 @@
-// "TIMESTAMP ITEM" lines from a file or a pipe (blank lines skipped), each
+// "TIMESTAMP ITEM" lines from a file or a pipe (blank lines and lines whose
+// first non-blank character is '#' skipped), each
 // parsed by ParseTimedItem (stream/window/item_mapping.h), the one parser of
 // that form. What a line of one word means depends on the clock the input
 // runs on, so the reader says (OneWord).

@@ -53,11 +53,16 @@ Result<ItemMapping> ItemMapping::Parse(std::string_view text, const std::string&
     m.value_grid_ = g;
     return m;
   }
-  return bad("is not index, index/G or value/G");
+  if (text == "name") {
+    m.kind_ = Kind::kName;
+    return m;
+  }
+  return bad("is not index, index/G, value/G or name");
 }
 
 std::string ItemMapping::ToString() const {
   if (kind_ == Kind::kIndex) return index_group_ == 1 ? "index" : "index/" + std::to_string(index_group_);
+  if (kind_ == Kind::kName) return "name";
   char buf[64];
   std::snprintf(buf, sizeof buf, "value/%g", value_grid_);
   return buf;
@@ -74,7 +79,22 @@ bool ItemMapping::FromValue(double value, int64_t* item) const {
   return true;
 }
 
+int64_t NameItem(std::string_view name) {
+  uint64_t h = 14695981039346656037ull;  // FNV-1a
+  for (const char c : name) {
+    h ^= static_cast<unsigned char>(c);
+    h *= 1099511628211ull;
+  }
+  h ^= h >> 30;  // splitmix64's finalizer: every input bit moves every output bit
+  h *= 0xbf58476d1ce4e5b9ull;
+  h ^= h >> 27;
+  h *= 0x94d049bb133111ebull;
+  h ^= h >> 31;
+  return static_cast<int64_t>(h);
+}
+
 Result<int64_t> ItemMapping::FromText(std::string_view text) const {
+  if (kind_ == Kind::kName) return NameItem(text);
   if (kind_ == Kind::kIndex) {
     int64_t v = 0;
     if (!ParseInteger(text, &v)) return Status::InvalidArgument("", Quoted(text, "is not an integer"));
@@ -88,7 +108,7 @@ Result<int64_t> ItemMapping::FromText(std::string_view text) const {
 }
 
 Status ParseTimedItem(std::string_view line, const ItemMapping& mapping, const std::string& context,
-                      uint64_t line_number, int64_t* ts, int64_t* item) {
+                      uint64_t line_number, int64_t* ts, int64_t* item, std::string_view* item_text) {
   const std::string where = context + ":" + std::to_string(line_number);
   auto skip = [&](size_t i) {
     while (i < line.size() && (line[i] == ' ' || line[i] == '\t' || line[i] == '\r')) ++i;
@@ -109,6 +129,7 @@ Status ParseTimedItem(std::string_view line, const ItemMapping& mapping, const s
     return Status::InvalidArgument(where, std::string_view(text).substr(kind.size()));
   }
   *item = *it;
+  if (item_text != nullptr) *item_text = line.substr(c, d - c);
   return Status::OK();
 }
 

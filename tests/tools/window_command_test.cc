@@ -85,7 +85,7 @@ TEST(WindowCliTest, ClearErrors) {
   EXPECT_NE(r.err.find("--window: '5x' is not a duration"), std::string::npos) << r.err;
   r = RunCli({"window", "--input", "-", "--window", "5", "--eps", "0.1", "--item", "cell"});
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_NE(r.err.find("--item: 'cell' is not index, index/G or value/G"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("--item: 'cell' is not index, index/G, value/G or name"), std::string::npos) << r.err;
   r = RunCli({"window", "--input", "-", "--window", "5", "--eps", "0.1"}, "1 1\n2 x\n");
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find("Invalid argument: stdin:2: 'x' is not an integer"), std::string::npos) << r.err;

@@ -46,5 +46,18 @@ TEST(TextSourceTest, OneWordRules) {
   EXPECT_TRUE(x.item == 4 && x.has_item && x.ts > 0);
 }
 
+TEST(TextSourceTest, CommentLinesAreSkippedAndCountInLineNumbers) {
+  ScratchDir dir;
+  TimedItem x;
+  auto in = Open(dir, "# TIMESTAMP ITEM\n5 7\n  # indented comment\n\n6 8\n7 x\n", OneWord::kRefused);
+  ASSERT_OK(in->Next(&x, std::chrono::milliseconds(-1)));
+  EXPECT_TRUE(x.ts == 5 && x.item == 7);
+  ASSERT_OK(in->Next(&x, std::chrono::milliseconds(-1)));
+  EXPECT_TRUE(x.ts == 6 && x.item == 8);
+  const auto bad = in->Next(&x, std::chrono::milliseconds(-1));
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().ToString().find("in.txt:6:"), std::string::npos) << bad.status().ToString();
+}
+
 }  // namespace
 }  // namespace momenta
