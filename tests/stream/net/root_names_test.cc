@@ -5,9 +5,12 @@
 // window over the items of every site it covers -- also after a site
 // reconnects and after the root restarts (the snapshot's names go again).
 // The root's and the site's name tables stay bounded by what the synopses
-// hold while ever new names stream by. The NAMES frame's golden file
+// hold while ever new names stream by. A site without names says protocol 3
+// (a root of protocol 3 takes it); one with names says 4 and such a root
+// refuses it, saying why. The NAMES frame's golden file
 // (tests/data/golden_wire_names_frames_v4.bin) keeps decoding.
 #include <gtest/gtest.h>
+#include <sys/socket.h>
 
 #include <chrono>
 #include <cmath>
@@ -334,6 +337,69 @@ TEST(RootNamesTest, NamesSurviveSiteReconnectAndRootRestart) {
   ASSERT_TRUE(m.WaitBothLive(10000));
   m.Run(1701, 1900);
   m.CheckAt(1900);
+}
+
+// ---- mixed versions ------------------------------------------------------------
+
+// A root of protocol 3 (as it answered a HELLO: versions 2-3 taken, any
+// other refused, finally) on a loopback port, for one connection. Returns
+// the HELLO's version.
+uint32_t ServeLikeProtocolThree(Socket& listener) {
+  const int fd = ::accept(listener.fd(), nullptr, nullptr);
+  if (fd < 0) return 0;
+  Socket conn(fd);
+  FrameReader in("site", kMaxHandshakePayload);
+  Frame f;
+  char buf[1024];
+  while (true) {
+    auto more = in.Next(&f);
+    if (!more.ok()) return 0;
+    if (*more) break;
+    const ssize_t n = ::recv(conn.fd(), buf, sizeof buf, 0);
+    if (n <= 0) return 0;
+    in.Append(buf, static_cast<size_t>(n));
+  }
+  auto hello = DecodeHello(f.payload);
+  if (!hello.ok()) return 0;
+  FrameWriter out;
+  const std::string reply =
+      hello->version <= 3 ? out.Encode(FrameType::kWelcome, EncodeWelcome({kGoldenParams, 0, 1}))
+                          : out.Encode(FrameType::kReject, EncodeReject("hello: unsupported protocol version " +
+                                                                            std::to_string(hello->version) +
+                                                                            " (this root speaks 2-3)",
+                                                                        true));
+  (void)SendAll(conn.fd(), reply, std::chrono::milliseconds(2000), "site");
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  return hello->version;
+}
+
+TEST(RootNamesTest, SiteWithoutNamesStillSpeaksToAProtocolThreeRootOneWithNamesIsRefusedSaying) {
+  for (const bool named : {false, true}) {
+    SCOPED_TRACE(named ? "named" : "unnamed");
+    uint16_t port = 0;
+    auto listener = ListenTcp({"127.0.0.1", 0}, &port);
+    ASSERT_OK(listener);
+    uint32_t version = 0;
+    std::thread root([&] { version = ServeLikeProtocolThree(*listener); });
+    SiteClientOptions o;
+    o.root = {"127.0.0.1", port};
+    o.name = "old-root-site";
+    o.log = [](const std::string&) {};
+    auto c = SiteClient::Create(o);
+    ASSERT_OK(c);
+    SiteNames names;
+    if (named) (*c)->set_names(&names);
+    const Status st = (*c)->ConnectWithin(std::chrono::milliseconds(3000));
+    root.join();
+    if (!named) {
+      EXPECT_EQ(version, 3u);
+      EXPECT_OK(st);
+    } else {
+      EXPECT_EQ(version, 4u);
+      EXPECT_EQ(st.code(), Status::Code::kInvalidArgument) << st.ToString();
+      EXPECT_NE(st.ToString().find("unsupported protocol version 4"), std::string::npos) << st.ToString();
+    }
+  }
 }
 
 // ---- bounded tables ----------------------------------------------------------
