@@ -85,7 +85,11 @@ std::string RenderText(const RootAnswer& a) {
     case Kind::kStats: {
       const bool stats = a.kind == Kind::kStats;
       out.append(" ").append(a.params.ToString());
-      if (stats) out.append("\ntotal ").append(TextCounts(a.window, "window_")).append(" ").append(TextCounts(a.total, ""));
+      if (stats) {
+        out.append("\ntotal ").append(TextCounts(a.window, "window_")).append(" ").append(TextCounts(a.total, ""));
+        out.append(" names=").append(std::to_string(a.names_held)).append(" name_collisions=");
+        out.append(std::to_string(a.name_collisions));
+      }
       for (const SiteRow& s : a.sites) out += TextSiteRow(s, stats);
       return out;
     }
@@ -169,6 +173,7 @@ std::string RenderJson(const RootAnswer& a) {
         JsonCounts(j, a.window, "window_");
         JsonCounts(j, a.total, "");
         JsonCounts(j, a.resync, "resync_");
+        j.Key("names").UInt(a.names_held).Key("name_collisions").UInt(a.name_collisions);
         j.EndObject();
       }
       j.Key("per_site").BeginArray();
@@ -234,6 +239,8 @@ RootAnswer ComputeAnswer(RootState& st, const Query& q) {
     case Kind::kStats:
       a.params = st.params();
       a.sites = SiteRows(st);
+      a.names_held = st.names().size();
+      a.name_collisions = st.names().collisions();
       for (const SiteRow& r : a.sites) {
         a.window += r.window;
         a.total += r.total;

@@ -55,6 +55,8 @@ struct RootAnswer {
   MonitorParams params;           // sites, stats
   std::vector<SiteRow> sites;     // sites, stats
   TrafficCounts window, total, resync;  // stats: the sums of the rows
+  size_t names_held = 0;          // stats: names held (root_names.h)
+  uint64_t name_collisions = 0;   // stats: names that came with the hash of another
 };
 
 // What the root's state answers to q now. REQUIRES: q.kind != kHelp

@@ -313,6 +313,15 @@ TEST(RootNamesTest, TwoSitesAnswerTopFrequentAndItemInNames) {
   m.CheckAt(2500);
   m.Run(2501, 3100);
   m.CheckAt(3100);
+  // The root's table of names, in stats: a few dozen names for 200 packages.
+  const std::string answer = m.Ask("stats");
+  const size_t total = answer.find("\ntotal ");
+  ASSERT_NE(total, std::string::npos) << answer;
+  const auto stats = AnswerFields(answer.substr(total + 1, answer.find('\n', total + 1) - total - 1));
+  ASSERT_TRUE(stats.count("names"));
+  EXPECT_GT(std::stoul(stats.at("names")), 0u);
+  EXPECT_LE(std::stoul(stats.at("names")), 200u);
+  EXPECT_EQ(stats.at("name_collisions"), "0");
   // A name no site read: its hash, counted 0, said as asked.
   const std::string none = m.Ask("at 3100 item no-such-package");
   EXPECT_NE(none.find("item=no-such-package count=0"), std::string::npos) << none;
