@@ -28,8 +28,10 @@ std::string TakeSiteFrame(RootState& state, uint32_t slot, bool* synced, const F
   if (f.type == FrameType::kNames) {  // before the frame that turns the items on
     auto names = DecodeNames(f.payload);
     if (!names.ok()) return names.status().ToString();
+    if (Status st = state.names().Note(slot, state.slots()[slot].connects, *names,
+                                            SiteMirror::MaxEntries(state.params().eps)); !st.ok())
+      return st.ToString();
     state.CountFrame(slot, frame_bytes);
-    state.names().Note(slot, *names);
     return "";
   }
   if (f.type != FrameType::kSnapshot && f.type != FrameType::kBatch && f.type != FrameType::kFinal)

@@ -6,13 +6,20 @@
 
 namespace momenta {
 
-void RootNames::Note(uint32_t slot, const std::vector<ItemName>& names) {
-  auto& pending = pending_[slot];
+Status RootNames::Note(uint32_t slot, uint64_t connection, const std::vector<ItemName>& names,
+                       size_t max_pending) {
+  Pending& p = pending_[slot];
+  if (p.connection != connection) p = Pending{connection, {}};
+  auto& pending = p.items;
+  if (pending.size() + names.size() > max_pending)
+    return Status::Corruption("names", "more than " + std::to_string(max_pending) +
+                                           " names before a frame turning items on");
   for (const ItemName& n : names) {
     auto [it, inserted] = names_.try_emplace(n.item, n.name);
     if (!inserted && it->second != n.name) ++collisions_;
     pending.insert(n.item);
   }
+  return Status::OK();
 }
 
 void RootNames::Settled(uint32_t slot, const RootState& state) {
@@ -25,7 +32,7 @@ void RootNames::Prune(const RootState& state) {
   std::erase_if(pending_, [&](const auto& entry) {
     return entry.first >= state.slots().size() || !state.slots()[entry.first].in_use;
   });
-  for (const auto& [slot, items] : pending_) keep.insert(items.begin(), items.end());
+  for (const auto& [slot, p] : pending_) keep.insert(p.items.begin(), p.items.end());
   for (const SiteSlot& s : state.slots()) {
     if (!s.in_use) continue;
     s.mirror->ForEachItem([&](int64_t item) { keep.insert(item); });

@@ -20,6 +20,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "storage/status.h"
 #include "stream/net/name_frames.h"
 
 namespace momenta {
@@ -30,8 +31,14 @@ class RootNames {
  public:
   explicit RootNames(size_t floor = 1024) : floor_(floor), prune_at_(floor) {}
 
-  // The names a NAMES frame from the site of `slot` carried.
-  void Note(uint32_t slot, const std::vector<ItemName>& names);
+  // The names a NAMES frame from the site of `slot` carried, on its
+  // `connection`-th connection (SiteSlot::connects: what an earlier one
+  // named before it closed is let go). Corruption, taking none, when the
+  // site would then have named more than `max_pending` items since its last
+  // state frame (an honest site names
+  // only the items its next frame turns on, at most what its mirror holds:
+  // SiteMirror::MaxEntries), so names sent without state cannot grow the table.
+  Status Note(uint32_t slot, uint64_t connection, const std::vector<ItemName>& names, size_t max_pending);
   // The site of `slot` sent a state frame (SNAPSHOT, BATCH, FINAL): the
   // names it noted are now held or not; prunes when due.
   void Settled(uint32_t slot, const RootState& state);
@@ -48,7 +55,11 @@ class RootNames {
   size_t floor_;
   size_t prune_at_;
   std::unordered_map<int64_t, std::string> names_;
-  std::unordered_map<uint32_t, std::unordered_set<int64_t>> pending_;  // per slot: noted since its last state frame
+  struct Pending {
+    uint64_t connection = 0;
+    std::unordered_set<int64_t> items;  // noted since the slot's last state frame
+  };
+  std::unordered_map<uint32_t, Pending> pending_;
   uint64_t collisions_ = 0;
 };
 

@@ -10,7 +10,10 @@
 // refuses it, saying why. The NAMES frame's golden file
 // (tests/data/golden_wire_names_frames_v4.bin) keeps decoding.
 #include <gtest/gtest.h>
+#include <poll.h>
 #include <sys/socket.h>
+
+#include <cerrno>
 
 #include <chrono>
 #include <cmath>
@@ -134,6 +137,37 @@ TEST(NameFramesTest, DecodeRefusesWhatNoSiteSends) {
   // A long name is cut for the wire, never inside a UTF-8 character.
   const std::string long_name = std::string(kMaxWireName - 1, 'a') + "\xc3\xa4";
   EXPECT_EQ(WireName(long_name), std::string(kMaxWireName - 1, 'a'));
+}
+
+// Names sent with no state frame after them are bounded: no more than a
+// site could turn on at once (SiteMirror::MaxEntries) wait for their frame.
+TEST(NameFramesTest, NamesWithoutStateCannotGrowTheRootsTable) {
+  MonitorParams p;
+  p.eps = 0.1;
+  p.spec = WindowSpec{1000, 0};
+  RootState state(p, 4);
+  auto slot = state.Attach("a", "test");
+  ASSERT_OK(slot);
+  bool synced = false;
+  const size_t cap = SiteMirror::MaxEntries(p.eps);
+  uint32_t seq = 0;
+  auto names_frame = [&](int64_t first, size_t n) {
+    std::vector<ItemName> names;
+    for (size_t i = 0; i < n; ++i) names.push_back({first + static_cast<int64_t>(i), "n" + std::to_string(first + i)});
+    const std::string payload = EncodeNames(names);
+    return TakeSiteFrame(state, *slot, &synced, Frame{FrameType::kNames, seq++, payload}, payload.size());
+  };
+  EXPECT_EQ(names_frame(0, cap), "");
+  EXPECT_NE(names_frame(cap, 1).find("names before a frame turning items on"), std::string::npos);
+  EXPECT_EQ(state.names().size(), cap);
+  // A new connection of the site lets go of what the last one named.
+  ASSERT_OK(state.Attach("a", "test"));
+  EXPECT_EQ(names_frame(cap, cap), "");
+  // Its snapshot turns none of them on: the next prune drops them all.
+  const std::string snap = EncodeBatch(5, {});
+  EXPECT_EQ(TakeSiteFrame(state, *slot, &synced, Frame{FrameType::kSnapshot, seq++, snap}, snap.size()), "");
+  state.names().Prune(state);
+  EXPECT_EQ(state.names().size(), 0u);
 }
 
 // ---- two sites and a root, over TCP -----------------------------------------
@@ -354,9 +388,12 @@ TEST(RootNamesTest, NamesSurviveSiteReconnectAndRootRestart) {
 // other refused, finally) on a loopback port, for one connection. Returns
 // the HELLO's version.
 uint32_t ServeLikeProtocolThree(Socket& listener) {
+  pollfd p{listener.fd(), POLLIN, 0};
+  if (::poll(&p, 1, 5000) != 1) return 0;  // the listener does not block
   const int fd = ::accept(listener.fd(), nullptr, nullptr);
   if (fd < 0) return 0;
   Socket conn(fd);
+  pollfd readable{conn.fd(), POLLIN, 0};
   FrameReader in("site", kMaxHandshakePayload);
   Frame f;
   char buf[1024];
@@ -364,7 +401,9 @@ uint32_t ServeLikeProtocolThree(Socket& listener) {
     auto more = in.Next(&f);
     if (!more.ok()) return 0;
     if (*more) break;
+    if (::poll(&readable, 1, 5000) != 1) return 0;
     const ssize_t n = ::recv(conn.fd(), buf, sizeof buf, 0);
+    if (n < 0 && (errno == EAGAIN || errno == EINTR)) continue;
     if (n <= 0) return 0;
     in.Append(buf, static_cast<size_t>(n));
   }
