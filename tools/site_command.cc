@@ -154,6 +154,8 @@ void RegisterSiteCommand(CLI::App& app, Command* run) {
       "Examples:\n"
       "  momenta site --root 127.0.0.1:7070 --id east --log east.npy --item index/1000\n"
       "  tail -f events.txt | momenta site --root 10.0.0.5:7070 --id web1 --input - --clock wall\n"
+      "  momenta site --root 10.0.0.5:7070 --id pkgs --input packages.txt --item name --once\n"
+      "    (lines 'TIMESTAMP NAME': the root answers frequent, items and item NAME in names)\n"
       "Reconnects with backoff when the root goes away (attempts at most 5/8 of a heartbeat\n"
       "apart, and at most 2.5 s), and then resends its whole state.\n"
       "Reports time t only once nothing stamped <= t can still arrive: its data clock has passed\n"

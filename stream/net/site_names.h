@@ -37,8 +37,6 @@ class SiteNames {
   // Forgets names as the class comment says, when due. `clock`: the site's.
   void Prune(const Site& site, const SiteMirror& mirror, int64_t clock);
 
-  // A new connection: no name has gone out on it.
-  void NewConnection() { sent_.clear(); }
   // The NAMES frames' contents to send before a frame of `messages`
   // (`snapshot`: it replaces the root's state; else a BATCH or FINAL), in
   // chunks of at most kMaxNamesPerFrame; records them as sent. An item with
