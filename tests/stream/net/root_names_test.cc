@@ -153,7 +153,10 @@ TEST(NameFramesTest, NamesWithoutStateCannotGrowTheRootsTable) {
   uint32_t seq = 0;
   auto names_frame = [&](int64_t first, size_t n) {
     std::vector<ItemName> names;
-    for (size_t i = 0; i < n; ++i) names.push_back({first + static_cast<int64_t>(i), "n" + std::to_string(first + i)});
+    for (size_t i = 0; i < n; ++i) {
+      const int64_t item = first + static_cast<int64_t>(i);
+      names.push_back({item, std::string("n").append(std::to_string(item))});  // not "n" + (GCC 12's -Wrestrict)
+    }
     const std::string payload = EncodeNames(names);
     return TakeSiteFrame(state, *slot, &synced, Frame{FrameType::kNames, seq++, payload}, payload.size());
   };
