@@ -41,6 +41,7 @@
 
 // ---- stream/: many sites, one root --------------------------------------------
 #include "stream/net/site_client.h"   // SiteClient: a site's connection to the root
+#include "stream/net/site_names.h"    // SiteNames: the names a site counting names sends its root
 #include "stream/net/root_server.h"   // RootServer: the root's network loop and its answers
 #include "stream/net/query_client.h"  // QueryClient: ask a root one question at a time
 

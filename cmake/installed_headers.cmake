@@ -61,10 +61,12 @@ set(MOMENTA_INSTALLED_HEADERS
   stream/protocol/site_mirror.h
   stream/protocol/traffic_counts.h
   stream/net/handshake.h
+  stream/net/name_frames.h
   stream/net/net_socket.h
   stream/net/query_client.h
   stream/net/root_server.h
   stream/net/site_client.h
+  stream/net/site_names.h
   stream/net/wire_frame.h
   stream/drive/item_source.h
   stream/drive/line_buffer.h

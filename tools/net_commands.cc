@@ -103,7 +103,7 @@ int RunAsk(const AskArgs& a) {
   auto root = ParseHostPort(a.root, "HOST:PORT");
   if (!root.ok()) return UsageFail(root.status().ToString());
   if (a.words.empty())
-    return UsageFail("no query: count | item J | frequent PHI | quantile PHI | items | sites | stats | forget SITE");
+    return UsageFail("no query: count | item J|NAME | frequent PHI | quantile PHI | items | sites | stats | forget SITE");
   std::string line;
   if (a.at) line = "at " + std::to_string(*a.at) + " wait " + std::to_string(a.wait_ms) + " ";
   for (size_t i = 0; i < a.words.size(); ++i) {
@@ -183,7 +183,7 @@ void RegisterNetCommands(CLI::App& app, Command* run) {
         "ask", "ask a root: count, item J, frequent PHI, quantile PHI, items, sites, stats; forget SITE");
     sub->add_option("address", a->root, "the root's HOST:PORT")->required();
     sub->add_option("query", a->words,
-                    "count | item J | frequent PHI | quantile PHI | items | sites | stats | forget SITE (drop a stale "
+                    "count | item J|NAME | frequent PHI | quantile PHI | items | sites | stats | forget SITE (drop a stale "
                     "or finished site)")
         ->required();
     Integer64(sub->add_option("--at", a->at,

@@ -11,6 +11,7 @@
 #include "stream/drive/site_runner.h"
 #include "stream/drive/text_source.h"
 #include "stream/net/site_client.h"
+#include "stream/net/site_names.h"
 #include "stream/window/item_mapping.h"
 #include "tools/cli_common.h"
 #include "tools/cli_parse.h"
@@ -26,6 +27,21 @@ struct SiteArgs {
   std::string sidecar;  // --sidecar DIR: where the --log array's log lives
   std::string heartbeat = "1s", tick = "100ms", connect_timeout = "30s";
   bool once = false;
+};
+
+// A source whose items are names: each name is noted for the root (site_names.h).
+class NamingSiteSource : public ItemSource {
+ public:
+  NamingSiteSource(std::unique_ptr<ItemSource> in, SiteNames* names) : in_(std::move(in)), names_(names) {}
+  Result<Got> Next(TimedItem* out, std::chrono::milliseconds wait) override {
+    auto got = in_->Next(out, wait);
+    if (got.ok() && *got == Got::kItem && out->has_item) names_->Note(out->item, out->name, out->ts);
+    return got;
+  }
+
+ private:
+  std::unique_ptr<ItemSource> in_;
+  SiteNames* const names_;
 };
 
 // The site's input, opened before connecting so that a missing file fails fast.
@@ -54,8 +70,9 @@ int RunSite(const SiteArgs& a) {
   if (Status st = CheckSiteName(a.id); !st.ok()) return UsageFail("--id: " + st.ToString());
   auto mapping = ItemMapping::Parse(a.item, "--item");
   if (!mapping.ok()) return UsageFail(mapping.status().ToString());
-  if (mapping->kind() == ItemMapping::Kind::kName)
-    return UsageFail("--item name: a site does not send names to the root yet; count named items with momenta window");
+  const bool named = mapping->kind() == ItemMapping::Kind::kName;
+  if (named && !a.log.empty())
+    return UsageFail("--item name: an update log's items are indices or values; names come from --input");
   auto heartbeat = ParseDuration(a.heartbeat, "--heartbeat");
   if (!heartbeat.ok()) return UsageFail(heartbeat.status().ToString());
   auto tick = ParseDuration(a.tick, "--tick");
@@ -77,9 +94,12 @@ int RunSite(const SiteArgs& a) {
   const StopToken stop = SignalStopToken();
   auto source = OpenSiteInput(a, *mapping, stop);
   if (!source.ok()) return StopRequested() ? StopExitCode() : Fail(source.status());
+  SiteNames names;
+  if (named) *source = std::make_unique<NamingSiteSource>(std::move(*source), &names);
   o.cancel_fd = StopFd();
   auto client = SiteClient::Create(o);
   if (!client.ok()) return UsageFail(client.status().ToString());
+  if (named) (*client)->set_names(&names);
   if (Status st = (*client)->ConnectWithin(std::chrono::milliseconds(*connect_timeout)); !st.ok())
     return StopRequested() ? StopExitCode() : Fail(st);
 
@@ -97,6 +117,8 @@ int RunSite(const SiteArgs& a) {
   if (!end.ok()) return Fail(end.status());
   if (end->dropped > 0)
     PrintNotice(Counted(end->dropped, "item") + " arrived later than the tardiness allows; dropped");
+  if (names.collisions() > 0)
+    PrintNotice(Counted(names.collisions(), "name") + " shared a 64-bit hash with another name: counted as one item");
   if (auto* log = dynamic_cast<const LogSource*>(source->get()); log && log->skipped() > 0)
     PrintNotice(Counted(log->skipped(), "update") + " with a value off the grid (NaN) skipped");
   return StopRequested() ? StopExitCode() : kExitOk;
@@ -115,7 +137,9 @@ void RegisterSiteCommand(CLI::App& app, Command* run) {
   sub->add_option("--sidecar", a->sidecar, "folder of the --log array's sidecar (default: PATH.momenta, or under $MOMENTA_SIDECAR_DIR)");
   sub->add_option("--input", a->input,
                   "text file of 'TIMESTAMP ITEM' lines ('TIMESTAMP' alone: the clock moves on; '#' lines skipped), '-' for stdin");
-  sub->add_option("--item", a->item, "the item: index, index/G (regions of G elements) or value/G")
+  sub->add_option("--item", a->item,
+                  "the item: index, index/G (regions of G elements), value/G or name (--input: any word, counted "
+                  "by a 64-bit hash; the root answers with the names)")
       ->capture_default_str();
   sub->add_option("--token-file", a->token_file, "present the token in this file's first line");
   sub->add_option("--clock", a->clock, "data: the input's own timestamps; wall: live, the wall clock in ms")
@@ -130,6 +154,8 @@ void RegisterSiteCommand(CLI::App& app, Command* run) {
       "Examples:\n"
       "  momenta site --root 127.0.0.1:7070 --id east --log east.npy --item index/1000\n"
       "  tail -f events.txt | momenta site --root 10.0.0.5:7070 --id web1 --input - --clock wall\n"
+      "  momenta site --root 10.0.0.5:7070 --id pkgs --input packages.txt --item name --once\n"
+      "    (lines 'TIMESTAMP NAME': the root answers frequent, items and item NAME in names)\n"
       "Reconnects with backoff when the root goes away (attempts at most 5/8 of a heartbeat\n"
       "apart, and at most 2.5 s), and then resends its whole state.\n"
       "Reports time t only once nothing stamped <= t can still arrive: its data clock has passed\n"

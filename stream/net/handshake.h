@@ -27,10 +27,14 @@
 namespace momenta {
 
 // The HELLO's version says what the site may send. 2: SNAPSHOT and BATCH;
-// 3: also FINAL (wire_batch.h: its input ended). The frames' own layout is
-// version 2 for both (wire_frame.h kWireVersion). A root takes sites of
-// every version from kOldestProtocolVersion up.
-inline constexpr uint32_t kProtocolVersion = 3;
+// 3: also FINAL (wire_batch.h: its input ended); 4: also NAMES
+// (name_frames.h: the names of items counted by hash). The frames' own
+// layout is version 2 for all (wire_frame.h kWireVersion). A root takes
+// sites of every version from kOldestProtocolVersion up. A site says 4 only
+// when it counts names (a root of protocol 3 refuses it, saying which
+// versions it speaks), else 3, so it still reports to a root of protocol 3.
+inline constexpr uint32_t kProtocolVersion = 4;
+inline constexpr uint32_t kUnnamedProtocolVersion = 3;
 inline constexpr uint32_t kOldestProtocolVersion = 2;
 inline constexpr size_t kMaxHandshakeString = 256;
 

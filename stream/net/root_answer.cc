@@ -20,6 +20,20 @@ std::string Join(const std::vector<std::string>& names) {
 // A clock or a quantile value, or "none" (no clock yet, no data).
 std::string TextOrNone(const std::optional<int64_t>& t) { return t ? std::to_string(*t) : "none"; }
 
+// An item as answers write it: its name when it has one, else the integer.
+std::string ItemText(int64_t item, const std::string& name) { return name.empty() ? std::to_string(item) : name; }
+
+// The name of a.items[i] ("" when none: an answer built without names).
+const std::string& NameAt(const RootAnswer& a, size_t i) {
+  static const std::string kNone;
+  return i < a.names.size() ? a.names[i] : kNone;
+}
+
+void JsonItem(JsonWriter& j, int64_t item, const std::string& name) {
+  if (name.empty()) j.Int(item);
+  else j.String(name);
+}
+
 // "as_of=T sites=C/N[ not_covered=a,b]"
 std::string TextCoverage(const AnswerCoverage& c) {
   std::string h = "as_of=" + TextOrNone(c.as_of) + " sites=" + std::to_string(c.covered.size()) + "/" +
@@ -56,7 +70,7 @@ std::string RenderText(const RootAnswer& a) {
   switch (a.kind) {
     case Kind::kCount: return out.append(" count=").append(TextNumber(a.count));
     case Kind::kItem:
-      return out.append(" item=").append(std::to_string(a.item)).append(" count=").append(TextNumber(a.count));
+      return out.append(" item=").append(ItemText(a.item, a.item_name)).append(" count=").append(TextNumber(a.count));
     case Kind::kQuantile:
       return out.append(" phi=").append(TextNumber(a.phi)).append(" value=").append(TextOrNone(a.value));
     case Kind::kFrequent:
@@ -64,14 +78,18 @@ std::string RenderText(const RootAnswer& a) {
       out.append(" count=").append(TextNumber(a.count));
       if (a.kind == Kind::kFrequent) out.append(" phi=").append(TextNumber(a.phi));
       out.append(" items=").append(std::to_string(a.items.size()));
-      for (const ItemEstimate& e : a.items)
-        out.append("\n").append(std::to_string(e.item)).append(" ").append(TextNumber(e.count));
+      for (size_t i = 0; i < a.items.size(); ++i)
+        out.append("\n").append(ItemText(a.items[i].item, NameAt(a, i))).append(" ").append(TextNumber(a.items[i].count));
       return out;
     case Kind::kSites:
     case Kind::kStats: {
       const bool stats = a.kind == Kind::kStats;
       out.append(" ").append(a.params.ToString());
-      if (stats) out.append("\ntotal ").append(TextCounts(a.window, "window_")).append(" ").append(TextCounts(a.total, ""));
+      if (stats) {
+        out.append("\ntotal ").append(TextCounts(a.window, "window_")).append(" ").append(TextCounts(a.total, ""));
+        out.append(" names=").append(std::to_string(a.names_held)).append(" name_collisions=");
+        out.append(std::to_string(a.name_collisions));
+      }
       for (const SiteRow& s : a.sites) out += TextSiteRow(s, stats);
       return out;
     }
@@ -125,7 +143,11 @@ std::string RenderJson(const RootAnswer& a) {
   JsonNames(j, a.coverage.uncovered);
   switch (a.kind) {
     case Kind::kCount: j.Key("count").Double(a.count); break;
-    case Kind::kItem: j.Key("item").Int(a.item).Key("count").Double(a.count); break;
+    case Kind::kItem:
+      j.Key("item");
+      JsonItem(j, a.item, a.item_name);
+      j.Key("count").Double(a.count);
+      break;
     case Kind::kQuantile:
       j.Key("phi").Double(a.phi).Key("value");
       JsonOrNull(j, a.value);
@@ -135,7 +157,11 @@ std::string RenderJson(const RootAnswer& a) {
       j.Key("count").Double(a.count);
       if (a.kind == Kind::kFrequent) j.Key("phi").Double(a.phi);
       j.Key("items").BeginArray();
-      for (const ItemEstimate& e : a.items) j.BeginObject().Key("item").Int(e.item).Key("count").Double(e.count).EndObject();
+      for (size_t i = 0; i < a.items.size(); ++i) {
+        j.BeginObject().Key("item");
+        JsonItem(j, a.items[i].item, NameAt(a, i));
+        j.Key("count").Double(a.items[i].count).EndObject();
+      }
       j.EndArray();
       break;
     case Kind::kSites:
@@ -147,6 +173,7 @@ std::string RenderJson(const RootAnswer& a) {
         JsonCounts(j, a.window, "window_");
         JsonCounts(j, a.total, "");
         JsonCounts(j, a.resync, "resync_");
+        j.Key("names").UInt(a.names_held).Key("name_collisions").UInt(a.name_collisions);
         j.EndObject();
       }
       j.Key("per_site").BeginArray();
@@ -197,17 +224,23 @@ RootAnswer ComputeAnswer(RootState& st, const Query& q) {
   a.phi = q.phi;
   switch (q.kind) {
     case Kind::kCount: a.count = st.Count(); break;
-    case Kind::kItem: a.count = st.ItemCount(q.item); break;
+    case Kind::kItem:
+      a.count = st.ItemCount(q.item);
+      a.item_name = q.item_name.empty() ? st.names().NameOf(q.item) : q.item_name;
+      break;
     case Kind::kQuantile: a.value = st.Quantile(q.phi); break;
     case Kind::kFrequent:
     case Kind::kItems:
       a.items = q.kind == Kind::kItems ? st.Items() : st.Frequent(q.phi);
+      for (const ItemEstimate& e : a.items) a.names.push_back(st.names().NameOf(e.item));
       a.count = st.Count();
       break;
     case Kind::kSites:
     case Kind::kStats:
       a.params = st.params();
       a.sites = SiteRows(st);
+      a.names_held = st.names().size();
+      a.name_collisions = st.names().collisions();
       for (const SiteRow& r : a.sites) {
         a.window += r.window;
         a.total += r.total;
@@ -227,7 +260,7 @@ std::string RenderAnswer(const RootAnswer& a, bool json) {
 std::string AnswerQuery(RootState& state, const Query& q) {
   if (q.kind == Kind::kHelp)
     return q.json ? ErrorAnswer("help is text only", true)
-                  : "queries: [at T [wait MS]] count | item J | frequent PHI | quantile PHI | items | sites | stats "
+                  : "queries: [at T [wait MS]] count | item J|NAME | frequent PHI | quantile PHI | items | sites | stats "
                     "[json]; forget SITE\n\n";
   if (q.kind == Kind::kForget) {
     if (Status st = state.Forget(q.site); !st.ok()) return ErrorAnswer(st.ToString(), q.json);

@@ -5,7 +5,9 @@
 //
 // Text: "as_of=T sites=C/N[ not_covered=a,b] <what>", numbers with 15
 // significant digits; `sites` says per site why it is not covered. JSON: {"as_of":T|null,"sites":[...],"uncovered":[...],
-// <what>}, every number exact (shortest round trip).
+// <what>}, every number exact (shortest round trip). An item a site sent
+// a name for (NAMES, root_names.h) is written as its name (a JSON string),
+// any other as its integer.
 #pragma once
 
 #include <cstdint>
@@ -45,12 +47,16 @@ struct RootAnswer {
   AnswerCoverage coverage;
   double count = 0;               // count, frequent, items: the window's; item: the item's
   int64_t item = 0;               // item
+  std::string item_name;          // item: its name, when asked by name or a site sent it
   double phi = 0;                 // frequent, quantile
   std::optional<int64_t> value;   // quantile (none with no data)
   std::vector<ItemEstimate> items;  // frequent, items
+  std::vector<std::string> names;   // frequent, items: each item's name ("": none, an integer item)
   MonitorParams params;           // sites, stats
   std::vector<SiteRow> sites;     // sites, stats
   TrafficCounts window, total, resync;  // stats: the sums of the rows
+  size_t names_held = 0;          // stats: names held (root_names.h)
+  uint64_t name_collisions = 0;   // stats: names that came with the hash of another
 };
 
 // What the root's state answers to q now. REQUIRES: q.kind != kHelp

@@ -1,5 +1,6 @@
 #include "stream/net/root_intake.h"
 
+#include "stream/net/name_frames.h"
 #include "stream/net/wire_batch.h"
 
 namespace momenta {
@@ -24,6 +25,15 @@ std::string AdmitHello(const Frame& f, const MonitorParams& params, std::string_
 }
 
 std::string TakeSiteFrame(RootState& state, uint32_t slot, bool* synced, const Frame& f, uint64_t frame_bytes) {
+  if (f.type == FrameType::kNames) {  // before the frame that turns the items on
+    auto names = DecodeNames(f.payload);
+    if (!names.ok()) return names.status().ToString();
+    if (Status st = state.names().Note(slot, state.slots()[slot].connects, *names,
+                                            SiteMirror::MaxEntries(state.params().eps)); !st.ok())
+      return st.ToString();
+    state.CountFrame(slot, frame_bytes);
+    return "";
+  }
   if (f.type != FrameType::kSnapshot && f.type != FrameType::kBatch && f.type != FrameType::kFinal)
     return "unexpected frame type " + std::to_string(static_cast<int>(f.type)) + " after the handshake";
   if (f.type != FrameType::kSnapshot && !*synced)
@@ -41,6 +51,7 @@ std::string TakeSiteFrame(RootState& state, uint32_t slot, bool* synced, const F
   }
   if (!st.ok()) return st.ToString();
   *synced = true;
+  state.names().Settled(slot, state);
   return "";
 }
 

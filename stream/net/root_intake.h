@@ -29,7 +29,8 @@ std::string AdmitHello(const Frame& f, const MonitorParams& params, std::string_
                        bool* final);
 
 // A frame after the WELCOME on a connection feeding `slot`: a SNAPSHOT, or a
-// BATCH or FINAL once a SNAPSHOT came (*synced, set here by the first SNAPSHOT).
+// BATCH or FINAL once a SNAPSHOT came (*synced, set here by the first SNAPSHOT),
+// or NAMES (at any time: RootState::names()).
 // Taken when its payload decodes and the state accepts it (root_state.h);
 // `frame_bytes` is the whole frame's size, for the slot's wire counts.
 std::string TakeSiteFrame(RootState& state, uint32_t slot, bool* synced, const Frame& f, uint64_t frame_bytes);

@@ -5,8 +5,20 @@
 #include <vector>
 
 #include "storage/parse_number.h"
+#include "stream/window/item_mapping.h"
 
 namespace momenta {
+
+namespace {
+// The item of `item WORD`: an integer, else a name (after "name:" always).
+bool ParseItemWord(const std::string& word, Query* q) {
+  constexpr std::string_view kPrefix = "name:";
+  if (!word.starts_with(kPrefix) && ParseInteger(word, &q->item)) return true;
+  q->item_name = word.starts_with(kPrefix) ? word.substr(kPrefix.size()) : word;
+  q->item = NameItem(q->item_name);
+  return !q->item_name.empty();
+}
+}  // namespace
 
 Result<Query> ParseQuery(std::string_view line, double eps) {
   std::vector<std::string> w;
@@ -50,7 +62,7 @@ Result<Query> ParseQuery(std::string_view line, double eps) {
                                : Query::Kind::kHelp;
   } else if (verb == "item") {
     MOMENTA_RETURN_IF_ERROR(need(1));
-    if (!ParseInteger(w[i + 1], &q.item)) return bad("item: J must be an integer, got '" + w[i + 1] + "'");
+    if (!ParseItemWord(w[i + 1], &q)) return bad("item: 'name:' must be followed by a name");
     q.kind = Query::Kind::kItem;
   } else if (verb == "frequent") {
     MOMENTA_RETURN_IF_ERROR(need(1));

@@ -1,7 +1,7 @@
 // The root's query language: one line in, one answer out (root_answer.h),
 // so that `nc` works as well as `momenta ask`.
 //
-//   [at T [wait MS]] count | item J | frequent PHI | quantile PHI | items
+//   [at T [wait MS]] count | item J|NAME | frequent PHI | quantile PHI | items
 //                    | sites | stats | help     [json]
 //   forget SITE      [json]
 //
@@ -14,6 +14,10 @@
 // it back. `forget SITE` drops a stale or finished site from the root (it is
 // listed no more; a site of that name that connects later starts afresh).
 // Errors read "error: <what>" ({"error": "..."} in JSON).
+//
+// `item` takes an integer J, or a name: a word that is not an integer (or
+// any word after "name:", e.g. item name:42) is asked for as its hash
+// (NameItem), the item sites counting names (--item name) count it as.
 #pragma once
 
 #include <cstdint>
@@ -29,6 +33,7 @@ struct Query {
   enum class Kind { kCount, kItem, kFrequent, kQuantile, kItems, kSites, kStats, kHelp, kForget };
   Kind kind = Kind::kCount;
   int64_t item = 0;
+  std::string item_name;  // kItem asked by name ("" for an integer): item is its hash
   double phi = 0;
   std::string site;  // kForget
   std::optional<int64_t> at;

@@ -42,6 +42,7 @@
 
 #include "storage/status.h"
 #include "stream/net/handshake.h"
+#include "stream/net/root_names.h"
 #include "stream/protocol/site_mirror.h"
 #include "stream/protocol/virtual_root.h"
 #include "stream/net/wire_batch.h"
@@ -133,6 +134,9 @@ class RootState {
   double SiteCount(uint32_t slot) const { return root_.SiteCount(slot); }
   // Messages held past as_of, over all sites.
   size_t held() const;
+  // The names of items counted by hash (NAMES frames; root_names.h).
+  RootNames& names() { return names_; }
+  const RootNames& names() const { return names_; }
 
  private:
   // Applies m, sent by the site of `slot`, to the answers.
@@ -154,6 +158,7 @@ class RootState {
   std::vector<SiteSlot> slots_;
   std::unordered_map<std::string, uint32_t> by_name_;
   std::optional<int64_t> as_of_;
+  RootNames names_;
 };
 
 }  // namespace momenta

@@ -9,6 +9,8 @@
 #include <thread>
 #include <utility>
 
+#include "stream/net/name_frames.h"
+#include "stream/net/site_names.h"
 #include "stream/net/wire_batch.h"
 #include "stream/net/wire_frame.h"
 
@@ -66,6 +68,7 @@ Status SiteClient::TryConnect() {
   h.name = options_.name;
   h.token = options_.token;
   h.params = params_;
+  h.version = names_ != nullptr ? kProtocolVersion : kUnnamedProtocolVersion;
   // Each connection numbers its frames from 0, both ways.
   frames_out_ = FrameWriter();
   frames_in_ = std::make_unique<FrameReader>(peer, kMaxHandshakePayload);
@@ -201,6 +204,9 @@ bool SiteClient::SendFinal(const std::vector<Message>& drain) {
 }
 
 bool SiteClient::Send(FrameType type, int64_t clock, const std::vector<Message>& messages) {
+  if (names_ != nullptr)  // the names of the items the frame turns on, first
+    for (const auto& chunk : names_->NamesFor(messages, type == FrameType::kSnapshot))
+      if (!SendNames(chunk)) return false;
   const std::string frame = frames_out_.Encode(
       type, type == FrameType::kFinal ? EncodeFinal(last_time_, clock, messages) : EncodeBatch(clock, messages));
   Status st = SendAll(sock_.fd(), frame, options_.io_timeout, "root " + options_.root.ToString(), options_.cancel_fd);
@@ -219,6 +225,20 @@ bool SiteClient::Send(FrameType type, int64_t clock, const std::vector<Message>&
   return true;
 }
 
+bool SiteClient::SendNames(const std::vector<ItemName>& names) {
+  const std::string frame = frames_out_.Encode(FrameType::kNames, EncodeNames(names));
+  Status st = SendAll(sock_.fd(), frame, options_.io_timeout, "root " + options_.root.ToString(), options_.cancel_fd);
+  if (!st.ok()) {
+    Disconnect(st.ToString());
+    return false;
+  }
+  TrafficCounts c;
+  c.frames = 1;
+  c.bytes = frame.size();
+  sent_ += c;
+  return true;
+}
+
 void SiteClient::Tick(int64_t t, const std::vector<Arrival>& arrivals) {
   messages_.clear();
   // First every time before t at which a window changes with no arrivals
@@ -230,6 +250,7 @@ void SiteClient::Tick(int64_t t, const std::vector<Arrival>& arrivals) {
     [[maybe_unused]] Status st = mirror_->Apply(m);
   }
   clock_ = t;
+  if (names_ != nullptr) names_->Prune(*site_, *mirror_, t);
   CheckIncoming();
   if (!connected()) return MaybeReconnect();
   if (!messages_.empty() && !quiet_) Send(FrameType::kBatch, t, messages_);

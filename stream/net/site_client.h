@@ -24,6 +24,7 @@
 
 #include "storage/status.h"
 #include "stream/net/handshake.h"
+#include "stream/net/name_frames.h"
 #include "stream/net/net_socket.h"
 #include "stream/protocol/site.h"
 #include "stream/protocol/site_mirror.h"
@@ -31,6 +32,8 @@
 #include "stream/net/wire_frame.h"
 
 namespace momenta {
+
+class SiteNames;
 
 struct SiteClientOptions {
   HostPort root;
@@ -87,6 +90,12 @@ class SiteClient {
   void Finish();
   bool finished() const { return finished_; }
 
+  // Items counted by the hash of their names (site_names.h): before a frame
+  // whose messages turn items on, their names go out in NAMES frames, and
+  // the HELLO says protocol 4. REQUIRES: before ConnectWithin; `names`
+  // outlives the client.
+  void set_names(SiteNames* names) { names_ = names; }
+
   bool connected() const { return sock_.valid(); }
   // While quiet, Tick runs the rules and keeps the state but sends nothing,
   // Flush and Heartbeat send nothing, and a (re)connection sends the empty
@@ -111,6 +120,7 @@ class SiteClient {
   void MaybeReconnect();
   bool Send(FrameType type, int64_t clock, const std::vector<Message>& messages);
   bool SendFinal(const std::vector<Message>& drain);
+  bool SendNames(const std::vector<ItemName>& names);
   // Reads what the root sent (it only ever sends REJECT before closing).
   void CheckIncoming();
   void Log(const std::string& line);
@@ -135,6 +145,7 @@ class SiteClient {
   TrafficCounts sent_, resync_;
   uint64_t connections_ = 0;
   uint64_t jitter_ = 0x9e3779b97f4a7c15ull;
+  SiteNames* names_ = nullptr;  // see set_names
 };
 
 }  // namespace momenta

@@ -48,8 +48,9 @@ enum class FrameType : uint8_t {
   kSnapshot = 4,  // site -> root: the site's whole state, replacing the root's
   kBatch = 5,     // site -> root: the site's clock and the messages since
   kFinal = 6,     // site -> root (protocol 3): its input ended; the drain, then nothing more
+  kNames = 7,     // site -> root (protocol 4): names of items counted by hash (name_frames.h)
 };
-inline constexpr uint8_t kMaxFrameType = 6;
+inline constexpr uint8_t kMaxFrameType = 7;
 
 struct Frame {
   FrameType type = FrameType::kBatch;

@@ -39,6 +39,11 @@ class SiteMirror {
 
   uint64_t bc_level() const { return level_; }
   size_t items() const { return ac_.size(); }
+  // Calls f(item) for every item turned on (approximate counting), ascending.
+  template <typename F>
+  void ForEachItem(F&& f) const {
+    for (const auto& entry : ac_) f(entry.first);
+  }
   size_t boundaries() const { return bounds_.size(); }
 
  private:

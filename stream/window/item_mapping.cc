@@ -97,7 +97,8 @@ Result<int64_t> ItemMapping::FromText(std::string_view text) const {
   if (kind_ == Kind::kName) return NameItem(text);
   if (kind_ == Kind::kIndex) {
     int64_t v = 0;
-    if (!ParseInteger(text, &v)) return Status::InvalidArgument("", Quoted(text, "is not an integer"));
+    if (!ParseInteger(text, &v))
+      return Status::InvalidArgument("", Quoted(text, "is not an integer (to count words as items: --item name)"));
     return index_group_ == 1 ? v : FloorDiv(v, static_cast<int64_t>(index_group_));
   }
   double v = 0;

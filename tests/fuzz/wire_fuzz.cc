@@ -13,7 +13,7 @@
 //     bytes come at once or in reads of 1..64 bytes; each frame re-encodes
 //     (EncodeFrame) to exactly the bytes it came from; while waiting for
 //     more, the reader holds less than a header plus the payload cap;
-//   - every payload that decodes as HELLO, WELCOME, REJECT or BATCH
+//   - every payload that decodes as HELLO, WELCOME, REJECT, BATCH or NAMES
 //     re-encodes to bytes that decode to the same value; a batch's messages
 //     keep the bounds DecodeBatch and DecodeMessage promise (ticks <= the
 //     clock, levels <= 2^32, a summary's values ascending and ranks
@@ -25,6 +25,9 @@
 //     with an empty line; and the site's mirror (SiteMirror::Snapshot), sent
 //     as a SNAPSHOT to a fresh root, rebuilds the same answers (count, item
 //     counts, quantiles): a resync restores exactly what the stream built;
+//   - the root's names (NAMES frames, root_names.h): after a prune, a name
+//     only for an item the site holds or named since its last state frame,
+//     and none the site did not send;
 //   - query lines: a parsed query's phi lies in its range, and the answer
 //     (against a root holding one live site) ends with an empty line.
 // Seeds (tests/data/fuzz/wire/): written by this target when the
@@ -39,11 +42,13 @@
 #include <fstream>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "stream/net/handshake.h"
+#include "stream/net/name_frames.h"
 #include "stream/protocol/messages.h"
 #include "stream/net/root_intake.h"
 #include "stream/net/root_answer.h"
@@ -178,9 +183,32 @@ void CheckPayloadDecoders(const std::string& payload) {
     FUZZ_CHECK(again.ok(), again.status().ToString().c_str());
     FUZZ_CHECK(again->clock == b->clock && again->messages == b->messages, "batch round trip");
   }
+  if (auto n = DecodeNames(payload); n.ok()) {
+    FUZZ_CHECK(!n->empty() && n->size() <= kMaxNamesPerFrame, "names: a count out of range");
+    for (const ItemName& e : *n) FUZZ_CHECK(!e.name.empty() && e.name.size() <= kMaxWireName, "a name out of range");
+    auto again = DecodeNames(EncodeNames(*n));
+    FUZZ_CHECK(again.ok() && *again == *n, "names round trip");
+  }
+}
+
+// The root's names after a prune: only items a site holds, or named since
+// its last state frame (`recent`), each with the name a NAMES frame gave.
+void CheckNames(RootState& st, uint32_t slot, const std::set<int64_t>& recent, const std::set<int64_t>& named) {
+  st.names().Prune(st);
+  std::set<int64_t> held;
+  st.slots()[slot].mirror->ForEachItem([&](int64_t item) { held.insert(item); });
+  st.slots()[slot].applied->ForEachItem([&](int64_t item) { held.insert(item); });
+  size_t kept = 0;
+  for (int64_t item : named) {
+    if (st.names().NameOf(item).empty()) continue;
+    ++kept;
+    FUZZ_CHECK(held.count(item) || recent.count(item), "a name kept for an item no site holds");
+  }
+  FUZZ_CHECK(kept == st.names().size(), "a name the site never sent");
 }
 
 // ---- the root's state -------------------------------------------------------
+
 
 void CheckAnswer(const std::string& answer) {
   FUZZ_CHECK(answer.size() >= 2 && answer.compare(answer.size() - 2, 2, "\n\n") == 0,
@@ -238,6 +266,7 @@ void FeedRoot(const std::vector<Frame>& frames, bool with_token) {
   const std::string token = with_token ? kToken : "";
   std::optional<uint32_t> slot;
   bool synced = false;
+  std::set<int64_t> recent, named;  // items named since the last state frame; ever
   for (const Frame& f : frames) {
     const uint64_t bytes = kFrameHeaderBytes + f.payload.size();
     if (!slot) {
@@ -252,8 +281,14 @@ void FeedRoot(const std::vector<Frame>& frames, bool with_token) {
     }
     if (!TakeSiteFrame(st, *slot, &synced, f, bytes).empty()) break;  // REJECT, closed
     FUZZ_CHECK(st.Count() == st.SiteCount(*slot), "count differs from the one site's");
+    if (f.type != FrameType::kNames) {
+      recent.clear();
+    } else if (auto n = DecodeNames(f.payload); n.ok()) {
+      for (const ItemName& e : *n) recent.insert(e.item), named.insert(e.item);
+    }
   }
   if (!slot) return;
+  CheckNames(st, *slot, recent, named);
   CheckState(st, *slot);
   CheckQueries(st);
   if (!synced) return;
@@ -390,6 +425,20 @@ void WriteSeeds(const std::string& dir) {
     stream += out.Encode(FrameType::kReject, EncodeReject("wrong token", true));
     WriteSeed(dir, "seed-welcome_reject", 2, stream);
   }
+  {  // a protocol-4 site counting names: NAMES before the frames turning items on
+    Hello named = running;
+    named.version = 4;
+    std::vector<ItemName> names;
+    for (int64_t item = 0; item < 5; ++item) names.push_back({item, "pkg-" + std::to_string(item)});
+    FrameWriter out;
+    std::string stream = out.Encode(FrameType::kHello, EncodeHello(named));
+    stream += out.Encode(FrameType::kNames, EncodeNames(names));
+    stream += out.Encode(FrameType::kSnapshot, EncodeBatch(29, mirror.Snapshot(29)));
+    stream += out.Encode(FrameType::kNames, EncodeNames({names[2]}));
+    stream += out.Encode(FrameType::kBatch, batches[0]);
+    WriteSeed(dir, "seed-names", 0, stream);
+  }
+  WriteSeed(dir, "seed-name_queries", 0, "item libc6:amd64\nitem name:7 json\nat 5 item name:\nfrequent 0.5 json\n");
   WriteSeed(dir, "seed-queries", 0,
             "count\nitem 7\nitems json\nfrequent 0.5\nquantile 0.5 json\nat 5 wait 0 count\nsites\nstats\nhelp\n");
 }
