@@ -165,7 +165,7 @@ int RunWindow(const WindowArgs& a) {
   }
   const int rc = st.ok() ? kExitOk : Fail(st);
   if (names.collisions() > 0)
-    PrintNotice(std::to_string(names.collisions()) + " name(s) shared a 64-bit hash with another name: counted as one item");
+    PrintNotice(Counted(names.collisions(), "name") + " shared a 64-bit hash with another name: counted as one item");
   if (log && log->skipped() > 0)
     PrintNotice(Counted(log->skipped(), "update") + " with a value off the grid (NaN) skipped");
   // Stopped by SIGINT/SIGTERM: the reports so far stand, the exit says why.
