@@ -6,25 +6,9 @@
 #include <cerrno>
 #include <cstdio>
 
+#include "storage/format_bytes.h"
+
 namespace momenta {
-namespace {
-
-// "16.0 TiB", "512 B".
-std::string Binary(uint64_t bytes) {
-  static const char* kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
-  double v = static_cast<double>(bytes);
-  int u = 0;
-  while (v >= 1024 && u < 6) {
-    v /= 1024;
-    ++u;
-  }
-  char buf[32];
-  if (u == 0) std::snprintf(buf, sizeof buf, "%llu B", static_cast<unsigned long long>(bytes));
-  else std::snprintf(buf, sizeof buf, "%.1f %s", v, kUnits[u]);
-  return buf;
-}
-
-}  // namespace
 
 uint64_t ProbeFileSizeLimit(int fd, uint64_t fits, uint64_t refused) {
   // Invariant: a size of `fits` bytes is accepted, `refused` is not.
@@ -61,9 +45,9 @@ Status FileTooLarge(int fd, const std::string& path, const std::string& what, ui
   const uint64_t limit = ProbeFileSizeLimit(fd, fits, need);
   const std::string fs = FileSystemName(fd);
   std::string problem = Status::FromErrno("", EFBIG).message();
-  problem += ": " + what + " needs " + std::to_string(need) + " bytes (" + Binary(need) +
+  problem += ": " + what + " needs " + std::to_string(need) + " bytes (" + FormatBytes(need) +
              "); the largest file this file system" + (fs.empty() ? "" : " (" + fs + ")") + " holds is " +
-             std::to_string(limit) + " bytes (" + Binary(limit) + ")";
+             std::to_string(limit) + " bytes (" + FormatBytes(limit) + ")";
   return Status::IOError(path, problem);
 }
 

@@ -11,6 +11,7 @@
 #include <string_view>
 
 #include "storage/array_file.h"
+#include "storage/format_bytes.h"  // FormatBytes, shared with storage's messages
 #include "storage/io_backend.h"
 #include "storage/status.h"
 #include "tools/cli_parse.h"
@@ -80,8 +81,6 @@ void PrintNotice(const std::string& notice);
 // process that had this one's pid: removed) and other names are left alone.
 void RemoveDeadTemporaries(const std::string& dir, const std::string& prefix);
 
-// "1.5 GiB", "512 B".
-std::string FormatBytes(uint64_t bytes);
 // A count and its noun in the right number: "1 update", "2 updates", "0
 // ranges"; `plural` when the noun does not take an "s" ("1 match", "3 matches").
 std::string Counted(uint64_t n, std::string_view singular, std::string_view plural = {});

@@ -194,17 +194,7 @@ int AnswerProgressive(BufferedArray& ba, const std::string& path, Stat stat, Ind
     Print(stat, Line{as_stat(last), false, progressive->array_bytes_read(), timer.ElapsedMicros()}, json);
   }
   // The last line: the ordinary query, consistent with one log sequence.
-  QueryCost cost;
-  auto summary = ba.Summarize(range.begin, range.end, /*need_extremes=*/false, &cost);
-  for (const auto& n : ba.TakeNotices()) PrintNotice(n);
-  if (!summary.ok()) return Fail(summary.status());
-  auto answer = ComputeStat(stat, {}, *summary, range.begin, ba.array().dtype());
-  if (!answer.ok()) return Fail(answer.status().WithContext(path));
-  Print(stat,
-        Line{FinalBound(*answer, as_stat(last)), true, progressive->array_bytes_read() + cost.array_bytes,
-             timer.ElapsedMicros()},
-        json);
-  return kExitOk;
+  return PrintFinal(ba, path, stat, range, as_stat(last), progressive->array_bytes_read(), timer, json);
 }
 
 }  // namespace momenta::cli
