@@ -88,7 +88,7 @@ Result<uint64_t> ResolveColumn(const std::string& column, const TextTable& t, co
 
 Status CheckValue(DType dtype, std::string_view token, uint64_t line, const std::string& name) {
   auto v = ParseValue(dtype, token);
-  if (!v.ok()) return Status::InvalidArgument(name, "line " + std::to_string(line) + ": " + v.status().ToString());
+  if (!v.ok()) return v.status().WithContext(name + ": line " + std::to_string(line));
   return Status::OK();
 }
 
