@@ -95,7 +95,7 @@ TEST(LogFollowDriverTest, WaitForLogDirWaitsForTheArrayThenItsLog) {
   const std::string array = dir.File("a.npy");
   std::atomic<int> stop_flag{0};
   std::vector<std::string> notices;
-  Result<std::string> found = Status::OK();
+  Result<std::string> found = Status::NotFound("", "the waiter has not answered");
   std::thread waiter([&] {
     found = WaitForLogDir(array, "", StopToken(&stop_flag, -1), [&](const std::string& n) { notices.push_back(n); },
                           /*poll_ms=*/5);
