@@ -207,35 +207,32 @@ bool SiteClient::Send(FrameType type, int64_t clock, const std::vector<Message>&
   if (names_ != nullptr)  // the names of the items the frame turns on, first
     for (const auto& chunk : names_->NamesFor(messages, type == FrameType::kSnapshot))
       if (!SendNames(chunk)) return false;
-  const std::string frame = frames_out_.Encode(
-      type, type == FrameType::kFinal ? EncodeFinal(last_time_, clock, messages) : EncodeBatch(clock, messages));
-  Status st = SendAll(sock_.fd(), frame, options_.io_timeout, "root " + options_.root.ToString(), options_.cancel_fd);
-  if (!st.ok()) {
-    Disconnect(st.ToString());
-    return false;
-  }
   TrafficCounts c;
-  c.frames = 1;
-  c.bytes = frame.size();
   c.messages = messages.size();
   for (const Message& m : messages) c.words += MessageWords(m);
-  sent_ += c;
+  if (!SendFrame(frames_out_.Encode(type, type == FrameType::kFinal ? EncodeFinal(last_time_, clock, messages)
+                                                                    : EncodeBatch(clock, messages)),
+                 &c))
+    return false;
   if (type == FrameType::kSnapshot) resync_ += c;
   sent_clock_ = clock;
   return true;
 }
 
 bool SiteClient::SendNames(const std::vector<ItemName>& names) {
-  const std::string frame = frames_out_.Encode(FrameType::kNames, EncodeNames(names));
+  TrafficCounts c;
+  return SendFrame(frames_out_.Encode(FrameType::kNames, EncodeNames(names)), &c);
+}
+
+bool SiteClient::SendFrame(const std::string& frame, TrafficCounts* counts) {
   Status st = SendAll(sock_.fd(), frame, options_.io_timeout, "root " + options_.root.ToString(), options_.cancel_fd);
   if (!st.ok()) {
     Disconnect(st.ToString());
     return false;
   }
-  TrafficCounts c;
-  c.frames = 1;
-  c.bytes = frame.size();
-  sent_ += c;
+  counts->frames = 1;
+  counts->bytes = frame.size();
+  sent_ += *counts;
   return true;
 }
 

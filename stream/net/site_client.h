@@ -121,6 +121,9 @@ class SiteClient {
   bool Send(FrameType type, int64_t clock, const std::vector<Message>& messages);
   bool SendFinal(const std::vector<Message>& drain);
   bool SendNames(const std::vector<ItemName>& names);
+  // Sends one encoded frame and adds it to sent_ (`counts` gains its frame and bytes);
+  // false: the connection failed and was closed.
+  bool SendFrame(const std::string& frame, TrafficCounts* counts);
   // Reads what the root sent (it only ever sends REJECT before closing).
   void CheckIncoming();
   void Log(const std::string& line);
