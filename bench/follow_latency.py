@@ -27,6 +27,10 @@ import sys
 import tempfile
 import time
 
+# momenta_bench/common.py beside this script: the p50 and p99 every bench reports.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "momenta_bench"))
+from common import median, p99  # noqa: E402
+
 
 def wait_for(pred, timeout, what):
     deadline = time.monotonic() + timeout
@@ -77,11 +81,6 @@ class LineReader:
             self.buf += chunk
         *whole, self.buf = self.buf.split(b"\n")
         return [l.decode() for l in whole]
-
-
-def percentile(xs, p):
-    xs = sorted(xs)
-    return xs[min(len(xs) - 1, int(round(p / 100 * (len(xs) - 1))))]
 
 
 def main():
@@ -146,7 +145,7 @@ def main():
                 p.wait()
     print(f"samples={a.samples} heartbeat={a.heartbeat} seed={a.seed}")
     for name, xs in (("root count (site --log)", root_ms), ("window --log --follow", window_ms)):
-        print(f"{name}: p50={percentile(xs, 50):.1f} ms p99={percentile(xs, 99):.1f} ms max={max(xs):.1f} ms")
+        print(f"{name}: p50={median(xs):.1f} ms p99={p99(xs):.1f} ms max={max(xs):.1f} ms")
 
 
 if __name__ == "__main__":

@@ -137,14 +137,19 @@ Status BufferedArray::Impl::SummarizeConsistent(std::span<const IndexRange> rang
                                                 uint64_t* as_of, QueryCost* read) {
   // Kind ola: each summary's index moments are the Ola buffer's (order
   // N − 1; the tree beside it has order 0), read in the same consistent read.
-  return ReadConsistent(
+  // `read` gains the reads of the attempt that answered, not of the ones a
+  // writer or a rebuild made ReadConsistent repeat.
+  QueryCost attempt;
+  Status s = ReadConsistent(
       [&](const QueryIo& io) -> Status {
-        MOMENTA_RETURN_IF_ERROR(SummarizeRanges(*tree_, *array_, ranges, need_extremes, out, costs, io, read));
+        attempt = {};
+        MOMENTA_RETURN_IF_ERROR(
+            SummarizeRanges(*tree_, *array_, ranges, need_extremes, out, costs, io, read ? &attempt : nullptr));
         if (!ola_) return Status::OK();
         for (size_t k = 0; k < ranges.size(); ++k) {
           QueryCost ola_cost;
           MOMENTA_RETURN_IF_ERROR(OlaIndex(io, ranges[k].begin, ranges[k].end, &(*out)[k].index, &ola_cost));
-          if (read) *read += ola_cost;  // each range's cells are one batch of their own
+          attempt += ola_cost;  // each range's cells are one batch of their own
           if (costs) {
             (*costs)[k].array_bytes += ola_cost.array_bytes;
             (*costs)[k].tier_bytes += ola_cost.tier_bytes;
@@ -154,6 +159,8 @@ Status BufferedArray::Impl::SummarizeConsistent(std::span<const IndexRange> rang
         return Status::OK();
       },
       as_of);
+  if (s.ok() && read) *read += attempt;
+  return s;
 }
 
 Result<IndexMoments> BufferedArray::Impl::SummarizeIndex(uint64_t p, uint64_t q, uint64_t* as_of, QueryCost* cost) {

@@ -40,8 +40,7 @@ struct QueryArgs {
   bool skipna = false;
   std::string ranges;       // --ranges FILE|-
   std::string on_error = "stop";
-  uint64_t bins = 0;        // --bins K
-  bool bins_given = false;  // --bins was given (0 is then refused, not ignored)
+  std::optional<uint64_t> bins;  // --bins K (given as 0: refused, not ignored)
   std::optional<uint64_t> bin_size;  // --bin-size N: bins of N elements, the last one shorter
   bool snap = false;
   bool progressive = false;  // --progressive: bounds first, then refinements, then the answer
@@ -54,7 +53,7 @@ std::string ProgressiveRefusal(const QueryArgs& a, const std::vector<Stat>& stat
   if (stats.size() != 1) return "query: " + flag + " answers one --stat at a time (" + kProgressiveStats + ")";
   if (!ServedProgressively(stats[0]))
     return "query: " + flag + " answers " + kProgressiveStats + ", not " + std::string(StatName(stats[0]));
-  if (!a.ranges.empty() || a.bins_given || a.bin_size)
+  if (!a.ranges.empty() || a.bins || a.bin_size)
     return "query: " + flag + " answers one --range, not --ranges or --bins";
   if (a.skipna) return "query: " + flag + " does not take --skipna";
   return "";
@@ -78,11 +77,11 @@ int RunQuery(const QueryArgs& a) {
     params.about = *c;
   }
   if (a.range.empty() == a.ranges.empty()) return UsageFail("query: give either --range P:Q or --ranges FILE");
-  if (!a.ranges.empty() && (a.bins_given || a.bin_size))
+  if (!a.ranges.empty() && (a.bins || a.bin_size))
     return UsageFail(std::string("query: ") + (a.bin_size ? "--bin-size" : "--bins") + " splits one --range, not --ranges");
   if (a.bin_size && *a.bin_size == 0) return UsageFail("query: --bin-size 0: a bin holds at least one element");
-  if (a.bins_given && a.bin_size) return UsageFail("query: give --bins K (how many) or --bin-size N (how long), not both");
-  if (a.snap && !a.bins_given && !a.bin_size) return UsageFail("query: --snap moves the edges of --bins");
+  if (a.bins && a.bin_size) return UsageFail("query: give --bins K (how many) or --bin-size N (how long), not both");
+  if (a.snap && !a.bins && !a.bin_size) return UsageFail("query: --snap moves the edges of --bins");
   if (a.on_error != "stop" && a.on_error != "skip")
     return UsageFail("--on-error: '" + a.on_error + "' is neither stop nor skip");
   if (a.progressive || a.approx)
@@ -97,7 +96,7 @@ int RunQuery(const QueryArgs& a) {
     if (range.status().code() == Status::Code::kInvalidArgument) return FailParse(range.status());
     return Fail(range.status().WithContext(a.path));
   }
-  if (a.bins_given || a.bin_size) return AnswerBins(**ba, spec, *range, a.bins, a.bin_size.value_or(0), a.snap);
+  if (a.bins || a.bin_size) return AnswerBins(**ba, spec, *range, a.bins.value_or(0), a.bin_size.value_or(0), a.snap);
   if (a.progressive || a.approx) return AnswerProgressive(**ba, a.path, stats[0], *range, a.approx, a.common.json);
   Stopwatch timer;
   QueryCost cost;
@@ -213,7 +212,7 @@ void RegisterQueryCommands(CLI::App& app, Command* run) {
                     "one answer per line, in order, each batch of ready lines read together");
     sub->add_option("--on-error", a->on_error,
                     "--ranges: stop at a bad line (default), or skip: answer it with its error, exit 1 at the end");
-    CLI::Option* bins = NonNegative(sub->add_option(
+    NonNegative(sub->add_option(
         "--bins", a->bins, "split --range into K equal bins, 1 <= K <= Q - P (1000, 2^10), and answer each (an "
                            "overview: one line per bin)"));
     NonNegative(sub->add_option("--bin-size", a->bin_size,
@@ -259,8 +258,7 @@ void RegisterQueryCommands(CLI::App& app, Command* run) {
                 "moment moments com spread polyfit are NaN whenever the range holds a NaN or an infinity that\n"
                 "is not skipped (polyfit: any NaN, even with --skipna). Text prints nan, inf, -inf; --json\n"
                 "prints the strings \"NaN\", \"Infinity\", \"-Infinity\".");
-    sub->callback([a, run, bins] {
-      a->bins_given = bins->count() > 0;
+    sub->callback([a, run] {
       *run = [a] { return RunQuery(*a); };
     });
   }

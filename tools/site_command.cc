@@ -29,21 +29,6 @@ struct SiteArgs {
   bool once = false;
 };
 
-// A source whose items are names: each name is noted for the root (site_names.h).
-class NamingSiteSource : public ItemSource {
- public:
-  NamingSiteSource(std::unique_ptr<ItemSource> in, SiteNames* names) : in_(std::move(in)), names_(names) {}
-  Result<Got> Next(TimedItem* out, std::chrono::milliseconds wait) override {
-    auto got = in_->Next(out, wait);
-    if (got.ok() && *got == Got::kItem && out->has_item) names_->Note(out->item, out->name, out->ts);
-    return got;
-  }
-
- private:
-  std::unique_ptr<ItemSource> in_;
-  SiteNames* const names_;
-};
-
 // The site's input, opened before connecting so that a missing file fails fast.
 Result<std::unique_ptr<ItemSource>> OpenSiteInput(const SiteArgs& a, const ItemMapping& mapping, StopToken stop) {
   if (a.input.empty()) {
@@ -95,7 +80,9 @@ int RunSite(const SiteArgs& a) {
   auto source = OpenSiteInput(a, *mapping, stop);
   if (!source.ok()) return StopRequested() ? StopExitCode() : Fail(source.status());
   SiteNames names;
-  if (named) *source = std::make_unique<NamingSiteSource>(std::move(*source), &names);
+  if (named)
+    *source = std::make_unique<NotingSource>(
+        std::move(*source), [&names](const TimedItem& x) { names.Note(x.item, x.name, x.ts); });
   o.cancel_fd = StopFd();
   auto client = SiteClient::Create(o);
   if (!client.ok()) return UsageFail(client.status().ToString());

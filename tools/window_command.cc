@@ -26,21 +26,6 @@
 namespace momenta::cli {
 namespace {
 
-// A source whose items are names: each name is noted beside the synopsis.
-class NamingSource : public ItemSource {
- public:
-  NamingSource(std::unique_ptr<ItemSource> in, NameTable* names) : in_(std::move(in)), names_(names) {}
-  Result<Got> Next(TimedItem* out, std::chrono::milliseconds wait) override {
-    auto got = in_->Next(out, wait);
-    if (got.ok() && *got == Got::kItem && out->has_item) names_->Note(out->item, out->name);
-    return got;
-  }
-
- private:
-  std::unique_ptr<ItemSource> in_;
-  NameTable* const names_;
-};
-
 struct WindowArgs {
   std::string log, input, window, tardiness = "0", every, item = "index", clock = "data";
   std::string sidecar;  // --sidecar DIR: where the --log array's log lives
@@ -148,7 +133,9 @@ int RunWindow(const WindowArgs& a) {
   std::unique_ptr<ItemSource> source = std::move(*opened);
   LogSource* const log = dynamic_cast<LogSource*>(source.get());
   NameTable names;
-  if (named) source = std::make_unique<NamingSource>(std::move(source), &names);
+  if (named)
+    source = std::make_unique<NotingSource>(std::move(source),
+                                            [&names](const TimedItem& x) { names.Note(x.item, x.name); });
   const ReportFn report = [&](const Summarizer& s) {
     if (named) names.Prune(s.items());
     PrintReport(s.Report(a.top, *phis), a.json, named ? &names : nullptr);

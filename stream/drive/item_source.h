@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <string_view>
 
@@ -38,6 +39,23 @@ class ItemSource {
   // `wait` (wait < 0: as long as it takes), or a stop came; ask again.
   // kEnd: the source is over. Errors name the input ("in.txt:3: ...").
   virtual Result<Got> Next(TimedItem* out, std::chrono::milliseconds wait) = 0;
+};
+
+// A source that shows every item it passes on to `note` first (e.g. to keep
+// the names of items counted by their hash: NameTable, SiteNames).
+class NotingSource : public ItemSource {
+ public:
+  NotingSource(std::unique_ptr<ItemSource> in, std::function<void(const TimedItem&)> note)
+      : in_(std::move(in)), note_(std::move(note)) {}
+  Result<Got> Next(TimedItem* out, std::chrono::milliseconds wait) override {
+    auto got = in_->Next(out, wait);
+    if (got.ok() && *got == Got::kItem && out->has_item) note_(*out);
+    return got;
+  }
+
+ private:
+  std::unique_ptr<ItemSource> in_;
+  const std::function<void(const TimedItem&)> note_;
 };
 
 }  // namespace momenta

@@ -225,28 +225,39 @@ void RootState::Advance() {
   }
 }
 
+RootState::Gap RootState::CoverageGap(uint32_t slot) const {
+  const SiteSlot& s = slots_[slot];
+  if (!s.in_use) return Gap::kForgotten;
+  if (s.state == SiteSlot::State::kSyncing) return Gap::kSyncing;
+  if (s.state == SiteSlot::State::kStale) return Gap::kStale;
+  const bool finished = s.state == SiteSlot::State::kFinished;
+  if (!as_of_) return Gap::kNoTime;
+  if (!finished && !s.has_clock) return Gap::kNoClock;
+  if (s.has_clock && s.base > *as_of_) return Gap::kAhead;
+  if (!finished && s.clock < *as_of_) return Gap::kBehind;
+  return Gap::kNone;
+}
+
 std::string RootState::Coverage(uint32_t slot) const {
   const SiteSlot& s = slots_[slot];
-  if (!s.in_use) return "forgotten";
-  switch (s.state) {
-    case SiteSlot::State::kSyncing: return "syncing (its snapshot has not come)";
-    case SiteSlot::State::kStale: return "stale (" + s.last_close + ")";
-    case SiteSlot::State::kLive:
-    case SiteSlot::State::kFinished: break;
+  switch (CoverageGap(slot)) {
+    case Gap::kNone: return "";
+    case Gap::kForgotten: return "forgotten";
+    case Gap::kSyncing: return "syncing (its snapshot has not come)";
+    case Gap::kStale: return "stale (" + s.last_close + ")";
+    case Gap::kNoTime: return "no time yet";
+    case Gap::kNoClock: return "no clock yet";
+    case Gap::kAhead:
+      return "ahead: its state is from time " + std::to_string(s.base) + ", after as_of " + std::to_string(*as_of_) +
+             (s.flushes ? " (it ran more than " + std::to_string(max_held_) + " messages ahead)" : "");
+    case Gap::kBehind: return "behind: at time " + std::to_string(s.clock);
   }
-  const bool finished = s.state == SiteSlot::State::kFinished;
-  if (!as_of_) return "no time yet";
-  if (!finished && !s.has_clock) return "no clock yet";
-  if (s.has_clock && s.base > *as_of_)
-    return "ahead: its state is from time " + std::to_string(s.base) + ", after as_of " + std::to_string(*as_of_) +
-           (s.flushes ? " (it ran more than " + std::to_string(max_held_) + " messages ahead)" : "");
-  if (!finished && s.clock < *as_of_) return "behind: at time " + std::to_string(s.clock);
   return "";
 }
 
 void RootState::Sync(uint32_t slot) {
   SiteSlot& s = slots_[slot];
-  const bool want = s.in_use && Coverage(slot).empty();
+  const bool want = CoverageGap(slot) == Gap::kNone;  // no words: this runs for every slot after every frame
   if (want == s.in_root) return;
   root_.ResetSite(slot);
   s.in_root = want;

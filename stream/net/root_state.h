@@ -139,6 +139,9 @@ class RootState {
   const RootNames& names() const { return names_; }
 
  private:
+  // Why a slot is not covered at as_of (kNone: it is); Coverage says it in words.
+  enum class Gap { kNone, kForgotten, kSyncing, kStale, kNoTime, kNoClock, kAhead, kBehind };
+  Gap CoverageGap(uint32_t slot) const;
   // Applies m, sent by the site of `slot`, to the answers.
   void ApplyMessage(uint32_t slot, const Message& m);
   // Checks and takes a batch's messages: applied when stamped at or before
