@@ -48,14 +48,12 @@ Result<uint32_t> RootState::Attach(const std::string& name, const std::string& p
     const auto free = std::find_if(slots_.begin(), slots_.end(), [](const SiteSlot& s) { return !s.in_use; });
     if (free != slots_.end()) {
       slot = static_cast<uint32_t>(free - slots_.begin());
-      // The slot's index stays; everything it said of its last site goes.
-      free->name = name;
-      free->in_use = true;
-      free->clock = free->base = free->last_time = 0;
-      free->has_clock = false;
-      free->flushes = free->connects = free->resyncs = 0;
-      free->last_close.clear();
-      free->wire = WireMeter(params_.spec.window);
+      // The slot's index stays; everything it said of its last site goes (a
+      // new slot, so no field is left over), but its two mirrors' memory.
+      std::unique_ptr<SiteMirror> mirror = std::move(free->mirror), applied = std::move(free->applied);
+      *free = SiteSlot(name, params_.spec.window);
+      free->mirror = std::move(mirror);
+      free->applied = std::move(applied);
     } else {
       slot = root_.AddSite();
       assert(slot == slots_.size());
