@@ -34,7 +34,7 @@ import numpy as np
 from . import _momenta
 from . import _numpy_calls
 from ._array import _NONE, _batch_params, _batch_sides, _bin_edges, _centre, _count, _flag, _flat_sides, _values
-from ._errors import ExistsError, InvalidArgumentError, OutOfRangeError, os_error
+from ._errors import InvalidArgumentError, OutOfRangeError, os_error
 from ._manifest import Copy, Manifest, Shard, load_manifest, parse_manifest, save_manifest
 from ._select import flat_range, run_of, runs_of
 from ._shard_runner import Runner as _Runner, ShardError
@@ -521,9 +521,7 @@ def shard_create(src, manifest_path, shard_length, placement, client, *, order=2
     manifest = Manifest(manifest_path, dtype, shape, order, shards)
     runner, seconds = _Runner(client), ShardedArray._seconds(timeout)
     if os.path.lexists(manifest_path):
-        e = ExistsError(f"IO error: {manifest_path}: exists; give a new manifest path")
-        e.errno = errno.EEXIST
-        raise e
+        raise os_error(FileExistsError(errno.EEXIST, "exists; give a new manifest path"), manifest_path)
     runner.check([w for w, _ in pairs])  # each a worker of the cluster, before anything is made
     runner.run([(s, _tasks.shard_absent, ()) for s, _, _ in calls], seconds)  # nothing made yet if one is there
     try:
