@@ -42,6 +42,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <span>
 
 #include "buffers/moments.h"
@@ -202,5 +203,11 @@ struct IndexRange {
   uint64_t size() const { return end - begin; }
   bool operator==(const IndexRange&) const = default;
 };
+
+// Why [p, q) (sides already counted from the end: p + length for a negative
+// P) is no range of an array of `length` elements, e.g. "P > Q (500 > 100)",
+// "Q = 2000 is past its end"; "" when it is one. The one wording of the CLI's
+// ranges and Python's. REQUIRES: length <= 2^63 - 1
+std::string RangeProblem(int64_t p, int64_t q, uint64_t length);
 
 }  // namespace momenta

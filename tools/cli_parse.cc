@@ -81,17 +81,6 @@ Result<double> ParseFinite(std::string_view text, std::string_view what) {
   return v;
 }
 
-std::string RangeProblem(int64_t p, int64_t q, uint64_t length) {
-  const int64_t n = static_cast<int64_t>(length);
-  auto side = [](const char* name, int64_t v) { return std::string(name) + " = " + std::to_string(v); };
-  if (p < 0) return side("P", p - n) + " reaches before its start";
-  if (q < 0) return side("Q", q - n) + " reaches before its start";
-  if (p > n) return side("P", p) + " is past its end";
-  if (q > n) return side("Q", q) + " is past its end";
-  if (p > q) return "P > Q (" + std::to_string(p) + " > " + std::to_string(q) + ")";
-  return "";
-}
-
 Result<IndexRange> ParseRange(std::string_view text, uint64_t length, std::string_view what) {
   size_t colon = text.find(':');
   if (colon == std::string_view::npos || text.find(':', colon + 1) != std::string_view::npos)

@@ -11,7 +11,7 @@
 #include <string_view>
 #include <vector>
 
-#include "buffers/range_summary.h"  // IndexRange
+#include "buffers/range_summary.h"  // IndexRange, RangeProblem
 #include "storage/status.h"
 
 namespace momenta::cli {
@@ -41,11 +41,6 @@ Result<double> ParseFinite(std::string_view text, std::string_view what);
 // range of the array (length 1000): P > Q (500 > 100)". Errors name `what`
 // (the flag, or a line of a file). REQUIRES: length <= 2^63 - 1
 Result<IndexRange> ParseRange(std::string_view text, uint64_t length, std::string_view what = "--range");
-
-// Why [p, q) (sides already counted from the end: p + length for a negative
-// P) is no range of an array of `length` elements, e.g. "P > Q (500 > 100)",
-// "Q = 2000 is past its end"; "" when it is one.
-std::string RangeProblem(int64_t p, int64_t q, uint64_t length);
 
 // A size in bytes (--ram-budget, --log-segment, --data-size): "65536", "64K",
 // "1M", "2G" (or lower case), "2^20", "3*2^20"; at most 2^63 bytes. Empty text

@@ -25,18 +25,6 @@
 namespace momenta::python {
 namespace {
 
-// Why [b, e) (sides already counted from the end) is no range of n elements,
-// in the words of the CLI's RangeProblem (tools/cli_parse.h) and of
-// _select.range_problem; "" when it is one.
-std::string RangeProblem(int64_t b, int64_t e, int64_t n) {
-  if (b < 0) return "P = " + std::to_string(b - n) + " reaches before its start";
-  if (e < 0) return "Q = " + std::to_string(e - n) + " reaches before its start";
-  if (b > n) return "P = " + std::to_string(b) + " is past its end";
-  if (e > n) return "Q = " + std::to_string(e) + " is past its end";
-  if (b > e) return "P > Q (" + std::to_string(b) + " > " + std::to_string(e) + ")";
-  return "";
-}
-
 // Ranges summarised per SummarizeBatch call: bounds the summaries held at
 // once (a few hundred bytes each); the library batches reads 256 at a time.
 constexpr size_t kBatchChunk = 4096;
@@ -246,7 +234,7 @@ IndexRange ArrayHandle::Resolve(int64_t p, int64_t q, uint64_t length) const {
   // words (and _select.range_problem's).
   const auto n = static_cast<int64_t>(length);
   const int64_t b = p < 0 ? p + n : p, e = q < 0 ? q + n : q;
-  const std::string why = RangeProblem(b, e, n);
+  const std::string why = RangeProblem(b, e, length);
   if (!why.empty())
     ThrowIfError(Status::OutOfRange(path_, "range " + std::to_string(p) + ":" + std::to_string(q) +
                                                " is not a range of the array (length " + std::to_string(n) +
@@ -307,7 +295,7 @@ py::array_t<double> ArrayHandle::SummaryRows(const py::array_t<int64_t>& starts,
         ThrowIfError(Status::OutOfRange(path_, "range #" + std::to_string(k) + " " + std::to_string(s[k]) + ":" +
                                                    std::to_string(e[k]) + " is outside the array (length " +
                                                    std::to_string(ba.length()) + "): " +
-                                                   RangeProblem(s[k], e[k], static_cast<int64_t>(ba.length()))));
+                                                   RangeProblem(s[k], e[k], ba.length())));
     std::vector<IndexRange> ranges;
     std::vector<RangeSummary> summaries;
     all.reserve(n);
@@ -353,7 +341,7 @@ py::list ArrayHandle::Stats(const py::array_t<int64_t>& starts, const py::array_
         ThrowIfError(Status::OutOfRange(path_, "range #" + std::to_string(k) + " " + std::to_string(s[k]) + ":" +
                                                    std::to_string(e[k]) + " is outside the array (length " +
                                                    std::to_string(ba.length()) + "): " +
-                                                   RangeProblem(s[k], e[k], static_cast<int64_t>(ba.length()))));
+                                                   RangeProblem(s[k], e[k], ba.length())));
     // Kind ola with every stat from index moments: the Ola buffer alone (no partial leaf of the tree read).
     const bool ola_alone = ba.ola() != nullptr && OlaAlone(stats, dtype_);
     std::vector<IndexMoments> index;
