@@ -1,5 +1,4 @@
 #include "buffers/moment_tree.h"
-#include "buffers/ola_layout.h"
 
 #include <algorithm>
 #include <atomic>

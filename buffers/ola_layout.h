@@ -23,6 +23,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "buffers/tree_options.h"  // kOlaMaxNodes
 #include "storage/status.h"
 
 namespace momenta {
@@ -37,10 +38,6 @@ struct OlaOptions {
   long double max_growth = 0;  // 0: kOlaMaxGrowth (a larger one only to measure what it costs: OLA.md)
 };
 
-// The largest N served: orders 0..7. N = 10 would serve order 9, past
-// moments.h's kMaxMomentOrder, and its one-sided end weights grow faster
-// still (OLA.md).
-inline constexpr int kOlaMaxNodes = 8;
 // The largest product of per-level Lebesgue constants (max over stencils of
 // Σ_j |W_{j,i}|) the levels may compound to: the rounding of a stored value is
 // amplified by at most this much (OLA.md measures the error against it).

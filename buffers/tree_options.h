@@ -19,13 +19,17 @@ struct TreeOptions {
   bool disk_tier = true;
   uint32_t fanout = 64;
   uint64_t leaf_span = 0;   // 0 = default (tree about 0.1% of the array)
-  // Buffer kind ola (buffers/OLA.md, ola_file.h): an Ola buffer of this many
+  // Buffer kind ola (buffers/ola/OLA.md, ola_file.h): an Ola buffer of this many
   // stencil nodes (index moments 0..N−1; even, 2..8) and bin kept beside the
   // tree, answering the index-moment statistics; 0: kind hbb, the tree alone.
   int ola_nodes = 0;
   uint64_t ola_bin = kDefaultOlaBin;
 };
 inline constexpr uint64_t kMinRamBudget = 64 << 10;
+// The most stencil nodes an Ola buffer has (TreeOptions::ola_nodes): orders
+// 0..7. N = 10 would serve order 9, past moments.h's kMaxMomentOrder, and its
+// one-sided end weights grow faster still (OLA.md).
+inline constexpr int kOlaMaxNodes = 8;
 
 // Buffer kind ola for index moments up to `order` (0..7): the Ola buffer's
 // stencil nodes N = order + 1 rounded up to even, beside a tree of order 0.

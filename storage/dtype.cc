@@ -234,15 +234,6 @@ Result<DType> ParseDTypeName(std::string_view name) {
               "' (expected f8, f4, i8, i4, i2, i1, u8, u4, u2, u1 or float64, int32, uint8, ...)");
 }
 
-long double Value::AsLongDouble() const {
-  switch (kind) {
-    case Kind::kInt: return static_cast<long double>(i);
-    case Kind::kUInt: return static_cast<long double>(u);
-    case Kind::kFloat: return static_cast<long double>(f);
-  }
-  return 0;
-}
-
 Result<Value> ParseValue(DType t, std::string_view raw_text) {
   const std::string_view text = TrimSpace(raw_text);
   if (text.empty()) return NotANumber(text);

@@ -10,6 +10,7 @@
 #include <string_view>
 
 #include "storage/status.h"
+#include "storage/util/value.h"
 
 namespace momenta {
 
@@ -24,19 +25,6 @@ std::string_view DTypeName(DType t);
 std::string DTypeDescr(DType t);
 // Accepts "f8", "float64", "i4", "int32", "u1", "uint8", ... (case-sensitive, as NumPy).
 Result<DType> ParseDTypeName(std::string_view name);
-
-// One element, held exactly: integers as int64/uint64, floats as double.
-struct Value {
-  enum class Kind : uint8_t { kInt, kUInt, kFloat } kind = Kind::kFloat;
-  int64_t i = 0;
-  uint64_t u = 0;
-  double f = 0.0;
-
-  static Value Int(int64_t v) { Value x; x.kind = Kind::kInt; x.i = v; return x; }
-  static Value UInt(uint64_t v) { Value x; x.kind = Kind::kUInt; x.u = v; return x; }
-  static Value Float(double v) { Value x; x.kind = Kind::kFloat; x.f = v; return x; }
-  long double AsLongDouble() const;
-};
 
 // Parses `text` as a value of dtype `t`, checking that it fits exactly:
 // integer dtypes take integer literals (and floating literals with an exact

@@ -10,7 +10,7 @@
 #include <string>
 #include <string_view>
 
-#include "storage/dtype.h"
+#include "storage/util/value.h"
 
 namespace momenta {
 
