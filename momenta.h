@@ -10,25 +10,25 @@
 #pragma once
 
 // ---- storage/: durable bytes --------------------------------------------------
-#include "storage/status.h"       // Status and Result<T>: errors as values, MOMENTA_RETURN_IF_ERROR
-#include "storage/dtype.h"        // the element dtypes; ParseValue / FormatValue between text and values
-#include "storage/npy_format.h"   // the .npy header: parse and write
-#include "storage/array_file.h"   // ArrayFile: one .npy array on disk; Create, Open, reads
-#include "storage/io_backend.h"   // IoOptions and the I/O backends (pread, mmap, io_uring)
-#include "storage/log_format.h"   // the update log's records (LogRecord) and its time constants
-#include "storage/log_sync.h"     // LogSync: when an appended record reaches the disk
-#include "storage/log_writer.h"   // LogWriter: append records to an update log
-#include "storage/log_reader.h"   // LogReader: read (or follow) an update log in sequence order
-#include "storage/cancel.h"       // cancelling long work from a signal handler
+#include "storage/util/status.h"       // Status and Result<T>: errors as values, MOMENTA_RETURN_IF_ERROR
+#include "storage/npy/dtype.h"        // the element dtypes; ParseValue / FormatValue between text and values
+#include "storage/npy/npy_format.h"   // the .npy header: parse and write
+#include "storage/array/array_file.h"   // ArrayFile: one .npy array on disk; Create, Open, reads
+#include "storage/io/io_backend.h"   // IoOptions and the I/O backends (pread, mmap, io_uring)
+#include "storage/log/log_format.h"   // the update log's records (LogRecord) and its time constants
+#include "storage/log/log_sync.h"     // LogSync: when an appended record reaches the disk
+#include "storage/log/log_writer.h"   // LogWriter: append records to an update log
+#include "storage/log/log_reader.h"   // LogReader: read (or follow) an update log in sequence order
+#include "storage/util/cancel.h"       // cancelling long work from a signal handler
 
 // ---- buffers/: range statistics over an array ---------------------------------
 #include "buffers/buffered_array.h"  // BufferedArray, the facade: open, Summarize, Write, Apply, Commit
 #include "buffers/group_writer.h"    // GroupWriter: group commit for many submitting threads
-#include "buffers/range_summary.h"   // RangeSummary: what a range query returns
-#include "buffers/statistics.h"      // Stat: sum, mean, var, std, moments, com, spread, polyfit, min, max
+#include "buffers/algebra/range_summary.h"   // RangeSummary: what a range query returns
+#include "buffers/algebra/statistics.h"      // Stat: sum, mean, var, std, moments, com, spread, polyfit, min, max
 #include "buffers/summarize_as_of.h" // SummarizeAsOf: range summaries as of a time of the update log
-#include "buffers/moments.h"         // the moment algebra behind them
-#include "buffers/tree_options.h"    // TreeOptions, BuildStats, BuildProgress
+#include "buffers/algebra/moments.h"         // the moment algebra behind them
+#include "buffers/tree/tree_options.h"    // TreeOptions, BuildStats, BuildProgress
 
 // ---- stream/: one stream's sliding window -------------------------------------
 #include "stream/window/window_spec.h"       // WindowSpec: the window, its clock and tardiness

@@ -40,8 +40,8 @@
 
 #include <benchmark/benchmark.h>
 
-#include "storage/io_backend.h"
-#include "storage/parse_number.h"
+#include "storage/io/io_backend.h"
+#include "storage/util/parse_number.h"
 
 namespace momenta {
 namespace {

@@ -23,8 +23,8 @@
 
 #include <benchmark/benchmark.h>
 
-#include "storage/log_codec.h"
-#include "storage/log_writer.h"
+#include "storage/log/log_codec.h"
+#include "storage/log/log_writer.h"
 
 namespace momenta {
 namespace {

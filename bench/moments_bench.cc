@@ -18,9 +18,9 @@
 #include <benchmark/benchmark.h>
 
 #include "buffers/buffered_array.h"
-#include "buffers/range_summary.h"
-#include "buffers/statistics.h"
-#include "storage/array_file.h"
+#include "buffers/algebra/range_summary.h"
+#include "buffers/algebra/statistics.h"
+#include "storage/array/array_file.h"
 
 namespace momenta {
 namespace {

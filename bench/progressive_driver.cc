@@ -34,8 +34,8 @@
 #include <vector>
 
 #include "buffers/buffered_array.h"
-#include "buffers/ola_progressive.h"
-#include "storage/array_file.h"
+#include "buffers/ola/ola_progressive.h"
+#include "storage/array/array_file.h"
 
 extern char** environ;
 

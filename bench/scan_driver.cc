@@ -21,7 +21,7 @@
 #include <vector>
 
 #include "bench/moments/reference.h"
-#include "storage/array_file.h"
+#include "storage/array/array_file.h"
 
 namespace {
 

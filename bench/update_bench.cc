@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "buffers/buffered_array.h"
-#include "storage/array_file.h"
+#include "storage/array/array_file.h"
 
 namespace momenta {
 namespace {

@@ -12,13 +12,13 @@
 #include <filesystem>
 #include <thread>
 
-#include "buffers/buffer_internal.h"
+#include "buffers/tree/tree_seqlock.h"
 #include "buffers/buffered_array_internal.h"
-#include "storage/array_store.h"
-#include "storage/leftovers.h"
-#include "storage/log_codec.h"
-#include "storage/log_segments.h"
-#include "storage/posix_file.h"
+#include "storage/array/array_store.h"
+#include "storage/array/leftovers.h"
+#include "storage/log/log_codec.h"
+#include "storage/log/log_segments.h"
+#include "storage/io/posix_file.h"
 
 namespace momenta {
 namespace {

@@ -15,7 +15,7 @@
 #include <string>
 #include <thread>
 
-#include "buffers/buffer_internal.h"
+#include "buffers/tree/tree_seqlock.h"
 #include "buffers/buffered_array_internal.h"
 
 namespace momenta {

@@ -11,12 +11,12 @@
 #include <string>
 #include <vector>
 
-#include "buffers/buffer_internal.h"
+#include "buffers/tree/tree_seqlock.h"
 #include "buffers/buffered_array_internal.h"
-#include "buffers/tree_maintenance.h"
-#include "storage/array_store.h"
-#include "storage/log_reader.h"
-#include "storage/log_segments.h"
+#include "buffers/tree/tree_maintenance.h"
+#include "storage/array/array_store.h"
+#include "storage/log/log_reader.h"
+#include "storage/log/log_segments.h"
 
 namespace momenta {
 namespace {

@@ -10,14 +10,14 @@
 #include <cstring>
 #include <thread>
 
-#include "buffers/buffer_internal.h"
-#include "buffers/index_set.h"
-#include "buffers/tree_maintenance.h"
-#include "storage/array_store.h"
-#include "storage/cancel.h"
-#include "storage/extents.h"
-#include "storage/log_retention.h"
-#include "storage/scattered_stores.h"
+#include "buffers/tree/tree_seqlock.h"
+#include "buffers/tree/index_set.h"
+#include "buffers/tree/tree_maintenance.h"
+#include "storage/array/array_store.h"
+#include "storage/util/cancel.h"
+#include "storage/io/extents.h"
+#include "storage/log/log_retention.h"
+#include "storage/io/scattered_stores.h"
 
 namespace momenta {
 namespace {

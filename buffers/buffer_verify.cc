@@ -7,7 +7,7 @@
 #include <cstdlib>
 #include <string>
 
-#include "buffers/buffer_internal.h"
+#include "buffers/tree/tree_seqlock.h"
 #include "buffers/buffered_array_internal.h"
 
 namespace momenta {

@@ -8,8 +8,8 @@
 #include <utility>
 
 #include "buffers/buffered_array_internal.h"
-#include "buffers/tree_maintenance.h"
-#include "storage/array_store.h"
+#include "buffers/tree/tree_maintenance.h"
+#include "storage/array/array_store.h"
 
 namespace momenta {
 

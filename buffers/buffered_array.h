@@ -5,7 +5,7 @@
 // SummarizeRange answers, LogWriter records every change.
 //
 // Everything momenta keeps about the array lives in its sidecar folder
-// (storage/sidecar.h: beside the array, under MOMENTA_SIDECAR_DIR, or where
+// (storage/array/sidecar.h: beside the array, under MOMENTA_SIDECAR_DIR, or where
 // options.sidecar says), which records the identity of the array it belongs
 // to; a sidecar of another array is set aside, never misread.
 //
@@ -53,19 +53,19 @@
 #include <string>
 #include <vector>
 
-#include "buffers/range_summary.h"
-#include "buffers/tree_options.h"
-#include "storage/dtype.h"
-#include "storage/io_backend.h"
-#include "storage/log_format.h"
-#include "storage/log_sync.h"
-#include "storage/status.h"
+#include "buffers/algebra/range_summary.h"
+#include "buffers/tree/tree_options.h"
+#include "storage/npy/dtype.h"
+#include "storage/io/io_backend.h"
+#include "storage/log/log_format.h"
+#include "storage/log/log_sync.h"
+#include "storage/util/status.h"
 
 namespace momenta {
 
-class ArrayFile;   // storage/array_file.h
-class MomentTree;  // buffers/moment_tree.h
-class OlaFile;     // buffers/ola_file.h
+class ArrayFile;   // storage/array/array_file.h
+class MomentTree;  // buffers/tree/moment_tree.h
+class OlaFile;     // buffers/ola/ola_file.h
 
 struct BufferedArrayOptions {
   IoOptions io;               // io.writable: a writer (lock, log, updates)
@@ -154,7 +154,7 @@ class BufferedArray {
   // nothing, builds nothing.
   static Result<BufferCondition> Inspect(const std::string& path, const BufferedArrayOptions& options);
 
-  // The array file and the buffer (storage/array_file.h, buffers/moment_tree.h).
+  // The array file and the buffer (storage/array/array_file.h, buffers/tree/moment_tree.h).
   ArrayFile& array();
   MomentTree& tree();
   // Kind ola (TreeOptions::ola_nodes > 0): the Ola buffer beside the tree;
@@ -219,7 +219,7 @@ class BufferedArray {
   // "(nothing was applied: ...)". An I/O error after that leaves the updates
   // before it applied and logged, and its message says which.
   // (Write, for a consecutive range, is all or nothing the same way.)
-  // A cancellation request (storage/cancel.h) stops it between two chunks of
+  // A cancellation request (storage/util/cancel.h) stops it between two chunks of
   // a few thousand updates with Status::Interrupted; *applied (optional)
   // receives how many of `updates`, from the first, were applied either way.
   [[nodiscard]] Status Apply(std::span<const IndexedValue> updates, size_t* applied = nullptr);

@@ -18,19 +18,19 @@
 #include <vector>
 
 #include "buffers/buffered_array.h"
-#include "buffers/moment_tree.h"
-#include "buffers/node_delta.h"
-#include "buffers/ola_file.h"
-#include "buffers/range_query.h"
-#include "buffers/tree_build.h"
-#include "storage/array_file.h"
-#include "storage/log_writer.h"
-#include "storage/writer_lock.h"
+#include "buffers/tree/moment_tree.h"
+#include "buffers/algebra/node_delta.h"
+#include "buffers/ola/ola_file.h"
+#include "buffers/tree/range_query.h"
+#include "buffers/tree/tree_build.h"
+#include "storage/array/array_file.h"
+#include "storage/log/log_writer.h"
+#include "storage/array/writer_lock.h"
 
 namespace momenta {
 
-class ArrayStore;       // storage/array_store.h
-class TreeMaintenance;  // buffers/tree_maintenance.h
+class ArrayStore;       // storage/array/array_store.h
+class TreeMaintenance;  // buffers/tree/tree_maintenance.h
 
 struct BufferedArray::Impl {
   Impl(std::unique_ptr<ArrayFile> array, std::string sidecar, const BufferedArrayOptions& options);

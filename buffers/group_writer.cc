@@ -2,8 +2,8 @@
 
 #include <utility>
 
-#include "storage/array_file.h"
-#include "storage/dtype.h"
+#include "storage/array/array_file.h"
+#include "storage/npy/dtype.h"
 
 namespace momenta {
 

@@ -5,9 +5,9 @@
 #include <map>
 #include <string>
 
-#include "buffers/moment_tree.h"
-#include "storage/array_file.h"
-#include "storage/log_reader.h"
+#include "buffers/tree/moment_tree.h"
+#include "storage/array/array_file.h"
+#include "storage/log/log_reader.h"
 
 namespace momenta {
 namespace {

@@ -23,8 +23,8 @@
 #include <vector>
 
 #include "buffers/buffered_array.h"
-#include "buffers/range_summary.h"
-#include "storage/status.h"
+#include "buffers/algebra/range_summary.h"
+#include "storage/util/status.h"
 
 namespace momenta {
 

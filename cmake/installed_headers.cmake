@@ -9,32 +9,32 @@
 # momenta.h does not reach fails the check.
 set(MOMENTA_INSTALLED_HEADERS
   momenta.h
-  storage/array_file.h
-  storage/cancel.h
-  storage/dtype.h
-  storage/extents.h
-  storage/io_backend.h
-  storage/log_damage.h
-  storage/log_format.h
-  storage/log_mark.h
-  storage/log_reader.h
-  storage/log_recovery.h
-  storage/log_segments.h
-  storage/log_sync.h
-  storage/log_writer.h
-  storage/npy_format.h
-  storage/posix_file.h
-  storage/sidecar.h
-  storage/status.h
-  storage/writer_lock.h
+  storage/array/array_file.h
+  storage/util/cancel.h
+  storage/npy/dtype.h
+  storage/io/extents.h
+  storage/io/io_backend.h
+  storage/log/log_damage.h
+  storage/log/log_format.h
+  storage/log/log_mark.h
+  storage/log/log_reader.h
+  storage/log/log_recovery.h
+  storage/log/log_segments.h
+  storage/log/log_sync.h
+  storage/log/log_writer.h
+  storage/npy/npy_format.h
+  storage/io/posix_file.h
+  storage/array/sidecar.h
+  storage/util/status.h
+  storage/array/writer_lock.h
   buffers/buffered_array.h
   buffers/group_writer.h
-  buffers/moments.h
-  buffers/power_sums.h
-  buffers/range_summary.h
-  buffers/statistics.h
+  buffers/algebra/moments.h
+  buffers/algebra/power_sums.h
+  buffers/algebra/range_summary.h
+  buffers/algebra/statistics.h
   buffers/summarize_as_of.h
-  buffers/tree_options.h
+  buffers/tree/tree_options.h
   stream/window/bucket_window.h
   stream/window/flat_count_map.h
   stream/window/item_counts.h

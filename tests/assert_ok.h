@@ -8,7 +8,7 @@
 
 #include <gtest/gtest.h>
 
-#include "storage/status.h"
+#include "storage/util/status.h"
 
 namespace momenta::testing {
 

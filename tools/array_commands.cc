@@ -14,7 +14,7 @@
 #include "tools/buffer_options.h"
 #include "tools/cli_common.h"
 #include "tools/commands.h"
-#include "storage/json_writer.h"
+#include "storage/util/json_writer.h"
 
 namespace momenta::cli {
 namespace {

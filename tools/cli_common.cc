@@ -1,6 +1,6 @@
 #include "tools/cli_common.h"
 
-#include "storage/leftovers.h"
+#include "storage/array/leftovers.h"
 
 #include <fcntl.h>
 #include <signal.h>
@@ -14,9 +14,9 @@
 #include <filesystem>
 #include <iostream>
 
-#include "storage/cancel.h"
-#include "storage/huge_pages.h"
-#include "storage/parse_number.h"
+#include "storage/util/cancel.h"
+#include "storage/io/huge_pages.h"
+#include "storage/util/parse_number.h"
 
 namespace momenta::cli {
 

@@ -10,10 +10,10 @@
 #include <string>
 #include <string_view>
 
-#include "storage/array_file.h"
-#include "storage/format_bytes.h"  // FormatBytes, shared with storage's messages
-#include "storage/io_backend.h"
-#include "storage/status.h"
+#include "storage/array/array_file.h"
+#include "storage/util/format_bytes.h"  // FormatBytes, shared with storage's messages
+#include "storage/io/io_backend.h"
+#include "storage/util/status.h"
 #include "tools/cli_parse.h"
 
 namespace CLI {
@@ -31,7 +31,7 @@ enum ExitCode : int { kExitOk = 0, kExitRuntime = 1, kExitUsage = 2 };
 struct CommonOptions {
   std::string io = "auto";  // --io auto|uring|mmap|pread
   bool json = false;        // --json: data on stdout as JSON
-  std::string sidecar;      // --sidecar DIR: the sidecar folder (default: storage/sidecar.h's rules)
+  std::string sidecar;      // --sidecar DIR: the sidecar folder (default: storage/array/sidecar.h's rules)
 };
 
 // The work a parsed subcommand will do; main() runs it after parsing.
@@ -62,7 +62,7 @@ int UsageFail(std::string_view message);
 
 // All bytes of the file `path`, or of stdin when `path` is "-" (named
 // "stdin" in errors). A folder or an unreadable file is an IO error naming
-// it; a signal (storage/cancel.h) while waiting is Interrupted.
+// it; a signal (storage/util/cancel.h) while waiting is Interrupted.
 Result<std::string> ReadWholeInput(const std::string& path);
 
 // Maps a status from ParseRange/ParseCount to the right exit code and message.

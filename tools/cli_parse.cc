@@ -4,8 +4,8 @@
 #include <cmath>
 #include <sstream>
 
-#include "storage/log_format.h"
-#include "storage/parse_number.h"
+#include "storage/log/log_format.h"
+#include "storage/util/parse_number.h"
 #include "stream/window/window_spec.h"
 
 namespace momenta::cli {

@@ -11,8 +11,8 @@
 #include <string_view>
 #include <vector>
 
-#include "buffers/range_summary.h"  // IndexRange, RangeProblem
-#include "storage/status.h"
+#include "buffers/algebra/range_summary.h"  // IndexRange, RangeProblem
+#include "storage/util/status.h"
 
 namespace momenta::cli {
 

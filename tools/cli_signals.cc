@@ -7,7 +7,7 @@
 #include <cstdio>
 #include <string>
 
-#include "storage/cancel.h"
+#include "storage/util/cancel.h"
 #include "tools/cli_common.h"
 
 namespace momenta::cli {

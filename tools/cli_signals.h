@@ -1,12 +1,12 @@
 // SIGINT and SIGTERM for the CLI's long batch commands (update, import,
 // export, build): the first one asks the work to stop at its next chunk
-// boundary (storage/cancel.h), which then cleans up its temporary files and
+// boundary (storage/util/cancel.h), which then cleans up its temporary files and
 // exits 128 + the signal (130, 143); a second one ends the process at once.
 #pragma once
 
 #include <string_view>
 
-#include "storage/status.h"
+#include "storage/util/status.h"
 
 namespace momenta::cli {
 

@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "storage/cancel.h"
-#include "storage/posix_file.h"
+#include "storage/util/cancel.h"
+#include "storage/io/posix_file.h"
 #include "tools/cli_common.h"
 #include "tools/cli_signals.h"
 #include "tools/commands.h"

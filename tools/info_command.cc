@@ -7,11 +7,11 @@
 #include <string>
 
 #include "buffers/buffered_array.h"
-#include "buffers/moment_tree.h"
+#include "buffers/tree/moment_tree.h"
 #include "tools/cli_common.h"
 #include "tools/commands.h"
-#include "buffers/ola_file.h"
-#include "storage/json_writer.h"
+#include "buffers/ola/ola_file.h"
+#include "storage/util/json_writer.h"
 
 namespace momenta::cli {
 namespace {

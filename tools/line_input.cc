@@ -9,7 +9,7 @@
 #include <cerrno>
 #include <chrono>
 
-#include "storage/cancel.h"
+#include "storage/util/cancel.h"
 
 namespace momenta::cli {
 

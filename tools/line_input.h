@@ -8,7 +8,7 @@
 #include <optional>
 #include <string>
 
-#include "storage/status.h"
+#include "storage/util/status.h"
 
 namespace momenta::cli {
 
@@ -23,13 +23,13 @@ class LineInput {
 
   // The next line without its "\n" (a last line without one counts too), or
   // nullopt at the end of the input. Blocks until a whole line has arrived;
-  // a signal (storage/cancel.h) while waiting is Interrupted.
+  // a signal (storage/util/cancel.h) while waiting is Interrupted.
   Result<std::optional<std::string>> Next();
   // True when Next() would not wait: a whole line (or the end) is buffered,
   // or the descriptor has bytes ready now (always, for a regular file).
   bool Ready();
   // Waits up to timeout_ms (>= 0) for Next() not to wait: true when it would
-  // not, false when the time ran out first. A signal (storage/cancel.h) while
+  // not, false when the time ran out first. A signal (storage/util/cancel.h) while
   // waiting is Interrupted.
   Result<bool> WaitReady(int64_t timeout_ms);
   // "stdin" or the path.

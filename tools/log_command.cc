@@ -3,14 +3,14 @@
 #include <charconv>
 #include <cstdio>
 
-#include "storage/array_file.h"
-#include "storage/log_codec.h"
-#include "storage/log_reader.h"
-#include "storage/log_segments.h"
+#include "storage/array/array_file.h"
+#include "storage/log/log_codec.h"
+#include "storage/log/log_reader.h"
+#include "storage/log/log_segments.h"
 #include "stream/drive/log_wait.h"
 #include "tools/commands.h"
 #include "tools/stop_signals.h"
-#include "storage/json_writer.h"
+#include "storage/util/json_writer.h"
 
 namespace momenta::cli {
 namespace {

@@ -12,7 +12,7 @@
 #include <memory>
 #include <optional>
 
-#include "storage/posix_file.h"
+#include "storage/io/posix_file.h"
 #include "stream/net/query_client.h"
 #include "stream/net/root_server.h"
 #include "tools/cli_common.h"

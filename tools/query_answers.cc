@@ -3,7 +3,7 @@
 #include <charconv>
 #include <cmath>
 
-#include "storage/json_writer.h"
+#include "storage/util/json_writer.h"
 
 namespace momenta::cli {
 namespace {

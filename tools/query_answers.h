@@ -9,11 +9,11 @@
 #include <span>
 
 #include "buffers/buffered_array.h"
-#include "buffers/ola_statistics.h"  // OlaAlone
-#include "buffers/range_summary.h"
-#include "buffers/statistics.h"
-#include "storage/dtype.h"
-#include "storage/status.h"
+#include "buffers/ola/ola_statistics.h"  // OlaAlone
+#include "buffers/algebra/range_summary.h"
+#include "buffers/algebra/statistics.h"
+#include "storage/npy/dtype.h"
+#include "storage/util/status.h"
 
 namespace momenta::cli {
 

@@ -6,8 +6,8 @@
 #include <optional>
 #include <string_view>
 
-#include "buffers/moment_tree.h"
-#include "storage/json_writer.h"
+#include "buffers/tree/moment_tree.h"
+#include "storage/util/json_writer.h"
 #include "tools/cli_common.h"
 #include "tools/cli_signals.h"
 #include "tools/line_input.h"

@@ -15,8 +15,8 @@
 #include <vector>
 
 #include "buffers/buffered_array.h"
-#include "buffers/range_summary.h"
-#include "buffers/statistics.h"
+#include "buffers/algebra/range_summary.h"
+#include "buffers/algebra/statistics.h"
 
 namespace momenta::cli {
 

@@ -11,13 +11,13 @@
 #include <optional>
 #include <sstream>
 
-#include "buffers/moments.h"
-#include "buffers/statistics.h"
-#include "storage/cancel.h"
+#include "buffers/algebra/moments.h"
+#include "buffers/algebra/statistics.h"
+#include "storage/util/cancel.h"
 #include "tools/cli_signals.h"
 #include "tools/buffer_options.h"
 #include "tools/commands.h"
-#include "storage/json_writer.h"
+#include "storage/util/json_writer.h"
 #include "tools/query_answers.h"
 #include "tools/query_batch.h"
 #include "tools/query_progressive.h"

@@ -5,11 +5,11 @@
 #include <cstdio>
 #include <memory>
 
-#include "buffers/moment_tree.h"
-#include "buffers/ola_progressive.h"
-#include "buffers/square_bounds.h"
-#include "storage/array_file.h"
-#include "storage/json_writer.h"
+#include "buffers/tree/moment_tree.h"
+#include "buffers/ola/ola_progressive.h"
+#include "buffers/algebra/square_bounds.h"
+#include "storage/array/array_file.h"
+#include "storage/util/json_writer.h"
 #include "tools/cli_common.h"
 #include "tools/query_answers.h"
 

@@ -1,17 +1,17 @@
 // `momenta query --progressive` and `--approx`: a range's sum, count, mean,
 // sumsq or rms answered first from the moment buffer's nodes alone (an estimate and an
-// interval guaranteed to hold the exact answer; buffers/range_bounds.h),
+// interval guaranteed to hold the exact answer; buffers/algebra/range_bounds.h),
 // then narrower as the end leaves are read a piece at a time, ending with
-// the ordinary query's answer (buffers/progressive_sum.h; sumsq and rms:
-// buffers/square_bounds.h, over the same pieces, both buffer kinds through
+// the ordinary query's answer (buffers/tree/progressive_sum.h; sumsq and rms:
+// buffers/algebra/square_bounds.h, over the same pieces, both buffer kinds through
 // their tree).
 #pragma once
 
 #include <string>
 
 #include "buffers/buffered_array.h"
-#include "buffers/range_summary.h"
-#include "buffers/statistics.h"
+#include "buffers/algebra/range_summary.h"
+#include "buffers/algebra/statistics.h"
 
 namespace momenta::cli {
 

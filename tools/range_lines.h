@@ -14,9 +14,9 @@
 #include <string_view>
 #include <vector>
 
-#include "buffers/range_summary.h"
-#include "buffers/statistics.h"
-#include "storage/status.h"
+#include "buffers/algebra/range_summary.h"
+#include "buffers/algebra/statistics.h"
+#include "storage/util/status.h"
 
 namespace momenta::cli {
 

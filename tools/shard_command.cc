@@ -11,11 +11,11 @@
 #include <string>
 #include <vector>
 
-#include "storage/array_file.h"
-#include "storage/cancel.h"
-#include "storage/json_writer.h"
-#include "storage/posix_file.h"
-#include "storage/sidecar.h"
+#include "storage/array/array_file.h"
+#include "storage/util/cancel.h"
+#include "storage/util/json_writer.h"
+#include "storage/io/posix_file.h"
+#include "storage/array/sidecar.h"
 #include "tools/buffer_options.h"
 #include "tools/cli_common.h"
 #include "tools/cli_signals.h"

@@ -5,7 +5,7 @@
 #include <chrono>
 #include <memory>
 
-#include "storage/sidecar.h"
+#include "storage/array/sidecar.h"
 #include "stream/drive/log_source.h"
 #include "stream/drive/log_wait.h"
 #include "stream/drive/site_runner.h"

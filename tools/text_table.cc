@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "storage/cancel.h"
+#include "storage/util/cancel.h"
 #include "tools/cli_parse.h"
 #include "tools/text_values.h"
 

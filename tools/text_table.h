@@ -18,8 +18,8 @@
 #include <string_view>
 #include <vector>
 
-#include "storage/dtype.h"
-#include "storage/status.h"
+#include "storage/npy/dtype.h"
+#include "storage/util/status.h"
 
 namespace momenta::cli {
 

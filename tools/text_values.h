@@ -2,7 +2,7 @@
 // tools/text_table.h): values separated by
 // commas, semicolons, blanks, tabs, '\r' or newlines; '#' starts a comment
 // that runs to the end of its line. Each value is one token, parsed by
-// ParseValue (storage/dtype.h) for the array's dtype. Pure: no I/O (a stop
+// ParseValue (storage/npy/dtype.h) for the array's dtype. Pure: no I/O (a stop
 // signal is checked every 65536 lines); in momenta_cli_parse, which the CLI
 // and the fuzz target `text` link.
 #pragma once
@@ -11,9 +11,9 @@
 #include <string>
 #include <string_view>
 
-#include "storage/cancel.h"
-#include "storage/dtype.h"
-#include "storage/status.h"
+#include "storage/util/cancel.h"
+#include "storage/npy/dtype.h"
+#include "storage/util/status.h"
 
 namespace momenta::cli {
 

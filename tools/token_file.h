@@ -3,7 +3,7 @@
 
 #include <string>
 
-#include "storage/status.h"
+#include "storage/util/status.h"
 
 namespace momenta::cli {
 

@@ -12,8 +12,8 @@
 #include <span>
 #include <string>
 
-#include "storage/array_file.h"
-#include "storage/status.h"
+#include "storage/array/array_file.h"
+#include "storage/util/status.h"
 #include "tools/cli_common.h"
 
 namespace momenta::cli {

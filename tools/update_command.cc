@@ -5,11 +5,11 @@
 #include <memory>
 #include <string>
 
-#include "storage/cancel.h"
+#include "storage/util/cancel.h"
 #include "tools/buffer_options.h"
 #include "tools/cli_signals.h"
 #include "tools/commands.h"
-#include "storage/json_writer.h"
+#include "storage/util/json_writer.h"
 #include "tools/line_input.h"
 #include "tools/update_follow.h"
 #include "tools/update_parse.h"

@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "storage/array_file.h"
-#include "storage/json_writer.h"
+#include "storage/array/array_file.h"
+#include "storage/util/json_writer.h"
 #include "tools/cli_common.h"
 #include "tools/update_parse.h"
 

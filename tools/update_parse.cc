@@ -3,9 +3,9 @@
 #include <cstring>
 #include <string_view>
 
-#include "storage/cancel.h"
-#include "storage/huge_pages.h"
-#include "storage/parse_number.h"
+#include "storage/util/cancel.h"
+#include "storage/io/huge_pages.h"
+#include "storage/util/parse_number.h"
 
 namespace momenta::cli {
 namespace {

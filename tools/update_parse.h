@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "buffers/buffered_array.h"
-#include "storage/dtype.h"
-#include "storage/status.h"
+#include "storage/npy/dtype.h"
+#include "storage/util/status.h"
 
 namespace momenta::cli {
 

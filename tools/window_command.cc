@@ -8,7 +8,7 @@
 #include <cstdio>
 #include <memory>
 
-#include "storage/sidecar.h"
+#include "storage/array/sidecar.h"
 #include "stream/drive/log_follow.h"
 #include "stream/drive/log_source.h"
 #include "stream/drive/log_wait.h"
@@ -20,7 +20,7 @@
 #include "tools/cli_common.h"
 #include "tools/cli_parse.h"
 #include "tools/commands.h"
-#include "storage/json_writer.h"
+#include "storage/util/json_writer.h"
 #include "tools/stop_signals.h"
 
 namespace momenta::cli {

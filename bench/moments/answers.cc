@@ -4,9 +4,9 @@
 
 #include "bench/moments/format.h"
 #include "bench/moments/query_stats.h"
-#include "buffers/moment_tree.h"
-#include "buffers/range_summary.h"
-#include "buffers/statistics.h"
+#include "buffers/tree/moment_tree.h"
+#include "buffers/algebra/range_summary.h"
+#include "buffers/algebra/statistics.h"
 
 namespace momenta::moments_driver {
 namespace {

@@ -13,10 +13,10 @@
 #include "bench/moments/files.h"
 #include "bench/moments/format.h"
 #include "bench/moments/split_mix.h"
-#include "buffers/moment_tree.h"
-#include "buffers/range_summary.h"
-#include "storage/extents.h"
-#include "storage/io_backend.h"
+#include "buffers/tree/moment_tree.h"
+#include "buffers/algebra/range_summary.h"
+#include "storage/io/extents.h"
+#include "storage/io/io_backend.h"
 
 namespace momenta::moments_driver {
 namespace {
@@ -66,7 +66,7 @@ double SummarisePass(const std::vector<double>& data, uint64_t leaf_span, int or
 }
 
 // Replays the build's pattern without summarising: per 16 MiB chunk of the
-// data extents, one ReadBatch of 1 MiB requests (what buffers/tree_build.cc
+// data extents, one ReadBatch of 1 MiB requests (what buffers/tree/tree_build.cc
 // does), then the same bytes in batches of 64 and 256 MiB; and the
 // summarising alone on warm memory (up to 256 MiB), 1 and 2 threads.
 BuildBreakdown ProfileBuild(const DriverContext& ctx, uint64_t leaf_span, int order) {

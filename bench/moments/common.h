@@ -9,7 +9,7 @@
 #include <string>
 #include <utility>
 
-#include "storage/status.h"
+#include "storage/util/status.h"
 
 namespace momenta::moments_driver {
 

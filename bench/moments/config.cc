@@ -9,7 +9,7 @@
 #include <type_traits>
 #include <vector>
 
-#include "storage/parse_number.h"
+#include "storage/util/parse_number.h"
 
 namespace momenta::moments_driver {
 namespace {
@@ -46,7 +46,7 @@ void ApplyQuick(Config& c) {
   c.builds = 1;
 }
 
-// The whole of `v` as a T (storage/parse_number.h: "5x" is not 5); false
+// The whole of `v` as a T (storage/util/parse_number.h: "5x" is not 5); false
 // when it is not one.
 template <class T>
 bool ParseFlagValue(const std::string& v, T* out) {

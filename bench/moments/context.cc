@@ -3,7 +3,7 @@
 #include <cstdio>
 
 #include "bench/moments/files.h"
-#include "storage/sidecar.h"
+#include "storage/array/sidecar.h"
 
 namespace momenta::moments_driver {
 namespace {

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "bench/moments/common.h"
-#include "storage/extents.h"
+#include "storage/io/extents.h"
 
 namespace momenta::moments_driver {
 namespace {

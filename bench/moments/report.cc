@@ -165,14 +165,14 @@ void PrintWhereTimeGoes(const DriverContext& ctx) {
     const BuildRun best = BestBuild(r);
     const BuildBreakdown& b = r.breakdown;
     std::printf("- build: %.2f GB/s of data (BuildStats %.2f s of %.2f s wall). Its read pattern alone (16 MiB batches "
-                "of 1 MiB, as buffers/tree_build.cc): %.2f GB/s; the same bytes 64 MiB per batch: %.2f GB/s, 256 MiB: %.2f GB/s. "
+                "of 1 MiB, as buffers/tree/tree_build.cc): %.2f GB/s; the same bytes 64 MiB per batch: %.2f GB/s, 256 MiB: %.2f GB/s. "
                 "Summarising warm leaves: %.2f GB/s on 1 thread, %.2f GB/s on 2.\n",
                 BuildSpeed(r, best) / 1e9, best.seconds, best.wall, b.read_chunked_gbs, b.read_64_gbs, b.read_window_gbs,
                 b.cpu1_gbs, b.cpu2_gbs);
   }
   if (r.leaf_off > 0)
     std::printf("- disk tier off: a query reads up to half a %s bin on each side (shorter side); allocating "
-                "and zeroing a scratch of 2 leaves (%s), as buffers/range_query.cc does per query, takes %.0f ms alone.\n",
+                "and zeroing a scratch of 2 leaves (%s), as buffers/tree/range_query.cc does per query, takes %.0f ms alone.\n",
                 Bytes(static_cast<double>(r.leaf_off * 8)).c_str(), Bytes(static_cast<double>(r.leaf_off * 16)).c_str(),
                 r.off_scratch_ms);
   if (!r.have_updates) return;

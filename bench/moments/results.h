@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "buffers/buffered_array.h"
-#include "buffers/range_query.h"
+#include "buffers/tree/range_query.h"
 
 namespace momenta::moments_driver {
 

@@ -16,9 +16,9 @@
 #include "bench/moments/format.h"
 #include "bench/moments/ranges.h"
 #include "bench/moments/split_mix.h"
-#include "storage/array_file.h"
-#include "storage/extents.h"
-#include "storage/io_backend.h"
+#include "storage/array/array_file.h"
+#include "storage/io/extents.h"
+#include "storage/io/io_backend.h"
 
 namespace momenta::moments_driver {
 namespace {

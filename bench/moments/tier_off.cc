@@ -6,13 +6,13 @@
 #include "bench/moments/answers.h"
 #include "bench/moments/checks.h"
 #include "bench/moments/format.h"
-#include "buffers/moment_tree.h"
+#include "buffers/tree/moment_tree.h"
 
 namespace momenta::moments_driver {
 namespace {
 
 // What a query's raw-piece scratch costs with bins this large
-// (buffers/range_query.cc allocates two leaves per query). Milliseconds.
+// (buffers/tree/range_query.cc allocates two leaves per query). Milliseconds.
 double ScratchMs(uint64_t leaf_span) {
   const auto t0 = Clock::now();
   std::vector<double> scratch(2 * leaf_span);

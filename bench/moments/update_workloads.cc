@@ -8,7 +8,7 @@
 #include <cstring>
 #include <span>
 
-#include "storage/mapped_file.h"
+#include "storage/io/mapped_file.h"
 
 namespace momenta::moments_driver {
 

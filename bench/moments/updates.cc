@@ -14,7 +14,7 @@
 #include "bench/moments/query_stats.h"
 #include "bench/moments/reference.h"
 #include "bench/moments/update_workloads.h"
-#include "buffers/moment_tree.h"
+#include "buffers/tree/moment_tree.h"
 
 namespace momenta::moments_driver {
 namespace {

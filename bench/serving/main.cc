@@ -12,9 +12,9 @@
 #include <cstdio>
 
 #include "bench/serving/phases.h"
-#include "buffers/moment_tree.h"
-#include "storage/array_file.h"
-#include "storage/sidecar.h"
+#include "buffers/tree/moment_tree.h"
+#include "storage/array/array_file.h"
+#include "storage/array/sidecar.h"
 
 int main(int argc, char** argv) {
   using namespace momenta::serving;

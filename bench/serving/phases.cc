@@ -5,9 +5,9 @@
 #include <cstdio>
 #include <thread>
 
-#include "buffers/moment_tree.h"
-#include "buffers/statistics.h"
-#include "storage/array_file.h"
+#include "buffers/tree/moment_tree.h"
+#include "buffers/algebra/statistics.h"
+#include "storage/array/array_file.h"
 
 namespace momenta::serving {
 namespace {

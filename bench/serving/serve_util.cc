@@ -10,9 +10,9 @@
 #include <cstdlib>
 #include <random>
 
-#include "buffers/moment_tree.h"
-#include "storage/extents.h"
-#include "storage/parse_number.h"
+#include "buffers/tree/moment_tree.h"
+#include "storage/io/extents.h"
+#include "storage/util/parse_number.h"
 
 namespace momenta::serving {
 

@@ -618,7 +618,7 @@ def create(path, shape, dtype="f8", order=2, *, io="auto", sidecar=None, sync="b
     array open as its writer (mode "r+"). ram_budget (bytes), leaf (elements per leaf),
     fanout and disk_tier are the buffer flags of ``momenta create``; buffer="ola" (order
     0..7, bin: cells per bin, default the CLI's) makes its buffer the Ola kind, as
-    ``--buffer ola --bin B`` (buffers/OLA.md)."""
+    ``--buffer ola --bin B`` (buffers/ola/OLA.md)."""
     path = _path(path)
     dims = _shape(shape)
     name = _dtype_name(dtype)

@@ -11,16 +11,16 @@
 #include <limits>
 #include <mutex>
 
-#include "buffers/moment_tree.h"
-#include "buffers/ola_progressive.h"
-#include "buffers/ola_statistics.h"
-#include "buffers/square_bounds.h"
+#include "buffers/tree/moment_tree.h"
+#include "buffers/ola/ola_progressive.h"
+#include "buffers/ola/ola_statistics.h"
+#include "buffers/algebra/square_bounds.h"
 #include "buffers/summarize_as_of.h"
 #include "python/src/interruptible.h"
 #include "python/src/py_status.h"
 #include "python/src/stat_answers.h"
-#include "storage/array_file.h"
-#include "storage/sidecar.h"
+#include "storage/array/array_file.h"
+#include "storage/array/sidecar.h"
 
 namespace momenta::python {
 namespace {

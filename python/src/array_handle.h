@@ -1,6 +1,6 @@
 // ArrayHandle: what momenta.Array (python/momenta/_array.py) holds — one
 // BufferedArray, opened as the CLI opens it (tools/buffer_options.cc), with
-// the statistics of buffers/statistics.h answered as `momenta query` answers
+// the statistics of buffers/algebra/statistics.h answered as `momenta query` answers
 // them. The Python layer resolves index expressions to flat ranges and checks
 // argument types; this layer checks everything that depends on the array
 // (ranges, values, orders) and reports it as the library's Status.
@@ -23,7 +23,7 @@
 #include <vector>
 
 #include "buffers/buffered_array.h"
-#include "buffers/statistics.h"
+#include "buffers/algebra/statistics.h"
 #include "python/src/summary_binding.h"
 
 namespace momenta::python {
@@ -72,7 +72,7 @@ class ArrayHandle {
   // object array of exact ints when a sum is outside int64). With
   // `empty_nan`, a statistic an empty range cannot give is NaN there (an
   // overview's snapped bins), else the error names the range.
-  // The first bound of a progressive query (buffers/range_bounds.h), from the
+  // The first bound of a progressive query (buffers/algebra/range_bounds.h), from the
   // buffer's nodes alone (no array byte read): for sum or mean (a Stat's
   // index) over [p, q) (negative sides as Stat), the tuple (estimate, lower,
   // upper, exact, nan) with nan "no", "maybe" or "certain"; an integer

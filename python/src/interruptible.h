@@ -4,7 +4,7 @@
 // Python runs its SIGINT handler (KeyboardInterrupt) only when the main
 // thread is back in the interpreter, and the library's long loops (a build on
 // open, a large Apply) stop only at a cancellation request
-// (storage/cancel.h). RunInterruptible, called on the main thread, runs the
+// (storage/util/cancel.h). RunInterruptible, called on the main thread, runs the
 // work on a thread of its own and meanwhile checks Python's signals every
 // 50 ms; once a handler raises, it asks the library to cancel
 // (RequestCancel), waits for the work to stop at its next chunk boundary
@@ -24,7 +24,7 @@
 #include <thread>
 #include <utility>
 
-#include "storage/cancel.h"
+#include "storage/util/cancel.h"
 
 namespace momenta::python {
 

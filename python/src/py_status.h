@@ -20,7 +20,7 @@
 #include <string>
 #include <vector>
 
-#include "storage/status.h"
+#include "storage/util/status.h"
 
 namespace momenta::python {
 

@@ -11,7 +11,7 @@
 #include <utility>
 #include <vector>
 
-#include "buffers/statistics.h"
+#include "buffers/algebra/statistics.h"
 
 namespace momenta::python {
 

@@ -1,4 +1,4 @@
-// momenta.Summary: the range summary of one run of an array (buffers/range_summary.h)
+// momenta.Summary: the range summary of one run of an array (buffers/algebra/range_summary.h)
 // as a small picklable value, placed at a start index, so that summaries
 // taken apart (one per shard, on the machines that hold them) merge with the
 // library's Merge into the summary of the whole run and answer every
@@ -29,8 +29,8 @@
 #include <string>
 #include <vector>
 
-#include "buffers/range_summary.h"
-#include "storage/dtype.h"
+#include "buffers/algebra/range_summary.h"
+#include "storage/npy/dtype.h"
 
 namespace momenta::python {
 

@@ -12,7 +12,7 @@
 #include <string>
 #include <string_view>
 
-#include "storage/status.h"
+#include "storage/util/status.h"
 
 namespace momenta {
 

@@ -7,7 +7,7 @@
 #include <string>
 #include <string_view>
 
-#include "storage/status.h"
+#include "storage/util/status.h"
 #include "stream/drive/stop_token.h"
 
 namespace momenta {

@@ -15,7 +15,7 @@
 
 #include <cstdint>
 
-#include "storage/status.h"
+#include "storage/util/status.h"
 #include "stream/drive/log_source.h"
 #include "stream/drive/window_driver.h"
 

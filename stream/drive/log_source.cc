@@ -2,8 +2,8 @@
 
 #include <algorithm>
 
-#include "storage/log_codec.h"
-#include "storage/log_segments.h"
+#include "storage/log/log_codec.h"
+#include "storage/log/log_segments.h"
 #include "stream/window/window_spec.h"
 
 namespace momenta {

@@ -1,4 +1,4 @@
-// An array's update log as a source of items (storage/log_reader.h): the
+// An array's update log as a source of items (storage/log/log_reader.h): the
 // item is the updated index (or its region), or the new value on a grid;
 // values with no cell (NaN) are skipped and counted. Damage met in the log is
 // told as a notice and skipped.
@@ -8,7 +8,7 @@
 #include <optional>
 #include <string>
 
-#include "storage/log_reader.h"
+#include "storage/log/log_reader.h"
 #include "stream/drive/item_source.h"
 #include "stream/drive/stop_token.h"
 #include "stream/window/item_mapping.h"

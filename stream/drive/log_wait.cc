@@ -5,7 +5,7 @@
 #include <cassert>
 #include <chrono>
 
-#include "storage/sidecar.h"
+#include "storage/array/sidecar.h"
 
 namespace momenta {
 namespace {

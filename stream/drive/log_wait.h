@@ -6,7 +6,7 @@
 
 #include <string>
 
-#include "storage/status.h"
+#include "storage/util/status.h"
 #include "stream/drive/item_source.h"
 #include "stream/drive/stop_token.h"
 

@@ -21,7 +21,7 @@
 #include <chrono>
 #include <cstdint>
 
-#include "storage/status.h"
+#include "storage/util/status.h"
 #include "stream/drive/item_source.h"
 #include "stream/drive/stop_token.h"
 #include "stream/net/site_client.h"

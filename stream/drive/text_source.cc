@@ -5,7 +5,7 @@
 #include <cerrno>
 #include <optional>
 
-#include "storage/parse_number.h"
+#include "storage/util/parse_number.h"
 #include "stream/window/window_spec.h"
 
 namespace momenta {

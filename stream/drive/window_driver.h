@@ -10,7 +10,7 @@
 #include <cstdint>
 #include <functional>
 
-#include "storage/status.h"
+#include "storage/util/status.h"
 #include "stream/drive/item_source.h"
 #include "stream/drive/stop_token.h"
 #include "stream/window/summarizer.h"

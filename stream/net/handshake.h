@@ -21,7 +21,7 @@
 #include <string>
 #include <string_view>
 
-#include "storage/status.h"
+#include "storage/util/status.h"
 #include "stream/window/window_spec.h"
 
 namespace momenta {

@@ -19,7 +19,7 @@
 #include <utility>
 #include <vector>
 
-#include "storage/status.h"
+#include "storage/util/status.h"
 
 namespace momenta {
 

@@ -11,7 +11,7 @@
 
 #include <cerrno>
 
-#include "storage/parse_number.h"
+#include "storage/util/parse_number.h"
 
 namespace momenta {
 

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "storage/status.h"
+#include "storage/util/status.h"
 #include "stream/net/net_socket.h"
 
 namespace momenta {

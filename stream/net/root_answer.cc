@@ -1,6 +1,6 @@
 #include "stream/net/root_answer.h"
 
-#include "storage/json_writer.h"
+#include "storage/util/json_writer.h"
 
 namespace momenta {
 

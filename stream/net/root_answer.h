@@ -1,7 +1,7 @@
 // The root's answers to its queries (root_query.h), computed apart from how
 // they are written: ComputeAnswer takes what the root's state says now into
 // a RootAnswer, RenderAnswer writes it as text lines or as one JSON object
-// (storage/json_writer.h), followed by the empty line that ends an answer.
+// (storage/util/json_writer.h), followed by the empty line that ends an answer.
 //
 // Text: "as_of=T sites=C/N[ not_covered=a,b] <what>", numbers with 15
 // significant digits; `sites` says per site why it is not covered. JSON: {"as_of":T|null,"sites":[...],"uncovered":[...],

@@ -20,7 +20,7 @@
 #include <unordered_set>
 #include <vector>
 
-#include "storage/status.h"
+#include "storage/util/status.h"
 #include "stream/net/name_frames.h"
 
 namespace momenta {

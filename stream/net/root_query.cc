@@ -4,7 +4,7 @@
 #include <sstream>
 #include <vector>
 
-#include "storage/parse_number.h"
+#include "storage/util/parse_number.h"
 #include "stream/window/item_mapping.h"
 
 namespace momenta {

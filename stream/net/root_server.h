@@ -38,7 +38,7 @@
 #include <memory>
 #include <string>
 
-#include "storage/status.h"
+#include "storage/util/status.h"
 #include "stream/net/handshake.h"
 #include "stream/net/net_socket.h"
 #include "stream/net/wire_frame.h"

@@ -40,7 +40,7 @@
 #include <utility>
 #include <vector>
 
-#include "storage/status.h"
+#include "storage/util/status.h"
 #include "stream/net/handshake.h"
 #include "stream/net/root_names.h"
 #include "stream/protocol/site_mirror.h"

@@ -22,7 +22,7 @@
 #include <string>
 #include <vector>
 
-#include "storage/status.h"
+#include "storage/util/status.h"
 #include "stream/net/handshake.h"
 #include "stream/net/name_frames.h"
 #include "stream/net/net_socket.h"

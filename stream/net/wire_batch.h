@@ -24,7 +24,7 @@
 #include <string_view>
 #include <vector>
 
-#include "storage/status.h"
+#include "storage/util/status.h"
 #include "stream/protocol/messages.h"
 
 namespace momenta {

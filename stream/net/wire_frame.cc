@@ -2,7 +2,7 @@
 
 #include <cstring>
 
-#include "storage/crc32c.h"
+#include "storage/util/crc32c.h"
 
 namespace momenta {
 

@@ -19,7 +19,7 @@
 #include <string_view>
 #include <vector>
 
-#include "storage/status.h"
+#include "storage/util/status.h"
 
 namespace momenta {
 

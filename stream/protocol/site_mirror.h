@@ -17,7 +17,7 @@
 #include <optional>
 #include <vector>
 
-#include "storage/status.h"
+#include "storage/util/status.h"
 #include "stream/protocol/messages.h"
 
 namespace momenta {

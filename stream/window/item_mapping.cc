@@ -2,7 +2,7 @@
 
 #include <cmath>
 
-#include "storage/parse_number.h"
+#include "storage/util/parse_number.h"
 #include "stream/window/window_spec.h"
 
 namespace momenta {

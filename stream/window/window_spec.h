@@ -15,7 +15,7 @@
 #include <string>
 #include <string_view>
 
-#include "storage/status.h"
+#include "storage/util/status.h"
 
 namespace momenta {
 

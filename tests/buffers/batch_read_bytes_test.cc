@@ -11,9 +11,9 @@
 #include <vector>
 
 #include "buffers/buffered_array.h"
-#include "buffers/range_query.h"
-#include "storage/array_file.h"
-#include "storage/io_backend.h"
+#include "buffers/tree/range_query.h"
+#include "storage/array/array_file.h"
+#include "storage/io/io_backend.h"
 #include "tests/assert_ok.h"
 #include "tests/test_util.h"
 

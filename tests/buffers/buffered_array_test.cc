@@ -3,7 +3,7 @@
 // leaf sizes and fan-outs, with the disk tier on and off, with updates
 // interleaved, after reopening, and when the array changes behind its back.
 #include "buffers/buffered_array.h"
-#include "buffers/moment_tree.h"
+#include "buffers/tree/moment_tree.h"
 
 #include <gtest/gtest.h>
 
@@ -11,7 +11,7 @@
 #include <random>
 #include <vector>
 
-#include "buffers/statistics.h"
+#include "buffers/algebra/statistics.h"
 #include "tests/assert_ok.h"
 #include "tests/test_util.h"
 

@@ -16,7 +16,7 @@
 #include <thread>
 
 #include "buffers/buffered_array.h"
-#include "buffers/moment_tree.h"
+#include "buffers/tree/moment_tree.h"
 #include "tests/assert_ok.h"
 #include "tests/buffers/update_model.h"
 #include "tests/test_util.h"

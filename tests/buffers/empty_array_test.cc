@@ -11,9 +11,9 @@
 #include <vector>
 
 #include "buffers/buffered_array.h"
-#include "buffers/moment_tree.h"
-#include "buffers/tree_layout.h"
-#include "storage/array_file.h"
+#include "buffers/tree/moment_tree.h"
+#include "buffers/tree/tree_layout.h"
+#include "storage/array/array_file.h"
 #include "tests/assert_ok.h"
 #include "tests/test_util.h"
 

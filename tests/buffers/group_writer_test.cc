@@ -17,9 +17,9 @@
 #include <thread>
 #include <vector>
 
-#include "storage/array_file.h"
-#include "storage/log_reader.h"
-#include "storage/log_segments.h"
+#include "storage/array/array_file.h"
+#include "storage/log/log_reader.h"
+#include "storage/log/log_segments.h"
 #include "tests/assert_ok.h"
 #include "tests/test_util.h"
 

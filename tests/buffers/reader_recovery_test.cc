@@ -20,10 +20,10 @@
 #include <thread>
 
 #include "buffers/buffered_array.h"
-#include "buffers/moment_tree.h"
-#include "storage/log_format.h"
-#include "storage/log_segments.h"
-#include "storage/writer_lock.h"
+#include "buffers/tree/moment_tree.h"
+#include "storage/log/log_format.h"
+#include "storage/log/log_segments.h"
+#include "storage/array/writer_lock.h"
 #include "tests/assert_ok.h"
 #include "tests/test_util.h"
 

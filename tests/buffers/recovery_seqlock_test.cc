@@ -15,10 +15,10 @@
 #include <vector>
 
 #include "buffers/buffered_array.h"
-#include "buffers/moment_tree.h"
-#include "buffers/tree_file.h"
-#include "storage/log_segments.h"
-#include "storage/log_writer.h"
+#include "buffers/tree/moment_tree.h"
+#include "buffers/tree/tree_file.h"
+#include "storage/log/log_segments.h"
+#include "storage/log/log_writer.h"
 #include "tests/assert_ok.h"
 #include "tests/test_util.h"
 

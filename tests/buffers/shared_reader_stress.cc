@@ -21,8 +21,8 @@
 #include <vector>
 
 #include "buffers/buffered_array.h"
-#include "buffers/moments.h"
-#include "storage/array_file.h"
+#include "buffers/algebra/moments.h"
+#include "storage/array/array_file.h"
 #include "tests/buffers/update_model.h"
 
 namespace momenta {

@@ -11,8 +11,8 @@
 #include <random>
 #include <vector>
 
-#include "buffers/statistics.h"
-#include "storage/array_file.h"
+#include "buffers/algebra/statistics.h"
+#include "storage/array/array_file.h"
 #include "tests/assert_ok.h"
 #include "tests/test_util.h"
 

@@ -13,10 +13,10 @@
 #include <vector>
 
 #include "buffers/buffered_array.h"
-#include "buffers/statistics.h"
+#include "buffers/algebra/statistics.h"
 #include "buffers/buffered_array.h"
-#include "storage/array_file.h"
-#include "storage/io_backend.h"
+#include "storage/array/array_file.h"
+#include "storage/io/io_backend.h"
 #include "tests/assert_ok.h"
 #include "tests/test_util.h"
 

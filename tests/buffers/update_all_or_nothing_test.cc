@@ -3,7 +3,7 @@
 // buffer's node pages and the array's blocks for the whole input first, so
 // array, log and buffer stay exactly as they were and the message says that
 // nothing was applied. On a small real tmpfs (skipped where mount(2) is
-// refused), as tests/storage/log_disk_full_test.cc makes a full disk.
+// refused), as tests/storage/log/log_disk_full_test.cc makes a full disk.
 #include <gtest/gtest.h>
 
 #include <sys/stat.h>
@@ -12,9 +12,9 @@
 #include <vector>
 
 #include "buffers/buffered_array.h"
-#include "buffers/moment_tree.h"
-#include "storage/log_reader.h"
-#include "storage/log_segments.h"
+#include "buffers/tree/moment_tree.h"
+#include "storage/log/log_reader.h"
+#include "storage/log/log_segments.h"
 #include "tests/assert_ok.h"
 #include "tests/test_util.h"
 

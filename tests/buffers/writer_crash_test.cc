@@ -20,9 +20,9 @@
 #include <vector>
 
 #include "buffers/buffered_array.h"
-#include "buffers/moment_tree.h"
-#include "storage/log_reader.h"
-#include "storage/log_segments.h"
+#include "buffers/tree/moment_tree.h"
+#include "storage/log/log_reader.h"
+#include "storage/log/log_segments.h"
 #include "tests/assert_ok.h"
 #include "tests/test_util.h"
 

@@ -5,7 +5,7 @@ Run it with Debian's Python, which sees python3-numpy:
 
     /usr/bin/python3 tests/data/make_fixtures.py
 
-The files are checked in; tests/storage/npy_format_test.cc and tests/storage/array_file_test.cc
+The files are checked in; tests/storage/npy/npy_format_test.cc and tests/storage/array/array_file_test.cc
 hold the values they expect, written out by hand, so a change in momenta's
 reader (or in this script) shows up as a failing test. Never rewrite a fixture
 that tests already use: add a new one. They were made with NumPy 1.24.2, whose

@@ -1,5 +1,5 @@
 // Fuzz target `log`: update-log segments after a crash or worse — decoding
-// (storage/log_codec.h, log_scan.h), the reader (log_reader.h) and the
+// (storage/log/log_codec.h, log_scan.h), the reader (log_reader.h) and the
 // writer's recovery scan over a damaged folder (log_recovery.h).
 //
 // Input, made into a log folder on tmpfs (fuzz_scratch.h), emptied per input:
@@ -35,14 +35,14 @@
 #include <string_view>
 #include <vector>
 
-#include "storage/crc32c.h"
-#include "storage/log_codec.h"
-#include "storage/log_mark.h"
-#include "storage/log_reader.h"
-#include "storage/log_recovery.h"
-#include "storage/log_segments.h"
-#include "storage/log_writer.h"
-#include "storage/writer_lock.h"
+#include "storage/util/crc32c.h"
+#include "storage/log/log_codec.h"
+#include "storage/log/log_mark.h"
+#include "storage/log/log_reader.h"
+#include "storage/log/log_recovery.h"
+#include "storage/log/log_segments.h"
+#include "storage/log/log_writer.h"
+#include "storage/array/writer_lock.h"
 #include "tests/fuzz/fuzz_check.h"
 #include "tests/fuzz/fuzz_scratch.h"
 

@@ -1,4 +1,4 @@
-// Fuzz target `npy`: the .npy header parser (storage/npy_format.h).
+// Fuzz target `npy`: the .npy header parser (storage/npy/npy_format.h).
 //
 // Input: the first bytes of a file. Properties checked on every input:
 //   - NpyHeaderSize and ParseNpyHeader never crash and fail with a message
@@ -12,7 +12,7 @@
 #include <span>
 #include <string>
 
-#include "storage/npy_format.h"
+#include "storage/npy/npy_format.h"
 #include "tests/fuzz/fuzz_check.h"
 
 namespace {

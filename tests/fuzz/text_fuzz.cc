@@ -1,6 +1,6 @@
 // Fuzz target `text`: the reader of `momenta import`'s text/CSV input
 // (tools/text_values.h: ForEachTextValue, CountTextValues) and the value
-// parser it calls per token (ParseValue, storage/dtype.h).
+// parser it calls per token (ParseValue, storage/npy/dtype.h).
 //
 // Input: one byte choosing the dtype (byte % 10, in DType order: f8 f4 i8
 // i4 i2 i1 u8 u4 u2 u1), then the file's bytes (the first 1024). Checked:
@@ -32,7 +32,7 @@
 #include <string_view>
 #include <vector>
 
-#include "storage/dtype.h"
+#include "storage/npy/dtype.h"
 #include "tests/fuzz/fuzz_check.h"
 #include "tools/text_table.h"
 #include "tools/text_values.h"

@@ -1,4 +1,4 @@
-// Fuzz target `tree`: the moment buffer file (buffers/tree_file.h, format 3 in
+// Fuzz target `tree`: the moment buffer file (buffers/tree/tree_file.h, format 3 in
 // storage/ON_DISK.md) opened by a BufferedArray reader and asked one query.
 //
 // Set-up, once per process, on tmpfs (fuzz_scratch.h): an f8 array of 1536
@@ -60,12 +60,12 @@
 #include <string>
 #include <vector>
 
-#include "buffers/buffer_internal.h"
+#include "buffers/tree/tree_seqlock.h"
 #include "buffers/buffered_array.h"
-#include "buffers/moment_tree.h"
-#include "buffers/range_query.h"
-#include "storage/array_file.h"
-#include "storage/crc32c.h"
+#include "buffers/tree/moment_tree.h"
+#include "buffers/tree/range_query.h"
+#include "storage/array/array_file.h"
+#include "storage/util/crc32c.h"
 #include "tests/fuzz/fuzz_check.h"
 #include "tests/fuzz/fuzz_scratch.h"
 

@@ -37,7 +37,7 @@
 #include <string>
 #include <string_view>
 
-#include "storage/dtype.h"
+#include "storage/npy/dtype.h"
 #include "stream/window/item_mapping.h"
 #include "stream/net/net_socket.h"
 #include "stream/window/window_spec.h"

@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "buffers/buffered_array.h"
-#include "buffers/statistics.h"
-#include "storage/array_file.h"
+#include "buffers/algebra/statistics.h"
+#include "storage/array/array_file.h"
 #include "stream/net/root_server.h"
 
 momenta::Status PrintWindow(const std::string& path);

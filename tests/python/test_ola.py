@@ -1,4 +1,4 @@
-"""An array whose buffer is the Ola kind (`momenta build PATH --buffer ola`, buffers/OLA.md)
+"""An array whose buffer is the Ola kind (`momenta build PATH --buffer ola`, buffers/ola/OLA.md)
 seen from Python: `order` is the Ola buffer's N − 1, index moments and the statistics made
 of them come from it within its bound (1e-9 · Σ over the range widened by R = N·b^L of
 min(|i − p| + R, q − p)^t |a_i|), var/min/max from the order-0 tree beside it, batches

@@ -62,10 +62,10 @@
 #include <vector>
 
 #include "buffers/buffered_array.h"
-#include "buffers/range_summary.h"
-#include "storage/array_file.h"
-#include "storage/log_reader.h"
-#include "storage/log_segments.h"
+#include "buffers/algebra/range_summary.h"
+#include "storage/array/array_file.h"
+#include "storage/log/log_reader.h"
+#include "storage/log/log_segments.h"
 #include "tests/assert_ok.h"
 #include "tests/test_util.h"
 
@@ -317,7 +317,7 @@ class FollowCrashTest : public ::testing::TestWithParam<const char*> {};
 
 TEST_P(FollowCrashTest, KilledWriterLosesNoAcknowledgedUpdate) {
   // "<policy>_ola": the same on an array whose buffer kind is ola (recovery
-  // replays into its Ola file as into the tree: buffers/ola_file.h).
+  // replays into its Ola file as into the tree: buffers/ola/ola_file.h).
   std::string sync = GetParam();
   const bool ola = sync.ends_with("_ola");
   if (ola) sync.resize(sync.size() - 4);

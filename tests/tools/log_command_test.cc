@@ -15,8 +15,8 @@
 #include <string>
 #include <vector>
 
-#include "storage/log_format.h"
-#include "storage/log_segments.h"
+#include "storage/log/log_format.h"
+#include "storage/log/log_segments.h"
 #include "tests/test_util.h"
 
 namespace momenta {

@@ -11,7 +11,7 @@
 #include <thread>
 #include <vector>
 
-#include "storage/log_writer.h"
+#include "storage/log/log_writer.h"
 #include "stream/drive/log_follow.h"
 #include "stream/drive/log_wait.h"
 #include "tests/assert_ok.h"

@@ -1,0 +1,133 @@
+// IoBackend: the one interface through which momenta reads and writes the bytes
+// of a file. Three implementations live in their own .cc files (pread, mmap,
+// io_uring) and are reached only through OpenIoBackend() below.
+//
+// Offsets are absolute byte offsets in the file. No method keeps a pointer to
+// the caller's buffers after it returns. A backend object is used by one thread
+// at a time (callers that share one across threads serialise access).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "storage/io/extents.h"
+#include "storage/util/status.h"
+
+namespace momenta {
+
+// One read of a batch: fill dest[0, length) from file bytes [offset, offset + length).
+struct ReadRequest {
+  uint64_t offset = 0;
+  size_t length = 0;
+  char* dest = nullptr;  // caller-owned, at least `length` bytes
+};
+
+class IoBackend {
+ public:
+  virtual ~IoBackend() = default;
+  IoBackend(const IoBackend&) = delete;
+  IoBackend& operator=(const IoBackend&) = delete;
+
+  // "pread", "mmap" or "io_uring" (the latter may add " (O_DIRECT)").
+  virtual std::string Name() const = 0;
+  // The path the backend was opened with (used in every error message).
+  const std::string& path() const { return path_; }
+
+  // Reads exactly `length` bytes at `offset` into `dest`. Short reads are
+  // retried; a range that reaches past the end of the file is an error
+  // ("IO error: <path>: read past end of file (file shrank?)"), never a SIGBUS.
+  [[nodiscard]] virtual Status Read(uint64_t offset, size_t length, char* dest) = 0;
+
+  // Reads every request; same contract as Read for each. Requests may overlap
+  // in the file but their destinations must not. The base version loops over
+  // Read; io_uring overrides it to keep up to its queue depth in flight.
+  // On error some destinations may already be filled.
+  [[nodiscard]] virtual Status ReadBatch(std::span<const ReadRequest> requests);
+
+  // Reads `mine` from this backend's file and `theirs` from `other`'s as one
+  // batch where the backends allow it (two io_uring backends: one submission
+  // on this backend's ring, so a query's array and buffer reads overlap);
+  // otherwise one after the other. Same contract as ReadBatch for each.
+  [[nodiscard]] virtual Status ReadBatchWith(std::span<const ReadRequest> mine, IoBackend& other,
+                                             std::span<const ReadRequest> theirs);
+
+  // Writes all of `data` at `offset`, extending the file if needed. Either all
+  // bytes are handed to the OS or an error is returned (e.g. ENOSPC:
+  // "IO error: <path>: No space left on device"). Durable only after Sync().
+  [[nodiscard]] virtual Status Write(uint64_t offset, std::span<const char> data) = 0;
+
+  // Reserves disk blocks for file bytes [offset, offset + length) (fallocate,
+  // size unchanged where the range lies inside the file) so that a Write into
+  // a sparse hole cannot fail half-way for lack of space: ENOSPC shows up here,
+  // before any byte changed. OK without effect where the file system has no
+  // fallocate (EOPNOTSUPP).
+  [[nodiscard]] virtual Status Allocate(uint64_t offset, uint64_t length) = 0;
+
+  // fdatasync: every Write that returned OK before this call survives a crash.
+  [[nodiscard]] virtual Status Sync() = 0;
+
+  // The file's current size in bytes (fstat; reflects writes by others).
+  [[nodiscard]] virtual Result<uint64_t> Size() = 0;
+
+  // Where [begin, end) may hold data (storage/io/extents.h), over the backend's
+  // own descriptor where it has one (no open per call: a writer asks per batch).
+  [[nodiscard]] virtual Result<std::vector<ByteRange>> DataExtents(uint64_t begin, uint64_t end) {
+    return momenta::DataExtents(path(), begin, end);
+  }
+
+ protected:
+  explicit IoBackend(std::string path) : path_(std::move(path)) {}
+
+ private:
+  const std::string path_;
+};
+
+enum class IoKind { kAuto, kUring, kMmap, kPread };
+
+// "auto" | "uring" | "mmap" | "pread"
+std::string_view IoKindName(IoKind kind);
+// The kind IoKindName gives `text`; else InvalidArgument naming `what`, the
+// caller's word for where the text came from (a CLI says "--io").
+Result<IoKind> ParseIoKind(std::string_view text, const std::string& what);
+
+struct IoOptions {
+  IoKind kind = IoKind::kAuto;
+  bool writable = false;
+  // io_uring only: requests kept in flight by ReadBatch.
+  unsigned queue_depth = 32;
+  // io_uring only: read through an O_DIRECT descriptor whenever a request's
+  // offset, length and buffer meet the file's direct-I/O alignment; others go
+  // through the page cache. Off: always the page cache.
+  bool direct = true;
+  // io_uring only: each read of a batch first asks the page cache without
+  // waiting (preadv2 RWF_NOWAIT); only what it does not hold goes to the
+  // device (O_DIRECT where aligned). A warm query then costs a few system
+  // calls instead of a device round trip; a cold one, one failed call more
+  // per read.
+  bool cache_first = true;
+};
+
+// Opens an existing file with the requested backend. With kAuto, io_uring is
+// probed at run time; if ring setup fails the pread backend is used and
+// *notice (when non-null) is set to one line saying which backend was chosen
+// and why, e.g. "io_uring unavailable (Operation not permitted): using pread".
+// A named backend that cannot start is an error, not a fallback.
+Result<std::unique_ptr<IoBackend>> OpenIoBackend(const std::string& path,
+                                                 const IoOptions& options,
+                                                 std::string* notice = nullptr);
+
+// Alignment that O_DIRECT needs for memory and for file offsets/lengths on the
+// file system holding `path` (statx STATX_DIOALIGN, else the logical block
+// size, else 4096). 0 when the file system refuses O_DIRECT altogether.
+struct DirectIoAlignment {
+  uint32_t memory = 0;
+  uint32_t offset = 0;
+};
+DirectIoAlignment ProbeDirectIoAlignment(const std::string& path);
+
+}  // namespace momenta
