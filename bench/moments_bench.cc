@@ -1,4 +1,4 @@
-// Small, in-cache costs of the moment buffer (issue 3): the moment algebra,
+// Small, in-cache costs of the moment buffer: the moment algebra,
 // summarising one leaf, and warm queries and updates on a small dense array.
 // The terabyte-scale, cold-cache figures come from moments_driver
 // (bench/run_moments.sh); these isolate the CPU part of each.

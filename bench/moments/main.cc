@@ -1,4 +1,4 @@
-// The terabyte-scale benchmark of the moment buffer (issue 3, "Performance").
+// The terabyte-scale benchmark of the moment buffer.
 //
 // Setup: a sparse 2^37-element f8 array (1 TiB) with `regions` random-walk
 // regions of `region-mib` MiB each at random, seeded, non-overlapping offsets

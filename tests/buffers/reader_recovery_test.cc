@@ -1,4 +1,4 @@
-// Readers and dead writers (issue 11): a reader takes no lock and writes
+// Readers and dead writers: a reader takes no lock and writes
 // nothing; a reader never waits on a writer that is not alive; a rebuilt
 // buffer records the log position it reflects; every full pass says why; a
 // killed build's scratch file is removed by the next writer.

@@ -1,4 +1,4 @@
-// The live pipeline end to end (issue 15), as processes: this test is the
+// The live pipeline end to end, as processes: this test is the
 // producer, writing 'INDEX VALUE TIME' lines into two `momenta update --follow
 // --ack` writers; two `momenta site --log` follow the arrays' update logs and
 // report to one `momenta root`; `momenta ask` checks every answer against the
