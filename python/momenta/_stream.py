@@ -51,7 +51,7 @@ class Window:
 
     At clock t the window holds the items that arrived by t stamped in [t − W + 1, t]; a
     later timestamp moves the clock; an item later than the tardiness allows is dropped
-    (counted). Thread-safe (calls are serialised)."""
+    (counted). Thread-safe (calls are serialized)."""
 
     def __init__(self, window, eps, tardiness=0):
         w = _duration(window, "window")

@@ -172,7 +172,7 @@ TEST(ReaderRecoveryTest, AReaderOpenedBeforeTheWriterDiedDoesNotWaitForIt) {
   { ASSERT_OK(BufferedArray::Open(path, Options(true))); }
   DyingWriter writer(path);
   ASSERT_TRUE(writer.WaitReady());
-  auto r = BufferedArray::Open(path, Options(false));  // a live writer: synchronises with it
+  auto r = BufferedArray::Open(path, Options(false));  // a live writer: synchronizes with it
   ASSERT_OK(r);
   ASSERT_TRUE(writer.DieNow());
   const double sum = Bounded([&] { return SumOf(**r); }, std::chrono::seconds(20));
