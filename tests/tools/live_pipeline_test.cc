@@ -137,10 +137,10 @@ class Feed {
       size_t count = 0;
       EXPECT_EQ(std::sscanf(ack.c_str(), "%llu %zu", &seq, &count), 2) << name_ << ": " << ack;
       acked += count;
-      EXPECT_GE(seq, last_seq) << name_ << " acknowledgements: " << out;
+      EXPECT_GE(seq, last_seq) << name_ << " acknowledgments: " << out;
       EXPECT_GE(seq, acked) << name_ << ": fewer records than acknowledged lines: " << out;
       if (incarnation_ == 1) {
-        EXPECT_EQ(seq, acked) << name_ << " acknowledgements: " << out;
+        EXPECT_EQ(seq, acked) << name_ << " acknowledgments: " << out;
       }
       last_seq = seq;
     }
