@@ -7,8 +7,8 @@
 // The promise checked: an acknowledgment means every line before it is
 // applied and durable per --sync. A SIGKILL is a process crash, not a machine
 // crash: the page cache survives it, so under every policy, `none` included,
-// no acknowledged update may be lost (README, "Updates, the log, and
-// crashes"). Lines not yet acknowledged may or may not have been applied.
+// no acknowledged update may be lost (docs/durability.md, "Group
+// commits"). Lines not yet acknowledged may or may not have been applied.
 //
 // The stream: update number u (1, 2, ...) is the line "INDEX u" with INDEX =
 // (u * 7919) % kLength, so every value names its update and every update

@@ -24,7 +24,7 @@
 // answer brackets those clocks (a site's clock never goes back: a restarted
 // site starts at its log's newest record). At a checkpoint every line is
 // acknowledged and each site's clock is its array's last time, so the window is
-// known exactly. What the root guarantees (README, "The distributed monitor"):
+// known exactly. What the root guarantees (docs/monitor.md, "What is guaranteed"):
 // the count within (eps/24) c, an item's count within (11 eps/24) c.
 #include <gtest/gtest.h>
 
