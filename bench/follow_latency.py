@@ -1,16 +1,16 @@
 #!/usr/bin/env python3
-"""From an update's acknowledgement to the root's count: how long a logged
+"""From an update's acknowledgment to the root's count: how long a logged
 update takes to be counted by the distributed monitor.
 
 A root, one `momenta site --log` following an array's update log and one
 `momenta update --follow --ack` writer, all started by this driver (the site
 and the window follower before the array exists). For each sample the driver
 sends one line that sets a fresh element (so it logs exactly one record),
-waits for its acknowledgement ("SEQ COUNT" on the writer's stdout), and then
+waits for its acknowledgment ("SEQ COUNT" on the writer's stdout), and then
 polls the root over one query connection ("count" lines) until the count
-includes it; the delay from the acknowledgement to that answer is the
+includes it; the delay from the acknowledgment to that answer is the
 latency. The same is measured for `momenta window --log --follow` (the delay
-from the acknowledgement to its first report counting the update). Samples
+from the acknowledgment to its first report counting the update). Samples
 are spaced by a random pause (seeded), so a sample may land anywhere in the
 site's heartbeat.
 
@@ -121,7 +121,7 @@ def main():
                 time.sleep(rng.uniform(0.0, 0.25))
                 writer.stdin.write(f"{n} {n}\n".encode())
                 writer.stdin.flush()
-                wait_for(lambda: acks.lines(0.05), 10, f"the acknowledgement of update {n}")
+                wait_for(lambda: acks.lines(0.05), 10, f"the acknowledgment of update {n}")
                 acked = time.monotonic()
                 root_done = window_done = None
                 deadline = acked + 10

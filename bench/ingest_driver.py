@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""The ingest benchmark of issue 15, through the CLI as a whole process.
+"""The ingest benchmark, through the CLI as a whole process.
 
   /usr/bin/python3 bench/ingest_driver.py --cli build/tools/momenta --dir DIR [--gib 8] [--rounds 3]
       [--syncs always,batch,none]   (the update processes' sync policies; default batch)

@@ -1,5 +1,5 @@
-// Small, in-cache costs of the moment buffer (issue 3): the moment algebra,
-// summarising one leaf, and warm queries and updates on a small dense array.
+// Small, in-cache costs of the moment buffer: the moment algebra,
+// summarizing one leaf, and warm queries and updates on a small dense array.
 // The terabyte-scale, cold-cache figures come from moments_driver
 // (bench/run_moments.sh); these isolate the CPU part of each.
 //
@@ -60,7 +60,7 @@ void BM_UnmergeRight(benchmark::State& state) {
 BENCHMARK(BM_UnmergeRight)->ArgName("order")->Arg(2)->Arg(8);
 
 // One leaf of the default tree, as the build and a query's partial leaves do.
-void BM_SummariseLeaf(benchmark::State& state) {
+void BM_SummarizeLeaf(benchmark::State& state) {
   const int order = static_cast<int>(state.range(0));
   const std::vector<double> v = RandomWalk(kLeaf, 3);
   std::vector<double> scratch(kLeaf);
@@ -70,7 +70,7 @@ void BM_SummariseLeaf(benchmark::State& state) {
                                                       kLeaf, scratch.data()));
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * kLeaf * 8));
 }
-BENCHMARK(BM_SummariseLeaf)->ArgName("order")->Arg(2)->Arg(8);
+BENCHMARK(BM_SummarizeLeaf)->ArgName("order")->Arg(2)->Arg(8);
 
 // A small dense array with its buffer, made once, removed at exit.
 class SmallArray {

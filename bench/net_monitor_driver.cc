@@ -1,4 +1,4 @@
-// The distributed monitor's traffic as measured on the wire (issue 6): a
+// The distributed monitor's traffic as measured on the wire: a
 // root (RootServer) on a loopback port in a thread, k SiteClients over a
 // steady stream, ticked in lockstep for two windows of W ticks; then the
 // root's own `stats` for the second (steady) window: frames, bytes,

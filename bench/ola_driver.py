@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""The default buffer (hbb) beside the Ola buffer (issue 18), through the CLI.
+"""The default buffer (hbb) beside the Ola buffer, through the CLI.
 
   /usr/bin/python3 bench/ola_driver.py --cli build/tools/momenta --dir DIR [--gib 2] [--rounds 5] [--order 3]
 

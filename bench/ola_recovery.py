@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Recovery after a killed writer, default buffer (hbb) against the Ola kind (issue 18):
+"""Recovery after a killed writer, default buffer (hbb) against the Ola kind:
 an array of 2^24 f8 cells is imported with each buffer, a `momenta update` fed 3·10^6
 scattered updates is SIGKILLed after 2.0, 2.37 and 2.74 s, and the next open (a one-range
 query) is timed; `momenta verify` must pass after it. Prints one line per kill: the kind,

@@ -1,4 +1,4 @@
-// Progressive answers (issue 18): how wide the first interval of a
+// Progressive answers: how wide the first interval of a
 // progressive sum is, relative to the answer, and what it costs, for range
 // lengths from 10^3 to the whole array (relative to the answer |s| and to
 // Σ|a|, the scale of the buffer's accuracy bound); in process (OlaProgressiveSum:

@@ -1,4 +1,4 @@
-// The root's memory under idle and greedy peers (issue 12), measured on the
+// The root's memory under idle and greedy peers, measured on the
 // real `momenta root` process: its VmRSS (resident) and VmData (heap and
 // anonymous mappings, untouched pages included, so an allocation the root
 // never touches still shows) from /proc/PID/status, at each step of:

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Runs the moment-buffer benchmark of issue 3: fio's floors on the same file
+# Runs the moment-buffer benchmark: fio's floors on the same file
 # system first, then bench/moments_driver (1 TiB sparse array, 8 GiB of data:
 # build, cold queries with the disk tier on and off, scans in C++ and NumPy,
 # warm updates, Verify), which prints the markdown table at the end.

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Runs the serving benchmark of issue 14: fio's random-read rate on the same
+# Runs the serving benchmark: fio's random-read rate on the same
 # file system (16 KiB at depth 32: the bound of a batch of cold queries), then
 # bench/serving's serve_driver on an existing array with its buffer.
 #

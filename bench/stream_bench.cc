@@ -1,4 +1,4 @@
-// The sliding-window summarizer (issue 5): how fast items go in, how much
+// The sliding-window summarizer: how fast items go in, how much
 // memory a window of 10^8 items takes, and what the site rules cost on the
 // wire (words per window against the bounds and against the naive protocol
 // that sends every arrival and expiry), with the quantile rules side by side.

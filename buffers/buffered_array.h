@@ -109,7 +109,7 @@ struct OpenReport {
 struct BufferCondition {
   enum class Kind {
     kCurrent,     // answers come from it as it is
-    kLiveWriter,  // a writer is changing it; readers synchronise with it
+    kLiveWriter,  // a writer is changing it; readers synchronize with it
     kRecover,     // a writer died mid-update: the next open replays the log
     kRebuild,     // the next open rebuilds it (one pass over the array)
     kMissing,     // the next open builds it (one pass over the array)

@@ -65,7 +65,7 @@ std::vector<std::string> Lines(const std::string& text);
 std::string ReadFileBytes(const std::string& path);
 void WriteFileBytes(const std::string& path, const std::string& bytes);
 
-// The seed to use for randomised tests: $MOMENTA_SEED when set, else a fresh
+// The seed to use for randomized tests: $MOMENTA_SEED when set, else a fresh
 // one. Printed ("[ seed ] MOMENTA_SEED=..."), so any run reproduces; tests
 // also name it in SCOPED_TRACE so a failure message carries it.
 uint64_t TestSeed();

@@ -18,7 +18,7 @@ std::string SubcommandNames(const CLI::App& app) {
   return names;
 }
 
-// A parse error before any subcommand was recognised: none was given, or the
+// A parse error before any subcommand was recognized: none was given, or the
 // first word is not one. Both name the subcommands.
 int NoSubcommand(const CLI::App& app, int argc, char** argv, const CLI::ParseError& e) {
   const std::string first = argc > 1 ? argv[1] : "";

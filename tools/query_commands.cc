@@ -226,7 +226,7 @@ void RegisterQueryCommands(CLI::App& app, Command* run) {
             0, kMaxMomentOrder);
     sub->add_option_function<std::string>(
         "--about,-c", [a](const std::string& c) { a->about = c; },
-        "centre c of moment/moments (absolute index, finite; default P)");
+        "center c of moment/moments (absolute index, finite; default P)");
     CountIn(sub->add_option("--degree,-d", a->degree, "polyfit degree (0 <= D <= the buffer's order J)"), 0,
             kMaxMomentOrder)
         ->capture_default_str();

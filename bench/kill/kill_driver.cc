@@ -1,4 +1,4 @@
-// A thousand kills (issue 12): SIGKILL a writer at random moments, over and
+// A thousand kills: SIGKILL a writer at random moments, over and
 // over, and check after each kill that nothing acknowledged was lost, that
 // the buffer verifies and that every answer was exact; the same for the
 // network monitor's `momenta site` and `momenta root` processes.

@@ -1,4 +1,4 @@
-// Monitor rounds of the kill driver (issue 12, "a thousand kills").
+// Monitor rounds of the kill driver ("A thousand kills" in bench/README.md).
 //
 // Setup: one `momenta root` (eps 0.1, window 2000 ms) and two `momenta site`
 // processes, each tailing the update log of its own array (`--log`,

@@ -139,7 +139,7 @@ def markdown(doc):
         wl = d["rand_write_4k_qd32_iops"]
         L.append(f"A dense {up['array_gib']} GiB array of its own; one `momenta update --binary` process per workload "
                  f"and sync policy (always: fdatasync per update batch; batch: one at the end; none: the OS decides).\n")
-        # An uncached scattered update costs one page read (issue 15's floor):
+        # An uncached scattered update costs one page read (the ingest benchmark's floor):
         # fio's 4 KiB random reads at depth 32 on the update bench's own array,
         # in the same rounds, are its limit; random writes are the device's.
         rl = up["fio_randread_4k_qd32_iops_on_its_array"]

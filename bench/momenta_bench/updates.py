@@ -1,7 +1,7 @@
-"""Updates, through bench/ingest_driver.py (issue 15): hot, scattered and
+"""Updates, through bench/ingest_driver.py: hot, scattered and
 sequential `momenta update` processes on a dense array of its own, once per
-sync policy (--syncs), and the --follow writer's acknowledgement latency and ingest rate per
-sync policy next to fio's fdatasync per write. Its JSON is summarised here."""
+sync policy (--syncs), and the --follow writer's acknowledgment latency and ingest rate per
+sync policy next to fio's fdatasync per write. Its JSON is summarized here."""
 import json
 import os
 

@@ -77,7 +77,7 @@ QueryRun RunQueries(const DriverContext& ctx, BufferedArray& ba, int count, bool
   const auto t0 = Clock::now();
   for (int k = 0; k < count && k < static_cast<int>(ranges.size()); ++k)
     run.samples.push_back(ColdQuery(ctx.paths, ba, ranges[k], extremes));
-  const QueryRow all = Summarise(run, -1);
+  const QueryRow all = Summarize(run, -1);
   std::printf("queries %-34s n=%zu p50 %s p99 %s mean %s; array %s, tier %s, %.1f requests per query"
               " (%.0f s with the drops)\n",
               label.c_str(), all.n, Ms(all.p50).c_str(), Ms(all.p99).c_str(), Ms(all.mean).c_str(),

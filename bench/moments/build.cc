@@ -44,7 +44,7 @@ double ReadPass(const DriverContext& ctx, IoBackend& backend, const std::vector<
 }
 
 // RangeSummary::OfElements over `data`, leaf by leaf, on `threads` threads. GB/s.
-double SummarisePass(const std::vector<double>& data, uint64_t leaf_span, int order, int threads) {
+double SummarizePass(const std::vector<double>& data, uint64_t leaf_span, int order, int threads) {
   const uint64_t elems = data.size();
   std::atomic<double> sink{0};
   const auto t0 = Clock::now();
@@ -65,10 +65,10 @@ double SummarisePass(const std::vector<double>& data, uint64_t leaf_span, int or
   return static_cast<double>(elems * 8) / Since(t0) / 1e9;
 }
 
-// Replays the build's pattern without summarising: per 16 MiB chunk of the
+// Replays the build's pattern without summarizing: per 16 MiB chunk of the
 // data extents, one ReadBatch of 1 MiB requests (what buffers/tree/tree_build.cc
 // does), then the same bytes in batches of 64 and 256 MiB; and the
-// summarising alone on warm memory (up to 256 MiB), 1 and 2 threads.
+// summarizing alone on warm memory (up to 256 MiB), 1 and 2 threads.
 BuildBreakdown ProfileBuild(const DriverContext& ctx, uint64_t leaf_span, int order) {
   BuildBreakdown b;
   IoOptions io;  // auto: io_uring with O_DIRECT where possible, as the build
@@ -84,8 +84,8 @@ BuildBreakdown ProfileBuild(const DriverContext& ctx, uint64_t leaf_span, int or
   SplitMix rng{1};
   double x = 0;
   for (double& v : data) v = x += 2 * rng.Unit() - 1;
-  b.cpu1_gbs = SummarisePass(data, leaf_span, order, 1);
-  b.cpu2_gbs = SummarisePass(data, leaf_span, order, 2);
+  b.cpu1_gbs = SummarizePass(data, leaf_span, order, 1);
+  b.cpu2_gbs = SummarizePass(data, leaf_span, order, 2);
   return b;
 }
 
@@ -100,7 +100,7 @@ void TimedRebuilds(DriverContext& ctx, BufferedArray& ba) {
   rep.breakdown = ProfileBuild(ctx, ba.tree().layout().leaf_span(), ba.tree().order());
   rep.have_breakdown = true;
   std::printf("build profile: read pattern alone %.2f GB/s (64 MiB batches %.2f GB/s, 256 MiB %.2f GB/s); "
-              "summarising %.2f GB/s (1 thread), %.2f GB/s (2)\n",
+              "summarizing %.2f GB/s (1 thread), %.2f GB/s (2)\n",
               rep.breakdown.read_chunked_gbs, rep.breakdown.read_64_gbs, rep.breakdown.read_window_gbs,
               rep.breakdown.cpu1_gbs, rep.breakdown.cpu2_gbs);
 }

@@ -1,6 +1,6 @@
 // The build phase: the first Open (which builds a missing buffer), timed
 // rebuilds with the default options, and a breakdown of where a build's
-// time goes (its read pattern alone, the summarising alone).
+// time goes (its read pattern alone, the summarizing alone).
 #pragma once
 
 #include "bench/moments/context.h"

@@ -1,4 +1,4 @@
-// The terabyte-scale benchmark of the moment buffer (issue 3, "Performance").
+// The terabyte-scale benchmark of the moment buffer.
 //
 // Setup: a sparse 2^37-element f8 array (1 TiB) with `regions` random-walk
 // regions of `region-mib` MiB each at random, seeded, non-overlapping offsets
@@ -8,7 +8,7 @@
 //   build    BufferedArray::Rebuild with the default options (disk tier on,
 //            1 MiB RAM budget), page cache dropped first; disk tier off too.
 //            A timer breakdown of the build's pattern (reads alone, the
-//            summarising alone) shows where its time goes.
+//            summarizing alone) shows where its time goes.
 //   queries  random ranges of at least 2^27 elements (1 GiB): half with both
 //            ends inside written regions, half anywhere. Before EACH query the
 //            array's and the tree file's page cache is dropped (the RAM tier

@@ -25,7 +25,7 @@ double Median(std::vector<double> v) {
   return v[v.size() / 2];
 }
 
-QueryRow Summarise(const QueryRun& run, int kind) {
+QueryRow Summarize(const QueryRun& run, int kind) {
   std::vector<double> t;
   QueryRow row;
   for (const Sample& s : run.samples) {

@@ -23,6 +23,6 @@ struct QueryRow {
   size_t n = 0;
 };
 // The samples of `kind` (-1: all); all zeros when there are none.
-QueryRow Summarise(const QueryRun& run, int kind);
+QueryRow Summarize(const QueryRun& run, int kind);
 
 }  // namespace momenta::moments_driver

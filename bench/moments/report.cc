@@ -50,7 +50,7 @@ void PrintBuildRows(const DriverContext& ctx) {
 
 void PrintQueryRows(const DriverContext& ctx) {
   const Config& g = ctx.config;
-  const QueryRow on = Summarise(ctx.report.on, -1), off = Summarise(ctx.report.off, -1);
+  const QueryRow on = Summarize(ctx.report.on, -1), off = Summarize(ctx.report.off, -1);
   if (on.n > 0) {
     const std::string floor =
         g.fio_rand_p50_us > 0 ? Fmt("fio randread p50: 4 KiB %.0f us", g.fio_rand_p50_us) +
@@ -125,7 +125,7 @@ void PrintColdQueryTable(const DriverContext& ctx) {
   for (const QueryRun* run : {&r.on, &r.on_ext, &r.off, &r.off_ext}) {
     if (run->samples.empty()) continue;
     for (int kind : {-1, 0, 1}) {
-      const QueryRow q = Summarise(*run, kind);
+      const QueryRow q = Summarize(*run, kind);
       const bool on_tier = run == &r.on || run == &r.on_ext;
       const bool ext = run == &r.on_ext || run == &r.off_ext;
       std::printf("| %s | %s | %s | %zu | %s | %s | %s | %s | %s | %s | %.1f |\n", on_tier ? "disk tier on" : "off (paper)",
@@ -166,7 +166,7 @@ void PrintWhereTimeGoes(const DriverContext& ctx) {
     const BuildBreakdown& b = r.breakdown;
     std::printf("- build: %.2f GB/s of data (BuildStats %.2f s of %.2f s wall). Its read pattern alone (16 MiB batches "
                 "of 1 MiB, as buffers/tree/tree_build.cc): %.2f GB/s; the same bytes 64 MiB per batch: %.2f GB/s, 256 MiB: %.2f GB/s. "
-                "Summarising warm leaves: %.2f GB/s on 1 thread, %.2f GB/s on 2.\n",
+                "Summarizing warm leaves: %.2f GB/s on 1 thread, %.2f GB/s on 2.\n",
                 BuildSpeed(r, best) / 1e9, best.seconds, best.wall, b.read_chunked_gbs, b.read_64_gbs, b.read_window_gbs,
                 b.cpu1_gbs, b.cpu2_gbs);
   }

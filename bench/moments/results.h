@@ -63,7 +63,7 @@ struct BuildBreakdown {
   double read_chunked_gbs = 0;        // the build's read pattern alone
   double read_64_gbs = 0;             // the same bytes, 64 MiB per batch
   double read_window_gbs = 0;         // the same bytes, 256 MiB per batch
-  double cpu1_gbs = 0, cpu2_gbs = 0;  // summarising in-memory leaves, 1 and 2 threads
+  double cpu1_gbs = 0, cpu2_gbs = 0;  // summarizing in-memory leaves, 1 and 2 threads
 };
 
 // One range scanned by bench/scan_numpy.py.

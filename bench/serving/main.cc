@@ -1,4 +1,4 @@
-// The serving benchmark (issue 14): what a query costs from each entry point
+// The serving benchmark: what a query costs from each entry point
 // on an existing array with its buffer (e.g. bench/run_moments.sh's kept 1
 // TiB array: MOMENTA_BENCH_KEEP=1).
 //

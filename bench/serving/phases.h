@@ -1,4 +1,4 @@
-// The serving driver's phases (issue 14), each printing its own table rows.
+// The serving driver's phases, each printing its own table rows.
 #pragma once
 
 #include "bench/serving/serve_util.h"

@@ -271,7 +271,7 @@ MomentTerms ReferenceErrorBound(const IndexMoments& magnitudes, long double cent
 
 ValueMoments ValueMoments::Of(std::span<const double> values) {
   if (values.empty()) return ValueMoments();
-  // Shift by the first value (near the data, one pass), then re-centre.
+  // Shift by the first value (near the data, one pass), then re-center.
   const double k = values[0];
   long double s1 = 0, s2 = 0;
   for (size_t start = 0; start < values.size(); start += kBlockCells) {
@@ -319,7 +319,7 @@ void ValueMoments::ApplyUpdate(double old_value, double new_value) {
   const long double new_dev = static_cast<long double>(new_value) - shift_;
   s1_ += new_dev - old_dev;
   s2_ += (new_dev - old_dev) * (new_dev + old_dev);
-  // Re-centre once (mean − K)² exceeds the variance: 2·S1² > n·S2.
+  // Re-center once (mean − K)² exceeds the variance: 2·S1² > n·S2.
   if (2 * s1_ * s1_ > static_cast<long double>(count_) * s2_) *this = Recentered();
 }
 
@@ -371,7 +371,7 @@ ValueMoments ValueMoments::Recentered() const {
 }
 
 // k = double(K_a + (S1_a + S1_b + n_b·(K_b − K_a)) / (n_a + n_b)), the union's
-// mean rounded to double; each part recentred at k (RecenteredAt: d = K − k,
+// mean rounded to double; each part recentered at k (RecenteredAt: d = K − k,
 // S1' = S1 + n·d, S2' = max(0, S2 + d·(2·S1 + n·d)), with that part's n, K);
 // then n = n_a + n_b, S1 = S1_a' + S1_b', S2 = S2_a' + S2_b'
 // (buffers/REFERENCE.md §6). An empty part: the other.
@@ -388,9 +388,9 @@ ValueMoments Merge(const ValueMoments& a, const ValueMoments& b) {
   return ValueMoments(count, k, ak.s1_ + bk.s1_, ak.s2_ + bk.s2_);
 }
 
-// The part P recentred at the total's shift K_T (d = K_P − K_T:
+// The part P recentered at the total's shift K_T (d = K_P − K_T:
 // S1_P' = S1_P + n_P·d, S2_P' = max(0, S2_P + d·(2·S1_P + n_P·d))); then
-// n = n_T − n_P, S1 = S1_T − S1_P', S2 = S2_T − S2_P' about K_T, recentred at
+// n = n_T − n_P, S1 = S1_T − S1_P', S2 = S2_T − S2_P' about K_T, recentered at
 // its mean rounded to double (buffers/REFERENCE.md §6). P empty: the total;
 // P the whole total: empty.
 ValueMoments Unmerge(const ValueMoments& total, const ValueMoments& part) {

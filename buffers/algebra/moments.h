@@ -10,7 +10,7 @@
 //   Extremes       min and max. Mergeable, not invertible.
 //
 // and the statistics a range query derives from them (sum, mean, var, std,
-// moment about c, centre of mass, spread, polynomial fit).
+// moment about c, center of mass, spread, polynomial fit).
 //
 // Conventions. A run is a contiguous half-open range of cells [s, s + w);
 // positions inside it are offsets x = i − s. A range tuple for a query over
@@ -21,9 +21,9 @@
 //   buffer stores doubles, optionally with residues that make the round trip
 //   lossless (IndexMoments::Store).
 // - Positions are always relative: moments about the run start, merges shift by
-//   the left run's count (all terms positive), and a query shifts to its centre
+//   the left run's count (all terms positive), and a query shifts to its center
 //   c last. Absolute indices (up to 2^40) never get raised to a power.
-// - Shifting to a centre c right of s cancels: the error of ShiftTo is a few ulps
+// - Shifting to a center c right of s cancels: the error of ShiftTo is a few ulps
 //   of Σ (|i − s| + |s − c|)^j |a_i| (MagnitudesAbout computes that sum), which
 //   equals the reference magnitude Σ |i − c|^j |a_i| when c <= s; for data
 //   spread evenly over the run it exceeds it by at most ~3^(j+1)/2 (c near the
@@ -72,9 +72,9 @@ using MomentTerms = std::array<long double, kMaxMomentTerms>;
 // updates), e.g. 5e-14 relative after 10^6 (rms ~1e3 · 2^-64). Stored with
 // residues the tuple keeps exactly that. Stored WITHOUT residues it rounds to
 // double at every Store: N · 2^-53 instead (1.1e-10 after 10^6, rms ~1e-13);
-// fine about s, but a shift to a centre inside the run amplifies it by up to
+// fine about s, but a shift to a center inside the run amplifies it by up to
 // ~3^(J+1)/2 (above). Measured (moments_test.cc, DriftAfterAMillionUpdates; J = 8,
-// positive data, 10^6 updates, centre mid-run): error / Σ|i − c|^j |a_i| =
+// positive data, 10^6 updates, center mid-run): error / Σ|i − c|^j |a_i| =
 // 3e-10 with plain doubles against 2.5e-13 with residues. So: store residues
 // for J >= 6 or refresh such components from their block every ~10^6 updates.
 // All these errors are relative to the largest magnitudes the tuple has held:
@@ -188,7 +188,7 @@ IndexMoments UnmergeLeft(const IndexMoments& total, const IndexMoments& right);
 MomentTerms ShiftedTerms(const MomentTerms& m, int order, long double delta);
 
 // Σ_x (x − center)^j a_x for j = 0..run.order(): the run's moments about a
-// centre given relative to the run's start (center = c − s; any real, inside
+// center given relative to the run's start (center = c − s; any real, inside
 // the run or not). Entries above run.order() are 0.
 MomentTerms ShiftTo(const IndexMoments& run, long double center);
 
@@ -216,7 +216,7 @@ MomentTerms ReferenceErrorBound(const IndexMoments& magnitudes, long double cent
 // K is kept near the mean: Of and Merge pick K = the mean rounded to double
 // (so the pairwise no-cancellation merge falls out: the cross terms are ~0;
 // the formulas: buffers/REFERENCE.md §6), Unmerge
-// re-centres its result, and ApplyUpdate re-centres when (mean − K)² grows past
+// re-centers its result, and ApplyUpdate re-centers when (mean − K)² grows past
 // the variance. K is a double, so the stored form (3 doubles) keeps it exactly.
 //
 // Non-finite values make every derived statistic NaN or infinite; the buffer
@@ -258,7 +258,7 @@ class ValueMoments {
   void Insert(double value);
   void Erase(double value);
   // Some cells changed, the count unchanged: S1 += ds1 = Σ(a' − a) and
-  // S2 += ds2 = Σ(a' − K)² − (a − K)² (S2 clamped at 0), then re-centred as
+  // S2 += ds2 = Σ(a' − K)² − (a − K)² (S2 clamped at 0), then re-centered as
   // ApplyUpdate does. REQUIRES: count() > 0
   void AddDeviations(long double ds1, long double ds2);
   // The same run with shift k: S1 += n(K − k), S2 += 2(K − k)S1 + n(K − k)²
@@ -319,7 +319,7 @@ Result<double> Max(const Extremes& range);
 Result<long double> Moment(const IndexMoments& range, uint64_t p, int k, long double c);
 // The same for orders 0..k in one answer (entries above k are 0).
 Result<MomentTerms> Moments(const IndexMoments& range, uint64_t p, int k, long double c);
-// Centre of mass Σ i a_i / Σ a_i = p + M1/M0 (absolute index). Needs order >= 1.
+// Center of mass Σ i a_i / Σ a_i = p + M1/M0 (absolute index). Needs order >= 1.
 // Near index 2^40 a long double resolves 2^-23 of a cell (a double 2^-12).
 Result<long double> CenterOfMass(const IndexMoments& range, uint64_t p);
 // Weighted index standard deviation sqrt(Σ (i − com)² a_i / Σ a_i). Needs

@@ -133,12 +133,12 @@ bool SpreadBound(const PartialLeaf& e, uint64_t u_in, uint64_t u_out, ld* lo, ld
   const ld s1_low = std::max<ld>(0, std::fabs(s1_r) - e1);
   const ld c_r = std::max<ld>(0, Up(s2_r - s1_low * s1_low / n_r, s2_r));
   const ld u = static_cast<ld>(u_in);
-  const ld centre = u * k + u * (s1_r / n_r);
+  const ld center = u * k + u * (s1_r / n_r);
   const ld radius = Up(u * e1 / n_r + std::sqrt((u / n_r) * static_cast<ld>(u_out) * c_r) * (1 + 8 * kUlp),
                        u * e1 / n_r);
   const ld mag = std::fabs(u * k) + std::fabs(u * s1_r / n_r) + radius;
-  *lo = Down(centre - radius, mag);
-  *hi = Up(centre + radius, mag);
+  *lo = Down(center - radius, mag);
+  *hi = Up(center + radius, mag);
   return true;
 }
 

@@ -47,7 +47,7 @@ RangeSummary RangeSummary::OfElements(int order, DType t, const char* bytes, siz
                                       double* scratch, bool extremes) {
   // f8 cells that sit at 8-byte boundaries (a read's landing buffer, a
   // mapping: always, as a .npy header is a multiple of 64 bytes) are
-  // summarised where they are; copying them first cost more than the sums.
+  // summarized where they are; copying them first cost more than the sums.
   // Other cells are converted into the scratch first.
   const bool in_place = t == DType::kF8 && reinterpret_cast<uintptr_t>(bytes) % alignof(double) == 0;
   if (!in_place) DecodeDoubles(t, bytes, count, scratch);
@@ -225,7 +225,7 @@ RangeSummary NodeCodec::Decode(const double* node, uint64_t count) const {
 // (the terms Merge adds, in another order: k^p and w^p are exact).
 // Value moments: pass 1 finds the run's mean, K = double(Σ_k (n_k K_k + S1_k) / n)
 // (n_k the finite cells of node k, K_k its shift); pass 2 adds each node
-// recentred at K (RecenteredAt: d_k = K_k − K, S1 += S1_k + n_k d_k,
+// recentered at K (RecenteredAt: d_k = K_k − K, S1 += S1_k + n_k d_k,
 // S2 += max(0, S2_k + d_k (2 S1_k + n_k d_k))). Each part's S2 about K is
 // its central sum plus n_k (mean_k − K)² >= 0, so the sum cancels nothing:
 // the same shift and the same accuracy as merging the nodes pairwise.

@@ -75,9 +75,9 @@ struct RangeSummary {
 
   // The summary of `count` elements of dtype `t` stored at `bytes`
   // (little-endian). `scratch` must hold `count` doubles (8-byte-aligned f8
-  // cells are summarised in place and leave it untouched unless the run has a
+  // cells are summarized in place and leave it untouched unless the run has a
   // NaN or an infinity). Integer dtypes and float runs without NaN or
-  // infinity cost one pass; a float run that has some is summarised again
+  // infinity cost one pass; a float run that has some is summarized again
   // with those cells set aside. Without `extremes` the result's extremes are
   // left empty (a query that does not need min/max skips that pass).
   static RangeSummary OfElements(int order, DType t, const char* bytes, size_t count,

@@ -87,16 +87,16 @@ IndexMoments Benign(const IndexMoments& range) {
 
 // The index statistics, from the finite cells' moments.
 Result<StatAnswer> IndexStat(Stat stat, const StatParams& params, const IndexMoments& index, uint64_t p) {
-  const long double centre = params.about.value_or(static_cast<long double>(p));
+  const long double center = params.about.value_or(static_cast<long double>(p));
   switch (stat) {
     case Stat::kMoment: {
-      auto v = Moment(index, p, params.order.value_or(1), centre);
+      auto v = Moment(index, p, params.order.value_or(1), center);
       if (!v.ok()) return v.status();
       return One(stat, *v);
     }
     case Stat::kMoments: {
       const int k = params.order.value_or(index.order());
-      auto v = Moments(index, p, k, centre);
+      auto v = Moments(index, p, k, center);
       if (!v.ok()) return v.status();
       StatAnswer a;
       a.stat = stat;

@@ -33,7 +33,7 @@ bool NeedsExtremes(std::span<const Stat> stats);
 
 struct StatParams {
   std::optional<int> order;           // moment: K (default 1); moments: 0..K (default: the buffer's J)
-  std::optional<long double> about;   // centre c (absolute index; default: p)
+  std::optional<long double> about;   // center c (absolute index; default: p)
   int degree = 1;                     // polyfit degree
   int ddof = 0;                       // var/std: 0 population, 1 sample
   bool skipna = false;                // NaN cells left out, as NumPy's nan* functions

@@ -116,7 +116,7 @@ struct ScratchDoubles {
   }
 };
 
-// Step 6 of SummarizeRange: the pieces read, summarised and merged left to
+// Step 6 of SummarizeRange: the pieces read, summarized and merged left to
 // right.
 class Combiner {
  public:
@@ -156,7 +156,7 @@ class Combiner {
   const Status& status() const { return direct_status_; }
 
  private:
-  // Raw pieces are summarised a slice at a time, so the scratch stays small
+  // Raw pieces are summarized a slice at a time, so the scratch stays small
   // even for the paper's huge in-RAM bins (--disk-tier off; buffers/REFERENCE.md §3.6).
   static constexpr uint64_t kSlice = 1 << 16;
 
@@ -179,7 +179,7 @@ class Combiner {
       return RangeSummary::OfElements(order_, array_.dtype(), bytes, n, scratch_.data.get(), need_extremes_);
     return OfSlices(bytes, n);
   }
-  // The wanted piece read and summarised directly: the fallback when taking
+  // The wanted piece read and summarized directly: the fallback when taking
   // the complement from the leaf would lose the variance.
   RangeSummary DirectSummary(uint64_t begin, uint64_t end) {
     std::vector<char> bytes((end - begin) * array_.itemsize());
@@ -218,7 +218,7 @@ RangeSummary Combiner::PieceSummary(const RawPiece& r, bool left_side) {
   // update drift, kDriftLimit of its own). When that is not within 1e-10
   // of the part's own Σ(a − mean)² — the part's values much closer
   // together than the leaf's, e.g. a run of zeros beside large values —
-  // the part is read and summarised itself: one more read, only then.
+  // the part is read and summarized itself: one more read, only then.
   //   error = kDriftLimit · C(leaf) + 2^-50 · (|D(leaf)| + |D(complement)|)
   //   read directly when error > 1e-10 · C(part)
   // with C = central_sum_of_squares() and D = sum_of_squared_deviations()

@@ -8,7 +8,7 @@
 // extremes: the leaf's stored summary minus the complement's (min/max are not
 // invertible, so queries that need them read the side itself). When that
 // subtraction could lose the part's variance (its error bound is not within
-// 1e-10 of the part's own Σ(a − mean)²), the part is read and summarised
+// 1e-10 of the part's own Σ(a − mean)²), the part is read and summarized
 // directly: one more read after the batch, only then.
 //
 // Whole nodes are combined a run of siblings at a time (NodeCodec::

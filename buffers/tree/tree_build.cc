@@ -16,7 +16,7 @@
 namespace momenta {
 namespace {
 
-// Array bytes summarised per step. Each step's reads must all land before
+// Array bytes summarized per step. Each step's reads must all land before
 // the next step's are submitted, so the step is large enough that the short
 // drain at its end costs little next to streaming it (16 MiB steps reached
 // ~1 GB/s where 256 MiB reached 1.6 GB/s on a 1.4 GB/s virtio disk).
@@ -60,8 +60,8 @@ struct AlignedBuffer {
   std::unique_ptr<char, Free> data;
 };
 
-// Summarises leaves [first, first + count) whose bytes start at `bytes`.
-void SummariseLeaves(MomentTree& tree, DType dtype, const char* bytes, uint64_t first, uint64_t count) {
+// Summarizes leaves [first, first + count) whose bytes start at `bytes`.
+void SummarizeLeaves(MomentTree& tree, DType dtype, const char* bytes, uint64_t first, uint64_t count) {
   const TreeLayout& layout = tree.layout();
   const size_t item = DTypeSize(dtype);
   std::vector<double> scratch(layout.leaf_span());
@@ -125,7 +125,7 @@ Result<BuildStats> BuildTree(ArrayFile& array, MomentTree& tree, const BuildProg
   const size_t buffer_bytes = static_cast<size_t>(largest);
   AlignedBuffer buffers[2] = {AlignedBuffer(buffer_bytes), AlignedBuffer(buffer_bytes)};
   if (!buffers[0].data || !buffers[1].data) return Status::IOError(array.path(), "out of memory for build buffers");
-  std::future<void> pending;  // summarising the previous chunk
+  std::future<void> pending;  // summarizing the previous chunk
   uint64_t done = 0;
   for (size_t c = 0; c < chunks.size(); ++c) {
     MOMENTA_RETURN_IF_ERROR(CheckCancel(array.path()));  // a signal: stop between chunks
@@ -145,10 +145,10 @@ Result<BuildStats> BuildTree(ArrayFile& array, MomentTree& tree, const BuildProg
     pending = std::async(std::launch::async, [&tree, &array, buf, chunk, item, &layout] {
       const uint64_t half = chunk.count / 2;
       std::thread other([&] {
-        SummariseLeaves(tree, array.dtype(), buf, chunk.first, half);
+        SummarizeLeaves(tree, array.dtype(), buf, chunk.first, half);
       });
       const char* second = buf + (layout.node_first(1, chunk.first + half) - layout.node_first(1, chunk.first)) * item;
-      SummariseLeaves(tree, array.dtype(), second, chunk.first + half, chunk.count - half);
+      SummarizeLeaves(tree, array.dtype(), second, chunk.first + half, chunk.count - half);
       other.join();
     });
     stats.data_bytes_read += bytes;

@@ -1,7 +1,7 @@
 // Building a MomentTree from its array: one sequential streaming pass over the
 // array's data (holes of sparse files skipped with SEEK_DATA/SEEK_HOLE: they
 // are zeros, whose summary is the all-zero node the new tree already holds),
-// large reads kept in flight while both cores summarise the previous chunk,
+// large reads kept in flight while both cores summarize the previous chunk,
 // then the upper levels merged from their children.
 #pragma once
 

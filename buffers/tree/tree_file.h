@@ -6,7 +6,7 @@
 //
 // The file is mapped shared (MappedFile): every process sees one copy, and
 // reopening reads nothing. The header records the parameters the layout is
-// rebuilt from and the identity of the array file it summarises; a buffer
+// rebuilt from and the identity of the array file it summarizes; a buffer
 // whose identity differs from the array's (changed behind momenta's back) or
 // whose state is not kClean is stale and must be rebuilt, never answered from.
 // The header and every written node carry checks (formats 2 and 3, below and

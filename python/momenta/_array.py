@@ -13,7 +13,7 @@ from ._select import flat_indices, flat_range, run_of, runs_of
 
 _STAT_CODES = {name: code for code, name in enumerate(_momenta.kStatNames)}
 _SUM, _COUNT, _MEAN, _VAR, _STD, _MOMENT, _MOMENTS, _COM, _SPREAD, _POLYFIT, _MIN, _MAX, _SUMSQ, _RMS = range(14)
-_NONE = math.nan  # "no centre given" to the extension
+_NONE = math.nan  # "no center given" to the extension
 _IO = ("auto", "uring", "mmap", "pread")
 _SYNC = ("always", "batch", "none")
 
@@ -62,7 +62,7 @@ def _count(value, what, lo=0, hi=None, none=None):
     return value
 
 
-def _centre(about):
+def _center(about):
     if about is None:
         return _NONE
     try:
@@ -70,7 +70,7 @@ def _centre(about):
     except (TypeError, ValueError):
         raise InvalidArgumentError(f"about: expected a number (an index), got {about!r}") from None
     if not math.isfinite(c):
-        raise InvalidArgumentError(f"about: the centre must be finite, got {about!r}")
+        raise InvalidArgumentError(f"about: the center must be finite, got {about!r}")
     return c
 
 
@@ -416,14 +416,14 @@ class Array:
     def moment(self, k=1, p=None, q=None, *, about=None, axis=None, skipna=False):
         """Σ (i − c)^k a_i over the range, c = `about` (an absolute flat index; default: the
         range's start). 0 <= k <= the buffer's order J."""
-        return self._stat(_MOMENT, p, q, axis, bool(skipna), 0, _count(k, "k"), _centre(about))
+        return self._stat(_MOMENT, p, q, axis, bool(skipna), 0, _count(k, "k"), _center(about))
 
     def moments(self, k=None, p=None, q=None, *, about=None, axis=None, skipna=False):
         """Σ (i − c)^j a_i for j = 0..k (default k = J), a float64 array."""
-        return self._stat(_MOMENTS, p, q, axis, bool(skipna), 0, _count(k, "k", none=-1), _centre(about))
+        return self._stat(_MOMENTS, p, q, axis, bool(skipna), 0, _count(k, "k", none=-1), _center(about))
 
     def com(self, p=None, q=None, *, axis=None, skipna=False):
-        """The centre of mass Σ i·a_i / Σ a_i (i the absolute flat index)."""
+        """The center of mass Σ i·a_i / Σ a_i (i the absolute flat index)."""
         return self._stat(_COM, p, q, axis, bool(skipna))
 
     def spread(self, p=None, q=None, *, axis=None, skipna=False):
@@ -516,7 +516,7 @@ def _batch_params(names, skipna, ddof, order, about, degree, skipna_of=bool):
     if not codes:
         raise InvalidArgumentError("stats: no statistic asked")
     return (list(names), codes, skipna_of(skipna), _count(ddof, "ddof"), _count(order, "order", none=-1),
-            _centre(about), _count(degree, "degree"))
+            _center(about), _count(degree, "degree"))
 
 
 def _bin_edges(p, q, bins, n, bin_size=None):

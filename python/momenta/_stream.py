@@ -47,11 +47,11 @@ class Window:
     """A sliding-window summary of a stream of (time, item) pairs, within `eps`: the count,
     each item's count and the frequent items, quantiles of the items, over the last `window`
     time units (`tardiness`: how late an item may arrive). Memory does not grow with the
-    items in the window. The same synopses as ``momenta window`` (README: what is guaranteed).
+    items in the window. The same synopses as ``momenta window`` (docs/monitor.md: what is guaranteed).
 
     At clock t the window holds the items that arrived by t stamped in [t − W + 1, t]; a
     later timestamp moves the clock; an item later than the tardiness allows is dropped
-    (counted). Thread-safe (calls are serialised)."""
+    (counted). Thread-safe (calls are serialized)."""
 
     def __init__(self, window, eps, tardiness=0):
         w = _duration(window, "window")

@@ -2,7 +2,7 @@
 lets a range spanning many arrays (shards) be answered from each one's summary."""
 
 from . import _momenta
-from ._array import _STAT_CODES, _centre, _count
+from ._array import _STAT_CODES, _center, _count
 from ._errors import InvalidArgumentError
 
 Summary = _momenta.Summary
@@ -23,7 +23,7 @@ def merge_summaries(summaries):
 def summary_stat(summary, stat, *, skipna=False, ddof=0, order=None, about=None, degree=1):
     """One statistic of `summary` (a :class:`momenta.Summary`) as the single array answers it
     over the same range: `stat` is a name of momenta.STATISTICS; ddof for var/std, order for
-    moment's k (default 1) and moments' K (default J), about the centre (an absolute index;
+    moment's k (default 1) and moments' K (default J), about the center (an absolute index;
     default the summary's start), degree for polyfit. The same values, types (exact ints for
     integer sums and counts) and errors as Array.sum(...), Array.var(...), ..."""
     if not isinstance(summary, Summary):
@@ -33,4 +33,4 @@ def summary_stat(summary, stat, *, skipna=False, ddof=0, order=None, about=None,
     if not isinstance(skipna, bool):
         raise InvalidArgumentError(f"skipna: expected True or False, got {skipna!r}")
     return _momenta._summary_stat(summary, _STAT_CODES[stat], skipna, _count(ddof, "ddof"),
-                                  _count(order, "order", none=-1), _centre(about), _count(degree, "degree"))
+                                  _count(order, "order", none=-1), _center(about), _count(degree, "degree"))

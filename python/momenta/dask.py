@@ -33,7 +33,7 @@ import numpy as np
 
 from . import _momenta
 from . import _numpy_calls
-from ._array import _NONE, _batch_params, _batch_sides, _bin_edges, _centre, _count, _flag, _flat_sides, _values
+from ._array import _NONE, _batch_params, _batch_sides, _bin_edges, _center, _count, _flag, _flat_sides, _values
 from ._errors import InvalidArgumentError, OutOfRangeError, os_error
 from ._manifest import Copy, Manifest, Shard, load_manifest, parse_manifest, save_manifest
 from ._select import flat_range, run_of, runs_of
@@ -255,16 +255,16 @@ class ShardedArray:
 
     def moment(self, k=1, p=None, q=None, *, about=None, axis=None, skipna=False, as_of=None, timeout=None):
         """Σ (i − c)^k a_i, c = `about` (an absolute flat index; default: the range's start)."""
-        return self._stat(_MOMENT, p, q, axis, skipna, 0, _count(k, "k"), _centre(about), as_of=as_of,
+        return self._stat(_MOMENT, p, q, axis, skipna, 0, _count(k, "k"), _center(about), as_of=as_of,
                           timeout=timeout)
 
     def moments(self, k=None, p=None, q=None, *, about=None, axis=None, skipna=False, as_of=None, timeout=None):
         """Σ (i − c)^j a_i for j = 0..k (default k = J), a float64 array."""
-        return self._stat(_MOMENTS, p, q, axis, skipna, 0, _count(k, "k", none=-1), _centre(about), as_of=as_of,
+        return self._stat(_MOMENTS, p, q, axis, skipna, 0, _count(k, "k", none=-1), _center(about), as_of=as_of,
                           timeout=timeout)
 
     def com(self, p=None, q=None, *, axis=None, skipna=False, as_of=None, timeout=None):
-        """The centre of mass Σ i·a_i / Σ a_i (i the absolute flat index)."""
+        """The center of mass Σ i·a_i / Σ a_i (i the absolute flat index)."""
         return self._stat(_COM, p, q, axis, skipna, as_of=as_of, timeout=timeout)
 
     def spread(self, p=None, q=None, *, axis=None, skipna=False, as_of=None, timeout=None):

@@ -25,7 +25,7 @@
 namespace momenta::python {
 namespace {
 
-// Ranges summarised per SummarizeBatch call: bounds the summaries held at
+// Ranges summarized per SummarizeBatch call: bounds the summaries held at
 // once (a few hundred bytes each); the library batches reads 256 at a time.
 constexpr size_t kBatchChunk = 4096;
 // Updates past which Apply and Write run interruptibly (a thread of their own).

@@ -7,7 +7,7 @@
 //
 // Threads: every method releases the GIL while it reads, writes or waits. A
 // reader (opened "r") may be queried from several threads at once; a
-// writer's methods are serialised by the handle. Close waits for the calls in
+// writer's methods are serialized by the handle. Close waits for the calls in
 // flight; a call after Close fails with "the array is closed".
 #pragma once
 

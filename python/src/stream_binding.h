@@ -1,7 +1,7 @@
 // The monitor from Python: a sliding-window Summarizer over items given as
 // NumPy arrays (momenta.Window), and a client of a running root's line
 // protocol (momenta.Client). Both release the GIL while they work or wait;
-// a window's calls are serialised by the window (the Summarizer is not
+// a window's calls are serialized by the window (the Summarizer is not
 // thread-safe), a client's by the client.
 #pragma once
 

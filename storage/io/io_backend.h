@@ -4,7 +4,7 @@
 //
 // Offsets are absolute byte offsets in the file. No method keeps a pointer to
 // the caller's buffers after it returns. A backend object is used by one thread
-// at a time (callers that share one across threads serialise access).
+// at a time (callers that share one across threads serialize access).
 #pragma once
 
 #include <cstddef>

@@ -61,7 +61,7 @@ class Ring {
   Ring(const Ring&) = delete;
   Ring& operator=(const Ring&) = delete;
   ~Ring() {
-    if (initialised_) io_uring_queue_exit(&ring_);
+    if (initialized_) io_uring_queue_exit(&ring_);
   }
 
   // Returns 0 or -errno from the kernel.
@@ -75,14 +75,14 @@ class Ring {
       params = io_uring_params{};
       rc = io_uring_queue_init_params(entries, &ring_, &params);
     }
-    initialised_ = rc == 0;
+    initialized_ = rc == 0;
     return rc;
   }
   io_uring* get() { return &ring_; }
 
  private:
   io_uring ring_{};
-  bool initialised_ = false;
+  bool initialized_ = false;
 };
 
 class UringBackend final : public FdBackend {

@@ -7,7 +7,7 @@
 // reading resumes at the next valid frame, so a flipped byte in frame two of
 // three yields frame one, one LogDamage, then frame three. A valid frame out
 // of place (written twice, or swapped with a later one) is no damage to its
-// neighbours: its records at or below the last sequence read are reported
+// neighbors: its records at or below the last sequence read are reported
 // (kOutOfPlace: sequences and offset) and skipped (see
 // LogReaderOptions::out_of_order), the frames after it read as usual. Errors
 // (Status) are kept for the OS refusing a read and for a segment of a newer

@@ -12,7 +12,7 @@
 // segment without its header. Not thread-safe: one thread appends.
 //
 // Durability, by sync policy ("durable" = on stable storage, given a device
-// that honours cache flushes):
+// that honors cache flushes):
 //   kAlways  Append returns after fdatasync of the frame (and, when it started a
 //            segment, fsync of the folder): a returned record survives a crash
 //            of the process and of the machine (power loss, kernel panic).

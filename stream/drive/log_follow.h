@@ -34,7 +34,7 @@ namespace momenta {
 Status RunLogClock(LogSource& log, Summarizer& s, int64_t every, const ReportFn& report, StopToken stop,
                    const NoticeFn& notice);
 
-// Before a followed log is summarised on the wall clock (RunWallClock): reads
+// Before a followed log is summarized on the wall clock (RunWallClock): reads
 // the records of the current window (stamped from now - W - tau on) up to
 // the log's end into `s` with their own stamps (later than now: now), so
 // that they are counted, not refused as late. Errors are the log's.

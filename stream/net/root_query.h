@@ -8,7 +8,7 @@
 // An answer is text lines (or one JSON object with `json`) followed by an
 // empty line. Every answer about the data states as_of (the time it is valid
 // for) and the sites it covers. `at T` holds the answer until every site the
-// root holds live has reached T and none is resynchronising (the root's
+// root holds live has reached T and none is resynchronizing (the root's
 // event loop parks it; after `wait` ms, 10 s by default, it answers with an
 // error naming the sites still behind). Stale and finished sites do not hold
 // it back. `forget SITE` drops a stale or finished site from the root (it is

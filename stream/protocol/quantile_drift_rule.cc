@@ -124,7 +124,7 @@ void QuantileDriftSite::Check(const WindowQuantiles& q, const WindowCount& count
     steps[i].hi = i + 1 < steps.size() ? snap.RankBelow(steps[i + 1].value) : snap.total();
   double below_hi = steps.empty() ? snap.total() : snap.RankBelow(steps.front().value);
 
-  // Merge narrow neighbours: drop boundary i when step i-1 and step i
+  // Merge narrow neighbors: drop boundary i when step i-1 and step i
   // together are narrower than `merge` (the bottom step counts from rank 0).
   std::vector<int64_t> dropped;
   {

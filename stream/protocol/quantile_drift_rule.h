@@ -12,7 +12,7 @@
 //   - for each step, with [lo, hi] the estimated ranks of its values, the
 //     level must be within 0.35 eps S of both ends, else LEVEL(v_i, mid);
 //   - a step wider than 0.35 eps S is split at its rank midpoint (a new
-//     boundary, LEVEL); two neighbours at most 0.2 eps S wide together
+//     boundary, LEVEL); two neighbors at most 0.2 eps S wide together
 //     merge (DROP of the boundary between them).
 // Between checks no rank moves by more than 0.1 eps S, so every site's R
 // stays within (0.45 + 0.3) eps of its true rank function, its N within
@@ -21,7 +21,7 @@
 // traffic is COUNT words and the occasional level. Levels travel as 32-bit
 // fractions; the errors above are computed on the quantized levels.
 //
-// Never much dearer than whole summaries: any two neighbouring steps hold
+// Never much dearer than whole summaries: any two neighboring steps hold
 // more than 0.2 eps S, so a site has at most 10/eps + 1 boundaries, and a
 // check sends each at most one message (LEVEL, 2 words, or DROP, 1) plus a
 // COUNT: <= 30/eps + 4 words, against 20/eps + 4 for one whole summary

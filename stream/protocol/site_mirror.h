@@ -3,7 +3,7 @@
 // items turned on, the drift rule's count and boundaries, the last whole
 // summary.
 //
-// A site keeps one to resynchronise: on (re)connecting it sends Snapshot(),
+// A site keeps one to resynchronize: on (re)connecting it sends Snapshot(),
 // messages that rebuild exactly this state on an empty slot, so the root's
 // view of the site is again what the rules assume and the guarantee holds
 // from then on. The root keeps one per site to refuse messages no honest

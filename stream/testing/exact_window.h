@@ -53,7 +53,7 @@ class ExactWindow {
 };
 
 // The ranks a quantile answer x may claim in `w`: [#{<x}+1, #{<=x}] when x is
-// in the window, else between its neighbours, [max(1, #{<x}), min(c, #{<x}+1)].
+// in the window, else between its neighbors, [max(1, #{<x}), min(c, #{<x}+1)].
 struct RankRange {
   uint64_t lo = 0, hi = 0;
 };

@@ -1,5 +1,5 @@
 // BucketWindow<Payload>: the time structure every window synopsis shares (an
-// exponential histogram generalised to bulk and late arrivals; DGIM's
+// exponential histogram generalized to bulk and late arrivals; DGIM's
 // deterministic bucket rule, applied as a ratio; stream/REFERENCE.md §6.1).
 //
 // Items live in buckets. A bucket covers the timestamps [min_ts, max_ts] of
@@ -160,7 +160,7 @@ class BucketWindow {
   // One pass from oldest to newest over the full settled buckets, merging
   // each maximal run whose total n stays <= lambda * (items newer than the
   // run), in place. Oldest first keeps the runs stable: a bucket that could
-  // not take its newer neighbour last time is not merged again until the
+  // not take its newer neighbor last time is not merged again until the
   // items arrived since make room, so each item is merged O(log) times.
   template <class Hooks>
   void Compact(Hooks& hooks) {

@@ -23,7 +23,7 @@ namespace momenta {
 // Entries are packed to 4 bytes (misra_gries.h, value_sample.h), so an
 // entry's int64 key may sit at an address that is not a multiple of 8. A
 // reference to it, or a load through a pointer to member, assumes 8: undefined
-// behaviour (UndefinedBehaviorSanitizer reports it). Fields are copied bytewise.
+// behavior (UndefinedBehaviorSanitizer reports it). Fields are copied bytewise.
 template <class Entry, class T>
 T LoadField(const Entry& e, T Entry::*field) {
   T v;

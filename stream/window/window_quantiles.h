@@ -7,7 +7,7 @@
 //   - |Rank(x) - #{items <= x}| <= RankErrorBound() <= eps*c for every x;
 //   - Quantile(phi) returns a value whose rank range [#{< v}+1, #{<= v}]
 //     meets [phi*c - eps*c, phi*c + eps*c] (up to one rank of rounding; a
-//     value no longer in the window counts as lying between its neighbours);
+//     value no longer in the window counts as lying between its neighbors);
 //   - |Count() - c| <= 0.4*eps*c.
 // How: buckets merge while n_b <= lambda*(items newer than b), lambda = 0.8 eps,
 // so the straddling bucket holds at most 0.8 eps c items, half of which the

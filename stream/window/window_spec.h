@@ -36,7 +36,7 @@ Status ValidateWindowSpec(const WindowSpec& spec);
 // The smallest eps any synopsis or protocol takes. The sizes derived from
 // it (about 1/eps counters or sample entries, 64/eps entries a root mirrors)
 // must stay far inside size_t: an eps of 1e-300 made them overflow on the
-// cast from double (undefined behaviour), found by the fuzz target
+// cast from double (undefined behavior), found by the fuzz target
 // `synopsis` in a decoded snapshot. A site runs synopses at down to eps/72,
 // so a site's eps must be at least 72 times this.
 inline constexpr double kMinEps = 1e-12;

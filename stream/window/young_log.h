@@ -4,10 +4,10 @@
 //
 // At one item per tick every item is a bucket of its own. A young bucket
 // keeps its (key, count) entries unsorted as a range of one shared vector,
-// appended when it settles; young neighbours merge by joining their ranges,
+// appended when it settles; young neighbors merge by joining their ranges,
 // with no copy, and the owner sorts and packs a bucket's entries once, when
 // a merge would make it too big to stay young (or it reaches the window's
-// edge). Ranges are appended in time order and merges join only neighbours,
+// edge). Ranges are appended in time order and merges join only neighbors,
 // so two young buckets next to each other in the window have adjacent
 // ranges (MergeYoung checks it). A range the owner stops using is Released;
 // Trim drops the dead entries once they outnumber the live ones (plus

@@ -96,12 +96,12 @@ void CheckRange(BufferedArray& ba, const Reference& ref, const Config& cfg, uint
     for (uint64_t i = p; i < q; ++i) e += ref.exact[i];
     EXPECT_TRUE(sum->integer == e) << Int128ToString(sum->integer) << " vs " << Int128ToString(e);
   }
-  // every index moment about p and about a random centre
+  // every index moment about p and about a random center
   const uint64_t leaf = ba.tree().layout().leaf_span();
   const uint64_t lo = p / leaf * leaf, hi = std::min<uint64_t>(ref.a.size(), (q + leaf - 1) / leaf * leaf);
-  const long double centres[] = {static_cast<long double>(p),
+  const long double centers[] = {static_cast<long double>(p),
                                  static_cast<long double>(p) + (rng() % (q - p + 7)) - 3.0L};
-  for (long double c : centres) {
+  for (long double c : centers) {
     for (int k = 0; k <= cfg.order; ++k) {
       StatParams params;
       params.order = k;
@@ -388,7 +388,7 @@ namespace momenta {
 namespace {
 
 // The paper's all-in-RAM bins (buffers/REFERENCE.md §3.6) are large: raw end
-// pieces longer than the query's summarising slice are summarised a slice at a time.
+// pieces longer than the query's summarizing slice are summarized a slice at a time.
 TEST(BufferedArrayLargeBinsTest, LongRawPiecesMatchAScan) {
   const uint64_t seed = testing::TestSeed();
   SCOPED_TRACE("seed " + std::to_string(seed));

@@ -1,4 +1,4 @@
-// Readers and dead writers (issue 11): a reader takes no lock and writes
+// Readers and dead writers: a reader takes no lock and writes
 // nothing; a reader never waits on a writer that is not alive; a rebuilt
 // buffer records the log position it reflects; every full pass says why; a
 // killed build's scratch file is removed by the next writer.
@@ -172,7 +172,7 @@ TEST(ReaderRecoveryTest, AReaderOpenedBeforeTheWriterDiedDoesNotWaitForIt) {
   { ASSERT_OK(BufferedArray::Open(path, Options(true))); }
   DyingWriter writer(path);
   ASSERT_TRUE(writer.WaitReady());
-  auto r = BufferedArray::Open(path, Options(false));  // a live writer: synchronises with it
+  auto r = BufferedArray::Open(path, Options(false));  // a live writer: synchronizes with it
   ASSERT_OK(r);
   ASSERT_TRUE(writer.DieNow());
   const double sum = Bounded([&] { return SumOf(**r); }, std::chrono::seconds(20));

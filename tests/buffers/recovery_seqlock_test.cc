@@ -1,7 +1,7 @@
 // A writer's recovery replays logged records into the array and the buffer
 // in place, while readers that opened the array before may be querying. It
 // must hold the buffer's seqlock as a chunk of updates does: found by
-// bench/kill_driver (issue 12), where a writer killed between its log append
+// bench/kill_driver, where a writer killed between its log append
 // and its first store left records for the next writer's open to replay, and
 // a reader querying meanwhile answered a sum that matched no log sequence, or
 // took a node whose check was not yet resealed for damage.

@@ -1,5 +1,5 @@
 // SummarizeAsOf against exact states: three rounds of random updates at log
-// times 1000, 2000, 3000, then random ranges summarised as of every time in
+// times 1000, 2000, 3000, then random ranges summarized as of every time in
 // between, checked against sums, extremes and index moments computed from
 // the state the test kept for that time; and the refusals.
 #include "buffers/summarize_as_of.h"

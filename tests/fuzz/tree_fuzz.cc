@@ -20,13 +20,13 @@
 //   - direct (most inputs): written beside the clean one and opened as a
 //     MomentTree; a tree a reader would query as it is (it opens, its header
 //     is sealed clean, and it was built for this array, unchanged since) is
-//     asked to summarise [p, q) straight away, as BufferedArray does with a
+//     asked to summarize [p, q) straight away, as BufferedArray does with a
 //     current buffer. Refusing it (a Status, Corruption or NotSupported) is
 //     fine; an answer must be right.
 //   - the whole reader (an input whose crc32c is 0 mod 64, and every tree
 //     that opens but would need recovery): written as the sidecar's tree, and
 //     a reader (that may write: it rebuilds what it finds damaged) opens the
-//     array and summarises [p, q). That path takes the lock, opens the log
+//     array and summarizes [p, q). That path takes the lock, opens the log
 //     and rebuilds on two threads: ~5 ms an input, 25 times the direct one;
 //     chosen by a hash of the whole input so that mutations of a corpus entry
 //     do not all inherit it.
@@ -80,7 +80,7 @@ constexpr int kOrder = 2;
 constexpr size_t kEditBytes = 6;
 // The value statistics are not exact: the tree keeps a shift K (a mean
 // rounded to double) and S1 = Σ(a - K), S2 = Σ(a - K)² in long double, and
-// merges and un-merges of partial leaves re-centre and cancel. Each such step
+// merges and un-merges of partial leaves re-center and cancel. Each such step
 // rounds at 2^-64 (5.4e-20) of the largest sum involved, which is at most the
 // count times the largest square of the leaves the query touches; a query
 // combines fewer than 40 nodes and partial leaves with a handful of

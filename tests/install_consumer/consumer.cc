@@ -2,7 +2,7 @@
 // it touches every layer it links (the array file, the buffer with io_uring
 // when the kernel grants a ring, the statistics, the monitor's window and a
 // site reporting to a root), so a missing library or dependency on the link
-// line fails to link. run.cmake puts README.md's "Embedding the monitor"
+// line fails to link. run.cmake puts docs/embedding.md's "Embedding the monitor"
 // block before this file: PrintWindow and ReportToRoot come from there.
 #include <cstdio>
 #include <string>

@@ -1,6 +1,6 @@
 # Installs the already-built project into a scratch prefix, then builds a tiny
-# consumer against it twice, each time with exactly the lines README.md's
-# "Embedding" section shows (read from the README, so the two cannot drift):
+# consumer against it twice, each time with exactly the lines the "Embedding"
+# section of the documents (README.md or docs/*.md) shows, read from them so the two cannot drift:
 #   1. its ```cmake block (find_package + target_link_libraries of `app`);
 #   2. its `c++ app.cc ... $(pkg-config --cflags --libs momenta)` line, run by
 #      /bin/sh as written (no --static).
@@ -19,11 +19,18 @@ function(run)
   endif()
 endfunction()
 
-# The README's Embedding section.
+# The documents' Embedding section: README.md and docs/*.md are searched alike,
+# so the lines keep being built wherever the section moves.
 file(READ ${SOURCE_DIR}/README.md readme)
+file(GLOB docs LIST_DIRECTORIES false ${SOURCE_DIR}/docs/*.md)
+list(SORT docs)
+foreach(doc ${docs})
+  file(READ ${doc} text)
+  string(APPEND readme "\n${text}")
+endforeach()
 string(FIND "${readme}" "\n## Embedding" at)
 if(at LESS 0)
-  message(FATAL_ERROR "README.md has no '## Embedding' section")
+  message(FATAL_ERROR "README.md and docs/*.md have no '## Embedding' section")
 endif()
 string(SUBSTRING "${readme}" ${at} -1 embedding)
 string(SUBSTRING "${embedding}" 1 -1 embedding)
@@ -32,25 +39,25 @@ if(end GREATER 0)
   string(SUBSTRING "${embedding}" 0 ${end} embedding)
 endif()
 if(NOT embedding MATCHES "```cmake\n([^`]*)```")
-  message(FATAL_ERROR "README.md's Embedding section has no ```cmake block")
+  message(FATAL_ERROR "the documents' Embedding section has no ```cmake block")
 endif()
 set(cmake_lines "${CMAKE_MATCH_1}")
 if(NOT embedding MATCHES "`(c\\+\\+ app\\.cc [^`]*pkg-config --cflags --libs momenta[^`]*)`")
-  message(FATAL_ERROR "README.md's Embedding section has no `c++ app.cc ... $(pkg-config --cflags --libs momenta)` line")
+  message(FATAL_ERROR "the documents' Embedding section has no `c++ app.cc ... $(pkg-config --cflags --libs momenta)` line")
 endif()
 set(pc_line "${CMAKE_MATCH_1}")
 string(FIND "${embedding}" "\n### Embedding the monitor" at)
 if(at LESS 0)
-  message(FATAL_ERROR "README.md's Embedding section has no '### Embedding the monitor' part")
+  message(FATAL_ERROR "the documents' Embedding section has no '### Embedding the monitor' part")
 endif()
 string(SUBSTRING "${embedding}" ${at} -1 monitor)
 if(NOT monitor MATCHES "```cpp\n([^`]*)```")
-  message(FATAL_ERROR "README.md's 'Embedding the monitor' has no ```cpp block")
+  message(FATAL_ERROR "the documents' 'Embedding the monitor' has no ```cpp block")
 endif()
 file(READ ${SOURCE_DIR}/tests/install_consumer/consumer.cc consumer)
-set(app_cc "// README.md: Embedding the monitor\n#include <cstdio>\n#include <string>\n${CMAKE_MATCH_1}\n${consumer}")
+set(app_cc "// docs: Embedding the monitor\n#include <cstdio>\n#include <string>\n${CMAKE_MATCH_1}\n${consumer}")
 if(pc_line MATCHES "--static")
-  message(FATAL_ERROR "README.md's pkg-config line uses --static: ${pc_line}")
+  message(FATAL_ERROR "the documents' pkg-config line uses --static: ${pc_line}")
 endif()
 
 run(${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${prefix})
@@ -78,7 +85,7 @@ if(NOT reached STREQUAL installed)
                       "cmake/installed_headers.cmake): ${extra}")
 endif()
 
-# 1. CMake package: the README's block, after an `app` target.
+# 1. CMake package: the documents' block, after an `app` target.
 set(cmake_src ${WORK_DIR}/cmake-src)
 file(MAKE_DIRECTORY ${cmake_src})
 file(WRITE ${cmake_src}/app.cc "${app_cc}")
@@ -93,7 +100,7 @@ run(${CMAKE_COMMAND} -S ${cmake_src} -B ${WORK_DIR}/cmake-build
 run(${CMAKE_COMMAND} --build ${WORK_DIR}/cmake-build)
 run(${WORK_DIR}/cmake-build/app ${WORK_DIR}/a.npy)
 
-# 2. pkg-config: the README's command line, as written, in a folder holding app.cc.
+# 2. pkg-config: the documents' command line, as written, in a folder holding app.cc.
 find_program(PKG_CONFIG pkg-config REQUIRED)
 set(pc_dir ${WORK_DIR}/pc-build)
 file(MAKE_DIRECTORY ${pc_dir})
@@ -106,7 +113,7 @@ endif()
 execute_process(COMMAND /bin/sh -c "${pc_line}" WORKING_DIRECTORY ${pc_dir}
                 RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
 if(NOT rc EQUAL 0)
-  message(FATAL_ERROR "README.md's line failed (${rc}): ${pc_line}\n${out}\n${err}")
+  message(FATAL_ERROR "the documents' line failed (${rc}): ${pc_line}\n${out}\n${err}")
 endif()
 run(${pc_dir}/app ${WORK_DIR}/b.npy)
 file(REMOVE_RECURSE ${WORK_DIR})

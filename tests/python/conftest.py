@@ -1,6 +1,6 @@
 """Shared fixtures of the Python suite (tests/python/README.md).
 
-Randomised tests draw from `rng`, seeded from MOMENTA_SEED (random when unset) and the
+Randomized tests draw from `rng`, seeded from MOMENTA_SEED (random when unset) and the
 test's name; the seed is printed in the report header and in each failing test's output,
 so `MOMENTA_SEED=N /usr/bin/python3 -m pytest tests/python -k NAME` replays it."""
 

@@ -74,9 +74,9 @@ def check_range(a, ref, p, q, order, rng):
     else:
         want, tol = ref.moment(p, q, 0, p, lo, hi)
         assert abs(LD(s) - want) <= tol, f"{tag}: sum {s} want {want}"
-    # index moments about p and about a centre near the range
-    centres = [p, p + int(rng.integers(-3, n + 4))]
-    for c in centres:
+    # index moments about p and about a center near the range
+    centers = [p, p + int(rng.integers(-3, n + 4))]
+    for c in centers:
         for k in range(order + 1):
             got = a.moment(k, p, q, about=c)
             want, tol = ref.moment(p, q, k, c, lo, hi)
@@ -102,7 +102,7 @@ def check_range(a, ref, p, q, order, rng):
         assert abs(LD(a.var(p, q, ddof=1)) - var * n / (n - 1)) <= var_tol * n / (n - 1), tag
     assert a.min(p, q) == float(np.min(x)), tag
     assert a.max(p, q) == float(np.max(x)), tag
-    # centre of mass and spread, from M0..M2 about p, where the weights are well conditioned
+    # center of mass and spread, from M0..M2 about p, where the weights are well conditioned
     m = [ref.moment(p, q, k, p, lo, hi) for k in range(3)]
     (m0, d0), (m1, d1), (m2, d2) = m
     if abs(m0) > 1e6 * d0:

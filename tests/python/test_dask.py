@@ -2,7 +2,7 @@
 of its own: answers over ranges crossing shard boundaries against NumPy long-double scans,
 updates then queries, a worker killed mid-query with and without a replica, a manifest
 naming a missing shard, and the CLI's manifest read by ShardedArray; workers named with
-integers (LocalCluster's) or missing, and the README's one-machine cluster of named workers.
+integers (LocalCluster's) or missing, and docs/dask.md's one-machine cluster of named workers.
 Every wait has a short timeout (WAIT): a regression fails, it does not hang."""
 
 import functools
@@ -342,18 +342,16 @@ def test_the_cli_manifest_is_read(client, cli, tmp_path):
 
 
 def _readme_dask_blocks():
-    """README.md's "Beyond one machine" Python blocks: the one-machine cluster, the example."""
-    import pathlib
-    import re
-    text = (pathlib.Path(__file__).resolve().parents[2] / "README.md").read_text()
-    section = text[text.index("\n## Beyond one machine"):]
-    section = section[:section.index("\n## ", 1)]
-    local, example = re.findall(r"```python\n(.*?)```", section, re.S)
+    """The "Beyond one machine" section's Python blocks (README.md or docs/*.md, doc_sections):
+    the one-machine cluster, the example."""
+    from doc_sections import blocks, section
+    _, text = section("Beyond one machine: sharded arrays served by Dask")
+    local, example = blocks(text, "python")
     return local, example
 
 
 def test_the_readme_example_runs_on_one_machine_with_named_workers(tmp_path, capfd, monkeypatch):
-    """The README's one-machine LocalCluster (workers named disk-a, disk-b), then its example as
+    """The documents' one-machine LocalCluster (workers named disk-a, disk-b), then its example as
     written with that client and scratch folders for /data: no hang, and nothing on the user's
     terminal from the workers (their notices) or from Dask (a large object in the graph)."""
     local, example = _readme_dask_blocks()
@@ -366,10 +364,10 @@ def test_the_readme_example_runs_on_one_machine_with_named_workers(tmp_path, cap
     try:
         with warnings.catch_warnings(record=True) as said:
             warnings.simplefilter("always")
-            exec(compile(local, "README.md one machine", "exec"), namespace)
+            exec(compile(local, "docs/dask.md one machine", "exec"), namespace)
             names = sorted(w["name"] for w in namespace["client"].scheduler_info()["workers"].values())
             assert names == ["disk-a", "disk-b"]
-            exec(compile(code, "README.md Beyond one machine", "exec"), namespace)
+            exec(compile(code, "docs/dask.md Beyond one machine", "exec"), namespace)
     finally:
         if "client" in namespace:
             namespace["client"].close()

@@ -1,6 +1,6 @@
 """A read-only Array shared by threads answers each of them exactly as it answers one; the
 GIL is released while the library reads or builds (another thread runs meanwhile); a
-writer shared by threads serialises their calls."""
+writer shared by threads serializes their calls."""
 
 import threading
 

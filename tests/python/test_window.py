@@ -11,7 +11,7 @@ import momenta
 
 
 class Exact:
-    """The window as the README defines it: at clock t, the items that arrived by t stamped in
+    """The window as docs/monitor.md defines it: at clock t, the items that arrived by t stamped in
     [t − W + 1, t]; an item more than tau late is refused."""
 
     def __init__(self, w, tau):

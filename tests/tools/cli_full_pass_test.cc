@@ -1,4 +1,4 @@
-// No hidden full passes (issue 11): every pass over the whole array says on
+// No hidden full passes: every pass over the whole array says on
 // stderr what it reads and why, also off a terminal; `info` says what the
 // next command will do; `query --json` reports a rebuild apart from the
 // query; `build` after an outside write reads the data once.

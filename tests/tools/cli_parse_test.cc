@@ -1,4 +1,4 @@
-// The CLI's command-line parsing and small defects (issue 11): subcommands
+// The CLI's command-line parsing and small defects: subcommands
 // named when none or an unknown one is given, text detected on stdin by
 // import, binary refused on a terminal by export, and every numeric option
 // refusing what does not fit it (empty, negative, overflowing, non-finite)

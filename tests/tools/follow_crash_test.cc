@@ -1,14 +1,14 @@
 // Crash safety of `momenta update PATH --follow --ack` (tools/update_follow.h)
 // as a process: the test feeds it update lines through a stdin pipe, reads its
-// acknowledgements ("SEQ COUNT") from a stdout pipe as they come, and kills it
+// acknowledgments ("SEQ COUNT") from a stdout pipe as they come, and kills it
 // with SIGKILL at random points, 200 times under each --sync policy (always,
 // batch, none), restarting it after each kill to continue the stream.
 //
-// The promise checked: an acknowledgement means every line before it is
+// The promise checked: an acknowledgment means every line before it is
 // applied and durable per --sync. A SIGKILL is a process crash, not a machine
 // crash: the page cache survives it, so under every policy, `none` included,
-// no acknowledged update may be lost (README, "Updates, the log, and
-// crashes"). Lines not yet acknowledged may or may not have been applied.
+// no acknowledged update may be lost (docs/durability.md, "Group
+// commits"). Lines not yet acknowledged may or may not have been applied.
 //
 // The stream: update number u (1, 2, ...) is the line "INDEX u" with INDEX =
 // (u * 7919) % kLength, so every value names its update and every update
@@ -22,7 +22,7 @@
 // damage; the array equals the model after 1..L element by element (so it
 // equals the replay of the whole log); the reader's sum is the model's; the
 // buffer verifies (BufferedArray::Verify, and every 25th check and at the end
-// the `momenta verify` process). Each acknowledgement is checked as it is
+// the `momenta verify` process). Each acknowledgment is checked as it is
 // read: COUNT in 1..--group, covering lines that were sent, and SEQ >= the
 // last update it acknowledges (exactly max(L at the writer's open, that
 // update) when the writer opened a state the test had checked).
@@ -31,7 +31,7 @@
 // (in its exec, its open, or its first group; the open recovers the last
 // kill's state in the quarter of the rounds whose check is left to the next
 // round's reader), mid-group (lines just sent: the group open, or being
-// applied and committed), right after an acknowledgement arrived, and idle
+// applied and committed), right after an acknowledgment arrived, and idle
 // (every line acknowledged, the writer waiting for input).
 // Groups close at --group 1..65536 lines or --max-delay 0..10 ms. The next
 // writer resends from the first unacknowledged update (resent lines that were
@@ -78,7 +78,7 @@ using Clock = std::chrono::steady_clock;
 
 constexpr uint64_t kLength = 4096;
 constexpr int kKills = 200;  // per sync policy
-constexpr int kAckWaitMs = 10000;  // an acknowledgement later than this is a hang
+constexpr int kAckWaitMs = 10000;  // an acknowledgment later than this is a hang
 
 uint64_t IndexOf(uint64_t u) { return (u * 7919) % kLength; }
 std::string LineOf(uint64_t u) { return std::to_string(IndexOf(u)) + " " + std::to_string(u) + "\n"; }
@@ -119,7 +119,7 @@ class IgnoreSigpipe {
 };
 
 // A CLI process with its stdin and stdout on pipes of the test's (so each
-// acknowledgement is read the moment it is written) and stderr in a file.
+// acknowledgment is read the moment it is written) and stderr in a file.
 // Killed with SIGKILL on destruction if still running.
 class CliProcess {
  public:
@@ -379,12 +379,12 @@ TEST_P(FollowCrashTest, KilledWriterLosesNoAcknowledgedUpdate) {
       st.sent = std::max(st.sent, first + sent - 1);
       return true;
     };
-    // Checks the acknowledgements read since the last call.
+    // Checks the acknowledgments read since the last call.
     auto take_acks = [&] {
       for (; acks_read < writer.lines().size(); ++acks_read) {
         const std::string& line = writer.lines()[acks_read];
         uint64_t seq = 0, count = 0;
-        ASSERT_TRUE(ParseAck(line, &seq, &count)) << "not an acknowledgement: '" << line << "'";
+        ASSERT_TRUE(ParseAck(line, &seq, &count)) << "not an acknowledgment: '" << line << "'";
         ASSERT_GE(count, 1u) << line;
         ASSERT_LE(count, group) << line << ": a group larger than --group";
         ASSERT_LE(acked_lines + count, sent) << line << ": acknowledges lines never sent";
@@ -401,7 +401,7 @@ TEST_P(FollowCrashTest, KilledWriterLosesNoAcknowledgedUpdate) {
         ++acks;
       }
     };
-    // Reads acknowledgements until `done` or kAckWaitMs; false on the timeout.
+    // Reads acknowledgments until `done` or kAckWaitMs; false on the timeout.
     auto wait_acks = [&](auto done) {
       const auto deadline = Clock::now() + std::chrono::milliseconds(kAckWaitMs);
       while (!done()) {
@@ -434,7 +434,7 @@ TEST_P(FollowCrashTest, KilledWriterLosesNoAcknowledgedUpdate) {
         ASSERT_TRUE(send(burst_size())) << writer.Err();
         const size_t before = acks_read;
         ASSERT_TRUE(wait_acks([&] { return acks_read > before; }))
-            << "no acknowledgement within " << kAckWaitMs << " ms of " << sent - acked_lines
+            << "no acknowledgment within " << kAckWaitMs << " ms of " << sent - acked_lines
             << " lines sent: " << writer.Err();
       } else {
         ASSERT_TRUE(wait_acks([&] { return acked_lines == sent; }))
@@ -445,7 +445,7 @@ TEST_P(FollowCrashTest, KilledWriterLosesNoAcknowledgedUpdate) {
       if (HasFatalFailure()) return;
     }
     ASSERT_TRUE(writer.Kill()) << "the writer exited before the kill: " << writer.Err();
-    take_acks();  // the acknowledgements it wrote before it died count too
+    take_acks();  // the acknowledgments it wrote before it died count too
     if (HasFatalFailure()) return;
 
     // A quarter of the killed states go to the next writer's open unchecked
@@ -482,7 +482,7 @@ TEST_P(FollowCrashTest, KilledWriterLosesNoAcknowledgedUpdate) {
 
   const double seconds = std::chrono::duration<double>(Clock::now() - started).count();
   std::printf("follow crash test, --sync %s: %d kills (open %d, mid-group %d, after-ack %d, idle %d), %d checks, "
-              "%llu acknowledgements, %llu updates acknowledged, %llu applied, %llu unacknowledged updates found "
+              "%llu acknowledgments, %llu updates acknowledged, %llu applied, %llu unacknowledged updates found "
               "applied, %d restarts resent lines, %.1f s\n",
               sync.c_str(), kKills, kills_at[0], kills_at[1], kills_at[2], kills_at[3], checks,
               static_cast<unsigned long long>(acks), static_cast<unsigned long long>(st.acked),

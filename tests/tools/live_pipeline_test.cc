@@ -1,4 +1,4 @@
-// The live pipeline end to end (issue 15), as processes: this test is the
+// The live pipeline end to end, as processes: this test is the
 // producer, writing 'INDEX VALUE TIME' lines into two `momenta update --follow
 // --ack` writers; two `momenta site --log` follow the arrays' update logs and
 // report to one `momenta root`; `momenta ask` checks every answer against the
@@ -24,7 +24,7 @@
 // answer brackets those clocks (a site's clock never goes back: a restarted
 // site starts at its log's newest record). At a checkpoint every line is
 // acknowledged and each site's clock is its array's last time, so the window is
-// known exactly. What the root guarantees (README, "The distributed monitor"):
+// known exactly. What the root guarantees (docs/monitor.md, "What is guaranteed"):
 // the count within (eps/24) c, an item's count within (11 eps/24) c.
 #include <gtest/gtest.h>
 
@@ -137,10 +137,10 @@ class Feed {
       size_t count = 0;
       EXPECT_EQ(std::sscanf(ack.c_str(), "%llu %zu", &seq, &count), 2) << name_ << ": " << ack;
       acked += count;
-      EXPECT_GE(seq, last_seq) << name_ << " acknowledgements: " << out;
+      EXPECT_GE(seq, last_seq) << name_ << " acknowledgments: " << out;
       EXPECT_GE(seq, acked) << name_ << ": fewer records than acknowledged lines: " << out;
       if (incarnation_ == 1) {
-        EXPECT_EQ(seq, acked) << name_ << " acknowledgements: " << out;
+        EXPECT_EQ(seq, acked) << name_ << " acknowledgments: " << out;
       }
       last_seq = seq;
     }

@@ -71,7 +71,7 @@ class Writer {
     process_ = std::make_unique<Background>(std::vector<std::string>{"update", array, "--follow", "--ack"}, dir,
                                             "writer", /*stdin_pipe=*/true);
   }
-  // Sends one round and waits for its acknowledgement.
+  // Sends one round and waits for its acknowledgment.
   void Round() {
     std::string text;
     for (int i = 0; i < kPerRound; ++i, ++sent_)

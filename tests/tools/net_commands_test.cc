@@ -99,7 +99,7 @@ TEST(NetCliTest, RootSitesAskAndRestarts) {
   EXPECT_EQ(root->Wait(5000), 143) << root->Err();
 }
 
-// Two sites at different times (the README's monitor): A stamps 1000, 2000,
+// Two sites at different times (docs/monitor.md): A stamps 1000, 2000,
 // 3000 (item 1), B 1000 ... 10000 (item 2, ten a stamp), W = 1 min, eps =
 // 0.01. While A is at 3000 every answer is for (3000 - W, 3000]: 33 items,
 // 30 of item 2 (the root summed B's whole stream: 103 and 100). B's input

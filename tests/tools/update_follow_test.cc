@@ -86,7 +86,7 @@ TEST_F(UpdateFollowTest, EachLineIsAppliedAndAcknowledgedBeforeTheNextArrives) {
   }
 }
 
-// Groups close at --group updates (and at the end): one acknowledgement each,
+// Groups close at --group updates (and at the end): one acknowledgment each,
 // with the last log sequence applied and the group's count.
 TEST_F(UpdateFollowTest, GroupsCloseAtTheirSizeAndAtTheEnd) {
   std::string input;

@@ -295,7 +295,7 @@ TEST(IndexMoments, TruncatedKeepsLowOrders) {
   for (int j = 0; j < kMaxMomentTerms; ++j) EXPECT_EQ(low.terms()[j], direct.terms()[j]) << j;
 }
 
-// ---- shift to a centre ----------------------------------------------------------
+// ---- shift to a center ----------------------------------------------------------
 
 TEST(IndexMoments, ShiftToMatchesBruteForce) {
   SEEDED_RNG(rng);
@@ -333,7 +333,7 @@ TEST(IndexMoments, ShiftToMatchesBruteForce) {
 
 // Absolute positions near 2^40: Moment() takes p and c as absolute indices and
 // never raises them to a power.
-TEST(IndexMoments, MomentAboutAbsoluteCentreNearTwoToTheForty) {
+TEST(IndexMoments, MomentAboutAbsoluteCenterNearTwoToTheForty) {
   SEEDED_RNG(rng);
   const std::vector<double> a = RandomValues(rng, 2000, 1);
   const uint64_t p = (uint64_t{1} << 40) - a.size();
@@ -360,10 +360,10 @@ TEST(IndexMoments, MomentAboutAbsoluteCentreNearTwoToTheForty) {
   }
 }
 
-// A spike right at the centre: Σ|i − c|^j |a_i| is 0 for j >= 1, so the
+// A spike right at the center: Σ|i − c|^j |a_i| is 0 for j >= 1, so the
 // reference bound cannot hold for any shifted tuple; the error stays within
 // the shift's magnitudes, which ReferenceErrorBound reports.
-TEST(IndexMoments, ShiftOfSpikeAtCentreStaysWithinShiftMagnitudes) {
+TEST(IndexMoments, ShiftOfSpikeAtCenterStaysWithinShiftMagnitudes) {
   std::vector<double> a(1000, 0.0);
   a[777] = 0.1;
   const IndexMoments run = IndexMoments::Of(8, a);
@@ -447,9 +447,9 @@ TEST(IndexMoments, StoreLoadRoundTrip) {
 
 // 10^6 random updates on one tuple (J = 8, 1000 cells), kept three ways: in
 // memory (long double), stored with residues (lossless: identical), stored as
-// plain doubles (rounded at every update). Every moment about several centres
+// plain doubles (rounded at every update). Every moment about several centers
 // must stay within 1e-9 · Σ|i − c|^j |a_i| of the exact value. Plain doubles
-// are held to it only about the start and left of the run: a shift to a centre
+// are held to it only about the start and left of the run: a shift to a center
 // inside multiplies their drift (~1e3 · 2^-53 of M_j, rms) by up to ~3^(J+1)/2;
 // measured, positive data: 3e-10 of Σ|i − c|^j |a_i| at the midpoint, too close
 // to 1e-9 to assert for every seed. The worst ratios are printed.
@@ -598,7 +598,7 @@ TEST(ValueMoments, VarianceSurvivesLargeMean) {
               1e-12);
 }
 
-// Pieces with very different means (a trend): merges re-centre, so nothing
+// Pieces with very different means (a trend): merges re-center, so nothing
 // cancels beyond the data's own spread.
 TEST(ValueMoments, MergeAcrossATrend) {
   SEEDED_RNG(rng);
@@ -702,7 +702,7 @@ TEST(Extremes, EmptySingleAndNaN) {
   EXPECT_EQ(Max(Extremes::Of(with_nan)).value(), 3);
 }
 
-// ---- centre of mass, spread ---------------------------------------------------
+// ---- center of mass, spread ---------------------------------------------------
 
 TEST(DerivedStats, CenterOfMassAndSpread) {
   SEEDED_RNG(rng);
@@ -856,7 +856,7 @@ TEST(PolyFit, RecoversExactPolynomials) {
   }
 }
 
-// A range of 2^40 cells, too long to materialise: its moments come from the
+// A range of 2^40 cells, too long to materialize: its moments come from the
 // closed forms (b_m = Σ_k c_k Σ_x x^(m+k)); the fit must undo them.
 TEST(PolyFit, HugeRangeFromClosedFormMoments) {
   const uint64_t w = uint64_t{1} << 40;

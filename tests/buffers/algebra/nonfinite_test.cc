@@ -46,7 +46,7 @@ double RandomCell(std::mt19937_64& rng, DType t) {
 
 struct Expected {
   ld count, sum, mean, var, std, min, max;
-  std::vector<ld> moments;  // orders 0..J about `centre`
+  std::vector<ld> moments;  // orders 0..J about `center`
   ld com;
   bool index_nan;  // moment/moments/com/spread NaN
   bool polyfit_nan;
@@ -54,7 +54,7 @@ struct Expected {
   std::vector<ld> moment_scale;
 };
 
-Expected Reference(const std::vector<ld>& a, uint64_t p, uint64_t q, bool skipna, int ddof, int order, ld centre) {
+Expected Reference(const std::vector<ld>& a, uint64_t p, uint64_t q, bool skipna, int ddof, int order, ld center) {
   Expected e{};
   std::vector<ld> kept;
   bool any_nan = false, any_inf = false;
@@ -102,8 +102,8 @@ Expected Reference(const std::vector<ld>& a, uint64_t p, uint64_t q, bool skipna
     for (int j = 0; j <= order; ++j) {
       e.moments[j] += x * a[i];
       e.moment_scale[j] += ax * std::fabs(a[i]);
-      x *= static_cast<ld>(i) - centre;
-      ax *= std::fabs(static_cast<ld>(i) - centre) + std::fabs(static_cast<ld>(p) - centre) + 1;
+      x *= static_cast<ld>(i) - center;
+      ax *= std::fabs(static_cast<ld>(i) - center) + std::fabs(static_cast<ld>(p) - center) + 1;
     }
   }
   e.com = m1 / e.moments[0];
@@ -140,10 +140,10 @@ void CheckRange(BufferedArray& ba, const std::vector<ld>& a, DType t, uint64_t p
       StatParams params;
       params.skipna = skipna != 0;
       params.ddof = static_cast<int>(rng() % 2);
-      const ld centre = static_cast<ld>(p) + static_cast<ld>(rng() % (q - p + 3)) - 1;
-      params.about = centre;
+      const ld center = static_cast<ld>(p) + static_cast<ld>(rng() % (q - p + 3)) - 1;
+      params.about = center;
       params.order = order;
-      const Expected e = Reference(a, p, q, params.skipna, params.ddof, order, centre);
+      const Expected e = Reference(a, p, q, params.skipna, params.ddof, order, center);
       ExpectValue("count", Answer(Stat::kCount, params, *s, p, t), e.count, 0);
       ExpectValue("sum", Answer(Stat::kSum, params, *s, p, t), e.sum, 1e-12L * e.sum_abs + 1e-300L);
       if (q - p <= static_cast<uint64_t>(params.ddof)) continue;  // structural errors, tested elsewhere

@@ -86,7 +86,7 @@ void ExpectHolds(const SumBound& b, const Exact& e, ld divisor, const std::strin
     EXPECT_LE(b.int_estimate, b.int_upper);
   }
   // An integer sum past 2^64 rounds as a long double: the exact mean is
-  // then between the quotients of its two neighbours.
+  // then between the quotients of its two neighbors.
   ld exact = e.sum / divisor, exact_low = exact, exact_high = exact;
   if (e.is_integer) {
     const ld v = static_cast<ld>(e.integer);

@@ -90,7 +90,7 @@ BufferedArrayOptions Options(int nodes, uint64_t bin) {
   return o;
 }
 
-// The data kinds of the issue: alternating signs, a huge spike, all negative,
+// The hard data kinds: alternating signs, a huge spike, all negative,
 // a large offset with small noise, and plain random.
 std::vector<double> MakeData(const std::string& kind, std::mt19937_64& rng) {
   std::vector<double> a(kLength);

@@ -1,4 +1,4 @@
-// The sidecar belongs to one file (issue 11): links share it or are refused,
+// The sidecar belongs to one file: links share it or are refused,
 // a sidecar of another array is set aside (its log kept, never misdecoded),
 // and read-only data is queried by users who cannot write it, with the
 // sidecar elsewhere when it must be built.

@@ -74,7 +74,7 @@ TEST(LogCrashTest, KilledWritersLoseNothingAcknowledged) {
         AppendUntilKilled(log, sync, fds[1], child_seed);
       }
       ::close(fds[1]);
-      // Collect acknowledgements until the kill time, then kill.
+      // Collect acknowledgments until the kill time, then kill.
       const auto kill_at = std::chrono::steady_clock::now() +
                            std::chrono::microseconds(rng() % (sync == LogSync::kAlways ? 60000 : 15000));
       uint64_t value;

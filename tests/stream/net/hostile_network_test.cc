@@ -1,4 +1,4 @@
-// The monitor through a hostile network (issue 12): four sites in lockstep,
+// The monitor through a hostile network: four sites in lockstep,
 // s0 and s1 through a HostileProxy that delays, stalls, cuts mid-frame,
 // duplicates whole frames or flips bits (each alone, then all at once), s2
 // and s3 straight to the root. At every tick the root's answers -- count,

@@ -6,7 +6,7 @@
 // garbage, oversized or wrong-version frames, the wrong token, or nothing.
 // Each bad peer is closed with a logged reason; the others keep being served;
 // the guarantee holds for the sites each answer covers, and for all four
-// again from the first tick after they resynchronise.
+// again from the first tick after they resynchronize.
 #include <gtest/gtest.h>
 
 #include <cstdio>

@@ -114,7 +114,7 @@ TEST(ProtocolCostTest, SingletonsCostNothing) {
 }
 
 // At eps = 0.01 and 10^6 items per window, counts and frequent items cost
-// far less than one word per arrival and expiry (issue 5: at least 100x).
+// far less than one word per arrival and expiry (the target: at least 100x).
 TEST(ProtocolCostTest, HundredTimesBelowNaiveAtOnePercent) {
   SimulationOptions o;
   o.site.spec = {500, 0};

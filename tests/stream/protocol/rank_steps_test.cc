@@ -8,7 +8,7 @@ namespace momenta {
 namespace {
 
 // stream/REFERENCE.md §4.2: one site, window {1, 2, 2, 2}, phi = 0.6. The value 2 holds
-// ranks 2..4; "minimise |R(x) - T|" picks 1, the interval rule picks 2.
+// ranks 2..4; "minimize |R(x) - T|" picks 1, the interval rule picks 2.
 TEST(RankStepsTest, IntervalRuleHandlesDuplicates) {
   RankSteps s;
   s.values = {1, 2};

@@ -99,7 +99,7 @@ TEST(StreamSynopsisCodecTest, RefusesForeignBytes) {
 
 // An eps so small that 1/eps overflows size_t (1e-300) is refused, by
 // Create and by Decode: the fuzz target `synopsis` found a snapshot with it
-// whose decoder cast 4/eps to size_t (undefined behaviour).
+// whose decoder cast 4/eps to size_t (undefined behavior).
 TEST(StreamSynopsisCodecTest, RefusesAnEpsTooSmallToSize) {
   EXPECT_FALSE(WindowQuantiles::Create({10, 0}, 1e-300).ok());
   EXPECT_FALSE(ItemCounts::Create({10, 0}, 1e-300).ok());

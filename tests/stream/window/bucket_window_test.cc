@@ -175,7 +175,7 @@ void CheckState(const Window& w, const ExactCounts& exact, CheckingHooks& hooks)
     hooks.Fail("full_err() " + std::to_string(w.full_err()) + " vs " + std::to_string(full_err) + at);
 }
 
-// Settled buckets right after a compaction: each two neighbouring runs hold
+// Settled buckets right after a compaction: each two neighboring runs hold
 // more than lambda times the items newer than them, so going back in time the
 // items newer than a run grow by at least 2 and by a factor (1 + lambda) every
 // two runs; plus the straddler.

@@ -88,7 +88,7 @@ TEST(FlatCountMapTest, ExtremeKeysAndLargeCounts) {
   map.Subtract(INT64_MIN, 3);
   EXPECT_EQ(map.Get(INT64_MIN), 0u);
   EXPECT_EQ(map.size(), std::size(keys) - 1);
-  EXPECT_EQ(map.Get(INT64_MIN + 1), big + 3);  // a neighbouring key is untouched
+  EXPECT_EQ(map.Get(INT64_MIN + 1), big + 3);  // a neighboring key is untouched
 }
 
 // Reset empties the map and keeps its table; Clear frees it. Both leave a map
