@@ -2,7 +2,7 @@
 // on an existing array with its buffer (e.g. bench/run_moments.sh's kept 1
 // TiB array: MOMENTA_BENCH_KEEP=1).
 //
-//   serve_driver --array=PATH --cli=build/tools/momenta --fio-iops=N [--parts=inproc,cli,batch,bins,threads]
+//   serve_driver --array=PATH --cli=build/tools/momenta --fio-iops=N [--parts=inproc,cli,batch,bins,threads,revisit]
 //
 // bench/run_serving.sh measures fio's bound first and passes it. Every
 // figure is a median of interleaved runs (momenta then its reference, in
@@ -35,6 +35,7 @@ int main(int argc, char** argv) {
   if (ctx.flags.Wants("batch")) RunBatches(ctx);
   if (ctx.flags.Wants("bins")) RunBins(ctx);
   if (ctx.flags.Wants("threads")) RunThreads(ctx);
+  if (ctx.flags.Wants("revisit")) RunRevisit(ctx);
   if (!ctx.correct) {
     std::printf("\nSOME ANSWERS WERE WRONG: these figures measure nothing until that is fixed.\n");
     return 3;

@@ -15,6 +15,7 @@ namespace {
 std::unique_ptr<BufferedArray> OpenReader(const Context& ctx, bool cache_first) {
   BufferedArrayOptions options;
   options.io.cache_first = cache_first;
+  if (!cache_first) options.io.direct_min_bytes = 0;  // every aligned read O_DIRECT
   return Must(BufferedArray::Open(ctx.flags.array, options), "open a reader");
 }
 

@@ -24,5 +24,8 @@ void RunBatches(Context& ctx);
 void RunBins(Context& ctx);
 // Warm queries per second from 1 and 2 threads sharing one handle.
 void RunThreads(Context& ctx);
+// The same ranges asked five times after a cache drop, reads kept in the page
+// cache against O_DIRECT on every miss (revisit.cc).
+void RunRevisit(Context& ctx);
 
 }  // namespace momenta::serving

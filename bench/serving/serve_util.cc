@@ -59,10 +59,14 @@ Flags ParseFlags(int argc, char** argv) {
     else if (name == "min-len-log2") integer(&f.min_len_log2);
     else if (name == "fio-iops") real(&f.fio_iops);
     else if (name == "seconds") real(&f.seconds);
+    else if (name == "revisit-reps") integer(&f.revisit_reps);
+    else if (name == "revisit-policy") f.revisit_policy = value;
     else Die("unknown flag --" + name);
   }
   if (f.array.empty()) Die("--array=PATH is required (an array with its buffer, e.g. moments_driver's kept one)");
   if (f.Wants("cli") && f.cli.empty()) Die("the cli part needs --cli=PATH of the momenta binary");
+  if (f.revisit_policy != "both" && f.revisit_policy != "kept" && f.revisit_policy != "direct")
+    Die("--revisit-policy: '" + f.revisit_policy + "' is not kept, direct or both");
   if (f.queries == 0 || f.batch == 0 || f.bins == 0 || f.cli_runs == 0) Die("counts must be positive");
   return f;
 }

@@ -100,15 +100,27 @@ struct IoOptions {
   bool writable = false;
   // io_uring only: requests kept in flight by ReadBatch.
   unsigned queue_depth = 32;
-  // io_uring only: read through an O_DIRECT descriptor whenever a request's
-  // offset, length and buffer meet the file's direct-I/O alignment; others go
-  // through the page cache. Off: always the page cache.
+  // io_uring only: read through an O_DIRECT descriptor whenever a request is
+  // at least direct_min_bytes long and its offset, length and buffer meet
+  // the file's direct-I/O alignment; others go through the page cache.
+  // Off: always the page cache.
   bool direct = true;
-  // io_uring only: each read of a batch first asks the page cache without
-  // waiting (preadv2 RWF_NOWAIT); only what it does not hold goes to the
-  // device (O_DIRECT where aligned). A warm query then costs a few system
-  // calls instead of a device round trip; a cold one, one failed call more
-  // per read.
+  // io_uring only: the shortest read that goes through O_DIRECT. Shorter
+  // reads (a query's end leaves and nodes, a batch's coalesced groups) go
+  // through the page cache and leave their pages there, so a range asked
+  // again is answered from memory (readahead off, below: a cold read brings
+  // in only the pages it asks for). Longer reads (a build's, a scan's) stream
+  // past the cache instead of evicting what everything else on the machine
+  // keeps there (a build reads 1 MiB requests). 0: every aligned read direct.
+  size_t direct_min_bytes = size_t{1} << 20;
+  // io_uring only: the kernel's readahead on the buffered descriptor. Off
+  // (POSIX_FADV_RANDOM): a read that misses brings in only its own pages.
+  bool readahead = false;
+  // io_uring only: a read that would go through O_DIRECT first asks the page
+  // cache (cachestat, then preadv2 RWF_NOWAIT when it holds all of it), so
+  // data already cached is copied rather than read from the device again.
+  // Reads through the page cache need no such probe: the ring copies cached
+  // pages at submission and sends only the missing ones to the device.
   bool cache_first = true;
 };
 

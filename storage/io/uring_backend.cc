@@ -7,18 +7,28 @@
 // Status::FromErrno so the message reads as it would from pread.
 //
 // Two descriptors: a buffered one, and (when IoOptions::direct and the file
-// system allows it) an O_DIRECT one. A read whose offset, length and
-// destination meet the file's direct-I/O alignment goes through O_DIRECT; any
-// other (a NumPy file's data starts at byte 128, so most of its ranges) goes
-// through the page cache. The two are coherent on Linux: a direct read first
-// writes back dirty page-cache pages of its range.
+// system allows it) an O_DIRECT one. A read at least IoOptions::
+// direct_min_bytes long whose offset, length and destination meet the
+// file's direct-I/O alignment goes through O_DIRECT (a build's streaming
+// reads: they pass the page cache by); any other (a query's end leaves and
+// nodes; a NumPy file's data starts at byte 128, so most of its ranges) goes
+// through the page cache, where it stays for the next read of the same
+// bytes. The buffered descriptor has readahead off unless IoOptions::
+// readahead (POSIX_FADV_RANDOM, this descriptor only), so a read that misses
+// costs the device exactly its own pages. The two are coherent on Linux: a
+// direct read first writes back dirty page-cache pages of its range.
 //
-// Cache first (IoOptions::cache_first): before a request goes to the ring,
-// cachestat(2) asks whether the page cache holds all of it; if so, one
-// preadv2(RWF_NOWAIT) on the buffered descriptor copies it from there and
-// it never reaches the ring (one filled in part, a page evicted meanwhile,
-// continues there). Without cachestat (before Linux 6.5) or RWF_NOWAIT
-// (EOPNOTSUPP) it turns off for the backend.
+// A buffered read needs no probe: at submission the ring copies what the
+// page cache holds and sends the device only what it misses (no worker
+// thread: the missing pages' completion wakes the request), so a batch of
+// cached reads costs one io_uring_enter and a cold one one device round.
+// Cache first (IoOptions::cache_first) is for the reads that would go
+// direct: before such a request goes to the ring, cachestat(2) asks whether
+// the page cache holds all of it; if so, one preadv2(RWF_NOWAIT) on the
+// buffered descriptor copies it from there and it never reaches the ring
+// (one filled in part, a page evicted meanwhile, continues there). Without
+// cachestat (before Linux 6.5) or RWF_NOWAIT (EOPNOTSUPP) it turns off for
+// the backend.
 //
 // ReadBatchWith another io_uring backend runs both files' reads through this
 // backend's ring in one window (a query's array ends and buffer nodes), with
@@ -88,10 +98,11 @@ class Ring {
 class UringBackend final : public FdBackend {
  public:
   UringBackend(std::string path, FileDescriptor buffered, FileDescriptor direct,
-               DirectIoAlignment align, unsigned depth, bool cache_first)
+               DirectIoAlignment align, size_t direct_min_bytes, unsigned depth, bool cache_first)
       : FdBackend(std::move(path), std::move(buffered)),
         direct_fd_(std::move(direct)),
         align_(align),
+        direct_min_bytes_(direct_min_bytes),
         cache_first_(cache_first),
         ops_(depth) {
     free_.reserve(depth);
@@ -153,7 +164,7 @@ class UringBackend final : public FdBackend {
   bool TakeCached(Op* op) {
     const ReadRequest& r = *op->request;
     UringBackend& file = *op->file;
-    if (!file.cache_first_ || !file.AllCached(r.offset, r.length)) return false;
+    if (!file.cache_first_ || !file.GoesDirect(r) || !file.AllCached(r.offset, r.length)) return false;
     while (op->done < r.length) {
       iovec iov{r.dest + op->done, std::min(r.length - op->done, kMaxSqeBytes)};
       const ssize_t n = ::preadv2(file.fd(), &iov, 1, static_cast<off_t>(r.offset + op->done), RWF_NOWAIT);
@@ -189,6 +200,11 @@ class UringBackend final : public FdBackend {
     return direct_fd_.valid() && offset % align_.offset == 0 && length % align_.offset == 0 &&
            reinterpret_cast<uintptr_t>(dest) % align_.memory == 0;
   }
+  // Whether request r, read from its start, goes through O_DIRECT: long
+  // enough to stream past the cache, and aligned.
+  bool GoesDirect(const ReadRequest& r) const {
+    return r.length >= direct_min_bytes_ && DirectOk(r.offset, r.length, r.dest);
+  }
 
   // Queues one SQE for the unread remainder of `op`. Never fails: at most
   // `depth` ops exist and the submission queue has at least that many slots.
@@ -198,7 +214,8 @@ class UringBackend final : public FdBackend {
     const uint64_t offset = r.offset + op->done;
     char* dest = r.dest + op->done;
     size_t length = std::min(r.length - op->done, kMaxSqeBytes);
-    const bool direct = !op->buffered && file.DirectOk(offset, length, dest);
+    const bool direct =
+        !op->buffered && r.length >= file.direct_min_bytes_ && file.DirectOk(offset, length, dest);
     op->direct = direct;
     io_uring_sqe* sqe = io_uring_get_sqe(ring_.get());
     assert(sqe != nullptr && "more ops in flight than submission slots");
@@ -215,6 +232,7 @@ class UringBackend final : public FdBackend {
 
   const FileDescriptor direct_fd_;  // invalid when O_DIRECT is off or refused
   const DirectIoAlignment align_;   // meaningful only when direct_fd_ is valid
+  const size_t direct_min_bytes_;   // IoOptions::direct_min_bytes
   bool cache_first_;                // IoOptions::cache_first, until the file system refuses RWF_NOWAIT
   Ring ring_;
   bool started_ = false;       // the ring is set up (Start; lazily, once rings are known to work)
@@ -326,6 +344,8 @@ Result<std::unique_ptr<IoBackend>> OpenUringBackend(const std::string& path,
                                                     const IoOptions& options) {
   auto buffered = OpenFile(path, options.writable ? O_RDWR : O_RDONLY);
   if (!buffered.ok()) return buffered.status();
+  // Advice only: a file system that ignores it reads ahead as before.
+  if (!options.readahead) (void)::posix_fadvise(buffered->get(), 0, 0, POSIX_FADV_RANDOM);
 
   FileDescriptor direct;
   DirectIoAlignment align;
@@ -339,7 +359,8 @@ Result<std::unique_ptr<IoBackend>> OpenUringBackend(const std::string& path,
 
   const unsigned depth = std::clamp(options.queue_depth, 1u, kMaxDepth);
   auto backend = std::make_unique<UringBackend>(path, std::move(buffered).value(),
-                                                std::move(direct), align, depth, options.cache_first);
+                                                std::move(direct), align, options.direct_min_bytes, depth,
+                                                options.cache_first);
   // The first backend of the process sets its ring up now: that is the probe
   // kAuto falls back on. Once one ring worked, the others are set up at
   // their first batch of their own, so a backend that only ever reads as a
