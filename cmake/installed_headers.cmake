@@ -27,6 +27,7 @@ set(MOMENTA_INSTALLED_HEADERS
   storage/sidecar.h
   storage/status.h
   storage/writer_lock.h
+  buffers/algebra/exact_squares.h
   buffers/buffered_array.h
   buffers/group_writer.h
   buffers/moments.h

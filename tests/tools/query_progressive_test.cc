@@ -222,7 +222,7 @@ TEST_F(CliProgressiveTest, DamagedNodeIsRebuilt) {
   {
     FILE* f = std::fopen(tree.c_str(), "r+b");
     ASSERT_NE(f, nullptr);
-    const uint64_t node_bytes = (2 * 2 + 17) * 8;  // order 2
+    const uint64_t node_bytes = (2 * 2 + 20) * 8;  // order 2
     ASSERT_EQ(std::fseek(f, static_cast<long>(4096 + 3 * node_bytes + 8), SEEK_SET), 0);
     const double junk = 12345.678;
     ASSERT_EQ(std::fwrite(&junk, sizeof junk, 1, f), 1u);
