@@ -87,7 +87,7 @@ void ExpectValuesNear(const RangeSummary& got, const RangeSummary& want, ld rel,
       << what << ": shift far from the mean";
 }
 
-TEST(DecodeRunTest, EqualsThePairwiseFoldAndTheCells) {
+TEST(RangeSummaryDecodeRunTest, EqualsThePairwiseFoldAndTheCells) {
   const uint64_t seed = testing::TestSeed();
   SCOPED_TRACE(SeedTrace(seed));
   std::mt19937_64 rng(seed);
@@ -121,7 +121,7 @@ TEST(DecodeRunTest, EqualsThePairwiseFoldAndTheCells) {
 }
 
 // Never-written nodes (all zero) are runs of zeros, between written ones or alone.
-TEST(DecodeRunTest, HolesAreZeros) {
+TEST(RangeSummaryDecodeRunTest, HolesAreZeros) {
   const int order = 2;
   const NodeCodec codec(order);
   const uint64_t span = 16, count = 5;
@@ -144,7 +144,7 @@ TEST(DecodeRunTest, HolesAreZeros) {
 }
 
 // Exact integer sums add exactly, past 2^64.
-TEST(DecodeRunTest, ExactSumsAddExactly) {
+TEST(RangeSummaryDecodeRunTest, ExactSumsAddExactly) {
   const NodeCodec codec(1);
   const uint64_t count = 4, span = 2;
   std::vector<uint64_t> cells(count * span, ~uint64_t{0});
@@ -160,7 +160,7 @@ TEST(DecodeRunTest, ExactSumsAddExactly) {
 
 // The in-place f8 path and the copying path (unaligned cells) agree exactly,
 // with or without non-finite cells; without extremes the extremes stay empty.
-TEST(OfElementsTest, InPlaceAndCopiedAgree) {
+TEST(RangeSummaryOfElementsTest, InPlaceAndCopiedAgree) {
   const uint64_t seed = testing::TestSeed();
   SCOPED_TRACE(SeedTrace(seed));
   std::mt19937_64 rng(seed);
