@@ -19,6 +19,7 @@ namespace {
 
 using ld = long double;
 __extension__ typedef unsigned __int128 U128;
+__extension__ typedef __int128 I128;
 
 // Σ_{x=0}^{w-1} x^m exactly. REQUIRES: it fits 128 bits
 U128 PowerSum(uint64_t w, int m) {
@@ -74,10 +75,10 @@ TEST(PowerSumsTest, FitsRecoverAnExactPolynomial) {
                  std::to_string(degree) + " w " + std::to_string(w));
     std::vector<ld> moments(degree + 1, 0);
     for (uint64_t x = 0; x < w; ++x) {
-      __int128 a = 0, p = 1;
-      for (int m = 0; m <= degree; ++m, p *= static_cast<__int128>(x)) a += c[m] * p;
-      __int128 xj = 1;
-      for (int j = 0; j <= degree; ++j, xj *= static_cast<__int128>(x)) moments[j] += static_cast<ld>(a * xj);
+      I128 a = 0, p = 1;
+      for (int m = 0; m <= degree; ++m, p *= static_cast<I128>(x)) a += c[m] * p;
+      I128 xj = 1;
+      for (int j = 0; j <= degree; ++j, xj *= static_cast<I128>(x)) moments[j] += static_cast<ld>(a * xj);
     }
     std::vector<ld> got(degree + 1);
     ASSERT_TRUE(FitPolynomial(w, moments, got));

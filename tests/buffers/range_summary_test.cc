@@ -72,6 +72,7 @@ void ExpectValuesNear(const RangeSummary& got, const RangeSummary& want, ld rel,
   EXPECT_EQ(got.extremes.min, want.extremes.min) << what;
   EXPECT_EQ(got.extremes.max, want.extremes.max) << what;
   EXPECT_TRUE(got.exact_sum == want.exact_sum) << what;
+  EXPECT_TRUE(got.exact_sumsq == want.exact_sumsq) << what;
   ASSERT_EQ(got.values.count(), want.values.count()) << what;
   if (want.values.count() == 0) return;
   const ld c = want.values.central_sum_of_squares();

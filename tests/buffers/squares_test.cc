@@ -8,6 +8,7 @@
 // values at the dtype's extremes, before and after updates.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <optional>
@@ -217,14 +218,15 @@ Value ExtremeValue(DType t, std::mt19937_64& rng) {
     switch (rng() % 4) {
       case 0: return Value::Int(lo + static_cast<int64_t>(near));
       case 1: return Value::Int(hi - static_cast<int64_t>(near));
-      case 2: return Value::Int(static_cast<int64_t>(rng() % 2001) - 1000);
+      case 2: return Value::Int(static_cast<int64_t>(rng() % static_cast<uint64_t>(2 * std::min<int64_t>(hi, 1000) + 1)) -
+                                std::min<int64_t>(hi, 1000));
       default: return Value::Int(static_cast<int64_t>(rng()) >> (64 - bits));
     }
   }
   const uint64_t hi = bits == 64 ? ~uint64_t{0} : (uint64_t{1} << bits) - 1;
   switch (rng() % 3) {
     case 0: return Value::UInt(hi - near);
-    case 1: return Value::UInt(rng() % 1000);
+    case 1: return Value::UInt(rng() % (std::min<uint64_t>(hi, 999) + 1));
     default: return Value::UInt(bits == 64 ? rng() : rng() >> (64 - bits));
   }
 }

@@ -43,6 +43,7 @@
 
 #include "buffers/buffered_array.h"
 #include "buffers/moment_tree.h"
+#include "buffers/statistics.h"  // Int128ToString
 #include "buffers/tree_build.h"
 #include "tests/assert_ok.h"
 #include "tests/test_util.h"

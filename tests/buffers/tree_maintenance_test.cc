@@ -11,10 +11,13 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <limits>
+#include <memory>
 #include <random>
 #include <set>
 #include <vector>
 
+#include "buffers/statistics.h"  // Int128ToString
 #include "buffers/tree_build.h"
 #include "tests/assert_ok.h"
 #include "tests/test_util.h"

@@ -100,9 +100,10 @@ TEST(PyLiteralTest, ContainersAndConstants) {
   EXPECT_EQ(Parse("{'a': 1,  # a comment\n 'b': 2}").items.size(), 4u);
   EXPECT_NE(Refusal("{[1]: 2}").find("unhashable dict key"), std::string::npos);
   EXPECT_NE(Refusal("{[1], 2}").find("unhashable set item"), std::string::npos);
-  EXPECT_NE(Refusal("{'a': 1").find("unexpected end of the header"), std::string::npos);
-  EXPECT_NE(Refusal("  {}").find("unexpected indent"), std::string::npos);
-  EXPECT_NE(Refusal("{'a': x}").find("a name other than True, False, None"), std::string::npos);
+  EXPECT_EQ(Refusal("{'a': 1"), "expected ',' or '}' but found end of the header");
+  EXPECT_EQ(Parse("  {}").kind, Kind::kDict);  // literal_eval strips leading spaces and tabs
+  EXPECT_EQ(Refusal("\n  {}"), "unexpected indent at byte 3");
+  EXPECT_EQ(Refusal("{'a': x}"), "unexpected 'x' at byte 6 (a name other than True, False, None)");
   EXPECT_NE(Refusal(std::string("{'a'\0: 1}", 9)).find("a NUL byte"), std::string::npos);
   EXPECT_NE(Refusal("'\xff'").find("invalid UTF-8"), std::string::npos);
   EXPECT_EQ(Parse("'\xff'", PyHeaderText::kLatin1Python2).text, "\xc3\xbf");  // latin-1 ÿ as UTF-8

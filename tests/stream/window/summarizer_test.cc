@@ -86,7 +86,11 @@ TEST(SummarizerTest, RandomStreamsAgainstTheExactWindow) {
     Summarizer& s = *made;
     std::vector<Arrived> kept;
     uint64_t dropped = 0;
-    int64_t clock = 0;
+    // The first arrival sets the clock (before it, every timestamp is on time).
+    ASSERT_TRUE(s.Add(0, 1));
+    kept.push_back({0, 1});
+    int64_t clock = s.now();
+    ASSERT_EQ(clock, 0);
     for (int k = 0; k < 20000; ++k) {
       // Mostly on time, some late by up to 2·tau + 5 (past the tardiness: dropped).
       int64_t ts = clock + static_cast<int64_t>(rng() % 3);
