@@ -183,13 +183,12 @@ def extreme_data(rng, dtype, n):
     """Integers of dtype at and near its extremes, small ones and zeros, mixed."""
     info = np.iinfo(np.dtype(dtype))
     lo, hi = int(info.min), int(info.max)
-    pick = rng.integers(0, 5, n)
-    near = rng.integers(0, 3, n)
-    x = np.where(pick == 0, lo + near, np.where(pick == 1, hi - near, 0)).astype(object)
-    small = rng.integers(max(lo, -1000), min(hi, 1000), n, endpoint=True)
-    wide = rng.integers(lo, hi, n, dtype=np.dtype(dtype), endpoint=True)
-    x = np.where(pick == 2, small, np.where(pick == 3, wide, x))
-    return np.array([int(v) for v in x], dtype=dtype)
+    pick = rng.integers(0, 5, n).tolist()
+    near = rng.integers(0, 3, n).tolist()
+    small = rng.integers(max(lo, -1000), min(hi, 1000), n, endpoint=True).tolist()
+    wide = rng.integers(lo, hi, n, dtype=np.dtype(dtype), endpoint=True).tolist()
+    x = [(lo + near[k], hi - near[k], small[k], wide[k], 0)[pick[k]] for k in range(n)]
+    return np.array(x, dtype=dtype)
 
 
 def check_exact(got_sumsq, got_rms, x, what):
@@ -240,32 +239,47 @@ def test_integer_sumsq_is_exact_at_the_extremes(tmp_path, rng, cli, dtype):
     check_all("after a batch of updates")
     a.close()
 
-    # The CLI: --stat sumsq,rms in text and JSON (JSON integers are exact), --ranges, --bins.
+    # The CLI: --stat sumsq --stat rms in text and JSON (JSON integers are exact), --ranges, --bins.
     p, q = cuts[4]
     q = max(q, p + 1)
-    line = cli("query", tmp_path / "a.npy", "--range", f"{p}:{q}", "--stat", "sumsq,rms").stdout.split()
-    got = json.loads(cli("query", tmp_path / "a.npy", "--range", f"{p}:{q}", "--stat", "sumsq,rms",
+    line = cli("query", tmp_path / "a.npy", "--range", f"{p}:{q}", "--stat", "sumsq", "--stat", "rms").stdout.split()
+    got = json.loads(cli("query", tmp_path / "a.npy", "--range", f"{p}:{q}", "--stat", "sumsq", "--stat", "rms",
                          "--json").stdout)["stats"]
     check_exact(got["sumsq"] if isinstance(got["sumsq"], int) else float(got["sumsq"]), float(got["rms"]),
                 data[p:q], f"{dtype} cli --json {p}:{q}")
     assert line[line.index("sumsq") + 1] == str(got["sumsq"]) or float(line[line.index("sumsq") + 1]) == got["sumsq"]
     ranges = "".join(f"{b}:{e}\n" for b, e in cuts if e > b)
-    out = cli("query", tmp_path / "a.npy", "--ranges", "-", "--stat", "sumsq,rms", "--json", input=ranges).stdout
+    out = cli("query", tmp_path / "a.npy", "--ranges", "-", "--stat", "sumsq", "--stat", "rms", "--json", input=ranges).stdout
     answers = [json.loads(x) for x in out.splitlines() if x.startswith("{") and '"stats"' in x]
     assert len(answers) == len([c for c in cuts if c[1] > c[0]]), out[:500]
     for (b, e), got in zip([c for c in cuts if c[1] > c[0]], answers):
         check_exact(got["stats"]["sumsq"] if isinstance(got["stats"]["sumsq"], int) else float(got["stats"]["sumsq"]),
                     float(got["stats"]["rms"]), data[b:e], f"{dtype} cli --ranges {b}:{e}")
-    bins = json.loads(cli("query", tmp_path / "a.npy", "--range", f"0:{n}", "--bins", "7", "--stat", "sumsq",
-                          "--json").stdout)
-    edges = np.linspace(0, n, 8).astype(int)
-    sums = bins["stats"]["sumsq"]
-    assert len(sums) == 7, bins
-    for k in range(7):
-        b, e = bins["bins"][k] if "bins" in bins else (edges[k], edges[k + 1])
-        x = data[b:e]
-        s = sum(int(v) * int(v) for v in x.tolist())
+    # --progressive: the bounds hold the exact answer; the last line is it.
+    lines = [json.loads(x) for x in cli("query", tmp_path / "a.npy", "--range", f"{p}:{q}", "--stat", "sumsq",
+                                        "--progressive", "--json").stdout.splitlines()]
+    s = sum(int(v) * int(v) for v in data[p:q].tolist())
+    for x in lines:
+        assert float(x["lower"]) <= s * (1 + 2**-52) and s * (1 - 2**-52) <= float(x["upper"]), (x, s)
+    assert lines[-1]["exact"] and (lines[-1]["estimate"] == s if s < 2**127 else
+                                   math.isclose(lines[-1]["estimate"], s, rel_tol=2**-52))
+    out = cli("query", tmp_path / "a.npy", "--range", f"0:{n}", "--bins", "7", "--stat", "sumsq", "--json").stdout
+    bins = [json.loads(x) for x in out.splitlines() if '"range"' in x]
+    assert len(bins) == 7, out
+    for k, got in enumerate(bins):
+        b, e = got["range"]
+        s = sum(int(v) * int(v) for v in data[b:e].tolist())
         if s < 2**127:
-            assert sums[k] == s, f"{dtype} cli --bins #{k}"
+            assert got["stats"]["sumsq"] == s, f"{dtype} cli --bins #{k}"
         else:
-            assert math.isclose(float(sums[k]), s, rel_tol=2**-52)
+            assert math.isclose(float(got["stats"]["sumsq"]), s, rel_tol=2**-52)
+
+
+def test_summary_bytes_of_the_format_before_exact_squares_are_refused(tmp_path):
+    np.save(tmp_path / "a.npy", np.arange(100, dtype=np.int32))
+    with pytest.warns(momenta.Notice, match="building the moment buffer"):
+        b = bytearray(momenta.open(tmp_path / "a.npy").summary(10, 20).to_bytes())
+    assert momenta.summary_stat(momenta.Summary.from_bytes(bytes(b)), "sumsq") == sum(v * v for v in range(10, 20))
+    b[4] = 1  # version 1: nodes without the exact sum of squares
+    with pytest.raises(momenta.NotSupportedError, match=r"summary bytes: version 1 \(this build reads 2\)"):
+        momenta.Summary.from_bytes(bytes(b))
