@@ -44,6 +44,7 @@ std::string NodeMismatch(const RangeSummary& stored, const RangeSummary& exact, 
       !(std::isnan(exact.extremes.min) && std::isnan(stored.extremes.min)))
     return "min/max";
   if (stored.exact_sum != exact.exact_sum) return "exact integer sum";
+  if (!(stored.exact_sumsq == exact.exact_sumsq)) return "exact integer sum of squares";
   if (!(stored.nonfinite == exact.nonfinite)) return "NaN and infinity counts";
   return "";
 }

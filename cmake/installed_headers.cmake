@@ -29,6 +29,7 @@ set(MOMENTA_INSTALLED_HEADERS
   storage/array/writer_lock.h
   buffers/buffered_array.h
   buffers/group_writer.h
+  buffers/algebra/exact_squares.h
   buffers/algebra/moments.h
   buffers/algebra/power_sums.h
   buffers/algebra/range_summary.h

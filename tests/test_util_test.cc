@@ -12,20 +12,20 @@
 namespace momenta::testing {
 namespace {
 
-TEST(RunCommandTest, AChildThatIgnoresItsInputFailsNothing) {
+TEST(TestUtilRunCommandTest, AChildThatIgnoresItsInputFailsNothing) {
   // Larger than a pipe's buffer: the writer is still writing when the child exits.
   const CommandResult r = RunCommand({"/bin/sh", "-c", "exit 3"}, std::string(4 << 20, 'x'));
   EXPECT_EQ(r.exit_code, 3);
   EXPECT_EQ(r.signal, 0);
 }
 
-TEST(RunCommandTest, InputReachesTheChild) {
+TEST(TestUtilRunCommandTest, InputReachesTheChild) {
   const CommandResult r = RunCommand({"/bin/sh", "-c", "wc -c"}, std::string(100000, 'x'));
   EXPECT_EQ(r.exit_code, 0);
   EXPECT_EQ(std::stoi(r.out), 100000);
 }
 
-TEST(AssertOkTest, AFailedStatusPrintsTheExpressionAndItsMessage) {
+TEST(TestUtilAssertOkTest, AFailedStatusPrintsTheExpressionAndItsMessage) {
   EXPECT_NONFATAL_FAILURE(EXPECT_OK(Status::NotFound("data.npy", "no such file")),
                           "Status::NotFound(\"data.npy\", \"no such file\"): ");
   EXPECT_NONFATAL_FAILURE(EXPECT_OK(Status::NotFound("data.npy", "no such file")), "data.npy: no such file");
@@ -34,7 +34,7 @@ TEST(AssertOkTest, AFailedStatusPrintsTheExpressionAndItsMessage) {
   EXPECT_NONFATAL_FAILURE(EXPECT_OK(r), "tree: bad check");
 }
 
-TEST(AssertOkTest, AnOkStatusOrResultPasses) {
+TEST(TestUtilAssertOkTest, AnOkStatusOrResultPasses) {
   ASSERT_OK(Status::OK());
   const Result<int> r = 7;
   ASSERT_OK(r);

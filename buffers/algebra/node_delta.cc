@@ -25,7 +25,7 @@ void NodeDelta::Add(int order, uint64_t offset, const CellChange& c) {
   s2_magnitude += std::fabs(d2);
   delta_magnitude += std::fabs(d1);
   ++changes;
-  exact += c.exact_delta;
+  exact += c.exact;
   new_min = std::min(new_min, c.new_value);
   new_max = std::max(new_max, c.new_value);
   old_min = std::min(old_min, c.old_value);

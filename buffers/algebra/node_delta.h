@@ -9,7 +9,7 @@
 //   s1        = Σ_k (n_k − K) − (o_k − K)            = Σ Δ_k
 //   s2        = Σ_k (n_k − K)² − (o_k − K)²          = Σ Δ_k (n_k + o_k − 2K)
 //   s2_magnitude = Σ_k |(n_k − K)² − (o_k − K)²|,  delta_magnitude = Σ_k |Δ_k|
-//   exact     = Σ_k (n_k − o_k) as integers (integer dtypes; else 0)
+//   exact     = Σ_k (n_k − o_k) and Σ_k n_k² − o_k² as integers (integer dtypes; else 0)
 //   extremes of the new values and of the old ones
 //
 // all sums in long double, in the order the cells were added. Everything is
@@ -36,12 +36,13 @@
 namespace momenta {
 
 // One cell's change as the tree sees it. REQUIRES (for gathering): both
-// values finite; exact_delta = new − old as integers for integer dtypes, else 0.
+// values finite; exact = new − old and new² − old² as integers for integer
+// dtypes, else 0.
 struct CellChange {
   uint64_t index = 0;
   double old_value = 0;
   double new_value = 0;
-  Int128 exact_delta = 0;
+  ExactChange exact;
 };
 
 struct NodeDelta {
@@ -52,7 +53,7 @@ struct NodeDelta {
   long double delta_magnitude = 0;
   double shift = 0;  // K the s2 sums are about
   uint64_t changes = 0;
-  Int128 exact = 0;
+  ExactChange exact;
   double new_min = std::numeric_limits<double>::infinity();
   double new_max = -std::numeric_limits<double>::infinity();
   double old_min = std::numeric_limits<double>::infinity();

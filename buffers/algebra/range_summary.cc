@@ -16,29 +16,49 @@
 namespace momenta {
 namespace {
 
-Int128 ExactSum(DType t, const char* bytes, size_t count) {
+// Σ a and Σ a² of `count` integer elements, exactly. Squares of cells of up
+// to 32 bits (< 2^64 each) are summed in 128 bits (a run has fewer than 2^62
+// cells: below 2^126), wider ones in 192 (buffers/algebra/exact_squares.h).
+template <typename T>
+void ExactSumsOf(const char* bytes, size_t count, Int128* sum, Int192* sumsq) {
   Int128 s = 0;
-  auto sum = [&](auto tag) {
-    using T = decltype(tag);
+  if constexpr (sizeof(T) <= 4) {
+    UInt128 q = 0;  // count < 2^62 squares below 2^64 each: < 2^126
     for (size_t k = 0; k < count; ++k) {
       T v;
       std::memcpy(&v, bytes + k * sizeof(T), sizeof(T));
       s += v;
+      const int64_t w = v;
+      const uint64_t m = static_cast<uint64_t>(w < 0 ? -w : w);  // |v| < 2^32
+      q += m * m;
     }
-  };
+    *sumsq = Int192::Of(static_cast<Int128>(q));
+  } else {
+    Int192 q;
+    for (size_t k = 0; k < count; ++k) {
+      T v;
+      std::memcpy(&v, bytes + k * sizeof(T), sizeof(T));
+      s += v;
+      q += Int192::Square(v);
+    }
+    *sumsq = q;
+  }
+  *sum = s;
+}
+
+void ExactSums(DType t, const char* bytes, size_t count, Int128* sum, Int192* sumsq) {
   switch (t) {
-    case DType::kI8: sum(int64_t{}); break;
-    case DType::kI4: sum(int32_t{}); break;
-    case DType::kI2: sum(int16_t{}); break;
-    case DType::kI1: sum(int8_t{}); break;
-    case DType::kU8: sum(uint64_t{}); break;
-    case DType::kU4: sum(uint32_t{}); break;
-    case DType::kU2: sum(uint16_t{}); break;
-    case DType::kU1: sum(uint8_t{}); break;
+    case DType::kI8: ExactSumsOf<int64_t>(bytes, count, sum, sumsq); break;
+    case DType::kI4: ExactSumsOf<int32_t>(bytes, count, sum, sumsq); break;
+    case DType::kI2: ExactSumsOf<int16_t>(bytes, count, sum, sumsq); break;
+    case DType::kI1: ExactSumsOf<int8_t>(bytes, count, sum, sumsq); break;
+    case DType::kU8: ExactSumsOf<uint64_t>(bytes, count, sum, sumsq); break;
+    case DType::kU4: ExactSumsOf<uint32_t>(bytes, count, sum, sumsq); break;
+    case DType::kU2: ExactSumsOf<uint16_t>(bytes, count, sum, sumsq); break;
+    case DType::kU1: ExactSumsOf<uint8_t>(bytes, count, sum, sumsq); break;
     case DType::kF8:
     case DType::kF4: break;
   }
-  return s;
 }
 
 }  // namespace
@@ -57,7 +77,7 @@ RangeSummary RangeSummary::OfElements(int order, DType t, const char* bytes, siz
   if (extremes) s.extremes = Extremes::Of(cells);  // skips NaN, keeps infinities: as stored
   if (DTypeIsInteger(t)) {
     s.values = ValueMoments::Of(cells);
-    s.exact_sum = ExactSum(t, bytes, count);
+    ExactSums(t, bytes, count, &s.exact_sum, &s.exact_sumsq);
     return s;
   }
   // M_0 sums every cell with weight 1: it is finite unless some cell is NaN
@@ -105,6 +125,7 @@ RangeSummary Merge(const RangeSummary& left, const RangeSummary& right) {
   r.extremes = Merge(left.extremes, right.extremes);
   r.nonfinite = Plus(left.nonfinite, right.nonfinite);
   r.exact_sum = left.exact_sum + right.exact_sum;
+  r.exact_sumsq = left.exact_sumsq + right.exact_sumsq;
   return r;
 }
 
@@ -114,6 +135,7 @@ RangeSummary UnmergeRight(const RangeSummary& total, const RangeSummary& left) {
   r.values = Unmerge(total.values, left.values);
   r.nonfinite = Minus(total.nonfinite, left.nonfinite);
   r.exact_sum = total.exact_sum - left.exact_sum;
+  r.exact_sumsq = total.exact_sumsq - left.exact_sumsq;
   return r;
 }
 
@@ -123,6 +145,7 @@ RangeSummary UnmergeLeft(const RangeSummary& total, const RangeSummary& right) {
   r.values = Unmerge(total.values, right.values);
   r.nonfinite = Minus(total.nonfinite, right.nonfinite);
   r.exact_sum = total.exact_sum - right.exact_sum;
+  r.exact_sumsq = total.exact_sumsq - right.exact_sumsq;
   return r;
 }
 
@@ -142,8 +165,9 @@ struct Slots {
   size_t nan() const { return 2 * terms + 10; }
   size_t pos_inf() const { return 2 * terms + 11; }
   size_t neg_inf() const { return 2 * terms + 12; }
-  size_t mask() const { return 2 * terms + 13; }
-  size_t check() const { return 2 * terms + 14; }
+  size_t sumsq() const { return 2 * terms + 13; }  // 3 slots
+  size_t mask() const { return 2 * terms + 16; }
+  size_t check() const { return 2 * terms + 17; }
 };
 
 uint64_t GetU64(const double* node, size_t slot) {
@@ -191,6 +215,16 @@ ValueMoments LoadValues(const double* node, uint64_t count, const Slots& at) {
   return ValueMoments::FromParts(count, node[at.shift()], Join(node + at.s1()), Join(node + at.s2()));
 }
 
+// The exact sum and sum of squares += the change (integer dtypes).
+void AddExact(double* node, const Slots& at, const ExactChange& change) {
+  if (change.is_zero()) return;
+  Int128 sum;
+  std::memcpy(&sum, node + at.exact(), sizeof(Int128));
+  sum += change.sum;
+  std::memcpy(node + at.exact(), &sum, sizeof(Int128));
+  (Int192::Load(node + at.sumsq()) + change.squares).Store(node + at.sumsq());
+}
+
 }  // namespace
 
 void NodeCodec::Encode(const RangeSummary& s, uint64_t slot, double* node, uint64_t children_mask) const {
@@ -200,6 +234,7 @@ void NodeCodec::Encode(const RangeSummary& s, uint64_t slot, double* node, uint6
   node[at.min()] = s.extremes.min;
   node[at.max()] = s.extremes.max;
   std::memcpy(node + at.exact(), &s.exact_sum, sizeof(Int128));
+  s.exact_sumsq.Store(node + at.sumsq());
   node[at.drift()] = 0;
   StoreCounts(s.nonfinite, node, at);
   PutU64(node, at.mask(), children_mask);
@@ -215,6 +250,7 @@ RangeSummary NodeCodec::Decode(const double* node, uint64_t count) const {
   s.values = LoadValues(node, FiniteCount(count, s.nonfinite), at);
   s.extremes = GetExtremes(node);
   std::memcpy(&s.exact_sum, node + at.exact(), sizeof(Int128));
+  s.exact_sumsq = Int192::Load(node + at.sumsq());
   return s;
 }
 
@@ -255,6 +291,7 @@ RangeSummary DecodeRunOf(const double* first, uint64_t count, uint64_t span, uin
     Int128 exact;
     std::memcpy(&exact, node + at.exact(), sizeof exact);
     s.exact_sum += exact;
+    s.exact_sumsq += Int192::Load(node + at.sumsq());
   }
 
   // Pass 2: index moments (B_{u,p}) and value moments about K.
@@ -350,7 +387,7 @@ void NodeCodec::SetExtremes(double* node, const Extremes& e) const {
 
 NodeCodec::UpdateOutcome NodeCodec::ApplyUpdate(double* node, uint64_t count, uint64_t offset,
                                                 double old_value, double new_value,
-                                                Int128 exact_delta) const {
+                                                const ExactChange& exact) const {
   const Slots at(order_);
   UpdateOutcome out;
   const bool old_finite = std::isfinite(old_value), new_finite = std::isfinite(new_value);
@@ -399,12 +436,7 @@ NodeCodec::UpdateOutcome NodeCodec::ApplyUpdate(double* node, uint64_t count, ui
   out.drifted = drift > kDriftLimit * values.central_sum_of_squares() && drift > 0 &&
                 !(std::isnan(drift) || std::isinf(drift));
 
-  if (exact_delta != 0) {
-    Int128 sum;
-    std::memcpy(&sum, node + at.exact(), sizeof(Int128));
-    sum += exact_delta;
-    std::memcpy(node + at.exact(), &sum, sizeof(Int128));
-  }
+  AddExact(node, at, exact);
 
   // Extremes skip NaN and keep infinities (as Extremes::Of does).
   Extremes e = GetExtremes(node);
@@ -449,12 +481,7 @@ NodeCodec::UpdateOutcome NodeCodec::ApplyDelta(double* node, uint64_t count, con
   out.drifted = drift > kDriftLimit * values.central_sum_of_squares() && drift > 0 &&
                 !(std::isnan(drift) || std::isinf(drift));
 
-  if (d.exact != 0) {
-    Int128 sum;
-    std::memcpy(&sum, node + at.exact(), sizeof(Int128));
-    sum += d.exact;
-    std::memcpy(node + at.exact(), &sum, sizeof(Int128));
-  }
+  AddExact(node, at, d.exact);
   // Every old value is a cell of the node, so some was an extreme exactly
   // when the least (greatest) of them equals the node's min (max).
   Extremes e = GetExtremes(node);

@@ -1,9 +1,11 @@
 // RangeSummary: everything the moment buffer knows about one run of cells —
 // its index moments, value moments, extremes and, for integer dtypes, its
-// exact integer sum — and the fixed binary form a tree node stores it in.
+// exact integer sum and sum of squares — and the fixed binary form a tree
+// node stores it in.
 //
-// A node of order J is NodeCodec(J).doubles() = 2J + 17 doubles (8-byte slots;
-// 168 bytes at the default J = 2), format versions 2 and 3 (3: the check binds the place):
+// A node of order J is NodeCodec(J).doubles() = 2J + 20 doubles (8-byte slots;
+// 192 bytes at the default J = 2), format version 4 (versions 2 and 3 had no
+// exact sum of squares: 2J + 17 slots, mask and check at 2J+15 and 2J+16):
 //
 //   slot                        what
 //   [0, J]                      index moments M_0..M_J about the run's start (double part),
@@ -18,11 +20,13 @@
 //                               from incremental updates since it was last computed
 //                               from data (0 after a build or refresh)
 //   2J+12, 2J+13, 2J+14         counts of NaN, +inf and −inf cells (u64)
-//   2J+15                       children mask (u64): bit c set when child c (level − 1,
+//   2J+15, 2J+16, 2J+17         exact integer sum of squares Σa², a 192-bit integer
+//                               (buffers/algebra/exact_squares.h; 0 for float dtypes)
+//   2J+18                       children mask (u64): bit c set when child c (level − 1,
 //                               node fan-out·j + c) has been written (its check is not 0);
 //                               0 in leaves
-//   2J+16                       check (u64): 2^32 | CRC32C of the node's place (format 3,
-//                               see NodeCodec) and slots [0, 2J+16), never 0 for a written
+//   2J+19                       check (u64): 2^32 | CRC32C of the node's place
+//                               (see NodeCodec) and slots [0, 2J+19), never 0 for a written
 //                               node; 0 only in a never-written (all-zero) node
 //
 // The run's count is not stored: the tree layout knows every node's span; the
@@ -45,14 +49,11 @@
 #include <string>
 #include <span>
 
+#include "buffers/algebra/exact_squares.h"
 #include "buffers/algebra/moments.h"
 #include "storage/npy/dtype.h"
 
 namespace momenta {
-
-// Exact sums of integer elements: 2^64 elements of 2^63 still fit.
-__extension__ typedef __int128 Int128;
-__extension__ typedef unsigned __int128 UInt128;
 
 // How many cells of a run are NaN, +inf, −inf (always 0 for integer dtypes).
 struct NonFiniteCounts {
@@ -69,6 +70,7 @@ struct RangeSummary {
   Extremes extremes;    // over the non-NaN cells (infinities included)
   NonFiniteCounts nonfinite;
   Int128 exact_sum = 0;  // Σ a_i for integer dtypes, else 0
+  Int192 exact_sumsq;    // Σ a_i² for integer dtypes, else 0
 
   explicit RangeSummary(int order = 0) : index(order) {}
   uint64_t count() const { return index.count(); }
@@ -88,7 +90,7 @@ struct RangeSummary {
 RangeSummary Merge(const RangeSummary& left, const RangeSummary& right);
 // Inverses of Merge for the invertible parts (index moments by the
 // IndexMoments UnmergeRight/UnmergeLeft, value moments by Unmerge, moments.h;
-// non-finite counts and exact sums subtract); extremes are NOT recovered
+// non-finite counts, exact sums and sums of squares subtract); extremes are NOT recovered
 // (the result's extremes are empty: callers that need min/max read the side).
 RangeSummary UnmergeRight(const RangeSummary& total, const RangeSummary& left);
 RangeSummary UnmergeLeft(const RangeSummary& total, const RangeSummary& right);
@@ -102,12 +104,12 @@ inline constexpr uint32_t kMaxFanout = 64;
 
 // The stored form of a node of a given order.
 //
-// Node checks bind the node's place (format 3): the check is
-// 2^32 | CRC32C(slot as u64 LE, then slots [0, 2J+16)), where `slot` is the
+// Node checks bind the node's place: the check is
+// 2^32 | CRC32C(slot as u64 LE, then slots [0, 2J+19)), where `slot` is the
 // node's index in the file's node array (TreeLayout::node_base(level) + j),
 // so a whole node written or copied to another place fails its check there.
-// Format 2 files (bind_slot false) keep their checks without the slot:
-// CRC32C of the slots alone (the `slot` arguments are then ignored).
+// With bind_slot false (a summary outside any file: python/src/summary_binding.h)
+// the check is CRC32C of the slots alone (the `slot` arguments are then ignored).
 struct NodeDelta;  // node_delta.h
 
 class NodeCodec {
@@ -115,7 +117,7 @@ class NodeCodec {
   explicit NodeCodec(int order, bool bind_slot = true) : order_(order), bind_slot_(bind_slot) {}
   int order() const { return order_; }
   bool binds_slot() const { return bind_slot_; }
-  size_t doubles() const { return 2 * static_cast<size_t>(order_) + 17; }
+  size_t doubles() const { return 2 * static_cast<size_t>(order_) + 20; }
   size_t bytes() const { return doubles() * sizeof(double); }
 
   // Writes the whole node for place `slot`, `children_mask` and a fresh check included.
@@ -145,8 +147,8 @@ class NodeCodec {
   void SetChild(double* node, uint32_t child) const;
 
   // In-place update of one cell of a stored node: value old -> new at `offset`
-  // within the node's run of `count` cells. `exact_delta` is new − old as an
-  // integer (integer dtypes), else 0. A NaN or infinite value moves between
+  // within the node's run of `count` cells. `exact` is new − old and
+  // new² − old² as integers (integer dtypes), else 0. A NaN or infinite value moves between
   // the non-finite counts and the finite moments (which count it as 0).
   // Extremes are widened when the new value exceeds them. The check is left
   // stale: the caller Seals the node before readers may look (chunk end).
@@ -155,7 +157,7 @@ class NodeCodec {
     bool drifted = false;              // rounding drift past kDriftLimit: recompute the node
   };
   UpdateOutcome ApplyUpdate(double* node, uint64_t count, uint64_t offset, double old_value,
-                            double new_value, Int128 exact_delta) const;
+                            double new_value, const ExactChange& exact) const;
   // The gathered change of several distinct cells of the node, each finite
   // before and after (node_delta.h), applied at once: what ApplyUpdate per
   // cell gives, up to rounding, which the drift slot is charged with (the
@@ -174,7 +176,7 @@ class NodeCodec {
   uint64_t ComputeCheck(uint64_t slot, const double* node) const;
 
   const int order_;
-  const bool bind_slot_;  // format 3: the check covers the node's slot
+  const bool bind_slot_;  // the check covers the node's slot (tree files)
 };
 
 // What a query read, for --json and the benchmarks. Per range of a batch:

@@ -134,28 +134,33 @@ long double WithInfinities(long double finite, uint64_t pos, uint64_t neg) {
 }
 
 // Σ a² over the finite cells: Σ(a − mean)² + n·mean², both terms >= 0 (no
-// cancellation). Integer dtypes take n·mean² from the exact sum: (Σa)²/n.
+// cancellation). Integer dtypes keep it exactly (RangeSummary::exact_sumsq).
 long double FiniteSumOfSquares(const RangeSummary& range, DType dtype) {
+  if (DTypeIsInteger(dtype)) return range.exact_sumsq.ToLongDouble();
   const ValueMoments& v = range.values;
   if (v.count() == 0) return 0;
   const long double n = static_cast<long double>(v.count());
-  if (DTypeIsInteger(dtype)) {
-    const long double s = static_cast<long double>(range.exact_sum);
-    return v.central_sum_of_squares() + s * (s / n);
-  }
   const long double mean = v.mean();
   return v.central_sum_of_squares() + n * mean * mean;
 }
 
 // sumsq and rms (ComputeStat's contract): `kept` cells are averaged over.
+// An integer sumsq that fits Int128 is answered as that integer.
 Result<StatAnswer> SquaresStat(Stat stat, const RangeSummary& range, DType dtype, uint64_t kept, bool nan_in) {
   const bool has_inf = range.nonfinite.pos_inf + range.nonfinite.neg_inf > 0;
   if (stat == Stat::kRms && range.count() == 0) return Status::InvalidArgument("rms", "the range is empty");
   if (nan_in || (stat == Stat::kRms && kept == 0)) return One(stat, kNaN);
   if (has_inf) return One(stat, kInf);
   const long double sumsq = FiniteSumOfSquares(range, dtype);
-  if (stat == Stat::kSumsq) return One(stat, sumsq);
-  return One(stat, std::sqrt(sumsq / static_cast<long double>(kept)));
+  if (stat == Stat::kRms) return One(stat, std::sqrt(sumsq / static_cast<long double>(kept)));
+  StatAnswer a = One(stat, sumsq);
+  if (DTypeIsInteger(dtype)) {
+    if (const std::optional<Int128> exact = range.exact_sumsq.ToInt128()) {
+      a.is_integer = true;
+      a.integer = *exact;
+    }
+  }
+  return a;
 }
 
 }  // namespace

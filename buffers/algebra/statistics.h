@@ -42,7 +42,7 @@ struct StatParams {
 struct StatAnswer {
   Stat stat = Stat::kSum;
   std::vector<long double> values;  // one value; moments: orders 0..K; polyfit: c_0..c_D
-  bool is_integer = false;          // sum/count of integers: `integer` holds the exact answer
+  bool is_integer = false;          // sum/count/sumsq of integers: `integer` holds the exact answer
   Int128 integer = 0;
 };
 
@@ -66,11 +66,12 @@ struct StatAnswer {
 //    makes them NaN, an infinity +inf, and so does a sum of squares past
 //    DBL_MAX (the buffer keeps Σ(a − K)² in doubles); skipna as np.nansum /
 //    np.nanmean of y (all NaN: sumsq 0, rms NaN). An empty range has sumsq
-//    0; its rms is an error, as the mean's. Both come from the value moments
-//    (Σa² = Σ(a − mean)² + n·mean², two terms >= 0, so nothing cancels): within
-//    kReferenceRelativeError of Σ a_i² for sumsq (its own magnitude), of the
-//    rms for rms; floating for integer dtypes too (the buffer keeps no exact
-//    Σa² per node, as it keeps the exact Σa).
+//    0; its rms is an error, as the mean's. Float dtypes: both come from the
+//    value moments (Σa² = Σ(a − mean)² + n·mean², two terms >= 0, so nothing
+//    cancels): within kReferenceRelativeError of Σ a_i² for sumsq (its own
+//    magnitude), of the rms for rms. Integer dtypes: from the exact Σa²
+//    (RangeSummary::exact_sumsq): sumsq is that integer (is_integer) when it
+//    is below 2^127, else its long double; rms is sqrt of it over count.
 //  - moment moments com spread polyfit are NaN (every entry) whenever the
 //    range holds a non-finite value that is not skipped; skipna skips NaN
 //    cells (they weigh nothing) except for polyfit, whose normal equations

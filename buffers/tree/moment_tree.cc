@@ -10,10 +10,12 @@ namespace momenta {
 namespace {
 
 constexpr char kTreeMagic[8] = {'M', 'O', 'M', 'T', 'R', 'E', 'E', '\0'};
-constexpr uint32_t kTreeVersion = 3;  // what Create writes
-// Format 2 (checks without the node's place) still opens, and is kept as it
-// is by updates; a rebuild makes it format 3.
-constexpr uint32_t kOldestTreeVersion = 2;
+constexpr uint32_t kTreeVersion = 4;  // what Create writes
+// Formats 2 and 3 (nodes without the exact sum of squares) are refused, as
+// format 1 is: a buffer is derived data, rebuilt from its array in one pass
+// (a sidecar's owner does so on open), and reading them would need a second
+// node layout in every decoding and update path.
+constexpr uint32_t kOldestTreeVersion = 4;
 constexpr uint64_t kPage = 4096;
 
 TreeLayoutParams ParamsOf(const TreeFileHeader& h) {
@@ -40,6 +42,9 @@ Status CheckHeader(const std::string& path, const TreeFileHeader& h, const char*
     return Status::Corruption(path, "not a momenta moment buffer (header field magic)");
   if (h.version == 1)
     return Status::NotSupported(path, "moment buffer format version 1 (before NaN counts and node checks)");
+  if (h.version == 2 || h.version == 3)
+    return Status::NotSupported(path, "moment buffer format version " + U(h.version) +
+                                          " (before exact integer sums of squares): run `momenta build` to rebuild it");
   if (h.version < kOldestTreeVersion || h.version > kTreeVersion)
     return Status::NotSupported(path, "moment buffer format version " + U(h.version) + " (this momenta reads " +
                                           U(kOldestTreeVersion) + ".." + U(kTreeVersion) + ")");
@@ -173,7 +178,7 @@ Result<std::unique_ptr<MomentTree>> MomentTree::Open(const std::string& path, bo
   if (!backend.ok()) return backend.status();
   std::unique_ptr<MomentTree> tree(new MomentTree(std::move(file).value(), std::move(backend).value(),
                                                   std::move(layout), static_cast<int>(h.order),
-                                                  /*bind_slot=*/h.version >= 3));
+                                                  /*bind_slot=*/true));
   // The RAM tier is read in one batch now rather than faulted in a page at
   // a time by the first queries (it is what every query touches).
   if (tree->layout_.levels() > 0 && tree->layout_.ram_nodes() > 0)

@@ -39,10 +39,10 @@ class MomentTree {
   // clean. The file is sparse where level-1 nodes are not yet written.
   static Result<std::unique_ptr<MomentTree>> Create(const std::string& path, ArrayFile& array,
                                                     const TreeOptions& options, const IoOptions& io);
-  // Maps an existing tree file, format 3 or 2 (whose node checks it keeps
-  // without the node's place). NotSupported for another format version
-  // (version 1: "format version 1 (before NaN counts and node checks)"), so
-  // the caller rebuilds it; Corruption, naming the field, when the header
+  // Maps an existing tree file, format 4. NotSupported for another format
+  // version (version 1: "format version 1 (before NaN counts and node
+  // checks)"; 2 and 3: "(before exact integer sums of squares): run `momenta
+  // build` to rebuild it"), so the caller rebuilds it; Corruption, naming the field, when the header
   // fails its check (params_crc; clean_crc when the state is clean) or a
   // field is impossible (parameters, layout, state, an odd write_epoch in a
   // clean header, padding), or the file's size does not match its parameters.

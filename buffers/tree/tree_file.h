@@ -9,7 +9,7 @@
 // rebuilt from and the identity of the array file it summarizes; a buffer
 // whose identity differs from the array's (changed behind momenta's back) or
 // whose state is not kClean is stale and must be rebuilt, never answered from.
-// The header and every written node carry checks (formats 2 and 3, below and
+// The header and every written node carry checks (formats 2 to 4, below and
 // range_summary.h): damage is found by Open or by the query that reads it.
 #pragma once
 
@@ -40,8 +40,8 @@ inline constexpr uint64_t kTreeHeaderBytes = 4096;
 
 struct TreeFileHeader {
   char magic[8];            // "MOMTREE\0"
-  uint32_t version;         // 3; 2 (node checks without the node's place) still opens; 1 (before
-                            // NaN counts and checks) is refused and rebuilt
+  uint32_t version;         // 4; 3 and 2 (before exact integer sums of squares) and 1 (before
+                            // NaN counts and checks) are refused and rebuilt
   uint32_t state;           // TreeState
   // Parameters (the layout is a pure function of these).
   uint32_t order;           // J: index moments 0..J
@@ -77,7 +77,7 @@ static_assert(sizeof(ArrayIdentity) == 40);
 static_assert(sizeof(TreeFileHeader) ==
               8 + 4 + 4 + 4 + 4 + 8 + 8 + 4 + 4 + 8 + 4 + 4 + 40 + 8 + 8 + 8 + 8 + 8 + 8 + 4 + 4 + 8 + 4 + 4 + 8);
 
-// The check fields of the header, formats 2 and 3 (the same).
+// The check fields of the header, formats 2 to 4 (the same).
 //
 // params_crc covers the fields the layout is derived from (they never change
 // after Create) and is checked by every Open. clean_crc seals every other

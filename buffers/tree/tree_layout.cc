@@ -44,7 +44,7 @@ TreeLayout::TreeLayout(const TreeLayoutParams& p) : length_(p.length), fanout_(p
     while (leaf < length_ && SumNodes(LevelNodes(length_, leaf, fanout_), 1) > budget_nodes) leaf <<= 1;
   } else if (leaf == 0) {
     // Tree bytes ~ node_bytes * length / leaf * (1 + 1/fanout) ~ 0.1% of length * itemsize.
-    // The nearest power of two (16384 for f8 at J = 2, nodes of 168 bytes).
+    // The nearest power of two (16384 for f8 at J = 2, nodes of 192 bytes).
     const uint64_t target = CeilDiv(1000 * p.node_bytes, p.itemsize);
     const uint64_t above = PowerOfTwoAtLeast(target);
     leaf = std::max<uint64_t>(1024, above - target <= target - above / 2 ? above : above / 2);

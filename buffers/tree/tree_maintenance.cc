@@ -10,14 +10,15 @@ namespace {
 // Changed nodes remembered per level before they are resealed early.
 constexpr size_t kMaxTouched = size_t{1} << 16;
 
-// new - old, exactly, for integer dtypes (the nodes' exact sums); 0 otherwise.
-Int128 ExactDelta(DType t, const char* old_bytes, const char* new_bytes) {
-  if (!DTypeIsInteger(t)) return 0;
+// new − old and new² − old², exactly, for integer dtypes (the nodes' exact
+// sums and sums of squares); 0 otherwise.
+ExactChange ExactDelta(DType t, const char* old_bytes, const char* new_bytes) {
+  if (!DTypeIsInteger(t)) return {};
   const Value o = DecodeValue(t, old_bytes), n = DecodeValue(t, new_bytes);
   auto wide = [](const Value& v) -> Int128 {
     return v.kind == Value::Kind::kUInt ? static_cast<Int128>(v.u) : static_cast<Int128>(v.i);
   };
-  return wide(n) - wide(o);
+  return ExactChangeOf(wide(o), wide(n));
 }
 
 }  // namespace
@@ -36,7 +37,7 @@ Status TreeMaintenance::Apply(MomentTree& tree, uint64_t index, const char* old_
   const DType t = array_.dtype();
   const double old_value = DecodeDouble(t, old_bytes);
   const double new_value = DecodeDouble(t, new_bytes);
-  const Int128 exact_delta = ExactDelta(t, old_bytes, new_bytes);
+  const ExactChange exact_delta = ExactDelta(t, old_bytes, new_bytes);
   const TreeLayout& layout = tree.layout();
   const NodeCodec& codec = tree.codec();
   if (touched_tree_ != &tree) SizeTouchedForTree(tree);  // (runs check the layout itself)

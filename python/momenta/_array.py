@@ -398,8 +398,9 @@ class Array:
         return self._stat(_MAX, p, q, axis, bool(skipna))
 
     def sumsq(self, p=None, q=None, *, axis=None, skipna=False, approx=False):
-        """Σ a_i² (np.sum(x.astype(np.float64)**2); skipna: np.nansum), a float within 1e-9 of
-        itself (integer dtypes too), from the buffer's value moments. approx=True: an Approx
+        """Σ a_i² (np.sum(x.astype(np.float64)**2); skipna: np.nansum). Float dtypes: a float within
+        1e-9 of itself, from the buffer's value moments. Integer dtypes: the exact int (as
+        sum(int(v)**2)) wherever it is below 2**127, else its nearest float. approx=True: an Approx
         from the buffer alone, as sum(approx=True) (``query --stat sumsq --approx``)."""
         if approx:
             return self._approx(_SUMSQ, "sumsq", p, q, axis, skipna)

@@ -303,7 +303,7 @@ class ShardedArray:
             base = self._m.shards[s].start
             calls.append((self._m.shards[s], _tasks.shard_rows, (lo[sel] - base, hi[sel] - base, extremes, as_of)))
             where.append(sel)
-        width = 2 * self._m.order + 17
+        width = 2 * self._m.order + 20  # NodeCodec(J).doubles(): buffers/algebra/range_summary.h
         rows = np.empty((total, width), dtype=np.float64)
         for sel, got in zip(where, self._runner.run(calls, timeout)):
             rows[sel] = got

@@ -56,7 +56,7 @@ StatColumns::StatColumns(size_t rows, std::vector<Stat> stats, DType dtype, int 
   for (Stat s : stats_) {
     py::array a;
     size_t width = 1;
-    if (s == Stat::kCount || (s == Stat::kSum && DTypeIsInteger(dtype))) {
+    if (s == Stat::kCount || ((s == Stat::kSum || s == Stat::kSumsq) && DTypeIsInteger(dtype))) {
       a = py::array_t<int64_t>(n);
     } else if (IsList(s)) {
       width = static_cast<size_t>((s == Stat::kMoments ? moments_k : degree) + 1);
@@ -71,10 +71,14 @@ StatColumns::StatColumns(size_t rows, std::vector<Stat> stats, DType dtype, int 
 }
 
 Status StatColumns::Put(size_t row, size_t c, const StatAnswer& a, const std::string& what) {
-  if (a.is_integer) {
+  const bool integer_column = outs_[c].dtype().kind() == 'i';
+  if (a.is_integer || integer_column) {
     auto* out = static_cast<int64_t*>(data_[c]);
-    if (a.integer < std::numeric_limits<int64_t>::min() || a.integer > std::numeric_limits<int64_t>::max()) {
-      wide_.emplace_back(row * stats_.size() + c, a.integer);
+    if (!a.is_integer) {  // a sum of squares past Int128: its float
+      wide_.push_back(Wide{row * stats_.size() + c, false, 0, static_cast<double>(a.values[0])});
+      out[row] = 0;
+    } else if (a.integer < std::numeric_limits<int64_t>::min() || a.integer > std::numeric_limits<int64_t>::max()) {
+      wide_.push_back(Wide{row * stats_.size() + c, true, a.integer, 0});
       out[row] = 0;
     } else {
       out[row] = static_cast<int64_t>(a.integer);
@@ -97,15 +101,16 @@ py::list StatColumns::Finish() {
   py::list result;
   for (size_t c = 0; c < stats_.size(); ++c) {
     bool has_wide = false;
-    for (const auto& w : wide_) has_wide |= w.first % stats_.size() == c;
+    for (const Wide& w : wide_) has_wide |= w.slot % stats_.size() == c;
     if (!has_wide) {
       result.append(outs_[c]);
       continue;
     }
     // Exact Python ints for this column: NumPy has no integer wider than 64 bits.
     py::array objects = outs_[c].attr("astype")("object");
-    for (const auto& [slot, v] : wide_)
-      if (slot % stats_.size() == c) objects[py::int_(slot / stats_.size())] = IntegerObject(v);
+    for (const Wide& w : wide_)
+      if (w.slot % stats_.size() == c)
+        objects[py::int_(w.slot / stats_.size())] = w.is_integer ? IntegerObject(w.integer) : py::float_(w.value);
     result.append(objects);
   }
   return result;

@@ -53,7 +53,15 @@ class StatColumns {
   std::vector<py::array> outs_;
   std::vector<void*> data_;
   std::vector<size_t> width_;
-  std::vector<std::pair<size_t, Int128>> wide_;  // (row · stats + column, exact sum outside int64)
+  // Entries of integer columns that int64 cannot hold: an exact sum (or sum
+  // of squares) outside int64, or a sum of squares past Int128 (a float).
+  struct Wide {
+    size_t slot = 0;  // row · stats + column
+    bool is_integer = true;
+    Int128 integer = 0;
+    double value = 0;
+  };
+  std::vector<Wide> wide_;
 };
 
 }  // namespace momenta::python

@@ -12,7 +12,7 @@ namespace momenta::python {
 namespace {
 
 constexpr char kMagic[4] = {'M', 'S', 'U', 'M'};
-constexpr uint16_t kVersion = 1;
+constexpr uint16_t kVersion = 2;  // 2: nodes with the exact sum of squares (1: without)
 constexpr size_t kHeaderBytes = 32;
 constexpr uint32_t kFlagExtremes = 1;
 
@@ -70,7 +70,8 @@ PlacedSummary FromBytes(const py::bytes& b) {
   uint16_t version;
   std::memcpy(&version, in.data() + 4, 2);
   if (version != kVersion)
-    ThrowIfError(Status::NotSupported(what, "version " + std::to_string(version) + " (this build reads 1)"));
+    ThrowIfError(Status::NotSupported(what, "version " + std::to_string(version) + " (this build reads " +
+                                                   std::to_string(kVersion) + ")"));
   const auto code = static_cast<uint8_t>(in[6]);
   const int order = static_cast<uint8_t>(in[7]);
   if (code > static_cast<uint8_t>(DType::kU1)) ThrowIfError(Status::Corruption(what, "unknown dtype code"));

@@ -5,20 +5,21 @@
 // statistic exactly as the single array does (ComputeStat).
 //
 // Its bytes (pickle, to_bytes) are a 32-byte header then the node form of
-// NodeCodec (order J: 2J + 17 doubles, the check unbound to any place):
+// NodeCodec (order J: 2J + 20 doubles, the check unbound to any place):
 //
 //   offset  size  what
 //   0       4     magic "MSUM"
-//   4       2     version (1)
+//   4       2     version (2; 1 held nodes of 2J + 17 doubles, without the exact
+//                 sum of squares, and is refused)
 //   6       1     dtype (DType code)
 //   7       1     order J (0..8)
 //   8       8     start (u64 LE): the run's first index
 //   16      8     count (u64 LE): its cells
 //   24      4     flags (u32 LE): bit 0 set when the extremes were taken
 //   28      4     zero
-//   32      8·(2J+17)  the node (its check is verified on decode)
+//   32      8·(2J+20)  the node (its check is verified on decode)
 //
-// A batch travels as rows: an (n, 2J+17) float64 array of nodes with their
+// A batch travels as rows: an (n, 2J+20) float64 array of nodes with their
 // starts and stops beside it (SummaryRows, RowsStats).
 #pragma once
 

@@ -105,7 +105,7 @@ void CheckAnswersDuringWrites(BufferedArray& reader, std::mt19937_64& rng, const
   EXPECT_GT(checked, 0);  // on a loaded machine a reader may get few turns; each one is checked
 }
 
-TEST(ConcurrencyTest, ReaderAnswersMatchSomeSequenceDuringTheQuery) {
+TEST(ConcurrentReaderTest, ReaderAnswersMatchSomeSequenceDuringTheQuery) {
   const uint64_t seed = testing::TestSeed();
   std::mt19937_64 rng(seed);
   testing::ScratchDir dir;
@@ -125,7 +125,7 @@ TEST(ConcurrencyTest, ReaderAnswersMatchSomeSequenceDuringTheQuery) {
 // The same guarantee for the Ola buffer's answers (kind ola): its slots change
 // inside the writer's chunks, under the tree's seqlock. Values are update
 // numbers (positive), so the whole array's sum bounds the Ola bound's magnitude.
-TEST(ConcurrencyTest, OlaReaderAnswersMatchSomeSequenceDuringTheQuery) {
+TEST(ConcurrentReaderTest, OlaReaderAnswersMatchSomeSequenceDuringTheQuery) {
   const uint64_t seed = testing::TestSeed();
   std::mt19937_64 rng(seed);
   testing::ScratchDir dir;
@@ -145,7 +145,7 @@ TEST(ConcurrencyTest, OlaReaderAnswersMatchSomeSequenceDuringTheQuery) {
 // Two threads share one read-only handle, each asking batches of ranges
 // (SummarizeBatch) and single ranges while the writer runs: every answer
 // keeps the same guarantee, per range of a batch.
-TEST(ConcurrencyTest, ThreadsSharingOneReaderEachGetConsistentAnswers) {
+TEST(ConcurrentReaderTest, ThreadsSharingOneReaderEachGetConsistentAnswers) {
   const uint64_t seed = testing::TestSeed();
   SCOPED_TRACE("seed " + std::to_string(seed));
   testing::ScratchDir dir;

@@ -39,11 +39,11 @@ std::unique_ptr<BufferedArray> Fresh(const std::string& path, uint64_t n, int ol
   return std::move(*ba);
 }
 
-class SummarizeAsOfKinds : public ::testing::TestWithParam<int> {};
+class SummarizeAsOfKindsTest : public ::testing::TestWithParam<int> {};
 
 // Both buffer kinds (0: hbb; 4: an Ola buffer of 4 nodes, whose M_1 is within
 // its bound, below 1e-9 · n · max|a| · n = 1 here, rather than exact).
-TEST_P(SummarizeAsOfKinds, EqualsTheStateAtEachTime) {
+TEST_P(SummarizeAsOfKindsTest, EqualsTheStateAtEachTime) {
   const uint64_t seed = testing::TestSeed();
   SCOPED_TRACE("MOMENTA_SEED=" + std::to_string(seed));
   std::mt19937_64 rng(seed);
@@ -104,7 +104,7 @@ TEST_P(SummarizeAsOfKinds, EqualsTheStateAtEachTime) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Kinds, SummarizeAsOfKinds, ::testing::Values(0, 4));
+INSTANTIATE_TEST_SUITE_P(Kinds, SummarizeAsOfKindsTest, ::testing::Values(0, 4));
 
 TEST(SummarizeAsOfTest, RefusesTimesThatGoBack) {
   ScratchDir dir;

@@ -85,7 +85,7 @@ double BoundedReaderSum(BufferedArray& reader) {
   return s.ok() ? static_cast<double>(s->index.moment(0)) : -1;
 }
 
-TEST(CrashTest, TwoHundredKillsLoseNothingAcknowledged) {
+TEST(WriterCrashTest, TwoHundredKillsLoseNothingAcknowledged) {
   const uint64_t seed = testing::TestSeed();
   SCOPED_TRACE("seed " + std::to_string(seed) + " (MOMENTA_SEED reproduces)");
   std::mt19937_64 rng(seed);

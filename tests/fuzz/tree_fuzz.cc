@@ -243,7 +243,9 @@ void ResetSidecar(const World& w, const std::string& tree) {
 bool Same(long double a, long double b) { return a == b || (std::isnan(a) && std::isnan(b)); }
 
 bool SameSummary(const RangeSummary& a, const RangeSummary& b, bool extremes) {
-  if (a.count() != b.count() || !(a.nonfinite == b.nonfinite) || a.exact_sum != b.exact_sum) return false;
+  if (a.count() != b.count() || !(a.nonfinite == b.nonfinite) || a.exact_sum != b.exact_sum ||
+      !(a.exact_sumsq == b.exact_sumsq))
+    return false;
   if (a.index.order() != b.index.order()) return false;
   for (int j = 0; j <= a.index.order(); ++j)
     if (!Same(a.index.moment(j), b.index.moment(j))) return false;

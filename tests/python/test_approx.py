@@ -136,7 +136,7 @@ def test_damaged_node_is_rebuilt(tmp_path):
     with pytest.warns(momenta.Notice):
         momenta.open(path).close()  # builds the default buffer: leaves of 16384 cells, order 2
     with open(path + ".momenta/tree", "r+b") as f:
-        f.seek(4096 + 3 * (2 * 2 + 17) * 8 + 8)
+        f.seek(4096 + 3 * (2 * 2 + 20) * 8 + 8)
         f.write(b"AAAAAAAA")
     a = momenta.open(path)
     with pytest.warns(momenta.Notice, match="rebuilding"):

@@ -454,3 +454,32 @@ def test_a_tasks_notices_come_back_with_its_value_and_are_reissued(tmp_path, cap
         warnings.simplefilter("error")
         momenta._shard_runner.Runner._say(said, forward=False)
     assert [r.getMessage() for r in caplog.records] == said
+
+
+def test_integer_sumsq_is_exact_across_shards(client, seed, tmp_path):
+    """sumsq of int64 and uint64 data at the types' extremes, sharded: the exact Python int
+    sum(int(v)**2) wherever it is below 2**127 (else its float), single calls and batches alike;
+    summary rows carry the exact sum of squares between the workers and the client."""
+    rng = np.random.default_rng(seed + 7)
+    n, shard = 9_000, 2_000
+    for dtype in ("i8", "u8"):
+        info = np.iinfo(np.dtype(dtype))
+        data = rng.integers(-1000 if dtype == "i8" else 0, 1000, n).astype(dtype)
+        data[rng.integers(0, n, 40)] = info.max - rng.integers(0, 3, 40).astype(dtype)
+        data[rng.integers(0, n, 40)] = info.min
+        np.save(tmp_path / f"x_{dtype}.npy", data)
+        m = md.shard_create(tmp_path / f"x_{dtype}.npy", tmp_path / f"x_{dtype}.json", shard,
+                            placement(client, tmp_path), client)
+        a = md.ShardedArray(m, client)
+        cuts = [(0, n), (1990, 2010), (100, 150)] + [tuple(sorted(rng.integers(0, n, 2).tolist())) for _ in range(10)]
+        cuts = [(p, max(q, p + 1)) for p, q in cuts]
+        got_batch = a.stats(np.array([p for p, _ in cuts]), np.array([q for _, q in cuts]), ["sumsq"])["sumsq"]
+        for k, (p, q) in enumerate(cuts):
+            s = sum(int(v) * int(v) for v in data[p:q].tolist())
+            what = f"{dtype} {p}:{q} (seed {seed})"
+            for got in (a.sumsq(p, q), got_batch[k]):
+                if s < 2**127:
+                    assert int(got) == s and not isinstance(got, float), what
+                else:
+                    assert isinstance(got, float) and abs(got - s) <= s * 2**-52, what
+        a.close()

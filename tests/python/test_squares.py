@@ -2,7 +2,12 @@
 and infinities (the tree kind), random ranges (seed printed) against NumPy in long double with x**2 in long double
 (np.sum(x.astype(longdouble)**2)), within 1e-9 relative; the batch and axis= forms; overview
 in frames of a fixed length (bin_size=, the last one shorter); summaries merged from parts
-answering as the whole array does."""
+answering as the whole array does. Integer dtypes: sumsq exact (a Python int equal to
+sum(int(v)**2) wherever that is below 2**127, else its float), and rms from it, at the dtype's
+extremes, after updates, through the CLI, batches, overviews and merged summaries."""
+
+import json
+import math
 
 import numpy as np
 import pytest
@@ -41,6 +46,15 @@ def want(x, skipna):
     return np.sum(y), np.sqrt(np.mean(y))
 
 
+def exact_sumsq(x):
+    """Σ a² of an integer array as a Python int when below 2**127 (what the buffer answers as an
+    integer); None for floats or past it."""
+    if x.dtype.kind not in "iu":
+        return None
+    s = sum(int(v) * int(v) for v in x.tolist())
+    return s if s < 2**127 else None
+
+
 def same(got, expected, what):
     if np.isnan(expected):
         assert np.isnan(got), f"{what}: {got}, want nan"
@@ -64,8 +78,12 @@ def test_random_ranges_match_numpy(tmp_path, rng, dtype, buffer):
             ss, rms = want(data[p:q], skipna)
             what = f"{dtype} {buffer} {p}:{q} skipna={skipna}"
             got = a.sumsq(p, q, skipna=skipna)
-            assert isinstance(got, float), what
-            same(got, ss, "sumsq " + what)
+            exact = exact_sumsq(data[p:q])
+            if exact is None:
+                assert isinstance(got, float), what
+                same(got, ss, "sumsq " + what)
+            else:
+                assert isinstance(got, int) and got == exact, f"sumsq {what}: {got}, want {exact}"
             if rms is None:
                 with pytest.raises(momenta.InvalidArgumentError, match="rms: the range is empty"):
                     a.rms(p, q, skipna=skipna)
@@ -159,3 +177,109 @@ def test_approx_bounds_hold_the_exact_answer(tmp_path, rng, dtype, buffer):
     with pytest.raises(momenta.InvalidArgumentError, match="rms: the range is empty"):
         a.rms(5, 5, approx=True)
     assert a.sumsq(5, 5, approx=True).estimate == 0
+
+
+def extreme_data(rng, dtype, n):
+    """Integers of dtype at and near its extremes, small ones and zeros, mixed."""
+    info = np.iinfo(np.dtype(dtype))
+    lo, hi = int(info.min), int(info.max)
+    pick = rng.integers(0, 5, n).tolist()
+    near = rng.integers(0, 3, n).tolist()
+    small = rng.integers(max(lo, -1000), min(hi, 1000), n, endpoint=True).tolist()
+    wide = rng.integers(lo, hi, n, dtype=np.dtype(dtype), endpoint=True).tolist()
+    x = [(lo + near[k], hi - near[k], small[k], wide[k], 0)[pick[k]] for k in range(n)]
+    return np.array(x, dtype=dtype)
+
+
+def check_exact(got_sumsq, got_rms, x, what):
+    """sumsq and rms of the integers x as the buffer answers them: exact while below 2**127."""
+    ints = [int(v) for v in x.tolist()]
+    s = sum(v * v for v in ints)
+    if s < 2**127:
+        assert isinstance(got_sumsq, int) and got_sumsq == s, f"sumsq {what}: {got_sumsq}, want {s}"
+    else:
+        assert isinstance(got_sumsq, float) and math.isclose(got_sumsq, s, rel_tol=2**-52), f"sumsq {what}"
+    if ints:
+        want_rms = math.sqrt(s / len(ints))  # the exact ratio, correctly rounded, then sqrt
+        assert math.isclose(got_rms, want_rms, rel_tol=2**-51), f"rms {what}: {got_rms}, want {want_rms}"
+
+
+@pytest.mark.parametrize("dtype", ["i1", "i2", "i4", "i8", "u1", "u2", "u4", "u8"])
+def test_integer_sumsq_is_exact_at_the_extremes(tmp_path, rng, cli, dtype):
+    n = 3000
+    data = extreme_data(rng, dtype, n)
+    a = momenta.create(tmp_path / "a.npy", n, dtype, order=2, leaf=64, fanout=4)
+    a[:] = data
+    cuts = [(0, n), (0, 1), (5, 5), (64, 128)] + [tuple(sorted(rng.integers(0, n + 1, 2).tolist()))
+                                                 for _ in range(40)]
+
+    def check_all(what):
+        for p, q in cuts:
+            rms = a.rms(p, q) if q > p else 0.0
+            check_exact(a.sumsq(p, q), rms, data[p:q], f"{dtype} {p}:{q} {what}")
+        starts = np.array([p for p, q in cuts if q > p])
+        stops = np.array([q for p, q in cuts if q > p])
+        got = a.stats(starts, stops, ["sumsq", "rms"])
+        for k, (p, q) in enumerate(zip(starts.tolist(), stops.tolist())):
+            check_exact(got["sumsq"][k] if isinstance(got["sumsq"][k], (int, float)) else int(got["sumsq"][k]),
+                        float(got["rms"][k]), data[p:q], f"{dtype} batch {p}:{q} {what}")
+        parts = [a.summary(b, e) for b, e in ((0, 700), (700, 1500), (1500, n))]
+        merged = momenta.merge_summaries(parts)
+        check_exact(momenta.summary_stat(merged, "sumsq"), momenta.summary_stat(merged, "rms"), data,
+                    f"{dtype} merged {what}")
+
+    check_all("built")
+    # One update, then a batch (the gathered node deltas), each moving cells between extremes.
+    data[17] = extreme_data(rng, dtype, 1)[0]
+    a[17] = data[17]
+    check_all("after one update")
+    idx = rng.choice(n, 400, replace=False)
+    data[idx] = extreme_data(rng, dtype, 400)
+    a.update(idx, data[idx])
+    check_all("after a batch of updates")
+    a.close()
+
+    # The CLI: --stat sumsq --stat rms in text and JSON (JSON integers are exact), --ranges, --bins.
+    p, q = cuts[4]
+    q = max(q, p + 1)
+    line = cli("query", tmp_path / "a.npy", "--range", f"{p}:{q}", "--stat", "sumsq", "--stat", "rms").stdout.split()
+    got = json.loads(cli("query", tmp_path / "a.npy", "--range", f"{p}:{q}", "--stat", "sumsq", "--stat", "rms",
+                         "--json").stdout)["stats"]
+    check_exact(got["sumsq"] if isinstance(got["sumsq"], int) else float(got["sumsq"]), float(got["rms"]),
+                data[p:q], f"{dtype} cli --json {p}:{q}")
+    assert line[line.index("sumsq") + 1] == str(got["sumsq"]) or float(line[line.index("sumsq") + 1]) == got["sumsq"]
+    ranges = "".join(f"{b}:{e}\n" for b, e in cuts if e > b)
+    out = cli("query", tmp_path / "a.npy", "--ranges", "-", "--stat", "sumsq", "--stat", "rms", "--json", input=ranges).stdout
+    answers = [json.loads(x) for x in out.splitlines() if x.startswith("{") and '"stats"' in x]
+    assert len(answers) == len([c for c in cuts if c[1] > c[0]]), out[:500]
+    for (b, e), got in zip([c for c in cuts if c[1] > c[0]], answers):
+        check_exact(got["stats"]["sumsq"] if isinstance(got["stats"]["sumsq"], int) else float(got["stats"]["sumsq"]),
+                    float(got["stats"]["rms"]), data[b:e], f"{dtype} cli --ranges {b}:{e}")
+    # --progressive: the bounds hold the exact answer; the last line is it.
+    lines = [json.loads(x) for x in cli("query", tmp_path / "a.npy", "--range", f"{p}:{q}", "--stat", "sumsq",
+                                        "--progressive", "--json").stdout.splitlines()]
+    s = sum(int(v) * int(v) for v in data[p:q].tolist())
+    for x in lines:
+        assert float(x["lower"]) <= s * (1 + 2**-52) and s * (1 - 2**-52) <= float(x["upper"]), (x, s)
+    assert lines[-1]["exact"] and (lines[-1]["estimate"] == s if s < 2**127 else
+                                   math.isclose(lines[-1]["estimate"], s, rel_tol=2**-52))
+    out = cli("query", tmp_path / "a.npy", "--range", f"0:{n}", "--bins", "7", "--stat", "sumsq", "--json").stdout
+    bins = [json.loads(x) for x in out.splitlines() if '"range"' in x]
+    assert len(bins) == 7, out
+    for k, got in enumerate(bins):
+        b, e = got["range"]
+        s = sum(int(v) * int(v) for v in data[b:e].tolist())
+        if s < 2**127:
+            assert got["stats"]["sumsq"] == s, f"{dtype} cli --bins #{k}"
+        else:
+            assert math.isclose(float(got["stats"]["sumsq"]), s, rel_tol=2**-52)
+
+
+def test_summary_bytes_of_the_format_before_exact_squares_are_refused(tmp_path):
+    np.save(tmp_path / "a.npy", np.arange(100, dtype=np.int32))
+    with pytest.warns(momenta.Notice, match="building the moment buffer"):
+        b = bytearray(momenta.open(tmp_path / "a.npy").summary(10, 20).to_bytes())
+    assert momenta.summary_stat(momenta.Summary.from_bytes(bytes(b)), "sumsq") == sum(v * v for v in range(10, 20))
+    b[4] = 1  # version 1: nodes without the exact sum of squares
+    with pytest.raises(momenta.NotSupportedError, match=r"summary bytes: version 1 \(this build reads 2\)"):
+        momenta.Summary.from_bytes(bytes(b))

@@ -131,7 +131,7 @@ std::string MakeHugeSparse(const ScratchDir& dir) {
   return src;
 }
 
-TEST(CliSignalTest, UpdateWaitingOnAPipeStopsAndAppliesNothing) {
+TEST(CliSignalsTest, UpdateWaitingOnAPipeStopsAndAppliesNothing) {
   ScratchDir dir;
   const std::string a = dir.File("a.npy");
   ASSERT_EQ(RunCli({"create", a, "--length", "1000", "--dtype", "i8"}).exit_code, 0);
@@ -157,7 +157,7 @@ TEST(CliSignalTest, UpdateWaitingOnAPipeStopsAndAppliesNothing) {
   }
 }
 
-TEST(CliSignalTest, UpdateStoppedMidwaySaysWhichSequencesItApplied) {
+TEST(CliSignalsTest, UpdateStoppedMidwaySaysWhichSequencesItApplied) {
   ScratchDir dir;
   const std::string a = dir.File("m.npy");
   constexpr uint64_t kN = uint64_t{1} << 19;
@@ -204,7 +204,7 @@ TEST(CliSignalTest, UpdateStoppedMidwaySaysWhichSequencesItApplied) {
   EXPECT_EQ(RunCli({"verify", a}).exit_code, 0);
 }
 
-TEST(CliSignalTest, ImportAndExportStopAndRemoveTheirTemporaries) {
+TEST(CliSignalsTest, ImportAndExportStopAndRemoveTheirTemporaries) {
   ScratchDir dir;
   const std::string src = MakeHugeSparse(dir);
   for (const char* command : {"import", "export"}) {
@@ -225,7 +225,7 @@ TEST(CliSignalTest, ImportAndExportStopAndRemoveTheirTemporaries) {
   }
 }
 
-TEST(CliSignalTest, ExportBlockedOnAFullPipeStops) {
+TEST(CliSignalsTest, ExportBlockedOnAFullPipeStops) {
   ScratchDir dir;
   const std::string src = MakeHugeSparse(dir);
   for (int sig : kSignals) {
@@ -260,7 +260,7 @@ void MakeSlowToBuild(const std::string& a) {
   ASSERT_EQ(RunCli({"update", a}, input).exit_code, 0);
 }
 
-TEST(CliSignalTest, BuildStopsAndLeavesNoNewTree) {
+TEST(CliSignalsTest, BuildStopsAndLeavesNoNewTree) {
   ScratchDir dir;
   const std::string a = dir.File("b.npy");
   MakeSlowToBuild(a);
@@ -282,7 +282,7 @@ TEST(CliSignalTest, BuildStopsAndLeavesNoNewTree) {
   EXPECT_EQ(q.out, "sum 1024\n");
 }
 
-TEST(CliSignalTest, KilledBuildsNewTreeIsRemovedByTheNextWriter) {
+TEST(CliSignalsTest, KilledBuildsNewTreeIsRemovedByTheNextWriter) {
   ScratchDir dir;
   const std::string a = dir.File("b.npy");
   MakeSlowToBuild(a);
@@ -310,7 +310,7 @@ TEST(CliSignalTest, KilledBuildsNewTreeIsRemovedByTheNextWriter) {
   EXPECT_EQ(RunCli({"query", a, "--range", ":", "--stat", "sum"}).out, "sum 1027\n");
 }
 
-TEST(CliSignalTest, KilledImportsTemporaryIsRemovedByTheNextImport) {
+TEST(CliSignalsTest, KilledImportsTemporaryIsRemovedByTheNextImport) {
   ScratchDir dir;
   const std::string src = MakeHugeSparse(dir);
   const std::string dest = dir.File("dest.npy");

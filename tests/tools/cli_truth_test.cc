@@ -248,7 +248,7 @@ TEST_F(CliTruthTest, CountsAgreeWithTheirNouns) {
 
 // 2^50 f8 elements are 8 PiB: past what ext4 (16 TiB) or FAT holds, within
 // what xfs, btrfs or tmpfs hold (then there is nothing to check here).
-TEST(CliCreateTest, ATooLargeArrayNamesTheFileSystemsLimit) {
+TEST(CliTruthCreateTest, ATooLargeArrayNamesTheFileSystemsLimit) {
   ScratchDir dir;
   const std::string x = dir.File("x.npy");
   auto r = RunCli({"create", x, "--length", "2^50", "--dtype", "f8"});

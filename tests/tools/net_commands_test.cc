@@ -46,7 +46,7 @@ bool AskUntil(const std::string& addr, const std::vector<std::string>& query, co
   return false;
 }
 
-TEST(NetCliTest, RootSitesAskAndRestarts) {
+TEST(NetCommandsTest, RootSitesAskAndRestarts) {
   ScratchDir dir;
   WriteInputs(dir);
   auto root = std::make_unique<Background>(std::vector<std::string>{"root", "--listen", "127.0.0.1:0", "--port-file",
@@ -107,7 +107,7 @@ TEST(NetCliTest, RootSitesAskAndRestarts) {
 // is named, not mixed in; once A ends too the answers move to 10000; a
 // finished site can be forgotten, a stale one is forgotten after
 // --forget-after.
-TEST(NetCliTest, SkewedSitesAnswerForOneTime) {
+TEST(NetCommandsTest, SkewedSitesAnswerForOneTime) {
   ScratchDir dir;
   std::string b;
   for (int t = 1000; t <= 10000; t += 1000)
@@ -168,7 +168,7 @@ TEST(NetCliTest, SkewedSitesAnswerForOneTime) {
 // A site tailing an array's update log, killed and started again: it
 // re-reads the log and the root's answer is what it was; updates made while
 // it was down count too.
-TEST(NetCliTest, LogSiteRestartsFromItsLog) {
+TEST(NetCommandsTest, LogSiteRestartsFromItsLog) {
   ScratchDir dir;
   const std::string arr = dir.File("a.npy");
   ASSERT_EQ(RunCli({"create", arr, "--length", "1000"}).exit_code, 0);
@@ -196,7 +196,7 @@ TEST(NetCliTest, LogSiteRestartsFromItsLog) {
 // window (found by bench/kill_driver: it ran the protocol over the whole log,
 // so a restart took seconds once the log was ten minutes old); the answer is
 // the same, records older than that have left the window.
-TEST(NetCliTest, LogSiteStartsAtTheLastWindow) {
+TEST(NetCommandsTest, LogSiteStartsAtTheLastWindow) {
   ScratchDir dir;
   const std::string arr = dir.File("a.npy");
   ASSERT_EQ(RunCli({"create", arr, "--length", "1000"}).exit_code, 0);
@@ -219,7 +219,7 @@ TEST(NetCliTest, LogSiteStartsAtTheLastWindow) {
 // the root stays down (found by bench/kill_driver: with the backoff's 2 s cap
 // alone, a root down for a few seconds waited up to 2.5 s for its sites after
 // it came back, many heartbeats); then it resends its state.
-TEST(NetCliTest, SiteRetriesADeadRootEveryFewEighthsOfAHeartbeat) {
+TEST(NetCommandsTest, SiteRetriesADeadRootEveryFewEighthsOfAHeartbeat) {
   ScratchDir dir;
   WriteInputs(dir);
   auto root = std::make_unique<Background>(std::vector<std::string>{"root", "--listen", "127.0.0.1:0", "--port-file",
@@ -244,7 +244,7 @@ TEST(NetCliTest, SiteRetriesADeadRootEveryFewEighthsOfAHeartbeat) {
 
 // The wall clock: items are stamped as they are read and leave the window
 // as time passes, with nothing more arriving (the site sends the down events).
-TEST(NetCliTest, WallClockExpiresWithoutArrivals) {
+TEST(NetCommandsTest, WallClockExpiresWithoutArrivals) {
   ScratchDir dir;
   WriteFileBytes(dir.File("w.txt"), "5\n5\n9\n");
   Background root({"root", "--listen", "127.0.0.1:0", "--port-file", dir.File("port"), "--eps", "0.1", "--window",
@@ -262,7 +262,7 @@ TEST(NetCliTest, WallClockExpiresWithoutArrivals) {
   EXPECT_NE(r.out.find(" item=5 count=0\n"), std::string::npos) << r.out;
 }
 
-TEST(NetCliTest, TokenAndErrors) {
+TEST(NetCommandsTest, TokenAndErrors) {
   ScratchDir dir;
   WriteInputs(dir);
   WriteFileBytes(dir.File("token"), "right\n");

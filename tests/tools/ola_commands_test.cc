@@ -27,7 +27,7 @@ double Field(const std::string& out, const std::string& stat, int k = 0) {
   return std::stod(out.substr(at));
 }
 
-class CliOlaTest : public ::testing::Test {
+class OlaCommandsTest : public ::testing::Test {
  protected:
   void SetUp() override {
     a_ = dir_.File("a.npy");
@@ -50,7 +50,7 @@ class CliOlaTest : public ::testing::Test {
   std::string a_;
 };
 
-TEST_F(CliOlaTest, IndexMomentsFromOlaValuesFromTheTree) {
+TEST_F(OlaCommandsTest, IndexMomentsFromOlaValuesFromTheTree) {
   for (const auto& [p, q] : std::vector<std::pair<uint64_t, uint64_t>>{{0, 100000}, {17, 90001}, {999, 1003}, {60990, 61010}}) {
     SCOPED_TRACE(std::to_string(p) + ":" + std::to_string(q));
     auto r = RunCli({"query", a_, "--range", std::to_string(p) + ":" + std::to_string(q), "--stat", "sum",
@@ -75,7 +75,7 @@ TEST_F(CliOlaTest, IndexMomentsFromOlaValuesFromTheTree) {
 // --progressive on an Ola array refines coarse to fine through its levels
 // (ola_progressive.h): every interval holds the exact answer, no line before
 // the last reads a cell of the array, the last line is exact.
-TEST_F(CliOlaTest, ProgressiveSumsRefineThroughTheOlaLevels) {
+TEST_F(OlaCommandsTest, ProgressiveSumsRefineThroughTheOlaLevels) {
   // Freshly built (the fixture's updates would send the bounds to the tree's leaves: ola_progressive.h).
   ASSERT_EQ(RunCli({"build", a_, "--buffer", "ola", "--order", "3", "--bin", "64"}).exit_code, 0);
   auto r = RunCli({"query", a_, "--range", "517:60321", "--stat", "sum", "--progressive", "--json"});
@@ -97,7 +97,7 @@ TEST_F(CliOlaTest, ProgressiveSumsRefineThroughTheOlaLevels) {
 
 // --ranges and --bins on an Ola array answer index statistics from the Ola
 // buffer alone: each line equals the single query's (which reads the Ola file alone).
-TEST_F(CliOlaTest, BatchesAnswerAsTheSingleQueryDoes) {
+TEST_F(OlaCommandsTest, BatchesAnswerAsTheSingleQueryDoes) {
   const std::vector<std::string> ranges = {"0:100000", "517:60321", "999:1001", "60990:61010", "5:6"};
   std::string in;
   for (const auto& r : ranges) in += r + "\n";
@@ -123,7 +123,7 @@ TEST_F(CliOlaTest, BatchesAnswerAsTheSingleQueryDoes) {
   }
 }
 
-TEST_F(CliOlaTest, InfoAndVerifyShowIt) {
+TEST_F(OlaCommandsTest, InfoAndVerifyShowIt) {
   auto info = RunCli({"info", a_});
   ASSERT_EQ(info.exit_code, 0) << info.err;
   EXPECT_NE(info.out.find("kind:      ola"), std::string::npos) << info.out;
@@ -138,7 +138,7 @@ TEST_F(CliOlaTest, InfoAndVerifyShowIt) {
   EXPECT_NE(RunCli({"info", a_}).out.find("kind:      hbb"), std::string::npos);
 }
 
-TEST_F(CliOlaTest, WhatItCannotDoIsRefused) {
+TEST_F(OlaCommandsTest, WhatItCannotDoIsRefused) {
   auto order = RunCli({"build", a_, "--buffer", "ola", "--order", "8"});
   EXPECT_EQ(order.exit_code, 2);
   EXPECT_NE(order.err.find("up to order 7"), std::string::npos) << order.err;

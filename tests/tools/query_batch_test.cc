@@ -31,7 +31,7 @@ long long SumOf(long long p, long long q) {
   return s;
 }
 
-class CliQueryBatchTest : public ::testing::Test {
+class QueryBatchTest : public ::testing::Test {
  protected:
   void SetUp() override {
     a_ = dir_.File("a.npy");
@@ -48,7 +48,7 @@ class CliQueryBatchTest : public ::testing::Test {
   std::string a_;
 };
 
-TEST_F(CliQueryBatchTest, RangesFromAFileInInputOrder) {
+TEST_F(QueryBatchTest, RangesFromAFileInInputOrder) {
   const std::string input = "0:10\n\n# a comment\n5000:7000\n{\"range\":[3,3]}\n{\"range\":\"-1:\",\"stat\":\"max\"}\n"
                             "{\"range\":[0,10000],\"stat\":[\"count\",\"sum\"]}";  // no final newline
   testing::WriteFileBytes(dir_.File("r.txt"), input);
@@ -75,7 +75,7 @@ TEST_F(CliQueryBatchTest, RangesFromAFileInInputOrder) {
   EXPECT_EQ(json[1], "{\"line\":2,\"range\":[7000,8000],\"stats\":{\"sum\":0,\"mean\":0}}");
 }
 
-TEST_F(CliQueryBatchTest, ManyRangesAgreeWithOneQueryEach) {
+TEST_F(QueryBatchTest, ManyRangesAgreeWithOneQueryEach) {
   std::string input;
   std::vector<std::pair<int, int>> ranges;
   for (int k = 0; k < 700; ++k) {  // several batches of 256
@@ -100,7 +100,7 @@ TEST_F(CliQueryBatchTest, ManyRangesAgreeWithOneQueryEach) {
   }
 }
 
-TEST_F(CliQueryBatchTest, BadLinesAreNamedAndStopOrAreSkipped) {
+TEST_F(QueryBatchTest, BadLinesAreNamedAndStopOrAreSkipped) {
   const std::string input = "0:10\n10-20\n20:30\n0:99999\n5:5\n";
   auto stop = RunCli({"query", a_, "--ranges", "-", "--stat", "sum"}, input);
   EXPECT_EQ(stop.exit_code, 2) << stop.err;  // malformed text: a usage error
@@ -131,7 +131,7 @@ TEST_F(CliQueryBatchTest, BadLinesAreNamedAndStopOrAreSkipped) {
 
 // From a pipe, each line is answered before the next one is written: a
 // script can hold one process open.
-TEST_F(CliQueryBatchTest, APipeGetsEachAnswerAsItsLineArrives) {
+TEST_F(QueryBatchTest, APipeGetsEachAnswerAsItsLineArrives) {
   testing::Background query({"query", a_, "--ranges", "-", "--stat", "sum"}, dir_.path(), "q", /*stdin_pipe=*/true);
   auto wait_lines = [&](size_t n) {
     for (int waited = 0; waited < 20000; waited += 10) {
@@ -149,7 +149,7 @@ TEST_F(CliQueryBatchTest, APipeGetsEachAnswerAsItsLineArrives) {
   EXPECT_EQ(lines[1], "100:200 sum " + std::to_string(SumOf(100, 200)));
 }
 
-TEST_F(CliQueryBatchTest, BinsAgreeWithPerBinScans) {
+TEST_F(QueryBatchTest, BinsAgreeWithPerBinScans) {
   auto r = RunCli({"query", a_, "--range", "1000:8000", "--bins", "7", "--stat", "sum", "--stat", "min", "--stat", "max"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto lines = Lines(r.out);
@@ -177,7 +177,7 @@ TEST_F(CliQueryBatchTest, BinsAgreeWithPerBinScans) {
   EXPECT_EQ(RunCli({"query", a_, "--range", "0:10", "--snap", "--stat", "sum"}).exit_code, 2);
 }
 
-TEST_F(CliQueryBatchTest, SnappedBinsReadNoRawElement) {
+TEST_F(QueryBatchTest, SnappedBinsReadNoRawElement) {
   // Leaves of 64: edges 1000 + 1000 k snap to the nearest multiple of 64.
   auto r = RunCli({"query", a_, "--range", "1000:9000", "--bins", "8", "--snap", "--stat", "sum", "--stat", "mean",
                    "--json"});

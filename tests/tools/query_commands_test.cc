@@ -23,7 +23,7 @@ double Field(const std::string& out, const std::string& stat) {
   return std::stod(out.substr(at + stat.size() + 1));
 }
 
-class CliQueryTest : public ::testing::Test {
+class QueryCommandsTest : public ::testing::Test {
  protected:
   void SetUp() override {
     a_ = dir_.File("a.npy");
@@ -38,7 +38,7 @@ class CliQueryTest : public ::testing::Test {
   std::string a_;
 };
 
-TEST_F(CliQueryTest, EveryStatistic) {
+TEST_F(QueryCommandsTest, EveryStatistic) {
   auto r = RunCli({"query", a_, "--range", "150:250", "--stat", "sum", "--stat", "count", "--stat", "mean",
                    "--stat", "var", "--stat", "std", "--stat", "min", "--stat", "max", "--stat", "com"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -82,7 +82,7 @@ TEST_F(CliQueryTest, EveryStatistic) {
   EXPECT_NEAR(std::stod(coeffs.substr(coeffs.find(' '))), 1, 1e-9);
 }
 
-TEST_F(CliQueryTest, EmptyRangeAndBadInput) {
+TEST_F(QueryCommandsTest, EmptyRangeAndBadInput) {
   auto empty = RunCli({"query", a_, "--range", "5:5", "--stat", "sum", "--stat", "count"});
   EXPECT_EQ(empty.exit_code, 0) << empty.err;
   EXPECT_EQ(empty.out, "sum 0\ncount 0\n");
@@ -108,7 +108,7 @@ TEST_F(CliQueryTest, EmptyRangeAndBadInput) {
   EXPECT_EQ(RunCli({"get", a_, "1"}).out, "0\n");
 }
 
-TEST_F(CliQueryTest, BuildVerifyInfoAndStaleness) {
+TEST_F(QueryCommandsTest, BuildVerifyInfoAndStaleness) {
   auto info = RunCli({"info", a_});
   ASSERT_EQ(info.exit_code, 0);
   EXPECT_NE(info.out.find("buffer:      current"), std::string::npos) << info.out;

@@ -48,7 +48,7 @@ ld Number(const std::string& text) {
   return std::strtold(text.c_str(), nullptr);
 }
 
-class CliProgressiveTest : public ::testing::Test {
+class QueryProgressiveTest : public ::testing::Test {
  protected:
   // n f8 cells: alternating signs around 1e6, one 1e300 spike at 40000 (in
   // the third leaf of 16384 cells), a NaN at 90000.
@@ -123,7 +123,7 @@ class CliProgressiveTest : public ::testing::Test {
   std::vector<double> cells_;
 };
 
-TEST_F(CliProgressiveTest, EveryLineHoldsTheExactAnswer) {
+TEST_F(QueryProgressiveTest, EveryLineHoldsTheExactAnswer) {
   for (auto [p, q] : {std::pair<uint64_t, uint64_t>{1000, 99000}, {100, 200}, {16384, 32768}, {0, 100000},
                       {39000, 41000}, {40001, 70000}, {30000, 40001}, {50000, 95000}, {89999, 90001}}) {
     for (const char* stat : {"sum", "mean", "sumsq", "rms"}) CheckProgressive(stat, p, q);
@@ -140,7 +140,7 @@ TEST_F(CliProgressiveTest, EveryLineHoldsTheExactAnswer) {
   }
 }
 
-TEST_F(CliProgressiveTest, LastLineIsTheOrdinaryAnswer) {
+TEST_F(QueryProgressiveTest, LastLineIsTheOrdinaryAnswer) {
   const auto lines = CheckProgressive("sum", 1234, 77777);
   ASSERT_FALSE(lines.empty());
   auto plain = RunCli({"query", a_, "--range", "1234:77777", "--stat", "sum", "--json"});
@@ -149,7 +149,7 @@ TEST_F(CliProgressiveTest, LastLineIsTheOrdinaryAnswer) {
   EXPECT_GT(lines.size(), 2u) << "no refinement between the first line and the answer";
 }
 
-TEST_F(CliProgressiveTest, TextLines) {
+TEST_F(QueryProgressiveTest, TextLines) {
   auto r = RunCli({"query", a_, "--range", "1000:99000", "--stat", "sum", "--progressive"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto lines = Lines(r.out);
@@ -161,7 +161,7 @@ TEST_F(CliProgressiveTest, TextLines) {
   }
 }
 
-TEST_F(CliProgressiveTest, NanDecidesTheAnswer) {
+TEST_F(QueryProgressiveTest, NanDecidesTheAnswer) {
   // The NaN's leaf (5, cells 81920..98303) lies whole inside: certain from the nodes.
   auto r = RunCli({"query", a_, "--range", "100:99000", "--stat", "sum", "--approx", "--json"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -174,7 +174,7 @@ TEST_F(CliProgressiveTest, NanDecidesTheAnswer) {
   EXPECT_EQ(Raw(lines.back(), "nan"), "\"no\"") << lines.back();
 }
 
-TEST_F(CliProgressiveTest, CountIsExactAtOnce) {
+TEST_F(QueryProgressiveTest, CountIsExactAtOnce) {
   auto r = RunCli({"query", a_, "--range", "5:70000", "--stat", "count", "--progressive", "--json"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   ASSERT_EQ(Lines(r.out).size(), 1u) << r.out;
@@ -187,7 +187,7 @@ TEST_F(CliProgressiveTest, CountIsExactAtOnce) {
 // changed behind the buffer's back (modification time put back, so the
 // buffer is taken as current): --approx prints the same line as before,
 // the ordinary query a different sum.
-TEST_F(CliProgressiveTest, ApproxReadsNoArrayByte) {
+TEST_F(QueryProgressiveTest, ApproxReadsNoArrayByte) {
   auto before = RunCli({"query", a_, "--range", "41000:80000", "--stat", "sum", "--approx", "--json"});
   ASSERT_EQ(before.exit_code, 0) << before.err;
   ASSERT_EQ(Lines(before.out).size(), 1u) << before.out;
@@ -217,12 +217,12 @@ TEST_F(CliProgressiveTest, ApproxReadsNoArrayByte) {
 
 // A damaged node (leaf 3, whole inside the range): the buffer is rebuilt with
 // a notice and the bounds start over; every line still holds the answer.
-TEST_F(CliProgressiveTest, DamagedNodeIsRebuilt) {
+TEST_F(QueryProgressiveTest, DamagedNodeIsRebuilt) {
   const std::string tree = a_ + ".momenta/tree";
   {
     FILE* f = std::fopen(tree.c_str(), "r+b");
     ASSERT_NE(f, nullptr);
-    const uint64_t node_bytes = (2 * 2 + 17) * 8;  // order 2
+    const uint64_t node_bytes = (2 * 2 + 20) * 8;  // order 2
     ASSERT_EQ(std::fseek(f, static_cast<long>(4096 + 3 * node_bytes + 8), SEEK_SET), 0);
     const double junk = 12345.678;
     ASSERT_EQ(std::fwrite(&junk, sizeof junk, 1, f), 1u);
@@ -234,7 +234,7 @@ TEST_F(CliProgressiveTest, DamagedNodeIsRebuilt) {
   CheckProgressive("sum", 41000, 80000);
 }
 
-TEST_F(CliProgressiveTest, IntegerSumsAreExactIntegers) {
+TEST_F(QueryProgressiveTest, IntegerSumsAreExactIntegers) {
   const std::string raw = dir_.File("i.raw"), b = dir_.File("i.npy");
   std::vector<int64_t> v(50000);
   __extension__ typedef __int128 Int128;
@@ -261,7 +261,7 @@ TEST_F(CliProgressiveTest, IntegerSumsAreExactIntegers) {
   }
 }
 
-TEST_F(CliProgressiveTest, RefusalsNameWhatItServes) {
+TEST_F(QueryProgressiveTest, RefusalsNameWhatItServes) {
   for (const auto& args : std::vector<std::vector<std::string>>{
            {"--stat", "var", "--progressive"},
            {"--stat", "max", "--approx"},

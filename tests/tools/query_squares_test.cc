@@ -47,7 +47,7 @@ void ExpectClose(double got, ld want, const std::string& what) {
   }
 }
 
-class CliSquaresTest : public ::testing::TestWithParam<const char*> {
+class QuerySquaresTest : public ::testing::TestWithParam<const char*> {
  protected:
   // An i2 "recording" of kLength random samples (loud and quiet stretches).
   void SetUp() override {
@@ -79,7 +79,7 @@ class CliSquaresTest : public ::testing::TestWithParam<const char*> {
   std::vector<ld> a_values_;
 };
 
-TEST_P(CliSquaresTest, OneRangeAndJson) {
+TEST_P(QuerySquaresTest, OneRangeAndJson) {
   SCOPED_TRACE("seed " + std::to_string(seed_) + " (MOMENTA_SEED reproduces)");
   std::mt19937_64 rng(seed_ + 1);
   for (int k = 0; k < 20; ++k) {
@@ -104,7 +104,7 @@ TEST_P(CliSquaresTest, OneRangeAndJson) {
   EXPECT_NE(rms_empty.err.find("rms: the range is empty"), std::string::npos) << rms_empty.err;
 }
 
-TEST_P(CliSquaresTest, RangeLinesAskForThem) {
+TEST_P(QuerySquaresTest, RangeLinesAskForThem) {
   auto r = RunCli({"query", a_, "--ranges", "-", "--stat", "sum"},
                   "10:900\n{\"range\":[100,4000],\"stat\":[\"rms\",\"sumsq\"]}\n");
   ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -116,7 +116,7 @@ TEST_P(CliSquaresTest, RangeLinesAskForThem) {
   ExpectClose(Field(lines[1], "sumsq"), ss, "sumsq line 2");
 }
 
-TEST_P(CliSquaresTest, FramesOfAFixedLengthTheLastShorter) {
+TEST_P(QuerySquaresTest, FramesOfAFixedLengthTheLastShorter) {
   // 1000:4500 in frames of 1024: three whole frames and one of 428.
   auto r = RunCli({"query", a_, "--range", "1000:4500", "--bin-size", "1024", "--stat", "count", "--stat", "rms"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -154,7 +154,7 @@ TEST_P(CliSquaresTest, FramesOfAFixedLengthTheLastShorter) {
       << snapped.err;
 }
 
-TEST_P(CliSquaresTest, BinSizeRefusals) {
+TEST_P(QuerySquaresTest, BinSizeRefusals) {
   auto zero = RunCli({"query", a_, "--range", "0:10", "--bin-size", "0", "--stat", "rms"});
   EXPECT_EQ(zero.exit_code, 2);
   EXPECT_NE(zero.err.find("--bin-size 0"), std::string::npos) << zero.err;
@@ -179,7 +179,7 @@ std::string Raw(const std::string& line, const std::string& key) {
   return line.substr(at + k.size(), to - at - k.size());
 }
 
-TEST_P(CliSquaresTest, ProgressiveBoundsHoldTheExactAnswer) {
+TEST_P(QuerySquaresTest, ProgressiveBoundsHoldTheExactAnswer) {
   SCOPED_TRACE("seed " + std::to_string(seed_) + " (MOMENTA_SEED reproduces)");
   std::mt19937_64 rng(seed_ + 2);
   for (int k = 0; k < 6; ++k) {
@@ -211,10 +211,10 @@ TEST_P(CliSquaresTest, ProgressiveBoundsHoldTheExactAnswer) {
   EXPECT_EQ(RunCli({"query", a_, "--range", "5:5", "--stat", "rms", "--progressive"}).exit_code, 1);
 }
 
-INSTANTIATE_TEST_SUITE_P(Kinds, CliSquaresTest, ::testing::Values("hbb", "ola"));
+INSTANTIATE_TEST_SUITE_P(Kinds, QuerySquaresTest, ::testing::Values("hbb", "ola"));
 
 // An f8 array with NaN and infinities: NumPy's answers, skipna too.
-TEST(CliSquaresNonFiniteTest, NanAndInfinityAsNumPy) {
+TEST(QuerySquaresNonFiniteTest, NanAndInfinityAsNumPy) {
   ScratchDir dir;
   const std::string a = dir.File("f.npy");
   ASSERT_EQ(RunCli({"create", a, "--length", "400", "--leaf", "64", "--fanout", "4"}).exit_code, 0);

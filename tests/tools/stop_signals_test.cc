@@ -43,7 +43,7 @@ struct Case {
   std::unique_ptr<Background> proc;
 };
 
-TEST(NetSignalsTest, WindowSiteAndRootEndWithinASecond) {
+TEST(StopSignalsTest, WindowSiteAndRootEndWithinASecond) {
   ScratchDir dir;
   const std::string arr = dir.File("a.npy");
   ASSERT_EQ(RunCli({"create", arr, "--length", "100"}).exit_code, 0);

@@ -58,7 +58,7 @@ TEST(TextValuesTest, CountChecksEveryValue) {
 }
 
 // The table layer (tools/text_table.h): rows, header detection, --column.
-TEST(TextTableTest, RowsHeaderAndColumn) {
+TEST(TextValuesTableTest, RowsHeaderAndColumn) {
   const std::string text = "# made by hand\nt; v\n0;1.5\n\n1;2.5 # late\n";
   auto t = cli::ScanTextTable(text, DType::kF8, "in.csv", {});
   ASSERT_OK(t);
@@ -83,7 +83,7 @@ TEST(TextTableTest, RowsHeaderAndColumn) {
   EXPECT_EQ(v->Shape(), (std::vector<uint64_t>{2}));
 }
 
-TEST(TextTableTest, HeaderNamesAndShapes) {
+TEST(TextValuesTableTest, HeaderNamesAndShapes) {
   EXPECT_EQ(cli::SplitHeader("time (s),\"value\"\r"), (std::vector<std::string>{"time (s)", "value"}));
   EXPECT_EQ(cli::SplitHeader("  a  b # c"), (std::vector<std::string>{"a", "b"}));
   EXPECT_EQ(cli::SplitHeader("a,,b"), (std::vector<std::string>{"a", "", "b"}));

@@ -20,7 +20,7 @@ using testing::RunCli;
 using testing::ScratchDir;
 using testing::WriteFileBytes;
 
-TEST(WindowCliTest, ReportsEachTickFromStdin) {
+TEST(WindowCommandTest, ReportsEachTickFromStdin) {
   auto r = RunCli({"window", "--input", "-", "--window", "5", "--eps", "0.1", "--top", "2"},
                   "1 5\n1 5\n2 7\n3 5\n3 9\n10 5\n");
   ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -31,7 +31,7 @@ TEST(WindowCliTest, ReportsEachTickFromStdin) {
             "t=10 count=1 dropped=0 top=5:1 q0.5=5 q0.9=5 q0.99=5\n");
 }
 
-TEST(WindowCliTest, EveryReportsExpiryWithoutArrivals) {
+TEST(WindowCommandTest, EveryReportsExpiryWithoutArrivals) {
   ScratchDir dir;
   WriteFileBytes(dir.File("s.txt"), "1 5\n2 7\n3 5\n20 8\n");
   auto r = RunCli({"window", "--input", dir.File("s.txt"), "--window", "5", "--eps", "0.1", "--every", "4",
@@ -47,7 +47,7 @@ TEST(WindowCliTest, EveryReportsExpiryWithoutArrivals) {
   EXPECT_NE(lines[4].find("\"t\":20,\"count\":1,"), std::string::npos) << lines[4];
 }
 
-TEST(WindowCliTest, LateLinesAreDroppedAndReported) {
+TEST(WindowCommandTest, LateLinesAreDroppedAndReported) {
   auto r = RunCli({"window", "--input", "-", "--window", "10", "--tardiness", "2", "--eps", "0.1"},
                   "10 1\n8 2\n7 3\n11 4\n");
   ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -57,7 +57,7 @@ TEST(WindowCliTest, LateLinesAreDroppedAndReported) {
   EXPECT_EQ(lines[1].rfind("t=11 count=3 dropped=1 ", 0), 0u) << lines[1];
 }
 
-TEST(WindowCliTest, ItemMappingsOnText) {
+TEST(WindowCommandTest, ItemMappingsOnText) {
   auto r = RunCli({"window", "--input", "-", "--window", "100", "--eps", "0.1", "--item", "index/10", "--top", "3"},
                   "1 15\n1 19\n1 -1\n1 23\n");
   ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -70,7 +70,7 @@ TEST(WindowCliTest, ItemMappingsOnText) {
 
 // Commands refused before they read stdin get no input: writing to a child
 // that has exited would raise SIGPIPE in the test binary.
-TEST(WindowCliTest, ClearErrors) {
+TEST(WindowCommandTest, ClearErrors) {
   auto r = RunCli({"window", "--window", "5", "--eps", "0.1"});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("give exactly one of --log PATH or --input FILE|-"), std::string::npos) << r.err;
@@ -97,7 +97,7 @@ TEST(WindowCliTest, ClearErrors) {
   EXPECT_NE(r.err.find("Not found:"), std::string::npos) << r.err;
 }
 
-TEST(WindowCliTest, ReadsAnArraysUpdateLog) {
+TEST(WindowCommandTest, ReadsAnArraysUpdateLog) {
   ScratchDir dir;
   const std::string a = dir.File("a.npy");
   ASSERT_EQ(RunCli({"create", a, "--length", "1000"}).exit_code, 0);
@@ -123,7 +123,7 @@ TEST(WindowCliTest, ReadsAnArraysUpdateLog) {
 }
 
 // Through the CLI, a random stream's last report is within eps of the truth.
-TEST(WindowCliTest, RandomStreamWithinEps) {
+TEST(WindowCommandTest, RandomStreamWithinEps) {
   const uint64_t seed = testing::TestSeed();
   SCOPED_TRACE("seed " + std::to_string(seed));
   std::mt19937_64 rng(seed);

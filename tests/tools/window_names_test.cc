@@ -168,7 +168,7 @@ TEST(WindowNamesTest, QuantilesAndLogsAreRefusedOnNames) {
   EXPECT_EQ(r.out, "t=1 count=2 dropped=0 top=apt:2\nt=2 count=3 dropped=0 top=apt:2,libc6:1\n");
 }
 
-TEST(NameTableTest, HoldsOnlyTheNamesTheSynopsisHolds) {
+TEST(WindowNamesTableTest, HoldsOnlyTheNamesTheSynopsisHolds) {
   auto counts = ItemCounts::Create({/*window=*/100, /*tardiness=*/0}, 0.05);
   ASSERT_TRUE(counts.ok());
   NameTable names;

@@ -101,7 +101,7 @@ size_t RandomLength(std::mt19937_64& rng) {
 
 // §1.1: a = [3,1,4,1,5,9,2,6,5,3], range [2,7] → QM = (27, 76, 284); about
 // c = 4.5, order 2: 6.25·27 + 2·(−2.5)·76 + 284 = 72.75.
-TEST(MomentsReference, QueryMomentsSection1_1) {
+TEST(MomentsReferenceTest, QueryMomentsSection1_1) {
   const IndexMoments range = IndexMoments::Of(2, Slice(kReferenceArray, 2, 8));
   EXPECT_EQ(range.count(), 6u);
   EXPECT_EQ(range.moment(0), 27);
@@ -117,7 +117,7 @@ TEST(MomentsReference, QueryMomentsSection1_1) {
 // B_3 = (3, 0, 0). Query [2,7]: head (4, 0, 0); merge B_1 with δ = 1 →
 // (19, 38, 102); tail [6,7] = (8, 6, 6) merged with δ = 4 → (27, 76, 284).
 // Update a_4 += 2 (bin 1, offset 1): B_1 += 2·(1, 1, 1) → (17, 25, 43).
-TEST(MomentsReference, BinBufferingSection2) {
+TEST(MomentsReferenceTest, BinBufferingSection2) {
   auto expect_tuple = [](const IndexMoments& t, ld m0, ld m1, ld m2) {
     EXPECT_EQ(t.moment(0), m0);
     EXPECT_EQ(t.moment(1), m1);
@@ -160,7 +160,7 @@ TEST(MomentsReference, BinBufferingSection2) {
 
 // ---- accumulation -------------------------------------------------------------------
 
-TEST(IndexMoments, AccumulateMatchesBruteForce) {
+TEST(MomentsIndexMomentsTest, AccumulateMatchesBruteForce) {
   SEEDED_RNG(rng);
   for (int trial = 0; trial < 200; ++trial) {
     const size_t n = RandomLength(rng);
@@ -194,7 +194,7 @@ TEST(IndexMoments, AccumulateMatchesBruteForce) {
 
 // Small integers: every partial sum is an integer below 2^53, so the result is
 // exact; checked against __int128.
-TEST(IndexMoments, AccumulateIsExactOnSmallIntegers) {
+TEST(MomentsIndexMomentsTest, AccumulateIsExactOnSmallIntegers) {
   SEEDED_RNG(rng);
   for (int trial = 0; trial < 100; ++trial) {
     const size_t n = std::uniform_int_distribution<size_t>(0, 2000)(rng);
@@ -214,7 +214,7 @@ TEST(IndexMoments, AccumulateIsExactOnSmallIntegers) {
 }
 
 // Order 0 of integer data is exact up to |a_i| = 2^45.
-TEST(IndexMoments, IntegerSumsAreExact) {
+TEST(MomentsIndexMomentsTest, IntegerSumsAreExact) {
   SEEDED_RNG(rng);
   std::uniform_int_distribution<int64_t> big(-(int64_t{1} << 45), int64_t{1} << 45);
   std::vector<double> a(100000);
@@ -230,7 +230,7 @@ TEST(IndexMoments, IntegerSumsAreExact) {
 
 // ---- merge and un-merge -------------------------------------------------------
 
-TEST(IndexMoments, MergeOfRandomSplitsEqualsWhole) {
+TEST(MomentsIndexMomentsTest, MergeOfRandomSplitsEqualsWhole) {
   SEEDED_RNG(rng);
   for (int trial = 0; trial < 100; ++trial) {
     const size_t n = RandomLength(rng);
@@ -251,7 +251,7 @@ TEST(IndexMoments, MergeOfRandomSplitsEqualsWhole) {
   }
 }
 
-TEST(IndexMoments, UnmergeInvertsMerge) {
+TEST(MomentsIndexMomentsTest, UnmergeInvertsMerge) {
   SEEDED_RNG(rng);
   for (int trial = 0; trial < 200; ++trial) {
     const size_t n = RandomLength(rng);
@@ -286,7 +286,7 @@ TEST(IndexMoments, UnmergeInvertsMerge) {
   }
 }
 
-TEST(IndexMoments, TruncatedKeepsLowOrders) {
+TEST(MomentsIndexMomentsTest, TruncatedKeepsLowOrders) {
   const IndexMoments run = IndexMoments::Of(8, kReferenceArray);
   const IndexMoments low = run.Truncated(3);
   EXPECT_EQ(low.order(), 3);
@@ -297,7 +297,7 @@ TEST(IndexMoments, TruncatedKeepsLowOrders) {
 
 // ---- shift to a center ----------------------------------------------------------
 
-TEST(IndexMoments, ShiftToMatchesBruteForce) {
+TEST(MomentsIndexMomentsTest, ShiftToMatchesBruteForce) {
   SEEDED_RNG(rng);
   for (int trial = 0; trial < 300; ++trial) {
     const size_t n = std::uniform_int_distribution<size_t>(1, 3000)(rng);
@@ -333,7 +333,7 @@ TEST(IndexMoments, ShiftToMatchesBruteForce) {
 
 // Absolute positions near 2^40: Moment() takes p and c as absolute indices and
 // never raises them to a power.
-TEST(IndexMoments, MomentAboutAbsoluteCenterNearTwoToTheForty) {
+TEST(MomentsIndexMomentsTest, MomentAboutAbsoluteCenterNearTwoToTheForty) {
   SEEDED_RNG(rng);
   const std::vector<double> a = RandomValues(rng, 2000, 1);
   const uint64_t p = (uint64_t{1} << 40) - a.size();
@@ -363,7 +363,7 @@ TEST(IndexMoments, MomentAboutAbsoluteCenterNearTwoToTheForty) {
 // A spike right at the center: Σ|i − c|^j |a_i| is 0 for j >= 1, so the
 // reference bound cannot hold for any shifted tuple; the error stays within
 // the shift's magnitudes, which ReferenceErrorBound reports.
-TEST(IndexMoments, ShiftOfSpikeAtCenterStaysWithinShiftMagnitudes) {
+TEST(MomentsIndexMomentsTest, ShiftOfSpikeAtCenterStaysWithinShiftMagnitudes) {
   std::vector<double> a(1000, 0.0);
   a[777] = 0.1;
   const IndexMoments run = IndexMoments::Of(8, a);
@@ -373,7 +373,7 @@ TEST(IndexMoments, ShiftOfSpikeAtCenterStaysWithinShiftMagnitudes) {
   for (int j = 1; j <= 8; ++j) EXPECT_LE(std::fabs(shifted[j]), bound[j]) << j;
 }
 
-TEST(IndexMoments, ReferenceErrorBoundFromMagnitudes) {
+TEST(MomentsIndexMomentsTest, ReferenceErrorBoundFromMagnitudes) {
   SEEDED_RNG(rng);
   const std::vector<double> a = RandomValues(rng, 3000, 0);
   const IndexMoments magnitudes = IndexMoments::OfMagnitudes(8, a);
@@ -398,7 +398,7 @@ TEST(IndexMoments, ReferenceErrorBoundFromMagnitudes) {
 
 // ---- updates ------------------------------------------------------------------
 
-TEST(IndexMoments, ApplyDeltaEqualsRecompute) {
+TEST(MomentsIndexMomentsTest, ApplyDeltaEqualsRecompute) {
   SEEDED_RNG(rng);
   for (int trial = 0; trial < 100; ++trial) {
     const size_t n = std::uniform_int_distribution<size_t>(1, 3000)(rng);
@@ -429,7 +429,7 @@ TEST(IndexMoments, ApplyDeltaEqualsRecompute) {
   }
 }
 
-TEST(IndexMoments, StoreLoadRoundTrip) {
+TEST(MomentsIndexMomentsTest, StoreLoadRoundTrip) {
   SEEDED_RNG(rng);
   const std::vector<double> a = RandomValues(rng, 4321, 0);
   const IndexMoments run = IndexMoments::Of(8, a);
@@ -453,7 +453,7 @@ TEST(IndexMoments, StoreLoadRoundTrip) {
 // inside multiplies their drift (~1e3 · 2^-53 of M_j, rms) by up to ~3^(J+1)/2;
 // measured, positive data: 3e-10 of Σ|i − c|^j |a_i| at the midpoint, too close
 // to 1e-9 to assert for every seed. The worst ratios are printed.
-TEST(IndexMoments, DriftAfterAMillionUpdates) {
+TEST(MomentsIndexMomentsTest, DriftAfterAMillionUpdates) {
   SEEDED_RNG(rng);
   constexpr int kOrder = 8;
   constexpr size_t kCells = 1000;
@@ -544,7 +544,7 @@ void ExpectValueStats(const ValueMoments& got, const std::vector<double>& a, ld 
       << what << ": var " << double(var.value()) << ", want " << double(exact_var);
 }
 
-TEST(ValueMoments, MatchesBruteForce) {
+TEST(MomentsValueMomentsTest, MatchesBruteForce) {
   SEEDED_RNG(rng);
   for (int trial = 0; trial < 100; ++trial) {
     const size_t n = std::max<size_t>(1, RandomLength(rng));
@@ -555,7 +555,7 @@ TEST(ValueMoments, MatchesBruteForce) {
 
 // Values 1e9 + N(0,1): the variance to 1e-6 relative (we hold it to 1e-9),
 // straight, after merging random pieces, after un-merging pieces, stored.
-TEST(ValueMoments, VarianceSurvivesLargeMean) {
+TEST(MomentsValueMomentsTest, VarianceSurvivesLargeMean) {
   SEEDED_RNG(rng);
   const std::vector<double> a = RandomValues(rng, 100000, 2);
   const ValueMoments whole = ValueMoments::Of(a);
@@ -600,7 +600,7 @@ TEST(ValueMoments, VarianceSurvivesLargeMean) {
 
 // Pieces with very different means (a trend): merges re-center, so nothing
 // cancels beyond the data's own spread.
-TEST(ValueMoments, MergeAcrossATrend) {
+TEST(MomentsValueMomentsTest, MergeAcrossATrend) {
   SEEDED_RNG(rng);
   std::normal_distribution<double> normal;
   std::vector<double> a(20000);
@@ -617,7 +617,7 @@ TEST(ValueMoments, MergeAcrossATrend) {
 // 10^6 updates replacing a_i by a_i' on a stored (3 doubles) tuple of
 // 1e9 + N(0,1) data: the variance stays within 1e-6 (we hold it to 1e-9),
 // also when the updates drag the mean far from the build-time shift.
-TEST(ValueMoments, UpdatesKeepVarianceAccurate) {
+TEST(MomentsValueMomentsTest, UpdatesKeepVarianceAccurate) {
   SEEDED_RNG(rng);
   std::normal_distribution<double> normal;
   std::vector<double> a = RandomValues(rng, 5000, 2);
@@ -637,7 +637,7 @@ TEST(ValueMoments, UpdatesKeepVarianceAccurate) {
   ExpectValueStats(ValueMoments::Load(a.size(), stored), a, 1e-9L, "after 10^6 updates");
 }
 
-TEST(ValueMoments, EmptyAndSingle) {
+TEST(MomentsValueMomentsTest, EmptyAndSingle) {
   const ValueMoments empty = ValueMoments::Of({});
   EXPECT_EQ(empty.count(), 0u);
   EXPECT_EQ(Mean(empty).status().code(), Status::Code::kInvalidArgument);
@@ -662,7 +662,7 @@ TEST(ValueMoments, EmptyAndSingle) {
 
 // ---- extremes -----------------------------------------------------------------
 
-TEST(Extremes, MatchBruteForceAndMerge) {
+TEST(MomentsExtremesTest, MatchBruteForceAndMerge) {
   SEEDED_RNG(rng);
   for (int trial = 0; trial < 100; ++trial) {
     const size_t n = std::max<size_t>(1, RandomLength(rng));
@@ -687,7 +687,7 @@ TEST(Extremes, MatchBruteForceAndMerge) {
   }
 }
 
-TEST(Extremes, EmptySingleAndNaN) {
+TEST(MomentsExtremesTest, EmptySingleAndNaN) {
   EXPECT_TRUE(Extremes::Of({}).empty());
   EXPECT_EQ(Min(Extremes::Of({})).status().ToString(),
             "Invalid argument: min: the range is empty or all NaN");
@@ -704,7 +704,7 @@ TEST(Extremes, EmptySingleAndNaN) {
 
 // ---- center of mass, spread ---------------------------------------------------
 
-TEST(DerivedStats, CenterOfMassAndSpread) {
+TEST(MomentsDerivedStatsTest, CenterOfMassAndSpread) {
   SEEDED_RNG(rng);
   for (int trial = 0; trial < 100; ++trial) {
     const size_t n = std::uniform_int_distribution<size_t>(1, 5000)(rng);
@@ -735,7 +735,7 @@ TEST(DerivedStats, CenterOfMassAndSpread) {
   EXPECT_EQ(CenterOfMass(range, 2).value(), 2 + 76.0L / 27.0L);
 }
 
-TEST(DerivedStats, CenterOfMassAndSpreadErrors) {
+TEST(MomentsDerivedStatsTest, CenterOfMassAndSpreadErrors) {
   const IndexMoments empty(2);
   EXPECT_EQ(CenterOfMass(empty, 0).status().ToString(), "Invalid argument: com: the range is empty");
   EXPECT_EQ(Spread(empty).status().ToString(), "Invalid argument: spread: the range is empty");
@@ -753,7 +753,7 @@ TEST(DerivedStats, CenterOfMassAndSpreadErrors) {
 
 // ---- empty and single-element ranges --------------------------------------------
 
-TEST(DerivedStats, EmptyRange) {
+TEST(MomentsDerivedStatsTest, EmptyRange) {
   const IndexMoments empty = IndexMoments::Of(4, {});
   EXPECT_EQ(empty.count(), 0u);
   EXPECT_EQ(Sum(empty), 0);
@@ -771,7 +771,7 @@ TEST(DerivedStats, EmptyRange) {
   EXPECT_EQ(UnmergeLeft(run, run).count(), 0u);
 }
 
-TEST(DerivedStats, SingleElementRange) {
+TEST(MomentsDerivedStatsTest, SingleElementRange) {
   const std::vector<double> one = {2.5};
   const IndexMoments range = IndexMoments::Of(3, one);
   EXPECT_EQ(range.moment(0), 2.5);
@@ -785,7 +785,7 @@ TEST(DerivedStats, SingleElementRange) {
             "Invalid argument: polyfit: a degree-1 fit needs at least 2 cells, the range has 1");
 }
 
-TEST(DerivedStats, OrderAndDegreeErrors) {
+TEST(MomentsDerivedStatsTest, OrderAndDegreeErrors) {
   const IndexMoments range = IndexMoments::Of(2, kReferenceArray);
   EXPECT_EQ(PolyFit(range, 5).status().ToString(),
             "Invalid argument: polyfit: degree 5 exceeds the stored order 2");
@@ -797,7 +797,7 @@ TEST(DerivedStats, OrderAndDegreeErrors) {
 
 // ---- power sums and polynomial fits -------------------------------------------
 
-TEST(PowerSums, ScaledPowerSumMatchesDirectSum) {
+TEST(MomentsPowerSumsTest, ScaledPowerSumMatchesDirectSum) {
   for (uint64_t w : {1, 2, 3, 5, 31, 32, 33, 34, 64, 100, 257, 1000, 4999}) {
     for (int m = 0; m <= kMaxPowerSumExponent; ++m) {
       ld direct = 0;
@@ -809,7 +809,7 @@ TEST(PowerSums, ScaledPowerSumMatchesDirectSum) {
 }
 
 // Huge w: exact integer closed forms for m <= 2 in __int128.
-TEST(PowerSums, ScaledPowerSumForHugeRanges) {
+TEST(MomentsPowerSumsTest, ScaledPowerSumForHugeRanges) {
   for (uint64_t w : {uint64_t{1} << 20, (uint64_t{1} << 40) - 3, uint64_t{1} << 40}) {
     const Int128 W = w;
     const ld wl = w;
@@ -828,7 +828,7 @@ TEST(PowerSums, ScaledPowerSumForHugeRanges) {
 // coefficients back. Compared in the scaled variable t = x / w, where the
 // coefficients are of comparable size; the moments carry ~2^-53 relative
 // error from accumulation, times the condition number (5e5 at degree 4).
-TEST(PolyFit, RecoversExactPolynomials) {
+TEST(MomentsPolyFitTest, RecoversExactPolynomials) {
   SEEDED_RNG(rng);
   std::uniform_int_distribution<int> coefficient(-5, 5);
   for (int degree = 0; degree <= 4; ++degree) {
@@ -858,7 +858,7 @@ TEST(PolyFit, RecoversExactPolynomials) {
 
 // A range of 2^40 cells, too long to materialize: its moments come from the
 // closed forms (b_m = Σ_k c_k Σ_x x^(m+k)); the fit must undo them.
-TEST(PolyFit, HugeRangeFromClosedFormMoments) {
+TEST(MomentsPolyFitTest, HugeRangeFromClosedFormMoments) {
   const uint64_t w = uint64_t{1} << 40;
   const ld wl = w;
   const ld scaled_truth[] = {3, -2, 0.5L, 1.25L, -4};  // coefficients of t^m, t = x / w
@@ -920,7 +920,7 @@ std::vector<ld> BruteLeastSquares(const std::vector<double>& a, int degree) {
   return c;
 }
 
-TEST(PolyFit, MatchesLeastSquaresOnNoisyData) {
+TEST(MomentsPolyFitTest, MatchesLeastSquaresOnNoisyData) {
   SEEDED_RNG(rng);
   std::normal_distribution<double> normal;
   for (int degree = 0; degree <= 8; ++degree) {

@@ -82,7 +82,7 @@ TEST(NodeDeltaTest, GatheredEqualsTheCellsAndFlagsShrinkingExtremes) {
         for (size_t x : DistinctCells(rng, n, m)) {
           CellChange c{x, cells[x], rng() % 16 == 0 ? mean + 50 : value(rng), 0};
           cells[x] = c.new_value;
-          one_shrink |= codec.ApplyUpdate(one.data(), n, x, c.old_value, c.new_value, 0).extremes_may_shrink;
+          one_shrink |= codec.ApplyUpdate(one.data(), n, x, c.old_value, c.new_value, {}).extremes_may_shrink;
           d.Add(order, x, c);
         }
         const NodeCodec::UpdateOutcome outcome = codec.ApplyDelta(gathered.data(), n, d);
@@ -144,13 +144,15 @@ TEST(NodeDeltaTest, AParentFromItsChildrensDeltas) {
   if (outcome.extremes_may_shrink) codec.SetExtremes(parent.data(), OfCells(order, cells, 0, n).extremes);
   ExpectSummaryOf(codec.Decode(parent.data(), n), cells, 0, n, order, "the parent");
 
-  // Integer cells: the exact sum moves by exactly Σ (new − old).
+  // Integer cells: the exact sum moves by exactly Σ (new − old), the exact
+  // sum of squares by Σ (new² − old²): (81 − 25) + (49 − 4) = 101.
   NodeDelta exact(0.0);
-  exact.Add(order, 3, CellChange{3, 5.0, 9.0, 4});
-  exact.Add(order, 10, CellChange{10, -2.0, -7.0, -5});
+  exact.Add(order, 3, CellChange{3, 5.0, 9.0, ExactChangeOf(5, 9)});
+  exact.Add(order, 10, CellChange{10, -2.0, -7.0, ExactChangeOf(-2, -7)});
   NodeDelta over(0.0);
   over.AddChild(order, 512, exact);
-  EXPECT_TRUE(over.exact == -1);
+  EXPECT_TRUE(over.exact.sum == -1);
+  EXPECT_TRUE(over.exact.squares == Int192::Of(101));
   EXPECT_EQ(over.changes, 2u);
   EXPECT_EQ(over.new_min, -7.0);
   EXPECT_EQ(over.old_max, 5.0);

@@ -324,7 +324,7 @@ TEST(NonFiniteNodeTest, TransitionsKeepCountsExact) {
     const uint64_t at = rng() % n;
     const double old_value = cells[at], new_value = RandomCell(rng, DType::kF8);
     cells[at] = new_value;
-    const auto outcome = codec.ApplyUpdate(node.data(), n, at, old_value, new_value, 0);
+    const auto outcome = codec.ApplyUpdate(node.data(), n, at, old_value, new_value, {});
     const RangeSummary want = summary();
     if (outcome.extremes_may_shrink) codec.SetExtremes(node.data(), want.extremes);
     const RangeSummary got = codec.Decode(node.data(), n);

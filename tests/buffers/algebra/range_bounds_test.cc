@@ -238,7 +238,7 @@ void CheckRandomRanges(Fixture& f, std::mt19937_64& rng, int count) {
 
 std::string SeedTrace(uint64_t seed) { return "MOMENTA_SEED=" + std::to_string(seed) + " reproduces"; }
 
-TEST(RangeBounds, AlternatingSigns) {
+TEST(RangeBoundsTest, AlternatingSigns) {
   const uint64_t seed = testing::TestSeed();
   SCOPED_TRACE(SeedTrace(seed));
   std::mt19937_64 rng(seed);
@@ -248,7 +248,7 @@ TEST(RangeBounds, AlternatingSigns) {
   CheckRandomRanges(f, rng, 200);
 }
 
-TEST(RangeBounds, SpikeInsideAPartialLeaf) {
+TEST(RangeBoundsTest, SpikeInsideAPartialLeaf) {
   const uint64_t seed = testing::TestSeed();
   SCOPED_TRACE(SeedTrace(seed));
   std::mt19937_64 rng(seed);
@@ -273,7 +273,7 @@ TEST(RangeBounds, SpikeInsideAPartialLeaf) {
 // still hold (the allowance falls back to f · max|a|). (Making the tighter,
 // build-time allowance fail would take ~10^10 / f such updates of a node of
 // f cells: this checks the updated path is sound, not that it is needed.)
-TEST(RangeBounds, AfterUpdates) {
+TEST(RangeBoundsTest, AfterUpdates) {
   const uint64_t seed = testing::TestSeed();
   SCOPED_TRACE(SeedTrace(seed));
   std::mt19937_64 rng(seed);
@@ -299,7 +299,7 @@ TEST(RangeBounds, AfterUpdates) {
   CheckRandomRanges(f, rng, 150);
 }
 
-TEST(RangeBounds, AllNegative) {
+TEST(RangeBoundsTest, AllNegative) {
   const uint64_t seed = testing::TestSeed();
   SCOPED_TRACE(SeedTrace(seed));
   std::mt19937_64 rng(seed);
@@ -310,7 +310,7 @@ TEST(RangeBounds, AllNegative) {
   CheckRandomRanges(f, rng, 200);
 }
 
-TEST(RangeBounds, LargeMeanSmallSpread) {
+TEST(RangeBoundsTest, LargeMeanSmallSpread) {
   const uint64_t seed = testing::TestSeed();
   SCOPED_TRACE(SeedTrace(seed));
   std::mt19937_64 rng(seed);
@@ -321,7 +321,7 @@ TEST(RangeBounds, LargeMeanSmallSpread) {
   CheckRandomRanges(f, rng, 200);
 }
 
-TEST(RangeBounds, NanAndInfinity) {
+TEST(RangeBoundsTest, NanAndInfinity) {
   const uint64_t seed = testing::TestSeed();
   SCOPED_TRACE(SeedTrace(seed));
   std::mt19937_64 rng(seed);
@@ -340,7 +340,7 @@ TEST(RangeBounds, NanAndInfinity) {
   CheckRandomRanges(f, rng, 300);
 }
 
-TEST(RangeBounds, IntegerDtypes) {
+TEST(RangeBoundsTest, IntegerDtypes) {
   const uint64_t seed = testing::TestSeed();
   SCOPED_TRACE(SeedTrace(seed));
   std::mt19937_64 rng(seed);
@@ -366,7 +366,7 @@ TEST(RangeBounds, IntegerDtypes) {
   }
 }
 
-TEST(RangeBounds, RandomDataAndLeaves) {
+TEST(RangeBoundsTest, RandomDataAndLeaves) {
   const uint64_t seed = testing::TestSeed();
   SCOPED_TRACE(SeedTrace(seed));
   std::mt19937_64 rng(seed);
@@ -386,7 +386,7 @@ TEST(RangeBounds, RandomDataAndLeaves) {
 // bound holds each partial end to 2·sqrt(k(n−k)C/n) (C ≈ n σ²: about 46 + 63 here),
 // where min/max alone would allow k·(max − min), several hundred. (Whole
 // nodes would add their allowance, 1e-9 · f · max|a| each: this range has none.)
-TEST(RangeBounds, FirstIntervalIsNarrow) {
+TEST(RangeBoundsTest, FirstIntervalIsNarrow) {
   const uint64_t seed = testing::TestSeed();
   SCOPED_TRACE(SeedTrace(seed));
   std::mt19937_64 rng(seed);
@@ -402,7 +402,7 @@ TEST(RangeBounds, FirstIntervalIsNarrow) {
 
 // The first estimate of a leaf not yet read integrates the polynomial its
 // index moments fit: exact for data that is a quadratic in the index.
-TEST(RangeBounds, EstimateFollowsTheLeafsTrend) {
+TEST(RangeBoundsTest, EstimateFollowsTheLeafsTrend) {
   Fixture f;
   for (uint64_t i = 0; i < 3000; ++i) f.a.push_back(Value::Float(3.0 + 0.5 * static_cast<double>(i) - 1e-3 * static_cast<double>(i * i)));
   Make(f, DType::kF8);
@@ -418,7 +418,7 @@ TEST(RangeBounds, EstimateFollowsTheLeafsTrend) {
 
 // The first bound comes from the nodes alone: with an array backend that
 // fails every read, Start still answers; Next then fails, naming the read.
-TEST(RangeBounds, StartReadsNoArrayByte) {
+TEST(RangeBoundsTest, StartReadsNoArrayByte) {
   class RefusingBackend final : public IoBackend {
    public:
     explicit RefusingBackend(std::string path) : IoBackend(std::move(path)) {}
@@ -450,7 +450,7 @@ TEST(RangeBounds, StartReadsNoArrayByte) {
 }
 
 // Outward rounding: the double bounds of a long double never cut it.
-TEST(RangeBounds, DoubleBelowAndAbove) {
+TEST(RangeBoundsTest, DoubleBelowAndAbove) {
   const ld x = 1.0L + 0x1p-60L;
   EXPECT_LE(static_cast<ld>(DoubleBelow(x)), x);
   EXPECT_GE(static_cast<ld>(DoubleAbove(x)), x);

@@ -72,6 +72,7 @@ void ExpectValuesNear(const RangeSummary& got, const RangeSummary& want, ld rel,
   EXPECT_EQ(got.extremes.min, want.extremes.min) << what;
   EXPECT_EQ(got.extremes.max, want.extremes.max) << what;
   EXPECT_TRUE(got.exact_sum == want.exact_sum) << what;
+  EXPECT_TRUE(got.exact_sumsq == want.exact_sumsq) << what;
   ASSERT_EQ(got.values.count(), want.values.count()) << what;
   if (want.values.count() == 0) return;
   const ld c = want.values.central_sum_of_squares();
@@ -87,7 +88,7 @@ void ExpectValuesNear(const RangeSummary& got, const RangeSummary& want, ld rel,
       << what << ": shift far from the mean";
 }
 
-TEST(DecodeRunTest, EqualsThePairwiseFoldAndTheCells) {
+TEST(RangeSummaryDecodeRunTest, EqualsThePairwiseFoldAndTheCells) {
   const uint64_t seed = testing::TestSeed();
   SCOPED_TRACE(SeedTrace(seed));
   std::mt19937_64 rng(seed);
@@ -121,7 +122,7 @@ TEST(DecodeRunTest, EqualsThePairwiseFoldAndTheCells) {
 }
 
 // Never-written nodes (all zero) are runs of zeros, between written ones or alone.
-TEST(DecodeRunTest, HolesAreZeros) {
+TEST(RangeSummaryDecodeRunTest, HolesAreZeros) {
   const int order = 2;
   const NodeCodec codec(order);
   const uint64_t span = 16, count = 5;
@@ -144,7 +145,7 @@ TEST(DecodeRunTest, HolesAreZeros) {
 }
 
 // Exact integer sums add exactly, past 2^64.
-TEST(DecodeRunTest, ExactSumsAddExactly) {
+TEST(RangeSummaryDecodeRunTest, ExactSumsAddExactly) {
   const NodeCodec codec(1);
   const uint64_t count = 4, span = 2;
   std::vector<uint64_t> cells(count * span, ~uint64_t{0});
@@ -160,7 +161,7 @@ TEST(DecodeRunTest, ExactSumsAddExactly) {
 
 // The in-place f8 path and the copying path (unaligned cells) agree exactly,
 // with or without non-finite cells; without extremes the extremes stay empty.
-TEST(OfElementsTest, InPlaceAndCopiedAgree) {
+TEST(RangeSummaryOfElementsTest, InPlaceAndCopiedAgree) {
   const uint64_t seed = testing::TestSeed();
   SCOPED_TRACE(SeedTrace(seed));
   std::mt19937_64 rng(seed);

@@ -154,7 +154,7 @@ TEST(OlaKindTest, UpdatesKeepAnswersWithinTheBound) {
 }
 
 // An array made and built as kind ola (N = 4, b = 8) before each test.
-class OlaArrayTest : public ::testing::Test {
+class OlaKindArrayTest : public ::testing::Test {
  protected:
   void SetUp() override {
     a = MakeArray(path, rng);
@@ -171,7 +171,7 @@ class OlaArrayTest : public ::testing::Test {
 // A batch of index moments (SummarizeIndexBatch) reads the Ola buffer alone:
 // the same numbers as one range at a time, the same cells read (none of the
 // tree's partial leaves, which SummarizeBatch reads besides); refused for hbb.
-TEST_F(OlaArrayTest, IndexBatchesReadTheOlaBufferAlone) {
+TEST_F(OlaKindArrayTest, IndexBatchesReadTheOlaBufferAlone) {
   auto reader = BufferedArray::Open(path, Options(0, 0, /*writable=*/false));
   ASSERT_OK(reader);
   std::vector<IndexRange> ranges;
@@ -211,7 +211,7 @@ TEST_F(OlaArrayTest, IndexBatchesReadTheOlaBufferAlone) {
   EXPECT_EQ((*writer)->SummarizeIndexBatch(ranges, &batch).code(), Status::Code::kInvalidArgument);
 }
 
-TEST_F(OlaArrayTest, NonFiniteUpdatesAreRefusedWhole) {
+TEST_F(OlaKindArrayTest, NonFiniteUpdatesAreRefusedWhole) {
   auto writer = BufferedArray::Open(path, Options(4, 8));
   ASSERT_OK(writer);
   const uint64_t before = (*writer)->applied_sequence();
@@ -345,7 +345,7 @@ void FlipByte(const std::string& path, uint64_t offset) {
   f.write(&c, 1);
 }
 
-TEST_F(OlaArrayTest, DamageIsFoundAndRebuilt) {
+TEST_F(OlaKindArrayTest, DamageIsFoundAndRebuilt) {
   const std::string ola = path + ".momenta/ola";
   {
     // A slot's byte: found by the query that reads its block, which rebuilds.
@@ -371,7 +371,7 @@ TEST_F(OlaArrayTest, DamageIsFoundAndRebuilt) {
   ExpectAnswers(**reader, a, mag, rng, 20);
 }
 
-TEST_F(OlaArrayTest, AnArrayChangedOutsideIsRebuilt) {
+TEST_F(OlaKindArrayTest, AnArrayChangedOutsideIsRebuilt) {
   {
     IoOptions io;
     io.writable = true;
@@ -387,7 +387,7 @@ TEST_F(OlaArrayTest, AnArrayChangedOutsideIsRebuilt) {
   ExpectAnswers(**reader, a, Magnitudes(a), rng, 50);
 }
 
-TEST_F(OlaArrayTest, ARebuildChangesTheKind) {
+TEST_F(OlaKindArrayTest, ARebuildChangesTheKind) {
   auto writer = BufferedArray::Open(path, Options(4, 8));
   ASSERT_OK(writer);
   ASSERT_NE((*writer)->ola(), nullptr);

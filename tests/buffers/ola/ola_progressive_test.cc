@@ -26,7 +26,7 @@ namespace {
 
 // In memory: w is zero outside OlaResidualCells, |w| <= OlaResidualWeightBound,
 // and AnswerAbove(k) + Σ w_c a_c is the exact sum, for every level and many ranges.
-TEST(OlaRefineTest, ResidualWeightsAreWhereAndAsLargeAsStated) {
+TEST(OlaProgressiveRefineTest, ResidualWeightsAreWhereAndAsLargeAsStated) {
   std::mt19937_64 rng(testing::TestSeed());
   struct Shape { int nodes; uint64_t bin; uint64_t length; };
   for (const Shape& s : std::vector<Shape>{{2, 2, 257}, {4, 2, 300}, {4, 4, 1000}, {6, 3, 777}, {8, 2, 1500},

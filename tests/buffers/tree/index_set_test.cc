@@ -35,7 +35,7 @@ TEST(IndexSetTest, AgreesWithUnorderedSet) {
   }
 }
 
-TEST(IndexMapTest, AgreesWithUnorderedMap) {
+TEST(IndexSetMapTest, AgreesWithUnorderedMap) {
   const uint64_t seed = testing::TestSeed();
   SCOPED_TRACE("seed " + std::to_string(seed));
   std::mt19937_64 rng(seed);

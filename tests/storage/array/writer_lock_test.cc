@@ -49,7 +49,7 @@ std::string TryLock(const std::string& array) {
   return lock.ok() ? "acquired" : lock.status().ToString();
 }
 
-TEST(LogLockTest, SecondWriterInAnotherProcessGetsThePid) {
+TEST(WriterLockTest, SecondWriterInAnotherProcessGetsThePid) {
   ScratchDir dir;
   const std::string array = dir.File("data.npy");
   auto lock = LockArrayForWriting(array);
@@ -64,7 +64,7 @@ TEST(LogLockTest, SecondWriterInAnotherProcessGetsThePid) {
   EXPECT_EQ(InChild([&] { return TryLock(array); }), "acquired");
 }
 
-TEST(LogLockTest, AHolderThatDiesLeavesNoStaleLock) {
+TEST(WriterLockTest, AHolderThatDiesLeavesNoStaleLock) {
   ScratchDir dir;
   const std::string array = dir.File("data.npy");
   int ready[2];
@@ -90,7 +90,7 @@ TEST(LogLockTest, AHolderThatDiesLeavesNoStaleLock) {
   EXPECT_EQ(TryLock(array), "acquired");
 }
 
-TEST(LogLockTest, OneLogWriterAtATimeReadersFree) {
+TEST(WriterLockTest, OneLogWriterAtATimeReadersFree) {
   ScratchDir dir;
   const std::string log = dir.File("data.npy.momenta/log");
   LogWriterOptions o;

@@ -489,7 +489,7 @@ INSTANTIATE_TEST_SUITE_P(AllBackends, IoBackendTest,
 
 // ---- the premise of the misaligned-read tests ------------------------------
 
-TEST(IoBackendPremise, MisalignedDirectReadFailsOnWrittenBlocksOnly) {
+TEST(IoBackendPremiseTest, MisalignedDirectReadFailsOnWrittenBlocksOnly) {
   ScratchDir dir;
   const std::string path = dir.File("premise.bin");
   WriteSynced(path, std::string(64 * 1024, 'w'));
@@ -506,7 +506,7 @@ TEST(IoBackendPremise, MisalignedDirectReadFailsOnWrittenBlocksOnly) {
 
 // The mmap backend's SIGBUS handler must only swallow faults of its own
 // guarded copies: any other SIGBUS still kills the process as before.
-TEST(IoBackendSigbus, FaultsOutsideGuardedReadsStillKill) {
+TEST(IoBackendSigbusTest, FaultsOutsideGuardedReadsStillKill) {
 #if defined(__SANITIZE_ADDRESS__)
   GTEST_SKIP() << "AddressSanitizer handles SIGBUS itself (it reports and exits 1), so the death by SIGBUS this "
                   "test expects cannot be seen under it";
@@ -584,7 +584,7 @@ int RunWithoutIoUring(const std::function<int()>& body) {
   return WEXITSTATUS(status);
 }
 
-class IoBackendFallback : public ::testing::Test {
+class IoBackendFallbackTest : public ::testing::Test {
  protected:
   void SetUp() override {
     if (kAuditArch == 0) GTEST_SKIP() << "no seccomp arch constant for this CPU";
@@ -594,7 +594,7 @@ class IoBackendFallback : public ::testing::Test {
   const std::string path_ = dir_.File("fallback.bin");
 };
 
-TEST_F(IoBackendFallback, AutoFallsBackToPreadAndSaysWhy) {
+TEST_F(IoBackendFallbackTest, AutoFallsBackToPreadAndSaysWhy) {
   const int code = RunWithoutIoUring([this]() -> int {
     IoOptions options;
     options.kind = IoKind::kAuto;
@@ -616,7 +616,7 @@ TEST_F(IoBackendFallback, AutoFallsBackToPreadAndSaysWhy) {
                         "4 wrong backend, 5 read failed, 100 no seccomp, 200+N killed by signal N";
 }
 
-TEST_F(IoBackendFallback, NamedUringIsNotSupportedNotACrash) {
+TEST_F(IoBackendFallbackTest, NamedUringIsNotSupportedNotACrash) {
   const int code = RunWithoutIoUring([this]() -> int {
     IoOptions options;
     options.kind = IoKind::kUring;
@@ -631,7 +631,7 @@ TEST_F(IoBackendFallback, NamedUringIsNotSupportedNotACrash) {
                         "100 no seccomp, 200+N killed by signal N";
 }
 
-TEST_F(IoBackendFallback, AutoUsesIoUringWhenTheKernelAllowsIt) {
+TEST_F(IoBackendFallbackTest, AutoUsesIoUringWhenTheKernelAllowsIt) {
   IoOptions uring;
   uring.kind = IoKind::kUring;
   auto probe = OpenIoBackend(path_, uring);

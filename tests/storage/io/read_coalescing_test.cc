@@ -16,7 +16,7 @@
 namespace momenta {
 namespace {
 
-TEST(CoalescedReadsTest, MergedReadsFillEveryDestination) {
+TEST(ReadCoalescingTest, MergedReadsFillEveryDestination) {
   const uint64_t seed = testing::TestSeed();
   SCOPED_TRACE("seed " + std::to_string(seed));
   std::mt19937_64 rng(seed);
@@ -58,7 +58,7 @@ TEST(CoalescedReadsTest, MergedReadsFillEveryDestination) {
   }
 }
 
-TEST(CoalescedReadsTest, GroupsAreWhatOverlapsOrTouches) {
+TEST(ReadCoalescingTest, GroupsAreWhatOverlapsOrTouches) {
   const std::vector<ReadRequest> requests = {
       {1000, 100, nullptr},  // touches the next: merged
       {1100, 100, nullptr},

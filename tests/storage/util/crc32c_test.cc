@@ -12,7 +12,7 @@
 namespace momenta {
 namespace {
 
-TEST(LogCrc32cTest, StandardCheckValue) {
+TEST(Crc32cTest, StandardCheckValue) {
   const std::string check = "123456789";
   EXPECT_EQ(Crc32c(check.data(), check.size()), 0xE3069283u);
   EXPECT_EQ(Crc32cExtendPortable(0, check.data(), check.size()), 0xE3069283u);
@@ -26,7 +26,7 @@ TEST(LogCrc32cTest, StandardCheckValue) {
   EXPECT_EQ(Crc32c(ones.data(), ones.size()), 0x62A8AB43u);
 }
 
-TEST(LogCrc32cTest, ImplementationsAgreeAndExtendComposes) {
+TEST(Crc32cTest, ImplementationsAgreeAndExtendComposes) {
   const uint64_t seed = testing::TestSeed();
   SCOPED_TRACE("seed " + std::to_string(seed) + " (rerun with MOMENTA_SEED)");
   std::mt19937_64 rng(seed);

@@ -35,7 +35,7 @@ std::vector<std::string> DataClockReports(const std::string& text, int64_t every
 }
 
 TEST(WindowDriverTest, DataClockReportsEachTickAndEachMultiple) {
-  // As WindowCliTest.ReportsEachTickFromStdin: a tick once a later item comes, and the end.
+  // As WindowCommandTest.ReportsEachTickFromStdin: a tick once a later item comes, and the end.
   EXPECT_EQ(DataClockReports("1 5\n1 5\n2 7\n3 5\n3 9\n10 5\n", 0),
             (std::vector<std::string>{"1:2", "2:3", "3:5", "10:1"}));
   // every 4: times 4 and 8 (nothing new since 3; 1 and 2 have left), then the last multiple, 12.

@@ -160,7 +160,7 @@ Outcome RunHostile(const HostileFaults& faults, const std::string& workload, int
   return out;
 }
 
-TEST(NetHostileTest, Delays) {
+TEST(HostileNetworkTest, Delays) {
   HostileFaults f;
   f.delay = true;
   f.chance = 0.5;
@@ -171,7 +171,7 @@ TEST(NetHostileTest, Delays) {
   EXPECT_EQ(o.covered[1], o.checks);
 }
 
-TEST(NetHostileTest, StallsHoldNeitherQueriesNorOtherSites) {
+TEST(HostileNetworkTest, StallsHoldNeitherQueriesNorOtherSites) {
   HostileFaults f;
   f.stall = true;
   f.chance = 0.04;
@@ -181,7 +181,7 @@ TEST(NetHostileTest, StallsHoldNeitherQueriesNorOtherSites) {
   EXPECT_EQ(o.covered[0], o.checks) << "a stall loses nothing";
 }
 
-TEST(NetHostileTest, CutsMidFrame) {
+TEST(HostileNetworkTest, CutsMidFrame) {
   HostileFaults f;
   f.cut = true;
   f.chance = 0.04;
@@ -190,7 +190,7 @@ TEST(NetHostileTest, CutsMidFrame) {
   EXPECT_GT(o.counts.connections, 2u) << "the cut sites reconnected through the proxy";
 }
 
-TEST(NetHostileTest, DuplicatedFramesAppliedOnce) {
+TEST(HostileNetworkTest, DuplicatedFramesAppliedOnce) {
   HostileFaults f;
   f.duplicate = true;
   f.chance = 0.2;
@@ -203,7 +203,7 @@ TEST(NetHostileTest, DuplicatedFramesAppliedOnce) {
   EXPECT_TRUE(root.Logged("dropped a frame delivered twice")) << root.Logs();
 }
 
-TEST(NetHostileTest, CorruptedBytesAreCaught) {
+TEST(HostileNetworkTest, CorruptedBytesAreCaught) {
   HostileFaults f;
   f.corrupt = true;
   f.chance = 0.04;
@@ -217,7 +217,7 @@ TEST(NetHostileTest, CorruptedBytesAreCaught) {
       << root.Logs();
 }
 
-TEST(NetHostileTest, EverythingAtOnce) {
+TEST(HostileNetworkTest, EverythingAtOnce) {
   HostileFaults f;
   f.delay = f.stall = f.cut = f.duplicate = f.corrupt = true;
   f.chance = 0.03;
@@ -229,7 +229,7 @@ TEST(NetHostileTest, EverythingAtOnce) {
 // refusal is of the connection, not the site: the site retries (it used to
 // give up at once, as for a wrong token, so `momenta site` exited on one
 // flipped bit at start). A wrong token still ends the wait at once.
-TEST(NetHostileTest, DamagedHelloIsRetriedWrongTokenIsNot) {
+TEST(HostileNetworkTest, DamagedHelloIsRetriedWrongTokenIsNot) {
   RootThread root(Params(), [](RootServerOptions& o) {
     Tight(o);
     o.token = "s3cret";
@@ -273,7 +273,7 @@ TEST(NetHostileTest, DamagedHelloIsRetriedWrongTokenIsNot) {
 // A peer announcing a huge payload: refused from the header, before and
 // after its handshake, with no allocation of what it announced, while a site
 // keeps streaming and queries are answered.
-TEST(NetHostileTest, HugeLengthPrefixRefusedWithoutAllocating) {
+TEST(HostileNetworkTest, HugeLengthPrefixRefusedWithoutAllocating) {
   const uint64_t seed = testing::TestSeed();
   RootThread root(Params());
   LockstepRun run(root, 2, "steady", 20, seed);

@@ -40,7 +40,7 @@ void WithToken(RootServerOptions& o) {
   o.handshake_timeout = std::chrono::milliseconds(300);
 }
 
-TEST(NetFaultTest, SiteKilledAndRestarted) {
+TEST(MonitorFaultsTest, SiteKilledAndRestarted) {
   const uint64_t seed = testing::TestSeed();
   RootThread root(Params(), WithToken);
   LockstepRun run(root, 4, "burst", 20, seed, "s3cret");
@@ -57,7 +57,7 @@ TEST(NetFaultTest, SiteKilledAndRestarted) {
   EXPECT_EQ(run.violations(), 0u) << "seed=" << seed << run.first_violations();
 }
 
-TEST(NetFaultTest, DroppedConnectionResyncs) {
+TEST(MonitorFaultsTest, DroppedConnectionResyncs) {
   const uint64_t seed = testing::TestSeed();
   RootThread root(Params(), WithToken);
   LockstepRun run(root, 4, "square", 20, seed, "s3cret");
@@ -78,7 +78,7 @@ TEST(NetFaultTest, DroppedConnectionResyncs) {
   EXPECT_EQ(run.violations(), 0u) << "seed=" << seed << run.first_violations();
 }
 
-TEST(NetFaultTest, RootKilledAndRestarted) {
+TEST(MonitorFaultsTest, RootKilledAndRestarted) {
   const uint64_t seed = testing::TestSeed();
   RootThread root(Params(), WithToken);
   LockstepRun run(root, 4, "rotation", 20, seed, "s3cret");
@@ -99,7 +99,7 @@ TEST(NetFaultTest, RootKilledAndRestarted) {
 // it speaks again, its whole state arrives as one snapshot. Found by
 // bench/kill_driver site: the clocks passed while catching up reached the
 // root with windows missing the skipped records (counts far below exact).
-TEST(NetFaultTest, QuietSiteReportsNothingUntilItSpeaks) {
+TEST(MonitorFaultsTest, QuietSiteReportsNothingUntilItSpeaks) {
   RootThread root(Params());
   SiteClientOptions o;
   o.root = root.address();
@@ -125,7 +125,7 @@ TEST(NetFaultTest, QuietSiteReportsNothingUntilItSpeaks) {
   EXPECT_EQ(*count, "as_of=30 sites=1/1 count=60") << "the whole window, exact at this size";
 }
 
-TEST(NetFaultTest, BadPeersAreClosedAndOthersServed) {
+TEST(MonitorFaultsTest, BadPeersAreClosedAndOthersServed) {
   const uint64_t seed = testing::TestSeed();
   RootThread root(Params(), [](RootServerOptions& o) {
     WithToken(o);

@@ -16,9 +16,9 @@ namespace {
 using testing::LockstepRun;
 using testing::RootThread;
 
-class NetWorkloadTest : public ::testing::TestWithParam<std::string> {};
+class MonitorWorkloadTest : public ::testing::TestWithParam<std::string> {};
 
-TEST_P(NetWorkloadTest, RootWithinEpsAtEveryTick) {
+TEST_P(MonitorWorkloadTest, RootWithinEpsAtEveryTick) {
   const uint64_t seed = testing::TestSeed();
   const std::string w = GetParam();
   const bool late = w.rfind("late", 0) == 0;
@@ -32,7 +32,7 @@ TEST_P(NetWorkloadTest, RootWithinEpsAtEveryTick) {
   EXPECT_EQ(run.checks(), 300u);
 }
 
-INSTANTIATE_TEST_SUITE_P(Workloads, NetWorkloadTest, ::testing::ValuesIn(WorkloadNames()),
+INSTANTIATE_TEST_SUITE_P(Workloads, MonitorWorkloadTest, ::testing::ValuesIn(WorkloadNames()),
                          [](const auto& info) { return info.param; });
 
 }  // namespace

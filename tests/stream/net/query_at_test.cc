@@ -63,7 +63,7 @@ struct Monitor {
 
 // tau = 0: time 50's 400 items come in two halves with a pause between;
 // one ask --at 50 is made during the pause, one after time 51 shows up.
-TEST(NetAtTest, AnswerAtTIsTheSameWhenAskedWhileTsItemsAreComing) {
+TEST(QueryAtTest, AnswerAtTIsTheSameWhenAskedWhileTsItemsAreComing) {
   ScratchDir dir;
   Monitor m(dir, "0");
   std::string first;
@@ -86,7 +86,7 @@ TEST(NetAtTest, AnswerAtTIsTheSameWhenAskedWhileTsItemsAreComing) {
 
 // tau = 3: an item stamped t may arrive until clock t + 3 and still counts
 // at t. Time 50 is complete once the data clock passes 53.
-TEST(NetAtTest, LateItemsWithinTheTardinessCountAtTheirTime) {
+TEST(QueryAtTest, LateItemsWithinTheTardinessCountAtTheirTime) {
   ScratchDir dir;
   Monitor m(dir, "3");
   std::string in;
@@ -108,7 +108,7 @@ TEST(NetAtTest, LateItemsWithinTheTardinessCountAtTheirTime) {
   EXPECT_LE(std::abs(CountOf(late.out) - exact), 0.1 / 24 * exact) << late.out;
 }
 
-TEST(NetAtTest, ArrivalHold) {
+TEST(QueryAtTest, ArrivalHold) {
   ArrivalHold h(2);
   EXPECT_FALSE(h.Complete());
   EXPECT_TRUE(h.Add(10, 1));

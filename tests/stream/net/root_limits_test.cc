@@ -41,7 +41,7 @@ std::string HelloFrame(const std::string& name, const std::string& token) {
   return EncodeFrame(FrameType::kHello, EncodeHello(h));
 }
 
-TEST(NetRootLimitsTest, SiteNameOutsideTheAlphabetIsRefusedAndEscaped) {
+TEST(RootLimitsTest, SiteNameOutsideTheAlphabetIsRefusedAndEscaped) {
   RootThread root(Params(), [](RootServerOptions& o) { o.token = "s3cret"; });
   const std::string forged = "east\nsite west connected from 10.0.0.9";
   auto r = SendRaw(root.address(), HelloFrame(forged, "s3cret"), 1000);
@@ -131,7 +131,7 @@ void ExpectServed(const HostPort& root, const std::string& name, const std::stri
 // 520 query connections trickling a byte now and then (more than the whole
 // table of 512): sites still connect and `ask` still answers, at once and
 // after another round of trickling; the root closes the slow ones.
-TEST(NetRootLimitsTest, TricklingQueriesKeepNeitherSitesNorAskOut) {
+TEST(RootLimitsTest, TricklingQueriesKeepNeitherSitesNorAskOut) {
   rlimit lim{};
   getrlimit(RLIMIT_NOFILE, &lim);
   if (lim.rlim_cur < 2048 && lim.rlim_max >= 2048) {
@@ -161,7 +161,7 @@ TEST(NetRootLimitsTest, TricklingQueriesKeepNeitherSitesNorAskOut) {
 // A query line must end within query_line_timeout of its first byte, however
 // often bytes trickle in; an idle query connection goes after
 // query_idle_timeout.
-TEST(NetRootLimitsTest, SlowQueryLinesAndIdleQueriesAreCut) {
+TEST(RootLimitsTest, SlowQueryLinesAndIdleQueriesAreCut) {
   RootThread root(Params(), [](RootServerOptions& o) {
     o.query_line_timeout = std::chrono::milliseconds(300);
     o.query_idle_timeout = std::chrono::milliseconds(800);
@@ -180,7 +180,7 @@ TEST(NetRootLimitsTest, SlowQueryLinesAndIdleQueriesAreCut) {
   EXPECT_TRUE(root.Logged("query connection idle for 800 ms", 2000)) << root.Logs();
 }
 
-TEST(NetRootLimitsTest, EvictionOrder) {
+TEST(RootLimitsTest, EvictionOrder) {
   RootThread root(Params(), [](RootServerOptions& o) {
     o.max_pending = 2;
     o.max_queries = 3;
@@ -238,7 +238,7 @@ TEST(NetRootLimitsTest, EvictionOrder) {
 // readable: the root used to log that failure on every turn of its loop (a
 // busy loop and a flood of lines). Now it takes the waiting connection off
 // with a reserve descriptor, closes it, logs once per 10 s, and serves on.
-TEST(NetRootLimitsTest, OutOfFileDescriptorsNeitherSpinsNorFloodsTheLog) {
+TEST(RootLimitsTest, OutOfFileDescriptorsNeitherSpinsNorFloodsTheLog) {
   testing::ScratchDir dir;
   testing::Background root({"root", "--listen", "127.0.0.1:0", "--port-file", dir.File("port"), "--eps", "0.1",
                             "--window", "60", "--handshake-timeout", "60000"},
@@ -266,7 +266,7 @@ TEST(NetRootLimitsTest, OutOfFileDescriptorsNeitherSpinsNorFloodsTheLog) {
   EXPECT_EQ(a->rfind("as_of=", 0), 0u) << *a;
 }
 
-TEST(NetRootLimitsTest, EscapeForLog) {
+TEST(RootLimitsTest, EscapeForLog) {
   EXPECT_EQ(EscapeForLog("ok-name", 64), "ok-name");
   EXPECT_EQ(EscapeForLog("a\nb\\'", 64), "a\\x0ab\\\\\\'");
   EXPECT_EQ(EscapeForLog("\xff", 64), "\\xff");

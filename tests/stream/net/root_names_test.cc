@@ -92,7 +92,7 @@ std::vector<Frame> Frames(const std::string& bytes) {
   return out;
 }
 
-TEST(NameFramesTest, GoldenFramesOfProtocolFourDecode) {
+TEST(RootNamesFramesTest, GoldenFramesOfProtocolFourDecode) {
   const std::string path = std::string(MOMENTA_TEST_DATA_DIR) + "/golden_wire_names_frames_v4.bin";
   if (const char* dir = std::getenv("MOMENTA_WRITE_NAMES_GOLDEN"); dir != nullptr && *dir != 0) {
     testing::WriteFileBytes(std::string(dir) + "/golden_wire_names_frames_v4.bin", GoldenNamesFrames());
@@ -125,7 +125,7 @@ TEST(NameFramesTest, GoldenFramesOfProtocolFourDecode) {
   for (const ItemName& n : GoldenNames()) EXPECT_EQ(state.names().NameOf(n.item), n.name);
 }
 
-TEST(NameFramesTest, DecodeRefusesWhatNoSiteSends) {
+TEST(RootNamesFramesTest, DecodeRefusesWhatNoSiteSends) {
   EXPECT_FALSE(DecodeNames("").ok());
   EXPECT_FALSE(DecodeNames(EncodeNames({})).ok());                              // no names
   EXPECT_FALSE(DecodeNames(EncodeNames({{1, "a"}}) + "x").ok());                // trailing bytes
@@ -141,7 +141,7 @@ TEST(NameFramesTest, DecodeRefusesWhatNoSiteSends) {
 
 // Names sent with no state frame after them are bounded: no more than a
 // site could turn on at once (SiteMirror::MaxEntries) wait for their frame.
-TEST(NameFramesTest, NamesWithoutStateCannotGrowTheRootsTable) {
+TEST(RootNamesFramesTest, NamesWithoutStateCannotGrowTheRootsTable) {
   MonitorParams p;
   p.eps = 0.1;
   p.spec = WindowSpec{1000, 0};

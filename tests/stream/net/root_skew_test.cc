@@ -269,14 +269,14 @@ void PrintTo(const PaceCase& c, std::ostream* os) {
   *os << c.workload << " max_held " << c.max_held << " seed " << c.seed;
 }
 
-class RootPaceTest : public ::testing::TestWithParam<PaceCase> {};
+class RootSkewPaceTest : public ::testing::TestWithParam<PaceCase> {};
 
 // Three sites over a generated workload, W = 40, tau = 2, 320 ticks:
 //   fast  runs ahead of `steady` by a lead that grows to 2 W and back
 //   steady one tick a round
 //   late  starts at tick 60, dies at 140 (ticks on, unheard), comes back at
 //         170, and its input ends at 230 (FINAL, then it disconnects)
-TEST_P(RootPaceTest, EveryAnswerHoldsForAsOf) {
+TEST_P(RootSkewPaceTest, EveryAnswerHoldsForAsOf) {
   const PaceCase& pc = GetParam();
   SCOPED_TRACE("workload " + pc.workload + " seed " + std::to_string(pc.seed) + " max_held " +
                std::to_string(pc.max_held));
@@ -322,7 +322,7 @@ TEST_P(RootPaceTest, EveryAnswerHoldsForAsOf) {
   EXPECT_GT(h.covered_checks(), 500u);
 }
 
-INSTANTIATE_TEST_SUITE_P(Workloads, RootPaceTest,
+INSTANTIATE_TEST_SUITE_P(Workloads, RootSkewPaceTest,
                          ::testing::Values(PaceCase{"steady", RootState::kDefaultMaxHeld, 1},
                                            PaceCase{"burst", RootState::kDefaultMaxHeld, 2},
                                            PaceCase{"expiry_storm", RootState::kDefaultMaxHeld, 3},

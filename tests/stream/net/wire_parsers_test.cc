@@ -36,7 +36,7 @@ std::vector<Message> SomeMessages() {
   return out;
 }
 
-TEST(NetWireTest, RoundTrips) {
+TEST(WireParsersTest, RoundTrips) {
   Hello h{kProtocolVersion, "site-1.a_b", "tok", MonitorParams{0.01, {60000, 5}}};
   auto h2 = DecodeHello(EncodeHello(h));
   ASSERT_OK(h2);
@@ -61,7 +61,7 @@ TEST(NetWireTest, RoundTrips) {
   EXPECT_EQ(m2.bc_level(), 12u);
 }
 
-TEST(NetWireTest, TruncationsRefused) {
+TEST(WireParsersTest, TruncationsRefused) {
   const std::string hello = EncodeHello({kProtocolVersion, "s", "t", MonitorParams{}});
   const std::string welcome = EncodeWelcome({MonitorParams{}, 1, 2});
   const std::string batch = EncodeBatch(8, SomeMessages());
@@ -82,7 +82,7 @@ TEST(NetWireTest, TruncationsRefused) {
 
 // Frames carry their place on the connection: one delivered twice is
 // dropped (and counted), one missing ends the connection.
-TEST(NetWireTest, SequenceDropsDuplicatesAndRefusesGaps) {
+TEST(WireParsersTest, SequenceDropsDuplicatesAndRefusesGaps) {
   const std::string f0 = EncodeFrame(FrameType::kBatch, EncodeBatch(1, {}), 0);
   const std::string f1 = EncodeFrame(FrameType::kBatch, EncodeBatch(2, SomeMessages()), 1);
   const std::string f2 = EncodeFrame(FrameType::kBatch, EncodeBatch(3, {}), 2);
@@ -113,7 +113,7 @@ TEST(NetWireTest, SequenceDropsDuplicatesAndRefusesGaps) {
 
 // The header has its own checksum: a damaged length is refused from the
 // header alone, before the payload it announces would have arrived.
-TEST(NetWireTest, DamagedHeaderRefusedAtOnce) {
+TEST(WireParsersTest, DamagedHeaderRefusedAtOnce) {
   const std::string frame = EncodeFrame(FrameType::kBatch, EncodeBatch(8, SomeMessages()));
   for (size_t byte = 0; byte < kFrameHeaderBytes; ++byte) {
     for (int bit = 0; bit < 8; ++bit) {
@@ -137,7 +137,7 @@ TEST(NetWireTest, DamagedHeaderRefusedAtOnce) {
   EXPECT_EQ(r.buffered(), kFrameHeaderBytes);
 }
 
-TEST(NetWireTest, ByteFlipsNeverCrash) {
+TEST(WireParsersTest, ByteFlipsNeverCrash) {
   const uint64_t seed = testing::TestSeed();
   std::mt19937_64 rng(seed);
   const std::string good = EncodeFrame(FrameType::kHello, EncodeHello({kProtocolVersion, "s", "t", std::nullopt}), 0) +

@@ -53,7 +53,7 @@ std::vector<Message> SampleMessages() {
   return out;
 }
 
-TEST(StreamMessageTest, RoundTripAndWords) {
+TEST(MessagesTest, RoundTripAndWords) {
   for (const Message& m : SampleMessages()) {
     const std::string bytes = EncodeMessage(m);
     auto back = DecodeMessage(bytes);
@@ -70,7 +70,7 @@ TEST(StreamMessageTest, RoundTripAndWords) {
   EXPECT_EQ(MessageBits(SampleMessages()[0]), 7u);  // zigzag(-5) = 9: Elias-gamma 7 bits
 }
 
-TEST(StreamMessageTest, RefusesMalformed) {
+TEST(MessagesTest, RefusesMalformed) {
   EXPECT_FALSE(DecodeMessage(std::string("\x09\x00\x00", 3)).ok());  // unknown type
   Message m;
   m.type = MessageType::kBcDelta;

@@ -37,9 +37,9 @@ SimulationReport RunChecked(const std::string& workload, uint32_t k, int64_t win
   return *r;
 }
 
-class ProtocolWorkloadTest : public ::testing::TestWithParam<std::string> {};
+class ProtocolSimulationWorkloadTest : public ::testing::TestWithParam<std::string> {};
 
-TEST_P(ProtocolWorkloadTest, RootWithinEpsEveryTick) {
+TEST_P(ProtocolSimulationWorkloadTest, RootWithinEpsEveryTick) {
   const uint64_t seed = testing::TestSeed();
   const std::string w = GetParam();
   const bool late = w.rfind("late", 0) == 0;
@@ -47,13 +47,13 @@ TEST_P(ProtocolWorkloadTest, RootWithinEpsEveryTick) {
   RunChecked(w, 4, 100, late ? 99 : 2, 0.05, 450, 12, seed + 1);
 }
 
-INSTANTIATE_TEST_SUITE_P(Workloads, ProtocolWorkloadTest, ::testing::ValuesIn(WorkloadNames()),
+INSTANTIATE_TEST_SUITE_P(Workloads, ProtocolSimulationWorkloadTest, ::testing::ValuesIn(WorkloadNames()),
                          [](const auto& info) { return info.param; });
 
 // Words per window for basic counting and frequent items stay within a small
 // constant of (k/eps) log2(N/k) across eps and k (stream/REFERENCE.md §9
 // quotes up to 8.6 for FI); what the constant is goes to bench/README.md.
-TEST(ProtocolCostTest, CountsAndFrequentItemsWithinTheBoundShape) {
+TEST(ProtocolSimulationCostTest, CountsAndFrequentItemsWithinTheBoundShape) {
   const uint64_t seed = testing::TestSeed();
   for (double eps : {0.1, 0.05}) {
     for (uint32_t k : {1u, 4u}) {
@@ -80,7 +80,7 @@ TEST(ProtocolCostTest, CountsAndFrequentItemsWithinTheBoundShape) {
 
 // A count hovering across a grid value costs a few messages per window, not
 // one per tick: the hysteresis at work.
-TEST(ProtocolCostTest, HoveringCountIsCheap) {
+TEST(ProtocolSimulationCostTest, HoveringCountIsCheap) {
   SimulationOptions o;
   o.site.spec = {100, 0};
   o.site.eps = 0.1;
@@ -98,7 +98,7 @@ TEST(ProtocolCostTest, HoveringCountIsCheap) {
 
 // Approximate counting's cost does not grow with the number of distinct
 // items: a stream of singletons sends (almost) nothing.
-TEST(ProtocolCostTest, SingletonsCostNothing) {
+TEST(ProtocolSimulationCostTest, SingletonsCostNothing) {
   SimulationOptions o;
   o.site.spec = {100, 0};
   o.site.eps = 0.05;
@@ -115,7 +115,7 @@ TEST(ProtocolCostTest, SingletonsCostNothing) {
 
 // At eps = 0.01 and 10^6 items per window, counts and frequent items cost
 // far less than one word per arrival and expiry (the target: at least 100x).
-TEST(ProtocolCostTest, HundredTimesBelowNaiveAtOnePercent) {
+TEST(ProtocolSimulationCostTest, HundredTimesBelowNaiveAtOnePercent) {
   SimulationOptions o;
   o.site.spec = {500, 0};
   o.site.eps = 0.01;
@@ -136,7 +136,7 @@ TEST(ProtocolCostTest, HundredTimesBelowNaiveAtOnePercent) {
 
 // Quantiles: on a steady stream the drift rule sends at least 10x fewer words
 // than the whole-summary rule, and on adversarial orders never more.
-TEST(ProtocolCostTest, DriftQuantilesBeatWholeSummaries) {
+TEST(ProtocolSimulationCostTest, DriftQuantilesBeatWholeSummaries) {
   for (const char* w : {"steady", "increasing", "alternating", "noise"}) {
     SimulationOptions o;
     o.site.spec = {100, 0};

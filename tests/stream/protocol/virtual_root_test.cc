@@ -13,7 +13,7 @@
 namespace momenta {
 namespace {
 
-TEST(WindowClockTest, RootReachesZeroWhenSitesGoIdle) {
+TEST(VirtualRootClockTest, RootReachesZeroWhenSitesGoIdle) {
   SiteOptions o;
   o.spec = {20, 0};
   o.eps = 0.1;

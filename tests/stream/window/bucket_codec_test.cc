@@ -70,25 +70,25 @@ void CheckSynopsisCodec(Synopsis a, Feed feed) {
   }
 }
 
-TEST(StreamSynopsisCodecTest, WindowCount) {
+TEST(BucketCodecTest, WindowCount) {
   auto c = WindowCount::Create({40, 6}, 0.05);
   ASSERT_OK(c);
   CheckSynopsisCodec(std::move(*c), [](WindowCount& s, const Arrival& a) { s.Update(a.ts); });
 }
 
-TEST(StreamSynopsisCodecTest, ItemCounts) {
+TEST(BucketCodecTest, ItemCounts) {
   auto c = ItemCounts::Create({40, 6}, 0.02);
   ASSERT_OK(c);
   CheckSynopsisCodec(std::move(*c), [](ItemCounts& s, const Arrival& a) { s.Update(a.ts, a.item); });
 }
 
-TEST(StreamSynopsisCodecTest, WindowQuantiles) {
+TEST(BucketCodecTest, WindowQuantiles) {
   auto c = WindowQuantiles::Create({40, 6}, 0.05);
   ASSERT_OK(c);
   CheckSynopsisCodec(std::move(*c), [](WindowQuantiles& s, const Arrival& a) { s.Update(a.ts, a.item); });
 }
 
-TEST(StreamSynopsisCodecTest, RefusesForeignBytes) {
+TEST(BucketCodecTest, RefusesForeignBytes) {
   auto r = WindowCount::Decode("not a synopsis");
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().ToString(), "Corruption: window count: bad magic at byte 0");
@@ -100,7 +100,7 @@ TEST(StreamSynopsisCodecTest, RefusesForeignBytes) {
 // An eps so small that 1/eps overflows size_t (1e-300) is refused, by
 // Create and by Decode: the fuzz target `synopsis` found a snapshot with it
 // whose decoder cast 4/eps to size_t (undefined behavior).
-TEST(StreamSynopsisCodecTest, RefusesAnEpsTooSmallToSize) {
+TEST(BucketCodecTest, RefusesAnEpsTooSmallToSize) {
   EXPECT_FALSE(WindowQuantiles::Create({10, 0}, 1e-300).ok());
   EXPECT_FALSE(ItemCounts::Create({10, 0}, 1e-300).ok());
   EXPECT_FALSE(WindowCount::Create({10, 0}, 1e-300).ok());
@@ -122,7 +122,7 @@ TEST(StreamSynopsisCodecTest, RefusesAnEpsTooSmallToSize) {
 // The error bound is a running sum of the buckets' errors: the fuzz target
 // `synopsis` found a snapshot (tiny errors like 1e-270 among others) whose
 // window, once every bucket expired, answered an error bound of -1.9e-270.
-TEST(StreamSynopsisCodecTest, ErrorBoundNeverNegativeAndZeroWhenEmpty) {
+TEST(BucketCodecTest, ErrorBoundNeverNegativeAndZeroWhenEmpty) {
   const std::string bytes = testing::ReadFileBytes(std::string(MOMENTA_TEST_DATA_DIR) +
                                                    "/fuzz/synopsis/crash-negative_error_bound");
   auto c = ItemCounts::Decode(bytes);

@@ -17,7 +17,7 @@
 namespace momenta {
 namespace {
 
-TEST(SortEntriesByItemTest, MatchesAComparisonSortOnEveryPath) {
+TEST(KeyCountSortTest, MatchesAComparisonSortOnEveryPath) {
   const uint64_t seed = testing::TestSeed();
   std::mt19937_64 rng(seed);
   std::vector<uint64_t> scratch;

@@ -135,9 +135,9 @@ void RunSynopses(const Config& cfg, uint64_t seed) {
   EXPECT_EQ(count->dropped(), exact.dropped());
 }
 
-class SynopsisWorkloadTest : public ::testing::TestWithParam<std::string> {};
+class SynopsesWorkloadTest : public ::testing::TestWithParam<std::string> {};
 
-TEST_P(SynopsisWorkloadTest, EveryTickWithinBounds) {
+TEST_P(SynopsesWorkloadTest, EveryTickWithinBounds) {
   const uint64_t seed = testing::TestSeed();
   const std::string w = GetParam();
   const bool late = w.rfind("late", 0) == 0;
@@ -145,7 +145,7 @@ TEST_P(SynopsisWorkloadTest, EveryTickWithinBounds) {
   RunSynopses({w, 150, late ? 149 : 3, 0.05, 600, 15}, seed + 1);
 }
 
-INSTANTIATE_TEST_SUITE_P(Workloads, SynopsisWorkloadTest, ::testing::ValuesIn(WorkloadNames()),
+INSTANTIATE_TEST_SUITE_P(Workloads, SynopsesWorkloadTest, ::testing::ValuesIn(WorkloadNames()),
                          [](const auto& info) { return info.param; });
 
 }  // namespace

@@ -15,7 +15,7 @@
 namespace momenta {
 namespace {
 
-TEST(WindowClockTest, TardinessAcceptsExactlyTauLate) {
+TEST(WindowSpecClockTest, TardinessAcceptsExactlyTauLate) {
   auto c = WindowCount::Create({10, 3}, 0.1);
   ASSERT_OK(c);
   c->AdvanceTo(100);
@@ -34,7 +34,7 @@ TEST(WindowClockTest, TardinessAcceptsExactlyTauLate) {
   EXPECT_EQ(c->now(), 200);
 }
 
-TEST(WindowClockTest, ExpiresWithoutArrivals) {
+TEST(WindowSpecClockTest, ExpiresWithoutArrivals) {
   auto items = ItemCounts::Create({50, 0}, 0.01);
   auto quant = WindowQuantiles::Create({50, 0}, 0.05);
   ASSERT_OK(items);
@@ -55,7 +55,7 @@ TEST(WindowClockTest, ExpiresWithoutArrivals) {
   EXPECT_FALSE(quant->Quantile(0.5).has_value());
 }
 
-TEST(StreamParamsTest, RefusedWithOneLineMessages) {
+TEST(WindowSpecParamsTest, RefusedWithOneLineMessages) {
   auto bad_w = WindowCount::Create({0, 0}, 0.1);
   ASSERT_FALSE(bad_w.ok());
   EXPECT_EQ(bad_w.status().ToString(), "Invalid argument: window: W must lie in [1, 2^61], got 0");
