@@ -151,7 +151,7 @@ __attribute__((target("avx2"))) void BlockDeviationsWide(const double* a, size_t
 // them off: SetWideKernelsForTesting).
 bool CpuHasAvx2() {
 #ifdef MOMENTA_WIDE_KERNELS
-  __builtin_cpu_init();  // this may run before the runtime's own initialiser
+  __builtin_cpu_init();  // this may run before the runtime's own initializer
   return __builtin_cpu_supports("avx2") != 0;
 #else
   return false;
