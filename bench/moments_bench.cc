@@ -151,6 +151,142 @@ void BM_WarmQuery(benchmark::State& state) {
 }
 BENCHMARK(BM_WarmQuery)->ArgName("minmax")->Arg(0)->Arg(1);
 
+// A sparse f8 array deep enough for a query to take nodes at every level:
+// 2^34 elements (128 GiB, sparse) with 64 regions of 2^16 random-walk cells,
+// the default leaf (16,384), fan-out 64 and a 1 MiB RAM tier: levels of
+// 2^20, 2^14, 256 and 4 nodes, the top two in RAM (as a 1 TiB array's
+// default buffer keeps its top two of four). Made once, removed at exit.
+class DeepArray {
+ public:
+  static constexpr uint64_t kLength = uint64_t{1} << 34;
+  static constexpr uint64_t kRegions = 64, kRegion = uint64_t{1} << 16;
+  static DeepArray& Get() {
+    static DeepArray* instance = new DeepArray();
+    return *instance;
+  }
+  BufferedArray& array() { return *array_; }
+  const std::string& error() const { return error_; }
+  // The first cell of region r.
+  static uint64_t RegionStart(uint64_t r) { return r * (kLength / kRegions) + 12345 * r; }
+
+ private:
+  DeepArray() {
+    const char* dir = std::getenv("MOMENTA_BENCH_DIR");
+    path_ = std::string(dir != nullptr && *dir ? dir : ".") + "/momenta_moments_bench_deep.npy";
+    Remove();
+    std::atexit([] { Get().Remove(); });
+    IoOptions io;
+    io.writable = true;
+    const uint64_t shape[1] = {kLength};
+    auto file = ArrayFile::Create(path_, DType::kF8, shape, io);
+    if (!file.ok()) {
+      error_ = file.status().ToString();
+      return;
+    }
+    for (uint64_t r = 0; r < kRegions; ++r) {
+      const std::vector<double> v = RandomWalk(kRegion, 100 + r);
+      if (Status s = (*file)->WriteRaw(RegionStart(r), kRegion, reinterpret_cast<const char*>(v.data())); !s.ok()) {
+        error_ = s.ToString();
+        return;
+      }
+    }
+    file->reset();
+    BufferedArrayOptions options;
+    options.io.direct = false;  // in-cache costs
+    options.tree.ram_budget = 1 << 20;
+    auto opened = BufferedArray::Open(path_, options);
+    if (!opened.ok()) {
+      error_ = opened.status().ToString();
+      return;
+    }
+    array_ = std::move(opened).value();
+  }
+  void Remove() {
+    array_.reset();
+    std::error_code ec;
+    std::filesystem::remove(path_, ec);
+    std::filesystem::remove_all(SidecarPath(path_), ec);
+  }
+
+  std::string path_;
+  std::string error_;
+  std::unique_ptr<BufferedArray> array_;
+};
+
+// `count` random ranges of the deep array: ends anywhere (mostly in holes),
+// or both ends inside data regions (end pieces of real cells).
+std::vector<IndexRange> DeepRanges(size_t count, bool ends_in_data, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::vector<IndexRange> ranges(count);
+  for (IndexRange& r : ranges) {
+    uint64_t p, q;
+    if (ends_in_data) {
+      p = DeepArray::RegionStart(rng() % DeepArray::kRegions) + rng() % DeepArray::kRegion;
+      q = DeepArray::RegionStart(rng() % DeepArray::kRegions) + rng() % DeepArray::kRegion;
+    } else {
+      p = rng() % DeepArray::kLength;
+      q = rng() % DeepArray::kLength;
+    }
+    if (p > q) std::swap(p, q);
+    r = {p, q + 1};
+  }
+  return ranges;
+}
+
+// Warm sum+mean+var over the deep array, one query at a time (the nodes of
+// every level and the two end pieces; everything in the page cache).
+void BM_WarmQueryDeep(benchmark::State& state) {
+  DeepArray& deep = DeepArray::Get();
+  if (!deep.error().empty()) {
+    state.SkipWithError(deep.error().c_str());
+    return;
+  }
+  const std::vector<IndexRange> ranges = DeepRanges(4096, state.range(0) != 0, 8);
+  for (const IndexRange& r : ranges) (void)deep.array().Summarize(r.begin, r.end, false);  // warm
+  size_t k = 0;
+  QueryCost cost;
+  for (auto _ : state) {
+    const IndexRange& r = ranges[k++ % ranges.size()];
+    QueryCost c;
+    auto summary = deep.array().Summarize(r.begin, r.end, false, &c);
+    if (!summary.ok()) {
+      state.SkipWithError(summary.status().ToString().c_str());
+      break;
+    }
+    cost += c;
+    StatParams params;
+    for (Stat s : {Stat::kSum, Stat::kMean, Stat::kVar})
+      benchmark::DoNotOptimize(ComputeStat(s, params, *summary, r.begin, DType::kF8));
+  }
+  state.counters["ram_nodes"] = benchmark::Counter(static_cast<double>(cost.ram_nodes) / state.iterations());
+  state.counters["tier_nodes"] =
+      benchmark::Counter(static_cast<double>(cost.tier_bytes) / NodeCodec(2).bytes() / state.iterations());
+}
+BENCHMARK(BM_WarmQueryDeep)->ArgName("ends_in_data")->Arg(0)->Arg(1);
+
+// Warm batches over the deep array (SummarizeBatch of `batch` ranges):
+// items/s is ranges/s on one core.
+void BM_WarmBatchDeep(benchmark::State& state) {
+  DeepArray& deep = DeepArray::Get();
+  if (!deep.error().empty()) {
+    state.SkipWithError(deep.error().c_str());
+    return;
+  }
+  const size_t batch = static_cast<size_t>(state.range(0));
+  const std::vector<IndexRange> ranges = DeepRanges(batch, /*ends_in_data=*/true, 9);
+  std::vector<RangeSummary> out;
+  (void)deep.array().SummarizeBatch(ranges, false, &out);  // warm
+  for (auto _ : state) {
+    if (Status s = deep.array().SummarizeBatch(ranges, false, &out); !s.ok()) {
+      state.SkipWithError(s.ToString().c_str());
+      break;
+    }
+    benchmark::DoNotOptimize(out.data());
+  }
+  state.SetItemsProcessed(static_cast<int64_t>(state.iterations() * batch));
+}
+BENCHMARK(BM_WarmBatchDeep)->ArgName("batch")->Arg(1024);
+
 // Warm single-element updates, `batch` per Apply.
 void BM_WarmApply(benchmark::State& state) {
   SmallArray& small = SmallArray::Get();

@@ -56,6 +56,12 @@ static_assert(2 * kMaxMomentOrder <= kMaxPowerSumExponent);
 // · Σ |i − c|^j |a_i| (DESIGN.md §5 states the bound as tested).
 inline constexpr long double kReferenceRelativeError = 1e-9L;
 
+// The cell sums run four SIMD lanes wide (AVX2) where the CPU has it, else
+// as two two-lane vectors (SSE2, NEON); both give the same bits. Tests turn
+// the wide kernels off and on to compare them: true when the kernels are now
+// as asked (false: `on` asked on a CPU without AVX2). Not for production use.
+bool SetWideKernelsForTesting(bool on);
+
 // Terms indexed by order 0..kMaxMomentOrder; entries above a tuple's order are 0.
 using MomentTerms = std::array<long double, kMaxMomentTerms>;
 

@@ -93,7 +93,11 @@ TreeLayout LayoutOf(const TreeFileHeader& h) { return TreeLayout(ParamsOf(h)); }
 
 MomentTree::MomentTree(std::unique_ptr<MappedFile> file, std::unique_ptr<IoBackend> io,
                        TreeLayout layout, int order, bool bind_slot)
-    : file_(std::move(file)), io_(std::move(io)), layout_(std::move(layout)), codec_(order, bind_slot) {
+    : file_(std::move(file)),
+      io_(std::move(io)),
+      layout_(std::move(layout)),
+      codec_(order, bind_slot),
+      verified_(layout_.total_nodes()) {
   const uint64_t node_pages = layout_.total_nodes() * codec_.bytes() / kPage + 2;
   allocated_pages_.assign((node_pages + 63) / 64, 0);
 }
@@ -226,6 +230,12 @@ Status MomentTree::VerifyNode(int level, uint64_t j, const double* node, ParentM
   if ((mask >> (j % layout_.fanout())) & 1)
     return damaged("moment buffer damaged (zeroed, though its parent records it written)");
   return Status::OK();
+}
+
+uint64_t MomentTree::ReadEpoch() const {
+  // atomic_ref needs a non-const object; the load does not store.
+  auto& epoch = const_cast<uint64_t&>(header().write_epoch);
+  return std::atomic_ref<uint64_t>(epoch).load(std::memory_order_acquire);
 }
 
 Status MomentTree::MarkWritten(int level, uint64_t j) {

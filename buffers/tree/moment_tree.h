@@ -22,6 +22,7 @@
 #include "buffers/tree/index_set.h"
 #include "buffers/tree/tree_layout.h"
 #include "buffers/tree/tree_options.h"
+#include "buffers/tree/verified_nodes.h"
 #include "storage/array/array_file.h"
 #include "storage/io/io_backend.h"
 #include "storage/io/mapped_file.h"
@@ -96,6 +97,20 @@ class MomentTree {
     uint64_t mask = 0;
   };
   [[nodiscard]] Status VerifyNode(int level, uint64_t j, const double* node, ParentMemo* memo = nullptr) const;
+  // VerifyNode once per node and write_epoch: skipped when this process
+  // already found the node good at `epoch` (what ReadEpoch gave before the
+  // node was read), recorded when it is found good now. The guarantee that
+  // leaves is in buffers/tree/verified_nodes.h. Thread-safe for readers.
+  [[nodiscard]] Status VerifyNodeOnce(int level, uint64_t j, const double* node, uint64_t epoch,
+                                      ParentMemo* memo = nullptr) const {
+    const uint64_t slot = Slot(level, j);
+    if (verified_.Has(slot, epoch)) return Status::OK();
+    MOMENTA_RETURN_IF_ERROR(VerifyNode(level, j, node, memo));
+    verified_.Add(slot, epoch);
+    return Status::OK();
+  }
+  // The header's write_epoch now (the seqlock; odd while a writer changes nodes).
+  uint64_t ReadEpoch() const;
   // Records that node j of `level` has been written: sets its bit in its
   // parent's children mask (the parent's check is then stale: the caller
   // reseals or re-encodes the parent) or, at the top, in the header's
@@ -133,6 +148,7 @@ class MomentTree {
   const TreeLayout layout_;
   const NodeCodec codec_;
   std::vector<uint64_t> allocated_pages_;  // bit k: node page k is known to be allocated
+  mutable VerifiedNodes verified_;         // nodes found good at an epoch (VerifyNodeOnce)
 };
 
 // The layout parameters a header records.

@@ -268,7 +268,7 @@ void PlanQuery(MomentTree& tree, ArrayFile& array, uint64_t p, uint64_t q, bool 
 
 // Steps 5-6, once the planned reads landed (their bytes pointed to).
 Result<RangeSummary> FinishQuery(MomentTree& tree, ArrayFile& array, IoBackend& array_io, uint64_t p, uint64_t q,
-                                 const PlannedQuery& planned, bool need_extremes, QueryCost& c,
+                                 const PlannedQuery& planned, bool need_extremes, uint64_t epoch, QueryCost& c,
                                  ScratchDoubles& scratch) {
   const int order = tree.order();
   if (p == q) return RangeSummary(order);
@@ -277,11 +277,13 @@ Result<RangeSummary> FinishQuery(MomentTree& tree, ArrayFile& array, IoBackend& 
   const std::vector<RawPiece>& raw = planned.raw;
   // 5. Every node the answer takes passes its check first (a run of
   // siblings shares one parent: the memo checks it once).
+  // A node this process already found good at this write_epoch is not
+  // checked again (MomentTree::VerifyNodeOnce).
   Combiner combine(tree, array, array_io, nodes, plan.runs.size(), need_extremes, c, scratch);
   for (const NodeSource& s : nodes.sources) {
     MomentTree::ParentMemo memo;
     for (uint64_t k = 0; k < s.count; ++k)
-      MOMENTA_RETURN_IF_ERROR(tree.VerifyNode(s.level, s.first + k, combine.NodeBytes(s, k), &memo));
+      MOMENTA_RETURN_IF_ERROR(tree.VerifyNodeOnce(s.level, s.first + k, combine.NodeBytes(s, k), epoch, &memo));
   }
 
   // 6. Combine left to right, a run of sibling nodes at a time.
@@ -317,6 +319,8 @@ Status SummarizeRanges(MomentTree& tree, ArrayFile& array, std::span<const Index
   std::vector<QueryCost> local;
   std::vector<QueryCost>& c = costs ? *costs : local;
   c.assign(ranges.size(), QueryCost{});
+  // Before any node is read: a node found good is recorded at this epoch.
+  const uint64_t epoch = tree.ReadEpoch();
   // 1-3. Each range's plan; its reads appended to the batch's.
   std::vector<PlannedQuery> planned(ranges.size());
   std::vector<ReadRequest> array_reads, node_reads;
@@ -350,8 +354,8 @@ Status SummarizeRanges(MomentTree& tree, ArrayFile& array, std::span<const Index
     for (NodeSource& s : planned[k].nodes.sources)
       if (s.read != SIZE_MAX) s.data = reinterpret_cast<const double*>(node_batch.Where(node_base[k] + s.read));
     const QueryCost planned_cost = c[k];
-    auto summary = FinishQuery(tree, array, array_io, ranges[k].begin, ranges[k].end, planned[k], need_extremes, c[k],
-                               scratch);
+    auto summary = FinishQuery(tree, array, array_io, ranges[k].begin, ranges[k].end, planned[k], need_extremes,
+                               epoch, c[k], scratch);
     // A piece read on its own (the direct fallback) went to the device too.
     device.array_bytes += c[k].array_bytes - planned_cost.array_bytes;
     device.requests += c[k].requests - planned_cost.requests;

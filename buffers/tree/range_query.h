@@ -33,9 +33,10 @@
 namespace momenta {
 
 // The summary of [p, q); its extremes are meaningful only when need_extremes.
-// Every node it takes is checked first (MomentTree::VerifyNode): a damaged
-// one gives Corruption("<tree>: <what>: node N of level L fails its check")
-// and no answer. (A reader racing a writer may see a node mid-change: the
+// Every node it takes is checked first (MomentTree::VerifyNodeOnce: once per
+// node and write_epoch in this process, see buffers/tree/verified_nodes.h): a
+// damaged one gives Corruption("<tree>: <what>: node N of level L fails its
+// check") and no answer. (A reader racing a writer may see a node mid-change: the
 // seqlock around the call discards such a result, error or not.)
 // REQUIRES: p <= q <= array.length(); tree describes array
 Result<RangeSummary> SummarizeRange(MomentTree& tree, ArrayFile& array, uint64_t p, uint64_t q,

@@ -7,10 +7,12 @@
 // sparse tree (disk and RAM tiers, written nodes and holes).
 #include <gtest/gtest.h>
 
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <cmath>
 #include <cstddef>
+#include <cstdint>
 #include <cstring>
 #include <filesystem>
 #include <functional>
@@ -360,6 +362,45 @@ TEST_F(TreeDamageTest, OddEpochIsRebuiltNotWaitedOn) {
   EXPECT_EQ(s->nonfinite, want.nonfinite);
   EXPECT_EQ(s->values.count(), want.values.count());
   EXPECT_NEAR(static_cast<double>(s->index.moment(0)), static_cast<double>(want.index.moment(0)), 1e-9);
+}
+
+// A node is checked once per write_epoch (MomentTree::VerifyNodeOnce): damage
+// that lands after a first good read, with no writer's chunk in between, is
+// not looked for again at that epoch (what the warm query saves), but is
+// caught as soon as the epoch moves, and by a reader that opens the file anew.
+TEST_F(TreeDamageTest, DamageAfterAFirstGoodReadIsCaughtWhenTheEpochMoves) {
+  const std::string path = dir_.File("tree");
+  WriteFileBytes(path, pristine_);
+  auto tree = MomentTree::Open(path, /*writable=*/false, PreadIo());
+  ASSERT_OK(tree);
+  const uint64_t j = FindNode(1, /*written=*/true);
+  const uint64_t p = layout_.node_first(1, j), q = layout_.node_end(1, j);
+  ASSERT_OK(SummarizeRange(**tree, *array_, p, q, /*need_extremes=*/true));
+
+  // One byte of the node flipped in the file (the mapping shares its page).
+  auto store = [&](uint64_t at, const void* bytes, size_t n) {
+    const int fd = ::open(path.c_str(), O_WRONLY);
+    ASSERT_GE(fd, 0);
+    ASSERT_EQ(::pwrite(fd, bytes, n, static_cast<off_t>(at)), static_cast<ssize_t>(n));
+    ::close(fd);
+  };
+  const char flipped = static_cast<char>(pristine_[NodeOffset(1, j) + 8] ^ 0x10);
+  store(NodeOffset(1, j) + 8, &flipped, 1);
+  EXPECT_TRUE(SummarizeRange(**tree, *array_, p, q, true).ok()) << "checked again at the same epoch";
+
+  // A writer's chunk moves the epoch by two: the node is checked again.
+  const uint64_t epoch = (*tree)->ReadEpoch() + 2;
+  store(offsetof(TreeFileHeader, write_epoch), &epoch, sizeof epoch);
+  ASSERT_EQ((*tree)->ReadEpoch(), epoch);
+  auto moved = SummarizeRange(**tree, *array_, p, q, true);
+  ASSERT_FALSE(moved.ok()) << "damage after the epoch moved was answered from";
+  EXPECT_NE(moved.status().ToString().find(" fails its check"), std::string::npos) << moved.status().ToString();
+
+  // And a reader that opens the file anew checks it on its first read.
+  store(offsetof(TreeFileHeader, write_epoch), &pristine_[offsetof(TreeFileHeader, write_epoch)], sizeof epoch);
+  auto reopened = MomentTree::Open(path, false, PreadIo());
+  ASSERT_OK(reopened);
+  EXPECT_FALSE(SummarizeRange(**reopened, *array_, p, q, true).ok());
 }
 
 // A written node copied whole over another place (a misdirected write) holds
