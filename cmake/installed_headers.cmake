@@ -27,7 +27,10 @@ set(MOMENTA_INSTALLED_HEADERS
   storage/sidecar.h
   storage/status.h
   storage/writer_lock.h
+  storage/util/line_reader.h
+  storage/util/stop_token.h
   buffers/buffered_array.h
+  buffers/create_array.h
   buffers/group_writer.h
   buffers/moments.h
   buffers/power_sums.h
@@ -69,11 +72,9 @@ set(MOMENTA_INSTALLED_HEADERS
   stream/net/site_names.h
   stream/net/wire_frame.h
   stream/drive/item_source.h
-  stream/drive/line_buffer.h
   stream/drive/log_follow.h
   stream/drive/log_source.h
   stream/drive/log_wait.h
   stream/drive/site_runner.h
-  stream/drive/stop_token.h
   stream/drive/text_source.h
   stream/drive/window_driver.h)
