@@ -47,7 +47,8 @@ void RegisterShards(py::module_& m) {
     if (n == 0 || shard_length == 0 || pairs.empty() || replicas < 0 || static_cast<size_t>(replicas) >= pairs.size())
       ThrowIfError(Status::InvalidArgument("shard_create", "no shards to plan"));
     std::vector<ShardPlace> places;
-    for (const auto& [worker, folder] : pairs) places.push_back(ValueOrThrow(MakeShardPlace(worker, folder, "placement")));
+    for (const auto& [worker, folder] : pairs)
+      places.push_back(ValueOrThrow(MakeShardPlace(worker, folder, "placement")));
     std::vector<PyShard> out;
     for (const ShardEntry& s : PlanShards(n, shard_length, places, replicas, manifest_path)) out.push_back(ToPython(s));
     return out;

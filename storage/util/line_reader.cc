@@ -94,7 +94,8 @@ Result<bool> LineReader::WaitReady(int64_t timeout_ms) {
     // Whole milliseconds rounded up, so the wait never ends early.
     const int64_t left = std::chrono::ceil<std::chrono::milliseconds>(deadline - Clock::now()).count();
     if (left <= 0) return false;
-    auto filled = Fill(static_cast<int>(std::min<int64_t>(left, 1 << 30)));  // bytes (maybe not a whole line) or the end
+    // Bytes (maybe not a whole line yet), the end, or nothing: the loop decides.
+    auto filled = Fill(static_cast<int>(std::min<int64_t>(left, 1 << 30)));
     if (!filled.ok()) return filled.status();
   }
   return true;

@@ -42,7 +42,8 @@ def main():
     out = os.path.join(scratch, "res")
     env = dict(os.environ)
     env.pop("MOMENTA_BENCH_DUCKDB", None)  # DuckDB is optional; the test checks the message instead
-    p = subprocess.run(["/usr/bin/python3", "-B", script, "--cli", cli, "--drivers", drivers, "--preset", "quick", "--data-size", "64M", "--rounds", "1", "--dir", scratch,
+    p = subprocess.run(["/usr/bin/python3", "-B", script, "--cli", cli, "--drivers", drivers, "--preset", "quick",
+                        "--data-size", "64M", "--rounds", "1", "--dir", scratch,
                         "--out", out, "--plot"], capture_output=True, text=True, env=env, timeout=900)
     if p.returncode != 0:
         fail(f"momenta bench exited {p.returncode}: {p.stderr.strip()[-2000:]}")
