@@ -12,7 +12,6 @@ from ._select import flat_indices, flat_range, run_of, runs_of
 from ._statistics import _MEAN, _NONE, _RMS, _STAT_CODES, _SUM, _SUMSQ, Statistics, _centre, _count  # noqa: F401
 _APPROX = (_SUM, _MEAN, _SUMSQ, _RMS)  # the statistics the buffer alone bounds (approx=True)
 _IO = ("auto", "uring", "mmap", "pread")
-_SYNC = ("always", "batch", "none")
 
 
 class Approx(NamedTuple):
@@ -493,7 +492,7 @@ def open(path, mode="r", io="auto", sidecar=None, sync="batch"):  # noqa: A001 (
     path = _path(path)
     _choice(mode, "mode", ("r", "r+"))
     _choice(io, "io", _IO)
-    _choice(sync, "sync", _SYNC)
+    _text(sync, "sync")  # its words are the library's (ParseLogSync), as --sync's
     sidecar = "" if sidecar is None else _path(sidecar)
     return Array(_momenta._Array.open(path, mode == "r+", io, sidecar, sync))
 
@@ -525,7 +524,7 @@ def create(path, shape, dtype="f8", order=2, *, io="auto", sidecar=None, sync="b
     dims = _shape(shape)
     name = _dtype_name(dtype)
     _choice(io, "io", _IO)
-    _choice(sync, "sync", _SYNC)
+    _text(sync, "sync")  # its words are the library's (ParseLogSync), as --sync's
     sidecar = "" if sidecar is None else _path(sidecar)
     order = _count(order, "order", 0, 8)
     ram_budget = _count(ram_budget, "ram_budget", none=0)
