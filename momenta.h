@@ -20,9 +20,12 @@
 #include "storage/log/log_writer.h"   // LogWriter: append records to an update log
 #include "storage/log/log_reader.h"   // LogReader: read (or follow) an update log in sequence order
 #include "storage/util/cancel.h"       // cancelling long work from a signal handler
+#include "storage/util/stop_token.h"   // StopToken: how a loop that waits learns to stop
+#include "storage/util/line_reader.h"  // LineReader: lines of a file or a pipe, a stop waking the wait
 
 // ---- buffers/: range statistics over an array ---------------------------------
 #include "buffers/buffered_array.h"  // BufferedArray, the facade: open, Summarize, Write, Apply, Commit
+#include "buffers/create_array.h"    // CreateBufferedArray: a new array and its buffer, all or nothing
 #include "buffers/group_writer.h"    // GroupWriter: group commit for many submitting threads
 #include "buffers/algebra/range_summary.h"   // RangeSummary: what a range query returns
 #include "buffers/algebra/statistics.h"      // Stat: sum, mean, var, std, moments, com, spread, polyfit, min, max
@@ -49,7 +52,6 @@
 #include "stream/drive/item_source.h"    // ItemSource: where (timestamp, item) pairs come from
 #include "stream/drive/log_source.h"     // an array's update log as a source
 #include "stream/drive/text_source.h"    // "TIMESTAMP ITEM" lines as a source
-#include "stream/drive/stop_token.h"     // StopToken: how a driver loop learns to stop
 #include "stream/drive/window_driver.h"  // RunDataClock / RunWallClock: a window over a source
 #include "stream/drive/log_follow.h"     // RunLogClock: a window following a log on its own time
 #include "stream/drive/log_wait.h"       // WaitForLogDir: a log that does not exist yet

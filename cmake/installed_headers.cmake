@@ -27,7 +27,10 @@ set(MOMENTA_INSTALLED_HEADERS
   storage/array/sidecar.h
   storage/util/status.h
   storage/array/writer_lock.h
+  storage/util/line_reader.h
+  storage/util/stop_token.h
   buffers/buffered_array.h
+  buffers/create_array.h
   buffers/group_writer.h
   buffers/algebra/exact_squares.h
   buffers/algebra/moments.h
@@ -70,11 +73,9 @@ set(MOMENTA_INSTALLED_HEADERS
   stream/net/site_names.h
   stream/net/wire_frame.h
   stream/drive/item_source.h
-  stream/drive/line_buffer.h
   stream/drive/log_follow.h
   stream/drive/log_source.h
   stream/drive/log_wait.h
   stream/drive/site_runner.h
-  stream/drive/stop_token.h
   stream/drive/text_source.h
   stream/drive/window_driver.h)

@@ -1,16 +1,13 @@
 // create, get, set: the commands that make and touch one array (info, which
 // looks at one, is info_command.cc; registered here to keep --help's order).
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <CLI/CLI.hpp>
 #include <cstdio>
-#include <filesystem>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "buffers/buffered_array.h"
+#include "buffers/create_array.h"
 #include "tools/buffer_options.h"
 #include "tools/cli_common.h"
 #include "tools/commands.h"
@@ -51,26 +48,13 @@ int RunCreate(const CreateArgs& a) {
   if (!io.ok()) return UsageFail(io.status().ToString());
   auto tree = MakeTreeOptions(a.buffer);
   if (!tree.ok()) return UsageFail(tree.status().ToString());
+  auto options = MakeBufferedOptions(a.path, a.common, /*writable=*/true, *tree);
+  if (!options.ok()) return UsageFail(options.status().ToString());
   Stopwatch timer;
-  std::string notice;
-  std::error_code ec;
-  const bool had_sidecar =
-      std::filesystem::exists(std::filesystem::symlink_status(SidecarPath(a.path, a.common.sidecar), ec));
-  auto array = ArrayFile::Create(a.path, *dtype, shape, *io, &notice);
-  PrintNotice(notice);
-  if (!array.ok()) return Fail(array.status());  // Create removed what it made
-  array->reset();
-  // The buffer of an all-hole array is all zero nodes: a sparse file, instant.
-  auto buffered = OpenBuffered(a.path, a.common, /*writable=*/true, *tree, {},
-                               /*rebuild_on_open=*/true, /*fresh_array=*/true);
-  if (!buffered.ok()) {
-    // A failed create leaves nothing behind, so a retry does not meet "File
-    // exists": the array is ours (created exclusively), and so is the sidecar
-    // unless it was there before.
-    ::unlink(a.path.c_str());
-    if (!had_sidecar) std::filesystem::remove_all(SidecarPath(a.path, a.common.sidecar), ec);
-    return Fail(buffered.status());
-  }
+  std::vector<std::string> notices;
+  auto buffered = CreateBufferedArray(a.path, *dtype, shape, *options, &notices);
+  for (const auto& n : notices) PrintNotice(n);
+  if (!buffered.ok()) return Fail(buffered.status());  // it left nothing behind
   BufferedArray& ba = **buffered;
   const double micros = timer.ElapsedMicros();
   const uint64_t bytes = ba.array().length() * ba.array().itemsize();

@@ -87,9 +87,9 @@ Result<LogChoice> ParseLogChoice(const WriteFlags& flags) {
   return log;
 }
 
-Result<std::unique_ptr<BufferedArray>> OpenBuffered(const std::string& path, const CommonOptions& common,
-                                                   bool writable, const TreeOptions& tree, const LogChoice& log,
-                                                   bool rebuild_on_open, bool fresh_array) {
+Result<BufferedArrayOptions> MakeBufferedOptions(const std::string& path, const CommonOptions& common,
+                                                 bool writable, const TreeOptions& tree, const LogChoice& log,
+                                                 bool rebuild_on_open) {
   auto io = MakeIoOptions(common, writable);
   if (!io.ok()) return io.status();
   BufferedArrayOptions options;
@@ -100,7 +100,6 @@ Result<std::unique_ptr<BufferedArray>> OpenBuffered(const std::string& path, con
   options.log_segment_bytes = log.segment_bytes;
   options.sidecar = common.sidecar;
   options.rebuild_on_open = rebuild_on_open;
-  options.fresh_array = fresh_array;
   options.build_advice = "run 'momenta build " + path + "'";
   options.sidecar_advice = "--sidecar DIR";
   // A progress bar on a TTY, created at the first report of a build.
@@ -109,9 +108,18 @@ Result<std::unique_ptr<BufferedArray>> OpenBuffered(const std::string& path, con
     if (!*bar) *bar = std::make_unique<Progress>("build " + path, total);
     (*bar)->Update(done);
   };
+  return options;
+}
+
+Result<std::unique_ptr<BufferedArray>> OpenBuffered(const std::string& path, const CommonOptions& common,
+                                                   bool writable, const TreeOptions& tree, const LogChoice& log,
+                                                   bool rebuild_on_open, bool fresh_array) {
+  auto options = MakeBufferedOptions(path, common, writable, tree, log, rebuild_on_open);
+  if (!options.ok()) return options.status();
+  options->fresh_array = fresh_array;
   // (A killed build's or verify's scratch tree is removed by the writer's open.)
   std::vector<std::string> notices;
-  auto opened = BufferedArray::Open(path, options, &notices);
+  auto opened = BufferedArray::Open(path, *options, &notices);
   for (const auto& n : notices) PrintNotice(n);
   return opened;
 }

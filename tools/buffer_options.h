@@ -47,6 +47,12 @@ Result<LogChoice> ParseLogChoice(const WriteFlags& flags);
 // 0, which serves var, std, min and max.
 Result<TreeOptions> MakeTreeOptions(const BufferFlags& flags);
 
+// The options OpenBuffered opens PATH with (fresh_array aside): the CLI's
+// backend and sidecar flags, its words of advice, a progress bar on a TTY.
+Result<BufferedArrayOptions> MakeBufferedOptions(const std::string& path, const CommonOptions& common,
+                                                 bool writable, const TreeOptions& tree = {},
+                                                 const LogChoice& log = {}, bool rebuild_on_open = true);
+
 // Opens PATH with its moment buffer, printing notices (fallback backend,
 // rebuilds) on stderr and showing build progress on a TTY.
 Result<std::unique_ptr<BufferedArray>> OpenBuffered(const std::string& path, const CommonOptions& common,

@@ -2,6 +2,7 @@
 
 #include <signal.h>
 
+#include <atomic>
 #include <cassert>
 #include <csignal>
 #include <cstdio>
@@ -13,11 +14,19 @@
 namespace momenta::cli {
 namespace {
 
-void OnSignal(int sig) { RequestCancel(sig); }
+std::atomic<void (*)()> g_hook{nullptr};
+static_assert(std::atomic<void (*)()>::is_always_lock_free, "the handler reads the hook");
+
+void OnSignal(int sig) {
+  RequestCancel(sig);  // keeps errno
+  if (auto hook = g_hook.load()) hook();
+}
 
 }  // namespace
 
-void InstallCancelHandlers() {
+void InstallCancelHandlers(void (*hook)()) {
+  g_hook = hook;
+  OpenCancelWake();
   struct sigaction sa {};
   sa.sa_handler = OnSignal;
   sigemptyset(&sa.sa_mask);
@@ -26,13 +35,17 @@ void InstallCancelHandlers() {
   sigaction(SIGTERM, &sa, nullptr);
 }
 
+int StopExitCode() {
+  const int sig = CancelSignal();
+  return 128 + (sig > 0 ? sig : SIGINT);
+}
+
 int FailInterrupted(const Status& status, std::string_view what) {
   assert(status.code() == Status::Code::kInterrupted);
   std::string line = "momenta: " + status.ToString();
   if (!what.empty()) line += "; " + std::string(what);
   std::fprintf(stderr, "%s\n", line.c_str());
-  const int sig = CancelSignal();
-  return 128 + (sig > 0 ? sig : SIGINT);
+  return StopExitCode();
 }
 
 int FailOrInterrupted(const Status& status) {

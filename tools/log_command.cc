@@ -4,12 +4,14 @@
 #include <cstdio>
 
 #include "storage/array/array_file.h"
+#include "storage/util/cancel.h"
 #include "storage/log/log_codec.h"
 #include "storage/log/log_reader.h"
 #include "storage/log/log_segments.h"
+#include "storage/util/stop_token.h"
 #include "stream/drive/log_wait.h"
+#include "tools/cli_signals.h"
 #include "tools/commands.h"
-#include "tools/stop_signals.h"
 #include "storage/util/json_writer.h"
 
 namespace momenta::cli {
@@ -35,10 +37,10 @@ int RunLog(const LogArgs& a) {
     from = *n;
   }
   // SIGINT / SIGTERM end the wait, the listing or --tail at the next record: exit 130 / 143.
-  InstallStopSignals();
+  InstallCancelHandlers();
   if (a.tail) {  // a follower may start before the data: wait for the array and its log
-    auto found = WaitForLogDir(a.path, a.common.sidecar, SignalStopToken(), PrintNotice);
-    if (!found.ok()) return StopRequested() ? StopExitCode() : Fail(found.status());
+    auto found = WaitForLogDir(a.path, a.common.sidecar, StopToken::Cancel(), PrintNotice);
+    if (!found.ok()) return CancelRequested() ? StopExitCode() : Fail(found.status());
   }
   // The array tells the dtype of the values (and that PATH is an array).
   auto array = OpenArray(a.path, a.common, /*writable=*/false);
@@ -66,7 +68,7 @@ int RunLog(const LogArgs& a) {
   }
   size_t damage_seen = 0;
   LogRecord r;
-  while (!StopRequested()) {
+  while (!CancelRequested()) {
     auto more = a.tail ? (*reader)->NextWithin(&r, std::chrono::milliseconds(200)) : (*reader)->Next(&r);
     if (!more.ok()) return Fail(more.status());
     for (; damage_seen < (*reader)->damage().size(); ++damage_seen)
@@ -91,7 +93,7 @@ int RunLog(const LogArgs& a) {
     if (a.tail) std::fflush(stdout);
   }
   // Stopped by SIGINT/SIGTERM: the records printed stand, the exit says why.
-  return StopRequested() ? StopExitCode() : kExitOk;
+  return CancelRequested() ? StopExitCode() : kExitOk;
 }
 
 }  // namespace

@@ -12,13 +12,15 @@
 #include <memory>
 #include <optional>
 
+#include "storage/util/cancel.h"
 #include "storage/io/posix_file.h"
+#include "storage/util/stop_token.h"
 #include "stream/net/query_client.h"
 #include "stream/net/root_server.h"
 #include "tools/cli_common.h"
 #include "tools/cli_parse.h"
+#include "tools/cli_signals.h"
 #include "tools/commands.h"
-#include "tools/stop_signals.h"
 #include "tools/token_file.h"
 
 namespace momenta::cli {
@@ -43,7 +45,7 @@ struct RootArgs {
 
 int RunRoot(const RootArgs& a) {
   // The handler stops the server's loop (Stop is async-signal-safe).
-  InstallStopSignals([] {
+  InstallCancelHandlers([] {
     if (RootServer* r = g_root.load()) r->Stop();
   });
   auto listen = ParseHostPort(a.listen, "--listen");
@@ -81,12 +83,12 @@ int RunRoot(const RootArgs& a) {
     if (Status st = WritePortFile(a.port_file, port); !st.ok()) return Fail(st);
   }
   g_root = server->get();
-  if (StopRequested()) (*server)->Stop();  // a signal before g_root was set
+  if (CancelRequested()) (*server)->Stop();  // a signal before g_root was set
   Status st = (*server)->Run();
   g_root = nullptr;
   if (!st.ok()) return Fail(st);
   std::fprintf(stderr, "momenta root: stopped\n");
-  return StopRequested() ? StopExitCode() : kExitOk;
+  return CancelRequested() ? StopExitCode() : kExitOk;
 }
 
 // ---------------------------------------------------------------- ask

@@ -8,9 +8,9 @@
 
 #include "buffers/tree/moment_tree.h"
 #include "storage/util/json_writer.h"
+#include "storage/util/line_reader.h"
 #include "tools/cli_common.h"
 #include "tools/cli_signals.h"
-#include "tools/line_input.h"
 #include "tools/query_answers.h"
 #include "tools/range_lines.h"
 
@@ -149,7 +149,7 @@ class LineAnswerer {
 }  // namespace
 
 int AnswerRangeLines(BufferedArray& ba, const QuerySpec& spec, const std::string& input, bool skip_errors) {
-  auto in = LineInput::Open(input);
+  auto in = LineReader::Open(input, StopToken::Cancel());
   if (!in.ok()) return Fail(in.status());
   Stopwatch timer;
   LineAnswerer answerer(ba, spec, skip_errors);

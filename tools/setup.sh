@@ -25,10 +25,10 @@ packages=(g++ cmake make pkg-config liburing-dev libboost-dev libcli11-dev
           libgtest-dev libgmock-dev libbenchmark-dev python3-numpy
           python3-dev pybind11-dev python3-pytest python3-hypothesis
           python3-dask python3-distributed
-          fio python3-matplotlib  # fio, matplotlib: the bench/quick test (momenta bench --plot)
-          time)  # GNU time: momenta bench's peak RSS of a child. Python's own wait4 cannot
+          fio python3-matplotlib  # fio, matplotlib: the bench/quick test (bench/momenta_bench --plot)
+          time)  # GNU time: the bench script's peak RSS of a child. Python's own wait4 cannot
                  # give it: Linux starts a child's maxrss at the forking process's peak.
-# Everything else the suite and momenta bench run is in every Debian root:
+# Everything else the suite and the bench script run is in every Debian root:
 # sh, bash, env, timeout, sync, du (coreutils), setpriv (util-linux); git and
 # node are optional (the bench says "unknown" / skips DuckDB without them).
 source tools/install_missing.sh

@@ -1,8 +1,9 @@
 // momenta shard create: split a .npy into shard arrays (or make empty ones
 // from --shape/--dtype), each in the folder of the worker that will hold it,
-// and write the manifest of the sharded array — the format momenta.dask reads
-// (python/momenta/_manifest.py has the schema): shards in index order, each
-// [start, stop) of the flat index, its worker, its path, optional replicas.
+// and write the manifest of the sharded array — the format momenta.dask reads.
+// The plan (which elements, which workers, which file names) and the manifest
+// are the library's (buffers/shard_plan.h, storage/array/shard_manifest.h),
+// which momenta.dask.shard_create uses too.
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
@@ -11,9 +12,10 @@
 #include <string>
 #include <vector>
 
+#include "buffers/shard_plan.h"
+#include "storage/array/shard_manifest.h"
 #include "storage/array/array_file.h"
 #include "storage/util/cancel.h"
-#include "storage/util/json_writer.h"
 #include "storage/io/posix_file.h"
 #include "storage/array/sidecar.h"
 #include "tools/buffer_options.h"
@@ -24,8 +26,6 @@
 
 namespace momenta::cli {
 namespace {
-
-constexpr int kManifestVersion = 1;
 
 struct ShardArgs {
   CommonOptions common;
@@ -38,42 +38,6 @@ struct ShardArgs {
   int replicas = 0;
   BufferFlags buffer;
 };
-
-struct Place {
-  std::string worker, folder;
-};
-
-struct ShardCopy {
-  std::string worker, path;
-};
-
-struct ShardPlan {
-  uint64_t start = 0, stop = 0;
-  std::vector<ShardCopy> copies;  // the primary, then the replicas
-};
-
-// WORKER=FOLDER; the worker is everything before the last '=' (an address
-// such as tcp://10.0.0.5:40113 or a worker's --name), the folder after it.
-// The folder must be absolute: the manifest records it as the path its worker
-// opens, and a relative one would name another folder on each machine (this
-// one's working directory means nothing there). momenta.dask has the same rule.
-Result<Place> ParsePlacement(const std::string& text) {
-  const size_t eq = text.rfind('=');
-  if (eq == std::string::npos || eq == 0 || eq + 1 == text.size())
-    return Status::InvalidArgument("--placement", "'" + text + "' is not WORKER=FOLDER");
-  const std::filesystem::path folder(text.substr(eq + 1));
-  if (!folder.is_absolute())
-    return Status::InvalidArgument("--placement", text + ": the folder is relative; give its absolute path on that "
-                                   "worker (a relative one names another folder on each machine)");
-  return Place{text.substr(0, eq), folder.lexically_normal().string()};
-}
-
-std::string ShardName(const std::string& stem, size_t k, int replica) {
-  char name[64];
-  if (replica == 0) std::snprintf(name, sizeof name, ".shard%05zu.npy", k);
-  else std::snprintf(name, sizeof name, ".shard%05zu.r%d.npy", k, replica);
-  return stem + name;
-}
 
 // Removes what a failed create made: the shard files and their sidecars.
 struct Cleanup {
@@ -127,52 +91,13 @@ Status MakeShard(const std::string& path, DType dtype, uint64_t length, ArrayFil
   return (*built)->Close();
 }
 
-std::string ManifestJson(DType dtype, const std::vector<uint64_t>& shape, int order,
-                         const std::vector<ShardPlan>& shards) {
-  JsonWriter j;
-  j.BeginObject().Key("format").String("momenta-sharded-array").Key("version").Int(kManifestVersion);
-  j.Key("dtype").String(DTypeName(dtype)).Key("shape").BeginArray();
-  for (uint64_t d : shape) j.UInt(d);
-  j.EndArray().Key("order").Int(order).Key("shards").BeginArray();
-  for (const ShardPlan& s : shards) {
-    j.BeginObject().Key("start").UInt(s.start).Key("stop").UInt(s.stop);
-    j.Key("worker").String(s.copies[0].worker).Key("path").String(s.copies[0].path);
-    if (s.copies.size() > 1) {
-      j.Key("replicas").BeginArray();
-      for (size_t r = 1; r < s.copies.size(); ++r)
-        j.BeginObject().Key("worker").String(s.copies[r].worker).Key("path").String(s.copies[r].path).EndObject();
-      j.EndArray();
-    }
-    j.EndObject();
-  }
-  j.EndArray().EndObject();
-  return j.str() + "\n";
-}
-
-// Writes `text` to `path` through a temporary file renamed over it.
-Status WriteManifest(const std::string& path, const std::string& text) {
-  const std::string tmp = path + ".partial-" + std::to_string(::getpid());
-  std::FILE* f = std::fopen(tmp.c_str(), "wx");
-  if (!f) return Status::FromErrno(tmp, errno);
-  const bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size() && std::fflush(f) == 0 &&
-                  ::fsync(::fileno(f)) == 0;
-  const int err = errno;
-  std::fclose(f);
-  if (!ok || ::rename(tmp.c_str(), path.c_str()) != 0) {
-    const int e = ok ? errno : err;
-    ::unlink(tmp.c_str());
-    return Status::FromErrno(path, e);
-  }
-  return Status::OK();
-}
-
 int RunShardCreate(const ShardArgs& a) {
   if (a.src.empty() == a.shape.empty())
     return UsageFail("shard create takes a source .npy or --shape (with --dtype), one of the two");
   if (a.placement.empty()) return UsageFail("shard create needs at least one --placement WORKER=FOLDER");
-  std::vector<Place> places;
+  std::vector<ShardPlace> places;
   for (const auto& p : a.placement) {
-    auto place = ParsePlacement(p);
+    auto place = ParseShardPlace(p, "--placement");
     if (!place.ok()) return UsageFail(place.status().ToString());
     places.push_back(*place);
   }
@@ -209,31 +134,18 @@ int RunShardCreate(const ShardArgs& a) {
   for (uint64_t d : shape) n *= d;
   if (n == 0) return Fail(Status::InvalidArgument(a.src.empty() ? "--shape" : a.src, "the array is empty; a sharded array has at least one element"));
 
-  const std::string stem = std::filesystem::path(a.manifest).stem().string();
-  std::vector<ShardPlan> plan;
-  for (uint64_t b = 0; b < n; b += *per) {
-    ShardPlan s;
-    s.start = b;
-    s.stop = std::min(n, b + *per);
-    const size_t k = plan.size();
-    for (int r = 0; r <= a.replicas; ++r) {
-      const Place& p = places[(k + r) % places.size()];
-      s.copies.push_back({p.worker, p.folder + "/" + ShardName(stem, k, r)});
-    }
-    plan.push_back(std::move(s));
-  }
+  const std::vector<ShardEntry> plan = PlanShards(n, *per, places, a.replicas, a.manifest);
 
   InstallCancelHandlers();
   Stopwatch timer;
   Cleanup cleanup;
-  for (const ShardPlan& s : plan)
+  for (const ShardEntry& s : plan)
     for (const ShardCopy& c : s.copies) {
       Status st = MakeShard(c.path, dtype, s.stop - s.start, src.get(), s.start, a, *tree, cleanup);
       if (st.code() == Status::Code::kInterrupted) return FailInterrupted(st, "no shard was kept");
       if (!st.ok()) return Fail(st);
     }
-  if (Status st = WriteManifest(a.manifest, ManifestJson(dtype, shape, tree->order, plan)); !st.ok())
-    return Fail(st);
+  if (Status st = WriteShardManifest(a.manifest, {dtype, shape, tree->order, plan}); !st.ok()) return Fail(st);
   cleanup.keep = true;
   std::fprintf(stderr, "created %s of %s (%llu x %s) and %s in %.1f ms\n", Counted(plan.size(), "shard").c_str(),
                a.src.empty() ? "an empty array" : a.src.c_str(), static_cast<unsigned long long>(n),

@@ -5,7 +5,9 @@
 #include <chrono>
 #include <memory>
 
+#include "storage/util/cancel.h"
 #include "storage/array/sidecar.h"
+#include "storage/util/stop_token.h"
 #include "stream/drive/log_source.h"
 #include "stream/drive/log_wait.h"
 #include "stream/drive/site_runner.h"
@@ -15,8 +17,8 @@
 #include "stream/window/item_mapping.h"
 #include "tools/cli_common.h"
 #include "tools/cli_parse.h"
+#include "tools/cli_signals.h"
 #include "tools/commands.h"
-#include "tools/stop_signals.h"
 #include "tools/token_file.h"
 
 namespace momenta::cli {
@@ -75,20 +77,20 @@ int RunSite(const SiteArgs& a) {
     if (!token.ok()) return Fail(token.status());
     o.token = *token;
   }
-  InstallStopSignals();
-  const StopToken stop = SignalStopToken();
+  InstallCancelHandlers();
+  const StopToken stop = StopToken::Cancel();
   auto source = OpenSiteInput(a, *mapping, stop);
-  if (!source.ok()) return StopRequested() ? StopExitCode() : Fail(source.status());
+  if (!source.ok()) return CancelRequested() ? StopExitCode() : Fail(source.status());
   SiteNames names;
   if (named)
     *source = std::make_unique<NotingSource>(
         std::move(*source), [&names](const TimedItem& x) { names.Note(x.item, x.name, x.ts); });
-  o.cancel_fd = StopFd();
+  o.cancel_fd = CancelFd();
   auto client = SiteClient::Create(o);
   if (!client.ok()) return UsageFail(client.status().ToString());
   if (named) (*client)->set_names(&names);
   if (Status st = (*client)->ConnectWithin(std::chrono::milliseconds(*connect_timeout)); !st.ok())
-    return StopRequested() ? StopExitCode() : Fail(st);
+    return CancelRequested() ? StopExitCode() : Fail(st);
 
   if (a.clock == "wall" && !a.log.empty() && (*client)->params().spec.tardiness == 0)
     return UsageFail("--clock wall on an update log drops every record when the root's tardiness is 0 (each is "
@@ -108,7 +110,7 @@ int RunSite(const SiteArgs& a) {
     PrintNotice(Counted(names.collisions(), "name") + " shared a 64-bit hash with another name: counted as one item");
   if (auto* log = dynamic_cast<const LogSource*>(source->get()); log && log->skipped() > 0)
     PrintNotice(Counted(log->skipped(), "update") + " with a value off the grid (NaN) skipped");
-  return StopRequested() ? StopExitCode() : kExitOk;
+  return CancelRequested() ? StopExitCode() : kExitOk;
 }
 
 }  // namespace

@@ -6,11 +6,11 @@
 #include <string>
 
 #include "storage/util/cancel.h"
+#include "storage/util/line_reader.h"
 #include "tools/buffer_options.h"
 #include "tools/cli_signals.h"
 #include "tools/commands.h"
 #include "storage/util/json_writer.h"
-#include "tools/line_input.h"
 #include "tools/update_follow.h"
 #include "tools/update_parse.h"
 
@@ -52,7 +52,7 @@ int FailUpdateInterrupted(const Status& interrupted, BufferedArray& ba, uint64_t
 
 // --follow: lines applied as they arrive, in group commits.
 int RunFollow(const UpdateArgs& a, BufferedArray& ba, int64_t time, int64_t max_delay_ms) {
-  auto in = LineInput::Open(a.input);
+  auto in = LineReader::Open(a.input, StopToken::Cancel());
   if (!in.ok()) return Fail(in.status());
   FollowOptions options;
   options.max_delay_ms = max_delay_ms;

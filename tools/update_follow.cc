@@ -80,7 +80,7 @@ class GroupCommit {
 
 }  // namespace
 
-Status FollowUpdates(BufferedArray& ba, LineInput& in, const FollowOptions& options, FollowStats* stats) {
+Status FollowUpdates(BufferedArray& ba, LineReader& in, const FollowOptions& options, FollowStats* stats) {
   FollowStats local;
   FollowStats& st = stats ? *stats : local;
   st = FollowStats{};

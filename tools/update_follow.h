@@ -23,7 +23,7 @@
 #include <cstdint>
 
 #include "buffers/buffered_array.h"
-#include "tools/line_input.h"
+#include "storage/util/line_reader.h"
 
 namespace momenta::cli {
 
@@ -50,7 +50,7 @@ struct FollowStats {
 // or a failed Apply or Commit. *stats counts what was done either way.
 // Acknowledged groups stay; an unacknowledged line may or may not have been
 // applied (an update sets a value, so sending it again is harmless).
-[[nodiscard]] Status FollowUpdates(BufferedArray& ba, LineInput& in, const FollowOptions& options,
+[[nodiscard]] Status FollowUpdates(BufferedArray& ba, LineReader& in, const FollowOptions& options,
                                    FollowStats* stats);
 
 }  // namespace momenta::cli

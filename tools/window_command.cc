@@ -8,7 +8,9 @@
 #include <cstdio>
 #include <memory>
 
+#include "storage/util/cancel.h"
 #include "storage/array/sidecar.h"
+#include "storage/util/stop_token.h"
 #include "stream/drive/log_follow.h"
 #include "stream/drive/log_source.h"
 #include "stream/drive/log_wait.h"
@@ -19,9 +21,9 @@
 #include "stream/window/summarizer.h"
 #include "tools/cli_common.h"
 #include "tools/cli_parse.h"
+#include "tools/cli_signals.h"
 #include "tools/commands.h"
 #include "storage/util/json_writer.h"
-#include "tools/stop_signals.h"
 
 namespace momenta::cli {
 namespace {
@@ -126,10 +128,10 @@ int RunWindow(const WindowArgs& a) {
                      "is stamped): set --tardiness (e.g. 1s), or leave --clock at data to follow the log's own time");
   if (wall && every == 0) every = 1000;
 
-  InstallStopSignals();
-  const StopToken stop = SignalStopToken();
+  InstallCancelHandlers();
+  const StopToken stop = StopToken::Cancel();
   auto opened = OpenWindowSource(a, *mapping, wall, stop);
-  if (!opened.ok()) return StopRequested() ? StopExitCode() : Fail(opened.status());
+  if (!opened.ok()) return CancelRequested() ? StopExitCode() : Fail(opened.status());
   std::unique_ptr<ItemSource> source = std::move(*opened);
   LogSource* const log = dynamic_cast<LogSource*>(source.get());
   NameTable names;
@@ -156,7 +158,7 @@ int RunWindow(const WindowArgs& a) {
   if (log && log->skipped() > 0)
     PrintNotice(Counted(log->skipped(), "update") + " with a value off the grid (NaN) skipped");
   // Stopped by SIGINT/SIGTERM: the reports so far stand, the exit says why.
-  if (rc == kExitOk && StopRequested()) return StopExitCode();
+  if (rc == kExitOk && CancelRequested()) return StopExitCode();
   return rc;
 }
 

@@ -1,8 +1,16 @@
-"""momenta bench's orchestrator: `momenta bench` (tools/bench_command.cc)
-runs it with Debian's /usr/bin/python3 as
+"""momenta bench: the benchmark of momenta on this machine, a script beside the
+benchmarks (not part of the momenta binary, whose `momenta bench` only points
+here). Run with Debian's /usr/bin/python3 (NumPy; matplotlib for --plot) from
+the source tree, after building the bench targets:
 
-  python3 .../momenta_bench --cli MOMENTA --preset quick|terabyte [--dir D] [--data-size BYTES]
-          [--rounds N] [--drivers DIR] [--keep] [--plot] [--out PREFIX] [--json]
+  /usr/bin/python3 bench/momenta_bench --preset quick|terabyte [--cli MOMENTA] [--dir D]
+          [--data-size BYTES] [--rounds N] [--drivers DIR] [--keep] [--plot] [--out PREFIX] [--json]
+
+--cli: the momenta binary measured (default: build/tools/momenta of this tree,
+else `momenta` on PATH); --drivers: the compiled bench drivers (default: the
+build tree's bench/ folder beside that binary's tools/); --data-size:
+"1G", "16G", "2^30" (at least 64M); --rounds 1..100. A bad argument is one
+line and exit 2, as the CLI's usage errors.
 
 and it runs, in order, each phase timed and its machine load recorded:
   device    fio on a file of its own (device.py)
@@ -76,19 +84,71 @@ PRESETS = {
 }
 
 
+_UNITS = {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40}
+
+
+def data_size(text):
+    """Bytes from "65536", "64M", "1G", "2^30", "3*2^20" (as the CLI's sizes), at least 64M."""
+    m = re.fullmatch(r"(\d+)([kKmMgGtT]?)|(?:(\d+)\*)?2\^(\d+)", text.strip())
+    n = None
+    if m and m.group(1) is not None:
+        n = int(m.group(1)) * _UNITS[m.group(2).lower()]
+    elif m:
+        n = int(m.group(3) or 1) << int(m.group(4))
+    if n is None or n < (64 << 20) or n > (1 << 63):
+        raise argparse.ArgumentTypeError(f"'{text}' is not a size of at least 64M (e.g. 1G, 16G)")
+    return n
+
+
+def folder(text):
+    if not os.path.isdir(text):
+        raise argparse.ArgumentTypeError(f"'{text}' is not a folder")
+    return text
+
+
+def rounds(text):
+    if not text.isdigit() or not 1 <= int(text) <= 100:
+        raise argparse.ArgumentTypeError(f"'{text}' is not a count from 1 to 100")
+    return int(text)
+
+
+def default_cli():
+    """build/tools/momenta of the tree this script is in, else `momenta` on PATH."""
+    built = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "build",
+                         "tools", "momenta")
+    return built if os.access(built, os.X_OK) else shutil.which("momenta")
+
+
+def default_drivers(cli):
+    """The compiled drivers of the build tree the binary is in (BUILD/tools/momenta: BUILD/bench)."""
+    d = os.path.join(os.path.dirname(os.path.dirname(os.path.realpath(cli))), "bench")
+    return d if os.path.exists(os.path.join(d, "scan_driver")) else None
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):  # one line and exit 2, as the CLI's usage errors
+        self.exit(2, f"momenta bench: {message}\n")
+
+
 def parse():
-    ap = argparse.ArgumentParser(prog="momenta bench")
-    ap.add_argument("--cli", required=True)
+    ap = _Parser(prog="momenta bench")
+    ap.add_argument("--cli")
     ap.add_argument("--preset", required=True, choices=sorted(PRESETS))
-    ap.add_argument("--dir", default=".")
-    ap.add_argument("--data-size", type=int)
-    ap.add_argument("--rounds", type=int)
+    ap.add_argument("--dir", default=".", type=folder)
+    ap.add_argument("--data-size", type=data_size)
+    ap.add_argument("--rounds", type=rounds)
     ap.add_argument("--drivers")
     ap.add_argument("--out", default="momenta-bench")
     ap.add_argument("--keep", action="store_true")
     ap.add_argument("--plot", action="store_true")
     ap.add_argument("--json", action="store_true")
-    return ap.parse_args()
+    a = ap.parse_args()
+    a.cli = a.cli or default_cli()
+    if not a.cli:
+        ap.error("--cli: no momenta binary found (build it, or give --cli PATH)")
+    a.cli = os.path.abspath(a.cli)
+    a.drivers = a.drivers or default_drivers(a.cli)
+    return a
 
 
 def revision(cli, bench_dir):

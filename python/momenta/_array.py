@@ -1,6 +1,5 @@
 """momenta.Array: an array file with its moment buffer and update log, seen from NumPy."""
 
-import math
 import os
 import threading
 from typing import NamedTuple
@@ -10,12 +9,9 @@ import numpy as np
 from . import _momenta, _numpy_calls
 from ._errors import InvalidArgumentError, OutOfRangeError
 from ._select import flat_indices, flat_range, run_of, runs_of
-
-_STAT_CODES = {name: code for code, name in enumerate(_momenta.kStatNames)}
-_SUM, _COUNT, _MEAN, _VAR, _STD, _MOMENT, _MOMENTS, _COM, _SPREAD, _POLYFIT, _MIN, _MAX, _SUMSQ, _RMS = range(14)
-_NONE = math.nan  # "no center given" to the extension
+from ._statistics import _MEAN, _NONE, _RMS, _STAT_CODES, _SUM, _SUMSQ, Statistics, _center, _count  # noqa: F401
+_APPROX = (_SUM, _MEAN, _SUMSQ, _RMS)  # the statistics the buffer alone bounds (approx=True)
 _IO = ("auto", "uring", "mmap", "pread")
-_SYNC = ("always", "batch", "none")
 
 
 class Approx(NamedTuple):
@@ -47,31 +43,6 @@ def _path(path):
         return os.fsdecode(os.fspath(path))
     except TypeError:
         raise InvalidArgumentError(f"path: expected a str or os.PathLike, got {path!r}") from None
-
-
-def _count(value, what, lo=0, hi=None, none=None):
-    """A non-negative int option (orders, degrees, ddof, bins)."""
-    if value is None:
-        return none
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
-        raise InvalidArgumentError(f"{what}: expected an integer, got {value!r}")
-    value = int(value)
-    if value < lo or (hi is not None and value > hi):
-        bound = f"{lo} <= {what} <= {hi}" if hi is not None else f"{what} >= {lo}"
-        raise InvalidArgumentError(f"{what}: {value} is outside {bound}")
-    return value
-
-
-def _center(about):
-    if about is None:
-        return _NONE
-    try:
-        c = float(about)
-    except (TypeError, ValueError):
-        raise InvalidArgumentError(f"about: expected a number (an index), got {about!r}") from None
-    if not math.isfinite(c):
-        raise InvalidArgumentError(f"about: the center must be finite, got {about!r}")
-    return c
 
 
 def _dtype_name(dtype):
@@ -147,7 +118,7 @@ def _time(time):
     return t
 
 
-class Array:
+class Array(Statistics):
     """An array file (a NumPy ``.npy``) with its moment buffer and update log.
 
     Made by :func:`momenta.open` or :func:`momenta.create`. ``np.asarray(a)`` is a read-only,
@@ -324,9 +295,17 @@ class Array:
 
     # ---- statistics ------------------------------------------------------------------
 
-    def _stat(self, code, key, q, axis, skipna=False, ddof=0, order=-1, about=_NONE, degree=1):
+    def _stat(self, code, key, q, axis, skipna=False, ddof=0, order=-1, about=_NONE, degree=1, approx=None):
+        """One statistic (Statistics): approx=True answers sum, mean, sumsq and rms from the
+        buffer alone."""
+        if approx is not None:
+            if code not in _APPROX:
+                raise TypeError(f"{_momenta.kStatNames[code]}() got an unexpected keyword argument 'approx'")
+            if approx:
+                return self._approx(code, _momenta.kStatNames[code], key, q, axis, skipna)
+        skipna = bool(skipna)
         if axis is None and type(key) is int and type(q) is int:
-            try:
+            try:  # the fast path: a flat range, nothing to resolve
                 return self._h.stat(code, key, q, skipna, ddof, order, about, degree)
             except TypeError:
                 pass  # an int outside int64: flat_range names it
@@ -356,85 +335,6 @@ class Array:
         if key is None:
             return 0, self._size
         return run_of(key, self._shape)
-
-    def sum(self, p=None, q=None, *, axis=None, skipna=False, approx=False):
-        """Σ a_i (np.sum; skipna: np.nansum). Exact for integer dtypes (a Python int).
-        approx=True: an Approx (estimate, lower, upper, exact, nan) from the buffer alone,
-        without reading the array; the exact sum lies in [lower, upper]."""
-        if approx:
-            return self._approx(_SUM, "sum", p, q, axis, skipna)
-        if type(p) is int and type(q) is int and axis is None and type(skipna) is bool:
-            try:  # the fast path: a flat range, nothing to resolve
-                return self._h.stat(_SUM, p, q, skipna, 0, -1, _NONE, 1)
-            except TypeError:
-                pass  # an int outside int64: the general path names it
-        return self._stat(_SUM, p, q, axis, bool(skipna))
-
-    def count(self, p=None, q=None, *, axis=None, skipna=False):
-        """The elements of the range (skipna: the non-NaN ones)."""
-        return self._stat(_COUNT, p, q, axis, bool(skipna))
-
-    def mean(self, p=None, q=None, *, axis=None, skipna=False, approx=False):
-        """np.mean (skipna: np.nanmean). An empty range is an InvalidArgumentError.
-        approx=True: an Approx from the buffer alone, as sum(approx=True)."""
-        if approx:
-            return self._approx(_MEAN, "mean", p, q, axis, skipna)
-        return self._stat(_MEAN, p, q, axis, bool(skipna))
-
-    def var(self, p=None, q=None, *, ddof=0, axis=None, skipna=False):
-        """np.var with ddof (skipna: np.nanvar)."""
-        return self._stat(_VAR, p, q, axis, bool(skipna), _count(ddof, "ddof"))
-
-    def std(self, p=None, q=None, *, ddof=0, axis=None, skipna=False):
-        """np.std with ddof (skipna: np.nanstd)."""
-        return self._stat(_STD, p, q, axis, bool(skipna), _count(ddof, "ddof"))
-
-    def min(self, p=None, q=None, *, axis=None, skipna=False):
-        """np.min (skipna: np.nanmin)."""
-        return self._stat(_MIN, p, q, axis, bool(skipna))
-
-    def max(self, p=None, q=None, *, axis=None, skipna=False):
-        """np.max (skipna: np.nanmax)."""
-        return self._stat(_MAX, p, q, axis, bool(skipna))
-
-    def sumsq(self, p=None, q=None, *, axis=None, skipna=False, approx=False):
-        """Σ a_i² (np.sum(x.astype(np.float64)**2); skipna: np.nansum). Float dtypes: a float within
-        1e-9 of itself, from the buffer's value moments. Integer dtypes: the exact int (as
-        sum(int(v)**2)) wherever it is below 2**127, else its nearest float. approx=True: an Approx
-        from the buffer alone, as sum(approx=True) (``query --stat sumsq --approx``)."""
-        if approx:
-            return self._approx(_SUMSQ, "sumsq", p, q, axis, skipna)
-        return self._stat(_SUMSQ, p, q, axis, bool(skipna))
-
-    def rms(self, p=None, q=None, *, axis=None, skipna=False, approx=False):
-        """The root mean square sqrt(mean(a_i²)) (np.sqrt(np.mean(x.astype(np.float64)**2)); skipna:
-        of np.nanmean). A NaN gives NaN, an infinity inf; an empty range is an
-        InvalidArgumentError. approx=True: an Approx from the buffer alone."""
-        if approx:
-            return self._approx(_RMS, "rms", p, q, axis, skipna)
-        return self._stat(_RMS, p, q, axis, bool(skipna))
-
-    def moment(self, k=1, p=None, q=None, *, about=None, axis=None, skipna=False):
-        """Σ (i − c)^k a_i over the range, c = `about` (an absolute flat index; default: the
-        range's start). 0 <= k <= the buffer's order J."""
-        return self._stat(_MOMENT, p, q, axis, bool(skipna), 0, _count(k, "k"), _center(about))
-
-    def moments(self, k=None, p=None, q=None, *, about=None, axis=None, skipna=False):
-        """Σ (i − c)^j a_i for j = 0..k (default k = J), a float64 array."""
-        return self._stat(_MOMENTS, p, q, axis, bool(skipna), 0, _count(k, "k", none=-1), _center(about))
-
-    def com(self, p=None, q=None, *, axis=None, skipna=False):
-        """The center of mass Σ i·a_i / Σ a_i (i the absolute flat index)."""
-        return self._stat(_COM, p, q, axis, bool(skipna))
-
-    def spread(self, p=None, q=None, *, axis=None, skipna=False):
-        """The a_i-weighted standard deviation of the index."""
-        return self._stat(_SPREAD, p, q, axis, bool(skipna))
-
-    def polyfit(self, degree=1, p=None, q=None, *, axis=None, skipna=False):
-        """The least-squares polynomial of `degree` (<= J) through (i − p, a_i): its
-        coefficients c_0..c_D, lowest first (np.polynomial's order, not np.polyfit's)."""
-        return self._stat(_POLYFIT, p, q, axis, bool(skipna), 0, -1, _NONE, _count(degree, "degree"))
 
     # ---- summaries -------------------------------------------------------------------
 
@@ -592,7 +492,7 @@ def open(path, mode="r", io="auto", sidecar=None, sync="batch"):  # noqa: A001 (
     path = _path(path)
     _choice(mode, "mode", ("r", "r+"))
     _choice(io, "io", _IO)
-    _choice(sync, "sync", _SYNC)
+    _text(sync, "sync")  # its words are the library's (ParseLogSync), as --sync's
     sidecar = "" if sidecar is None else _path(sidecar)
     return Array(_momenta._Array.open(path, mode == "r+", io, sidecar, sync))
 
@@ -624,7 +524,7 @@ def create(path, shape, dtype="f8", order=2, *, io="auto", sidecar=None, sync="b
     dims = _shape(shape)
     name = _dtype_name(dtype)
     _choice(io, "io", _IO)
-    _choice(sync, "sync", _SYNC)
+    _text(sync, "sync")  # its words are the library's (ParseLogSync), as --sync's
     sidecar = "" if sidecar is None else _path(sidecar)
     order = _count(order, "order", 0, 8)
     ram_budget = _count(ram_budget, "ram_budget", none=0)

@@ -18,17 +18,20 @@
 Shards are contiguous and non-empty, from 0 to the shape's product; "replicas" is optional.
 A worker is text: an integer name (LocalCluster's 0, 1, ...) is written as its digits, and
 matched as that name (momenta._shard_runner). Paths are absolute, as their worker sees them.
-`momenta shard create` (the CLI) and momenta.dask.shard_create write this format; both read
-it through load_manifest, which names the file and the shard of anything wrong."""
+The format has one writer, the library's (storage/array/shard_manifest.h): `momenta shard
+create` (the CLI) and momenta.dask.shard_create (save_manifest) both write through it, one
+line of JSON. This module is its reader: load_manifest names the file and the shard of
+anything wrong."""
 
 import json
 import math
 import os
 
+from . import _momenta
 from ._errors import InvalidArgumentError, NotFoundError, os_error
 
-FORMAT = "momenta-sharded-array"
-VERSION = 1
+FORMAT = _momenta.kShardManifestFormat  # "momenta-sharded-array"
+VERSION = _momenta.kShardManifestVersion
 _DTYPES = ("f8", "f4", "i8", "i4", "i2", "i1", "u8", "u4", "u2", "u1")
 
 
@@ -58,12 +61,6 @@ class Shard:
     def name(self):
         return f"shard #{self.number} ({self.start}:{self.stop})"
 
-    def to_json(self):
-        d = {"start": self.start, "stop": self.stop, "worker": self.copies[0].worker, "path": self.copies[0].path}
-        if len(self.copies) > 1:
-            d["replicas"] = [{"worker": c.worker, "path": c.path} for c in self.copies[1:]]
-        return d
-
 
 class Manifest:
     __slots__ = ("path", "dtype", "shape", "order", "shards")
@@ -72,10 +69,6 @@ class Manifest:
         self.path, self.dtype, self.shape, self.order, self.shards = path, dtype, tuple(shape), order, shards
 
     size = property(lambda self: math.prod(self.shape))
-
-    def to_json(self):
-        return {"format": FORMAT, "version": VERSION, "dtype": self.dtype, "shape": list(self.shape),
-                "order": self.order, "shards": [s.to_json() for s in self.shards]}
 
 
 def _int(v, what, where):
@@ -159,13 +152,9 @@ def load_manifest(path):
 
 
 def save_manifest(manifest, path):
-    """Writes `manifest` to `path` atomically (a temporary file renamed over it)."""
+    """Writes `manifest` to `path` through the library's writer (a temporary file synced and
+    renamed over it); returns the path."""
     path = os.fsdecode(os.fspath(path))
-    tmp = f"{path}.tmp{os.getpid()}"
-    with open(tmp, "w", encoding="utf-8") as f:
-        json.dump(manifest.to_json(), f, indent=1)
-        f.write("\n")
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
+    shards = [(s.start, s.stop, [(c.worker, c.path) for c in s.copies]) for s in manifest.shards]
+    _momenta._write_manifest(path, manifest.dtype, list(manifest.shape), manifest.order, shards)
     return path

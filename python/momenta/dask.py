@@ -33,16 +33,15 @@ import numpy as np
 
 from . import _momenta
 from . import _numpy_calls
-from ._array import _NONE, _batch_params, _batch_sides, _bin_edges, _center, _count, _flag, _flat_sides, _values
+from ._array import _batch_params, _batch_sides, _bin_edges, _count, _flag, _flat_sides, _values
 from ._errors import InvalidArgumentError, OutOfRangeError, os_error
 from ._manifest import Copy, Manifest, Shard, load_manifest, parse_manifest, save_manifest
 from ._select import flat_range, run_of, runs_of
+from ._statistics import _MAX, _MIN, _NONE, Statistics
 from ._shard_runner import Runner as _Runner, ShardError
 from . import _shard_tasks as _tasks
 
 __all__ = ["ShardedArray", "ShardError", "shard_create", "load_manifest"]
-
-_SUM, _COUNT, _MEAN, _VAR, _STD, _MOMENT, _MOMENTS, _COM, _SPREAD, _POLYFIT, _MIN, _MAX, _SUMSQ, _RMS = range(14)
 
 
 def _skipna_flag(value):
@@ -53,7 +52,7 @@ def _skipna_flag(value):
 # ---- the sharded array ----------------------------------------------------------------
 
 
-class ShardedArray:
+class ShardedArray(Statistics):
     """A sharded array (its manifest: a path, or the decoded JSON) served by `client` (a
     dask.distributed.Client). The statistics are those of momenta.Array, with its names,
     signatures, answers and errors, over the whole array's flat (C-order) index: ``sum
@@ -215,66 +214,6 @@ class ShardedArray:
         p, q = self._range(key, q)
         s = self._summary(p, q, code in (_MIN, _MAX), self._as_of(as_of), self._t(timeout))
         return _momenta._summary_stat(s, code, skipna, ddof, order, about, degree)
-
-    def sum(self, p=None, q=None, *, axis=None, skipna=False, as_of=None, timeout=None):
-        """Σ a_i (np.sum; skipna: np.nansum). Exact for integer dtypes (a Python int)."""
-        return self._stat(_SUM, p, q, axis, skipna, as_of=as_of, timeout=timeout)
-
-    def count(self, p=None, q=None, *, axis=None, skipna=False, as_of=None, timeout=None):
-        """The elements of the range (skipna: the non-NaN ones)."""
-        return self._stat(_COUNT, p, q, axis, skipna, as_of=as_of, timeout=timeout)
-
-    def mean(self, p=None, q=None, *, axis=None, skipna=False, as_of=None, timeout=None):
-        """np.mean (skipna: np.nanmean). An empty range is an InvalidArgumentError."""
-        return self._stat(_MEAN, p, q, axis, skipna, as_of=as_of, timeout=timeout)
-
-    def var(self, p=None, q=None, *, ddof=0, axis=None, skipna=False, as_of=None, timeout=None):
-        """np.var with ddof (skipna: np.nanvar)."""
-        return self._stat(_VAR, p, q, axis, skipna, _count(ddof, "ddof"), as_of=as_of, timeout=timeout)
-
-    def std(self, p=None, q=None, *, ddof=0, axis=None, skipna=False, as_of=None, timeout=None):
-        """np.std with ddof (skipna: np.nanstd)."""
-        return self._stat(_STD, p, q, axis, skipna, _count(ddof, "ddof"), as_of=as_of, timeout=timeout)
-
-    def min(self, p=None, q=None, *, axis=None, skipna=False, as_of=None, timeout=None):
-        """np.min (skipna: np.nanmin)."""
-        return self._stat(_MIN, p, q, axis, skipna, as_of=as_of, timeout=timeout)
-
-    def max(self, p=None, q=None, *, axis=None, skipna=False, as_of=None, timeout=None):
-        """np.max (skipna: np.nanmax)."""
-        return self._stat(_MAX, p, q, axis, skipna, as_of=as_of, timeout=timeout)
-
-    def sumsq(self, p=None, q=None, *, axis=None, skipna=False, as_of=None, timeout=None):
-        """Σ a_i² (np.sum(x.astype(np.float64)**2); skipna: np.nansum), merged from the shards' summaries."""
-        return self._stat(_SUMSQ, p, q, axis, skipna, as_of=as_of, timeout=timeout)
-
-    def rms(self, p=None, q=None, *, axis=None, skipna=False, as_of=None, timeout=None):
-        """sqrt(mean(a_i²)) (np.sqrt(np.mean(x.astype(np.float64)**2))); an empty range is an
-        InvalidArgumentError."""
-        return self._stat(_RMS, p, q, axis, skipna, as_of=as_of, timeout=timeout)
-
-    def moment(self, k=1, p=None, q=None, *, about=None, axis=None, skipna=False, as_of=None, timeout=None):
-        """Σ (i − c)^k a_i, c = `about` (an absolute flat index; default: the range's start)."""
-        return self._stat(_MOMENT, p, q, axis, skipna, 0, _count(k, "k"), _center(about), as_of=as_of,
-                          timeout=timeout)
-
-    def moments(self, k=None, p=None, q=None, *, about=None, axis=None, skipna=False, as_of=None, timeout=None):
-        """Σ (i − c)^j a_i for j = 0..k (default k = J), a float64 array."""
-        return self._stat(_MOMENTS, p, q, axis, skipna, 0, _count(k, "k", none=-1), _center(about), as_of=as_of,
-                          timeout=timeout)
-
-    def com(self, p=None, q=None, *, axis=None, skipna=False, as_of=None, timeout=None):
-        """The center of mass Σ i·a_i / Σ a_i (i the absolute flat index)."""
-        return self._stat(_COM, p, q, axis, skipna, as_of=as_of, timeout=timeout)
-
-    def spread(self, p=None, q=None, *, axis=None, skipna=False, as_of=None, timeout=None):
-        """The a_i-weighted standard deviation of the index."""
-        return self._stat(_SPREAD, p, q, axis, skipna, as_of=as_of, timeout=timeout)
-
-    def polyfit(self, degree=1, p=None, q=None, *, axis=None, skipna=False, as_of=None, timeout=None):
-        """The least-squares polynomial of `degree` (<= J) through (i − p, a_i), c_0..c_D."""
-        return self._stat(_POLYFIT, p, q, axis, skipna, 0, -1, _NONE, _count(degree, "degree"), as_of=as_of,
-                          timeout=timeout)
 
     # ---- many ranges ----
 
@@ -447,17 +386,15 @@ def _check_fits(v, dtype, what):
 
 
 def _placement(placement):
+    """[(worker, folder)]: each worker as text, each folder absolute (checked by the library's
+    planner, which the CLI's --placement uses too) and normalized."""
     try:
         pairs = [(str(w), os.fsdecode(os.fspath(f))) for w, f in placement]
     except (TypeError, ValueError):
         raise InvalidArgumentError("placement: expected a list of (worker, folder) pairs") from None
     if not pairs:
         raise InvalidArgumentError("placement: no (worker, folder) pair given")
-    for w, f in pairs:
-        if not os.path.isabs(f):
-            raise InvalidArgumentError(f"placement: {w}={f}: the folder is relative; give its absolute path on "
-                                       "that worker (a relative one names another folder on each machine)")
-    return pairs
+    return [_momenta._shard_place(w, f) for w, f in pairs]
 
 
 def shard_create(src, manifest_path, shard_length, placement, client, *, order=2, replicas=0, timeout=600.0):
@@ -503,17 +440,11 @@ def shard_create(src, manifest_path, shard_length, placement, client, *, order=2
     n = math.prod(shape)
     if n == 0:
         raise InvalidArgumentError("shard_create: the array is empty; a sharded array has at least one element")
-    stem = os.path.splitext(os.path.basename(manifest_path))[0]
     shards, calls = [], []
-    for k, b in enumerate(range(0, n, shard_length)):
-        e = min(n, b + shard_length)
-        copies = []
-        for r in range(replicas + 1):
-            worker, folder = pairs[(k + r) % len(pairs)]
-            name = f"{stem}.shard{k:05d}.npy" if r == 0 else f"{stem}.shard{k:05d}.r{r}.npy"
-            copies.append(Copy(worker, os.path.join(folder, name)))
-        shard = Shard(k, b, e, copies)
-        shards.append(shard)
+    # The library plans (as `momenta shard create`): shard k's copies, their workers and paths.
+    for k, (b, e, copies) in enumerate(_momenta._plan_shards(n, shard_length, pairs, replicas, manifest_path)):
+        copies = [Copy(worker, path) for worker, path in copies]
+        shards.append(Shard(k, b, e, copies))
         for c in copies:
             piece = source if not isinstance(source, np.ndarray) else source.reshape(-1)[b:e]
             first = b if not isinstance(source, np.ndarray) else 0
@@ -526,10 +457,7 @@ def shard_create(src, manifest_path, shard_length, placement, client, *, order=2
     runner.run([(s, _tasks.shard_absent, ()) for s, _, _ in calls], seconds)  # nothing made yet if one is there
     try:
         runner.run(calls, seconds, forward=False)  # its notices are the buffers built: logged, not shown
-        try:
-            return save_manifest(manifest, manifest_path)
-        except OSError as e:
-            raise os_error(e, manifest_path) from None
+        return save_manifest(manifest, manifest_path)
     except BaseException:
         try:  # every path was free before: what is there now is ours
             runner.run([(s, _tasks.shard_remove, ()) for s, _, _ in calls], min(seconds, 60.0), forward=False)

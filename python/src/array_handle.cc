@@ -7,10 +7,10 @@
 #include <cerrno>
 #include <chrono>
 #include <cmath>
-#include <filesystem>
 #include <limits>
 #include <mutex>
 
+#include "buffers/create_array.h"
 #include "buffers/tree/moment_tree.h"
 #include "buffers/ola/ola_progressive.h"
 #include "buffers/ola/ola_statistics.h"
@@ -31,19 +31,12 @@ constexpr size_t kBatchChunk = 4096;
 // Updates past which Apply and Write run interruptibly (a thread of their own).
 constexpr size_t kInterruptibleUpdates = size_t{1} << 16;
 
-LogSync ParseSync(const std::string& sync) {
-  if (sync == "always") return LogSync::kAlways;
-  if (sync == "batch") return LogSync::kBatch;
-  if (sync == "none") return LogSync::kNone;
-  throw StatusError{Status::InvalidArgument("sync", "'" + sync + "' is none of always, batch, none")};
-}
-
 BufferedArrayOptions MakeOptions(const OpenArgs& args, bool fresh_array) {
   BufferedArrayOptions options;
   options.io.kind = ValueOrThrow(ParseIoKind(args.io, "io"));
   options.io.writable = args.writable;
   options.tree = args.tree;
-  options.sync = ParseSync(args.sync);
+  options.sync = ValueOrThrow(ParseLogSync(args.sync, "sync"));
   options.sidecar = args.sidecar;
   options.fresh_array = fresh_array;
   options.build_advice = "open it once as a user who may write there (or run 'momenta build " + args.path + "')";
@@ -106,28 +99,9 @@ std::unique_ptr<ArrayHandle> ArrayHandle::Open(const OpenArgs& args) {
 std::unique_ptr<ArrayHandle> ArrayHandle::Create(const OpenArgs& args, const std::string& dtype_name,
                                                  const std::vector<uint64_t>& shape) {
   const DType dtype = ValueOrThrow(ParseDTypeName(dtype_name));
-  OpenArgs writer = args;
-  writer.writable = true;
-  const BufferedArrayOptions options = MakeOptions(writer, /*fresh_array=*/true);
+  const BufferedArrayOptions options = MakeOptions(args, /*fresh_array=*/true);  // a writer: CreateBufferedArray
   std::vector<std::string> notices;
-  auto opened = RunInterruptible([&]() -> Result<std::unique_ptr<BufferedArray>> {
-    // As `momenta create` (tools/array_commands.cc): the file, then its
-    // buffer (all zero nodes: instant); a failure removes what it made.
-    std::error_code ec;
-    const std::string sidecar = SidecarPath(args.path, args.sidecar);
-    const bool had_sidecar = std::filesystem::exists(std::filesystem::symlink_status(sidecar, ec));
-    std::string notice;
-    auto array = ArrayFile::Create(args.path, dtype, shape, options.io, &notice);
-    if (!notice.empty()) notices.push_back(notice);
-    if (!array.ok()) return array.status();
-    array->reset();
-    auto ba = BufferedArray::Open(args.path, options, &notices);
-    if (!ba.ok()) {
-      ::unlink(args.path.c_str());
-      if (!had_sidecar) std::filesystem::remove_all(sidecar, ec);
-    }
-    return ba;
-  });
+  auto opened = RunInterruptible([&] { return CreateBufferedArray(args.path, dtype, shape, options, &notices); });
   WarnNotices(notices);
   return std::unique_ptr<ArrayHandle>(new ArrayHandle(ValueOrThrow(std::move(opened)), args.path));
 }

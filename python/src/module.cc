@@ -6,6 +6,7 @@
 #include "python/src/array_handle.h"
 #include "python/src/interruptible.h"
 #include "python/src/py_status.h"
+#include "python/src/shard_binding.h"
 #include "python/src/stream_binding.h"
 #include "python/src/summary_binding.h"
 
@@ -27,4 +28,5 @@ PYBIND11_MODULE(_momenta, m) {
   mp::RegisterArray(m);
   mp::RegisterSummary(m);
   mp::RegisterStream(m);
+  mp::RegisterShards(m);
 }

@@ -8,7 +8,9 @@
 //   }
 //
 // The loops that poll: the tree build (buffers/tree/tree_build.cc), the update
-// apply loop, and the CLI's import/export copies and input reads. Whoever
+// apply loop, the CLI's import/export copies, and, through
+// StopToken::Cancel() (storage/util/stop_token.h), every loop that waits: the
+// line reader, the monitor's loops, the root's server. Whoever
 // receives an Interrupted status cleans up what it made (temporary files) and
 // passes the status on; nothing retries it.
 #pragma once
@@ -19,10 +21,21 @@
 
 namespace momenta {
 
-// Asks every loop that polls to stop. Async-signal-safe (a lock-free atomic
-// store): call it from a signal handler. `signal` is the signal number that
-// asked, or 0; the first request's number is kept.
+// Asks every loop that polls to stop, and makes CancelFd() readable.
+// Async-signal-safe (a lock-free atomic store and a write(2)): call it from a
+// signal handler. `signal` is the signal number that asked, or 0; the first
+// request's number is kept.
 void RequestCancel(int signal = 0);
+
+// Opens the request's wake descriptor (a non-blocking self-pipe), once; a
+// signal installer calls it before installing its handlers. Loops that block
+// in poll(2) wait on CancelFd() beside their own descriptor (StopToken::Cancel,
+// storage/util/stop_token.h), so a request wakes them at once.
+void OpenCancelWake();
+
+// Readable from the first request on (until ResetCancel); -1 before
+// OpenCancelWake (then only the flag and EINTR are seen).
+int CancelFd();
 
 // True once RequestCancel has been called (until ResetCancel). Cheap: one
 // relaxed atomic load; poll it once per chunk, not per element.
@@ -35,7 +48,8 @@ int CancelSignal();
 // "Interrupted: a.npy: by SIGTERM".
 Status CheckCancel(std::string_view context);
 
-// Clears the flag (tests; a process that handles one request and goes on).
+// Clears the flag and drains CancelFd() (tests; a process that handles one
+// request and goes on).
 void ResetCancel();
 
 }  // namespace momenta

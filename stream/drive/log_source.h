@@ -10,7 +10,7 @@
 
 #include "storage/log/log_reader.h"
 #include "stream/drive/item_source.h"
-#include "stream/drive/stop_token.h"
+#include "storage/util/stop_token.h"
 #include "stream/window/item_mapping.h"
 
 namespace momenta {

@@ -23,7 +23,7 @@
 
 #include "storage/util/status.h"
 #include "stream/drive/item_source.h"
-#include "stream/drive/stop_token.h"
+#include "storage/util/stop_token.h"
 #include "stream/net/site_client.h"
 
 namespace momenta {

@@ -65,8 +65,8 @@ Result<ItemSource::Got> TextSource::Next(TimedItem* out, std::chrono::millisecon
     std::string_view line;
     auto got = lines_.Next(&line, wait);
     if (!got.ok()) return got.status();
-    if (*got == LineBuffer::Got::kEnd) return Got::kEnd;
-    if (*got == LineBuffer::Got::kNothing) return Got::kNothing;
+    if (*got == LineReader::Got::kEnd) return Got::kEnd;
+    if (*got == LineReader::Got::kNothing) return Got::kNothing;
     // Blank lines and '#' comment lines (as in `query --ranges` files) carry nothing.
     const size_t first = line.find_first_not_of(" \t\r");
     if (first == std::string_view::npos || line[first] == '#') continue;

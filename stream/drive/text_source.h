@@ -9,7 +9,7 @@
 #include <string>
 
 #include "stream/drive/item_source.h"
-#include "stream/drive/line_buffer.h"
+#include "storage/util/line_reader.h"
 #include "stream/window/item_mapping.h"
 
 namespace momenta {
@@ -30,7 +30,7 @@ class TextSource : public ItemSource {
   // naming the path when it cannot be opened.
   static Result<std::unique_ptr<TextSource>> Open(const std::string& path, ItemMapping mapping, OneWord one_word,
                                                   StopToken stop);
-  // Owns `fd` (see LineBuffer); `name` names it in errors ("stdin", a path).
+  // Owns `fd` (see LineReader); `name` names it in errors ("stdin", a path).
   TextSource(int fd, std::string name, ItemMapping mapping, OneWord one_word, StopToken stop)
       : lines_(fd, std::move(name), stop), mapping_(mapping), one_word_(one_word) {}
   Result<Got> Next(TimedItem* out, std::chrono::milliseconds wait) override;
@@ -39,7 +39,7 @@ class TextSource : public ItemSource {
   // *out from a line with one word, `word` (its blanks trimmed as one_word_ says).
   Status ParseOneWord(std::string_view word, TimedItem* out) const;
 
-  LineBuffer lines_;
+  LineReader lines_;
   const ItemMapping mapping_;
   const OneWord one_word_;
 };

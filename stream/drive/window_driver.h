@@ -12,7 +12,7 @@
 
 #include "storage/util/status.h"
 #include "stream/drive/item_source.h"
-#include "stream/drive/stop_token.h"
+#include "storage/util/stop_token.h"
 #include "stream/window/summarizer.h"
 
 namespace momenta {

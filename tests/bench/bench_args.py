@@ -1,17 +1,21 @@
 #!/usr/bin/python3
-"""ctest bench/args: `momenta bench`'s refusals, each fast, one line, non-zero:
-a bad preset, no preset, a malformed --data-size, a missing --dir, and a
---data-size the folder has no room for (statvfs, before anything is written).
+"""ctest bench/args: the benchmark script's refusals (bench/momenta_bench), each
+fast, one line, non-zero: a bad preset, no preset, a malformed --data-size, a
+missing --dir, and a --data-size the folder has no room for (statvfs, before
+anything is written); and `momenta bench`, which runs nothing, pointing to it.
 
-  bench_args.py MOMENTA SCRATCH_DIR"""
+  bench_args.py MOMENTA SCRATCH_DIR BENCH_SCRIPT"""
 import os
 import shutil
 import subprocess
 import sys
 
+SCRIPT = None  # bench/momenta_bench
+
 
 def expect(cli, args, code, words):
-    p = subprocess.run([cli, "bench"] + args, capture_output=True, text=True, timeout=120)
+    p = subprocess.run(["/usr/bin/python3", "-B", SCRIPT, "--cli", cli] + args, capture_output=True, text=True,
+                       timeout=120)
     err = p.stderr.strip()
     if p.returncode != code or not all(w in err for w in words):
         print(f"bench_args: momenta bench {' '.join(args)}: exit {p.returncode} (want {code}), stderr {err!r} "
@@ -20,9 +24,16 @@ def expect(cli, args, code, words):
 
 
 def main():
-    cli, scratch = sys.argv[1], sys.argv[2]
+    global SCRIPT
+    cli, scratch, SCRIPT = sys.argv[1], sys.argv[2], sys.argv[3]
     shutil.rmtree(scratch, ignore_errors=True)
     os.makedirs(scratch)
+    # The binary's subcommand points to the script and runs nothing, whatever it is given.
+    p = subprocess.run([cli, "bench", "--preset", "quick", "--dir", scratch], capture_output=True, text=True,
+                       timeout=60)
+    if p.returncode != 2 or "bench/momenta_bench --preset quick --cli" not in p.stderr or os.listdir(scratch):
+        print(f"bench_args: momenta bench: exit {p.returncode}, stderr {p.stderr!r}", file=sys.stderr)
+        sys.exit(1)
     expect(cli, ["--preset", "huge"], 2, ["--preset", "huge"])
     expect(cli, [], 2, ["--preset"])
     expect(cli, ["--preset", "quick", "--data-size", "lots"], 2, ["--data-size", "lots"])

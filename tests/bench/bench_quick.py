@@ -1,10 +1,10 @@
 #!/usr/bin/python3
-"""ctest bench/quick: `momenta bench --preset quick` end to end, so it never
+"""ctest bench/quick: the benchmark script (bench/momenta_bench) --preset quick end to end, so it never
 rots, at the test's scale (--data-size 64M --rounds 1: the preset's array,
 less data); then every section of its JSON is checked: present, numbers
 positive and sane, answers agreeing, files cleaned up.
 
-  bench_quick.py MOMENTA SCRATCH_DIR
+  bench_quick.py MOMENTA SCRATCH_DIR BENCH_SCRIPT DRIVERS_DIR
 
 Exit 77 (ctest: skipped) when not root or fio is missing: cold runs and the
 update bench need both."""
@@ -33,7 +33,7 @@ def positive(doc, *path):
 
 
 def main():
-    cli, scratch = sys.argv[1], sys.argv[2]
+    cli, scratch, script, drivers = sys.argv[1:5]
     if os.geteuid() != 0 or shutil.which("fio") is None:
         print("bench_quick: needs root and fio; skipped")
         return 77
@@ -42,7 +42,8 @@ def main():
     out = os.path.join(scratch, "res")
     env = dict(os.environ)
     env.pop("MOMENTA_BENCH_DUCKDB", None)  # DuckDB is optional; the test checks the message instead
-    p = subprocess.run([cli, "bench", "--preset", "quick", "--data-size", "64M", "--rounds", "1", "--dir", scratch,
+    p = subprocess.run(["/usr/bin/python3", "-B", script, "--cli", cli, "--drivers", drivers, "--preset", "quick",
+                        "--data-size", "64M", "--rounds", "1", "--dir", scratch,
                         "--out", out, "--plot"], capture_output=True, text=True, env=env, timeout=900)
     if p.returncode != 0:
         fail(f"momenta bench exited {p.returncode}: {p.stderr.strip()[-2000:]}")

@@ -92,6 +92,19 @@ def test_creating():
     assert not os.path.exists("b.npy") and not os.path.exists("b.npy.momenta")  # nothing left behind
 
 
+def test_a_create_whose_buffer_fails_leaves_nothing(tmp_path):
+    """The array is made, its buffer cannot be (its sidecar under a plain file): the array
+    file goes too (the library's create-with-rollback, as `momenta create`), so a retry works."""
+    plain = tmp_path / "plain"
+    plain.write_text("x")
+    path = tmp_path / "c.npy"
+    with pytest.raises(momenta.Error):
+        momenta.create(path, 100, sidecar=str(plain / "side"))
+    assert not path.exists()
+    momenta.create(path, 100, sidecar=str(tmp_path / "side")).close()
+    assert path.exists()
+
+
 def test_ranges_and_indices(arr):
     raises(momenta.OutOfRangeError, IndexError, r"range 0:11 is not a range of the array \(length 10\)",
            arr.sum, 0, 11)

@@ -64,6 +64,20 @@ TEST(CliTest, UsageErrorsExitTwo) {
   EXPECT_EQ(RunCli({"export", a, dir.File("o.csv"), "--range", "1-3"}).exit_code, 2);
 }
 
+// A create whose buffer cannot be made (its sidecar under a plain file) leaves
+// no array behind, so the retry does not meet "File exists" (the library's
+// create-with-rollback, which momenta.create uses too).
+TEST(CliTest, CreateThatFailsLeavesNothingBehind) {
+  ScratchDir dir;
+  const std::string a = dir.File("a.npy");
+  WriteFileBytes(dir.File("plain"), "x");
+  auto failed = RunCli({"create", a, "--length", "100", "--sidecar", dir.File("plain") + "/side"});
+  EXPECT_EQ(failed.exit_code, 1) << failed.err;
+  EXPECT_FALSE(std::filesystem::exists(a));
+  auto retried = RunCli({"create", a, "--length", "100", "--sidecar", dir.File("side")});
+  EXPECT_EQ(retried.exit_code, 0) << retried.err;
+}
+
 TEST(CliTest, CreateSetGetInfoRoundTrip) {
   ScratchDir dir;
   const std::string a = dir.File("a.npy");
