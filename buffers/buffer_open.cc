@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "buffers/buffer_internal.h"
+#include "buffers/buffer_kind.h"
 #include "buffers/buffered_array_internal.h"
 #include "storage/array_store.h"
 #include "storage/leftovers.h"
@@ -218,11 +219,11 @@ void BufferedArray::Impl::RemoveLeftovers(std::vector<std::string>* notices) {
 
 Result<BufferCondition> BufferedArray::Impl::Classify() {
   using Kind = BufferCondition::Kind;
-  // A tree fit to answer from: so is the Ola buffer beside it (kind ola), or
-  // the buffer is rebuilt. A live writer keeps its Ola buffer current under
-  // the tree's seqlock: it need not be clean then.
-  auto OlaCondition = [&](Kind tree_kind) -> Result<BufferCondition> {
-    auto why = OpenOla(/*require_clean=*/tree_kind == Kind::kCurrent);
+  // A tree fit to answer from: so is what its kind keeps beside it, or the
+  // buffer is rebuilt. A live writer keeps that current under the tree's
+  // seqlock: it need not be clean then.
+  auto BufferFit = [&](Kind tree_kind) -> Result<BufferCondition> {
+    auto why = OpenBuffer(/*require_clean=*/tree_kind == Kind::kCurrent);
     if (!why.ok()) return why.status();
     if (!why->empty()) return BufferCondition{Kind::kRebuild, *why};
     return BufferCondition{tree_kind, ""};
@@ -248,15 +249,15 @@ Result<BufferCondition> BufferedArray::Impl::Classify() {
     if (h.state == kTreeClean) {
       auto id = IdentityOf(path);
       if (!id.ok()) return id.status();
-      if (SameContents(h.array, *id)) return OlaCondition(Kind::kCurrent);
+      if (SameContents(h.array, *id)) return BufferFit(Kind::kCurrent);
       // A live writer moves the array's mtime: its changes are not an outside write.
-      if (writer_alive()) return OlaCondition(Kind::kLiveWriter);
+      if (writer_alive()) return BufferFit(Kind::kLiveWriter);
       return BufferCondition{
           Kind::kRebuild,
           "the array file was modified outside momenta (its size or modification time changed), and the file "
           "system cannot say which elements changed, so every node is recomputed"};
     }
-    if (writer_alive()) return OlaCondition(Kind::kLiveWriter);
+    if (writer_alive()) return BufferFit(Kind::kLiveWriter);
     const std::string who = pid > 0 ? "the last writer (pid " + std::to_string(pid) + ")" : "the last writer";
     if (h.state == kTreeUpdating) return BufferCondition{Kind::kRecover, who + " stopped mid-update"};
     if (h.state == kTreeBuilding) return BufferCondition{Kind::kRebuild, "its last build did not finish"};
@@ -264,31 +265,16 @@ Result<BufferCondition> BufferedArray::Impl::Classify() {
   }
 }
 
-Result<std::string> BufferedArray::Impl::OpenOla(bool require_clean) {
-  const TreeFileHeader& h = tree_->header();
-  if (h.ola_nodes == 0) {
-    ola_.reset();
-    return std::string();
+Result<std::string> BufferedArray::Impl::OpenBuffer(bool require_clean) {
+  std::string why;
+  auto opened = OpenMomentBuffer(OlaPath(), *tree_, tree_writable_ || lock_ != nullptr, array_->length(),
+                                 require_clean, &why);
+  if (!opened.ok()) {
+    buffer_ = TreeAloneBuffer(OlaPath());
+    return opened.status();
   }
-  if (!Exists(OlaPath())) {
-    ola_.reset();
-    return std::string("its Ola buffer is missing");
-  }
-  auto ola = OlaFile::Open(OlaPath(), tree_writable_ || lock_ != nullptr,
-                           OlaFileOptions(static_cast<int>(h.ola_nodes), h.ola_bin), array_->length());
-  if (!ola.ok()) {
-    ola_.reset();
-    if (ola.status().code() == Status::Code::kCorruption) return ola.status().ToString();
-    return ola.status();
-  }
-  ola_ = std::move(ola).value();
-  if (!require_clean) return std::string();
-  std::string why = ola_->CleanFor(h.log_sequence, h.array);
-  if (!why.empty()) {
-    ola_.reset();
-    return "its Ola buffer is not current: " + why;
-  }
-  return std::string();
+  buffer_ = std::move(opened).value();
+  return why;
 }
 
 Status BufferedArray::Impl::OpenAsReader(std::vector<std::string>* notices) {

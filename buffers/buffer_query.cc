@@ -78,7 +78,7 @@ class BufferedArray::Impl::IoLease {
 bool BufferedArray::Impl::IsTreeDamage(const Status& s) const {
   if (s.code() != Status::Code::kCorruption) return false;
   const std::string text = s.ToString();
-  return text.find(tree_path_) != std::string::npos || (ola_ && text.find(OlaPath()) != std::string::npos);
+  return text.find(tree_path_) != std::string::npos || buffer_->NamesFile(text);
 }
 
 void BufferedArray::Impl::AddLateNotices(std::vector<std::string> notices) {
@@ -135,9 +135,8 @@ Status BufferedArray::Impl::SummarizeBatch(std::span<const IndexRange> ranges, b
 Status BufferedArray::Impl::SummarizeConsistent(std::span<const IndexRange> ranges, bool need_extremes,
                                                 std::vector<RangeSummary>* out, std::vector<QueryCost>* costs,
                                                 uint64_t* as_of, QueryCost* read) {
-  // Kind ola: each summary's index moments are the Ola buffer's (order
-  // N − 1; the tree beside it has order 0), read in the same consistent read.
-  // `read` gains the reads of the attempt that answered, not of the ones a
+  // The buffer's own index moments, where its kind keeps them, replace the
+  // tree's, read in the same consistent read. `read` gains the reads of the attempt that answered, not of the ones a
   // writer or a rebuild made ReadConsistent repeat.
   QueryCost attempt;
   Status s = ReadConsistent(
@@ -145,18 +144,7 @@ Status BufferedArray::Impl::SummarizeConsistent(std::span<const IndexRange> rang
         attempt = {};
         MOMENTA_RETURN_IF_ERROR(
             SummarizeRanges(*tree_, *array_, ranges, need_extremes, out, costs, io, read ? &attempt : nullptr));
-        if (!ola_) return Status::OK();
-        for (size_t k = 0; k < ranges.size(); ++k) {
-          QueryCost ola_cost;
-          MOMENTA_RETURN_IF_ERROR(OlaIndex(io, ranges[k].begin, ranges[k].end, &(*out)[k].index, &ola_cost));
-          attempt += ola_cost;  // each range's cells are one batch of their own
-          if (costs) {
-            (*costs)[k].array_bytes += ola_cost.array_bytes;
-            (*costs)[k].tier_bytes += ola_cost.tier_bytes;
-            (*costs)[k].requests += ola_cost.requests;
-          }
-        }
-        return Status::OK();
+        return buffer_->AddIndexMoments(io, *array_, ranges, out, costs, &attempt);
       },
       as_of);
   if (s.ok() && read) *read += attempt;
@@ -166,18 +154,17 @@ Status BufferedArray::Impl::SummarizeConsistent(std::span<const IndexRange> rang
 Result<IndexMoments> BufferedArray::Impl::SummarizeIndex(uint64_t p, uint64_t q, uint64_t* as_of, QueryCost* cost) {
   const IndexRange range{p, q};
   MOMENTA_RETURN_IF_ERROR(CheckRanges({&range, 1}));
-  if (!ola_ && tree_->header().ola_nodes == 0)
-    return Status::InvalidArgument(array_->path(), "has no Ola buffer (its buffer is hbb): build it with --buffer ola");
+  MOMENTA_RETURN_IF_ERROR(buffer_->CheckIndexAlone(*tree_, *array_));
   IndexMoments answer(0);
-  MOMENTA_RETURN_IF_ERROR(ReadConsistent([&](const QueryIo& io) { return OlaIndex(io, p, q, &answer, cost); }, as_of));
+  MOMENTA_RETURN_IF_ERROR(ReadConsistent(
+      [&](const QueryIo& io) { return buffer_->IndexMoments(io, *array_, p, q, &answer, cost); }, as_of));
   return answer;
 }
 
 Status BufferedArray::Impl::SummarizeIndexBatch(std::span<const IndexRange> ranges, std::vector<IndexMoments>* out,
                                                 std::vector<QueryCost>* costs) {
   MOMENTA_RETURN_IF_ERROR(CheckRanges(ranges));
-  if (!ola_ && tree_->header().ola_nodes == 0)
-    return Status::InvalidArgument(array_->path(), "has no Ola buffer (its buffer is hbb): build it with --buffer ola");
+  MOMENTA_RETURN_IF_ERROR(buffer_->CheckIndexAlone(*tree_, *array_));
   out->assign(ranges.size(), IndexMoments(0));
   if (costs) costs->assign(ranges.size(), QueryCost{});
   for (size_t first = 0; first < ranges.size(); first += kBatchChunk) {
@@ -185,45 +172,12 @@ Status BufferedArray::Impl::SummarizeIndexBatch(std::span<const IndexRange> rang
     MOMENTA_RETURN_IF_ERROR(ReadConsistent(
         [&](const QueryIo& io) -> Status {
           for (size_t k = first; k < first + count; ++k)
-            MOMENTA_RETURN_IF_ERROR(
-                OlaIndex(io, ranges[k].begin, ranges[k].end, &(*out)[k], costs ? &(*costs)[k] : nullptr));
+            MOMENTA_RETURN_IF_ERROR(buffer_->IndexMoments(io, *array_, ranges[k].begin, ranges[k].end, &(*out)[k],
+                                                          costs ? &(*costs)[k] : nullptr));
           return Status::OK();
         },
         nullptr));
   }
-  return Status::OK();
-}
-
-Status BufferedArray::Impl::OlaIndex(const QueryIo& io, uint64_t p, uint64_t q, IndexMoments* out, QueryCost* cost) {
-  if (!ola_) return Status::Corruption(OlaPath(), "the Ola buffer is missing");
-  // The slots the answer reads pass their checks, then the cells are read.
-  const OlaBuffer& ola = ola_->buffer();
-  const std::vector<IndexRange> slots = ola.SlotsFor(p, q);
-  MOMENTA_RETURN_IF_ERROR(ola_->CheckSlots(slots));
-  IoBackend& array_io = io.array ? *io.array : array_->io();
-  const std::vector<IndexRange> runs = ola.CellsFor(p, q);
-  const size_t item = array_->itemsize();
-  std::vector<std::vector<char>> raw(runs.size());
-  std::vector<ReadRequest> reads;
-  for (size_t k = 0; k < runs.size(); ++k) {
-    raw[k].resize(runs[k].size() * item);
-    if (runs[k].size() > 0) reads.push_back({array_->ByteOffset(runs[k].begin), raw[k].size(), raw[k].data()});
-  }
-  MOMENTA_RETURN_IF_ERROR(array_io.ReadBatch(reads));
-  if (cost) {
-    *cost = QueryCost{};
-    for (const ReadRequest& r : reads) cost->array_bytes += r.length;
-    for (const IndexRange& s : slots) cost->tier_bytes += s.size() * sizeof(double);
-    cost->requests = reads.size();
-  }
-  std::vector<std::vector<double>> cells(runs.size());
-  std::vector<std::span<const double>> views(runs.size());
-  for (size_t k = 0; k < runs.size(); ++k) {
-    cells[k].resize(runs[k].size());
-    DecodeDoubles(array_->dtype(), raw[k].data(), cells[k].size(), cells[k].data());
-    views[k] = cells[k];
-  }
-  *out = ola.Answer(p, q, views);
   return Status::OK();
 }
 

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "buffers/buffer_internal.h"
+#include "buffers/buffer_kind.h"
 #include "buffers/buffered_array_internal.h"
 #include "buffers/tree_maintenance.h"
 #include "storage/array_store.h"
@@ -184,18 +185,14 @@ Status BufferedArray::Impl::Recover(std::vector<std::string>* notices) {
   auto planned = PlanRecovery(notices);
   if (!planned.ok()) return planned.status();
   RecoveryPlan plan = std::move(planned).value();
-  // Kind ola: the log is replayed into the Ola buffer with the tree when it
-  // is clean as of the tree's state, or when a writer died mid-update on this
-  // boot (its mapped slots exact up to the tree's log_sequence but for the
-  // next record, which is recomputed: ola_file.h); otherwise it is rebuilt
-  // with the tree.
+  // The log is replayed into what the buffer's kind keeps beside the tree
+  // when it is clean as of the tree's state, or when a writer died
+  // mid-update on this boot (exact up to the tree's log_sequence but for the
+  // next record, which is recomputed); otherwise it is rebuilt with the tree.
   if (plan.rebuild_reason.empty() && !plan.first_build && tree_) {
     const bool writer_died = plan.replay_tree && tree_->header().state == kTreeUpdating;  // this boot: PlanRecovery
-    auto why = OpenOla(/*require_clean=*/!writer_died);
-    if (why.ok() && why->empty() && writer_died && ola_) {
-      why = ola_->ReplayableFor(tree_->header().log_sequence, /*tree_updating=*/true);
-      if (!why->empty()) *why = "its Ola buffer is not current: " + *why;
-    }
+    auto why = OpenBuffer(/*require_clean=*/!writer_died);
+    if (why.ok() && why->empty() && writer_died) why = buffer_->ReplayableFor(tree_->header().log_sequence);
     if (!why.ok()) return why.status();
     if (!why->empty()) {
       plan.rebuild_reason = *why;
@@ -287,19 +284,16 @@ Status BufferedArray::Impl::ReplayIntoArrayAndTree(uint64_t after, bool tree_too
     auto more = (*reader)->Next(&r);
     if (!more.ok()) return more.status();
     if (!*more) break;
-    if (r.sequence <= after) {  // applied before the crash; its chunk's refreshes (and Ola block checks) may be owed
+    if (r.sequence <= after) {  // applied before the crash; its chunk's refreshes (and the buffer's seals) may be owed
       if (tree_too && r.index < array_->length()) {
         maintenance_->QueueRefresh(*tree_, r.index);
-        if (ola_) {
-          ola_->Touch(r.index);
-          ola_->Held(DecodeDouble(array_->dtype(), RawBytes(r.new_raw)));
-        }
+        buffer_->Touched(array_->dtype(), r);
       }
       continue;
     }
     if (tree_too && *replayed == 0) {
       tree_->header().state = kTreeUpdating;
-      if (ola_) MOMENTA_RETURN_IF_ERROR(ola_->MarkUpdating(/*durable=*/false));  // its slots change from here, as the nodes do
+      MOMENTA_RETURN_IF_ERROR(buffer_->MarkUpdating(/*durable=*/false));  // it changes from here, as the nodes do
     }
     if (r.index >= array_->length())
       return Status::Corruption(array_->path(), "update log record " + std::to_string(r.sequence) +
@@ -314,17 +308,12 @@ Status BufferedArray::Impl::ReplayIntoArrayAndTree(uint64_t after, bool tree_too
     MOMENTA_RETURN_IF_ERROR(store_->Store(r.index, RawBytes(r.new_raw)));
     if (tree_too && first_may_be_partial && r.sequence == after + 1) {
       maintenance_->QueueRefresh(*tree_, r.index);  // recomputed from the array at the next flush: absolute, so exact
-      // The Ola values it reaches, from the array now (before any later record changes it).
-      if (ola_) {
-        ola_->Held(DecodeDouble(array_->dtype(), RawBytes(r.new_raw)));
-        MOMENTA_RETURN_IF_ERROR(ola_->Recompute(r.index, ArrayCells()));
-      }
+      // The buffer's values it reaches, from the array now (before any later record changes it).
+      MOMENTA_RETURN_IF_ERROR(buffer_->Recompute(array_->dtype(), r, ArrayCells()));
       tree_->header().log_sequence = r.sequence;
     } else if (tree_too) {
       MOMENTA_RETURN_IF_ERROR(maintenance_->Apply(*tree_, r.index, RawBytes(r.old_raw), RawBytes(r.new_raw)));
-      if (ola_)
-        MOMENTA_RETURN_IF_ERROR(ola_->Update(r.index, DecodeDouble(array_->dtype(), RawBytes(r.old_raw)),
-                                             DecodeDouble(array_->dtype(), RawBytes(r.new_raw))));
+      MOMENTA_RETURN_IF_ERROR(buffer_->Update(array_->dtype(), r));
       tree_->header().log_sequence = r.sequence;
       // Counted as the update path counts: an incremental change, whose
       // rounding progressive bounds allow for (range_bounds.cc).
@@ -337,7 +326,7 @@ Status BufferedArray::Impl::ReplayIntoArrayAndTree(uint64_t after, bool tree_too
     // Recomputing the queued nodes changes them in place too.
     if (maintenance_->any_queued()) begin_change();
     MOMENTA_RETURN_IF_ERROR(maintenance_->Flush(*tree_, store_.get()));
-    if (ola_) ola_->Seal();
+    buffer_->Seal();
   }
   return Status::OK();
 }
@@ -366,29 +355,13 @@ Status BufferedArray::Impl::RebuildInPlace(const TreeOptions& options, const Bui
   }
   (*fresh)->header().boot_id = CurrentBootId();
   (*fresh)->header().durable_marks = options_.sync != LogSync::kNone ? 1 : 0;
-  // Kind ola: the Ola buffer from the same array state, renamed into place
-  // before the tree (a reader that opens between the two finds them
-  // disagree and waits for this writer); kind hbb: none.
-  std::unique_ptr<OlaFile> fresh_ola;
-  if (options.ola_nodes > 0) {
-    const std::string ola_fresh_path = OlaPath() + ".new-" + std::to_string(::getpid());
-    uint64_t ola_bytes = 0;
-    const auto ola_start = std::chrono::steady_clock::now();
-    auto ola = OlaFile::Build(ola_fresh_path, *array_, OlaFileOptions(options.ola_nodes, options.ola_bin), sequence,
-                              (*fresh)->header().array, &ola_bytes);
-    if (!ola.ok() || ::rename(ola_fresh_path.c_str(), OlaPath().c_str()) != 0) {
-      const Status s = ola.ok() ? Status::FromErrno(OlaPath(), errno) : ola.status();
-      ::unlink(ola_fresh_path.c_str());
-      ::unlink(fresh_path.c_str());
-      return s;
-    }
-    if (stats) {  // the build is both passes
-      stats->data_bytes_read += ola_bytes;
-      stats->seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - ola_start).count();
-    }
-    fresh_ola = std::move(ola).value();
-  } else {
-    ::unlink(OlaPath().c_str());
+  // What the kind keeps beside the tree, from the same array state, renamed
+  // into place before the tree (a reader that opens between the two finds
+  // them disagree and waits for this writer).
+  auto fresh_buffer = BuildMomentBuffer(OlaPath(), *array_, options, sequence, (*fresh)->header().array, stats);
+  if (!fresh_buffer.ok()) {
+    ::unlink(fresh_path.c_str());
+    return fresh_buffer.status();
   }
   if (::rename(fresh_path.c_str(), tree_path_.c_str()) != 0) {
     const int err = errno;
@@ -407,7 +380,7 @@ Status BufferedArray::Impl::RebuildInPlace(const TreeOptions& options, const Bui
     (void)tree_->FlushHeader();
   }
   tree_ = std::move(fresh).value();
-  ola_ = std::move(fresh_ola);
+  buffer_ = std::move(fresh_buffer).value();
   dirty_ = false;
   return Status::OK();
 }
@@ -418,8 +391,8 @@ Status BufferedArray::Impl::ReopenTreeIfRetired() {
   if (!tree.ok()) return tree.status();
   tree_ = std::move(tree).value();
   ResetIoPool();
-  // Its Ola buffer was renamed into place before it (RebuildInPlace).
-  auto why = OpenOla(/*require_clean=*/false);
+  // What its kind keeps beside it was renamed into place before it (RebuildInPlace).
+  auto why = OpenBuffer(/*require_clean=*/false);
   if (!why.ok()) return why.status();
   if (!why->empty()) return Status::Corruption(OlaPath(), *why);
   return Status::OK();

@@ -105,11 +105,7 @@ Status BufferedArray::Impl::ApplyUpdates(std::span<const IndexedValue> updates, 
   for (const IndexedValue& u : updates) {  // check
     MOMENTA_RETURN_IF_ERROR(array_->CheckRange(u.index, 1));
     MOMENTA_RETURN_IF_ERROR(CheckFits(*array_, u.value));
-    if (ola_ && u.value.kind == Value::Kind::kFloat && !std::isfinite(u.value.f))
-      return Status::InvalidArgument(array_->path(), "value '" + FormatValue(u.value) + "' at index " +
-                                                         std::to_string(u.index) +
-                                                         " is not finite: the Ola buffer holds finite values only "
-                                                         "(the default buffer, --buffer hbb, counts them apart)");
+    MOMENTA_RETURN_IF_ERROR(buffer_->CheckValue(*array_, u.index, u.value));
   }
   if (updates.empty()) return Status::OK();
   MOMENTA_RETURN_IF_ERROR(OpenStoreOnce());
@@ -257,10 +253,10 @@ Status BufferedArray::Impl::ApplyChunk(std::span<const IndexedValue> chunk, size
   MOMENTA_RETURN_IF_ERROR(BeginChunk());
   TreeFileHeader& h = tree_->header();
   h.chunk_first_sequence = *first;
-  // An Ola array keeps the per-record path: its recovery replays the Ola
-  // slots from log_sequence + 1 on, which needs log_sequence to move per
-  // record (ola_file.h).
-  if (!ola_ && GatherChanges()) {
+  // A buffer that does not gather chunks keeps the per-record path (its
+  // recovery replays from log_sequence + 1 on, which needs log_sequence to
+  // move per record).
+  if (buffer_->GathersChunks() && GatherChanges()) {
     MOMENTA_RETURN_IF_ERROR(StoreThenGather(*first));
     *done = records_.size();
     MOMENTA_RETURN_IF_ERROR(EndChunk());
@@ -282,9 +278,7 @@ Status BufferedArray::Impl::ApplyChunk(std::span<const IndexedValue> chunk, size
     }
     MOMENTA_RETURN_IF_ERROR(
         maintenance_->Apply(*tree_, r.index, RawBytes(r.old_raw), RawBytes(r.new_raw), /*reserved=*/true));
-    if (ola_)
-      MOMENTA_RETURN_IF_ERROR(ola_->Update(r.index, DecodeDouble(array_->dtype(), RawBytes(r.old_raw)),
-                                           DecodeDouble(array_->dtype(), RawBytes(r.new_raw))));
+    MOMENTA_RETURN_IF_ERROR(buffer_->Update(array_->dtype(), r));
     std::atomic_ref<uint64_t>(h.log_sequence).store(*first + k, std::memory_order_release);
     h.updates_since_build++;
   }
@@ -357,14 +351,14 @@ Status BufferedArray::Impl::MarkDirty() {
   // behind its back.
   tree_->header().state = kTreeUpdating;
   if (options_.sync != LogSync::kNone) MOMENTA_RETURN_IF_ERROR(tree_->FlushHeader());
-  if (ola_) MOMENTA_RETURN_IF_ERROR(ola_->MarkUpdating(options_.sync != LogSync::kNone));
+  MOMENTA_RETURN_IF_ERROR(buffer_->MarkUpdating(options_.sync != LogSync::kNone));
   dirty_ = true;
   return Status::OK();
 }
 
 Status BufferedArray::Impl::EndChunk() {
   Status s = maintenance_->Flush(*tree_, store_.get());
-  if (ola_) ola_->Seal();
+  buffer_->Seal();
   TreeFileHeader& h = tree_->header();
   auto identity = IdentityOf(array_->path());
   if (identity.ok()) h.array = *identity;
@@ -395,9 +389,9 @@ Status BufferedArray::Impl::Checkpoint() {
   if (!identity.ok()) return identity.status();
   h.array = *identity;
   h.checkpoint_sequence = h.log_sequence;
-  // The Ola buffer clean first: a crash before the tree's clean header
-  // leaves one that is clean as of the same state (recovery keeps it).
-  if (ola_) MOMENTA_RETURN_IF_ERROR(ola_->MarkClean(h.log_sequence, h.array, options_.sync != LogSync::kNone));
+  // The buffer's own part clean first: a crash before the tree's clean
+  // header leaves one that is clean as of the same state (recovery keeps it).
+  MOMENTA_RETURN_IF_ERROR(buffer_->MarkClean(h.log_sequence, h.array, options_.sync != LogSync::kNone));
   tree_->MarkClean();
   if (options_.sync != LogSync::kNone) MOMENTA_RETURN_IF_ERROR(tree_->FlushHeader());
   dirty_ = false;

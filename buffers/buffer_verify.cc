@@ -82,38 +82,9 @@ Result<VerifyReport> BufferedArray::Impl::Verify(const BuildProgress& progress) 
                            std::to_string(layout.node_end(level, j)) + "): " + what);
     }
   }
-  if (ola_) MOMENTA_RETURN_IF_ERROR(VerifyOla(&report));
+  MOMENTA_RETURN_IF_ERROR(buffer_->Verify(*array_, &report.nodes_checked,
+                                          [&](std::string line) { Report(report, std::move(line)); }));
   return report;
-}
-
-// Kind ola: every block's check, then every slot against a fresh build, to
-// within the rounding updates may have added (OLA.md: K updates touching a
-// slot move it by at most K·2^-53 of the largest value it held), with S the
-// largest |slot| of the fresh build:
-//   |stored − fresh| <= 1e-9 · max(|stored|, |fresh|, 1e-3 · S)
-Status BufferedArray::Impl::VerifyOla(VerifyReport* report) {
-  const std::string scratch = OlaPath() + ".verify-" + std::to_string(::getpid());
-  struct Remove {
-    std::string path;
-    ~Remove() { ::unlink(path.c_str()); }
-  } remove{scratch};
-  const OlaLayout& layout = ola_->layout();
-  auto fresh = OlaFile::Build(scratch, *array_, OlaFileOptions(layout.nodes(), layout.bin()), 0, ArrayIdentity{});
-  if (!fresh.ok()) return fresh.status();
-  const std::span<const double> stored = ola_->buffer().slots(), exact = (*fresh)->buffer().slots();
-  const IndexRange all{0, stored.size()};
-  if (Status s = ola_->CheckSlots({&all, 1}); !s.ok()) Report(*report, s.ToString());
-  long double scale = 0;
-  for (double v : exact) scale = std::max(scale, std::fabs(static_cast<long double>(v)));
-  for (uint64_t s = 0; s < stored.size(); ++s) {
-    ++report->nodes_checked;
-    const long double a = stored[s], b = exact[s];
-    const long double tolerance = 1e-9L * std::max({std::fabs(a), std::fabs(b), scale * 1e-3L});
-    if (!(std::fabs(a - b) <= tolerance))
-      Report(*report, ola_->path() + ": slot " + std::to_string(s) + " holds " + std::to_string(static_cast<double>(a)) +
-                          ", the array gives " + std::to_string(static_cast<double>(b)));
-  }
-  return Status::OK();
 }
 
 }  // namespace momenta

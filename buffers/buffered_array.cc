@@ -7,6 +7,7 @@
 
 #include <utility>
 
+#include "buffers/buffer_kind.h"
 #include "buffers/buffered_array_internal.h"
 #include "buffers/tree_maintenance.h"
 #include "storage/array_store.h"
@@ -18,7 +19,9 @@ BufferedArray::Impl::Impl(std::unique_ptr<ArrayFile> array, std::string sidecar,
       sidecar_(std::move(sidecar)),
       tree_path_(sidecar_ + "/tree"),
       options_(options),
-      maintenance_(std::make_unique<TreeMaintenance>(*array_)) {}
+      maintenance_(std::make_unique<TreeMaintenance>(*array_)) {
+  buffer_ = TreeAloneBuffer(OlaPath());
+}
 
 BufferedArray::Impl::~Impl() { (void)Close(); }
 
@@ -26,11 +29,9 @@ BufferedArray::BufferedArray(std::unique_ptr<Impl> impl) : impl_(std::move(impl)
 BufferedArray::~BufferedArray() = default;
 
 ArrayFile& BufferedArray::array() { return *impl_->array_; }
-MomentTree& BufferedArray::tree() { return *impl_->tree_; }
-const OlaFile* BufferedArray::ola() const { return impl_->ola_.get(); }
-int BufferedArray::index_order() const {
-  return impl_->ola_ ? impl_->ola_->layout().max_order() : impl_->tree_->order();
-}
+int BufferedArray::index_order() const { return impl_->buffer_->index_order(*impl_->tree_); }
+int BufferedArray::tree_order() const { return impl_->tree_->order(); }
+uint64_t BufferedArray::leaf_span() const { return impl_->tree_->layout().leaf_span(); }
 const std::string& BufferedArray::sidecar() const { return impl_->sidecar_; }
 const std::string& BufferedArray::tree_path() const { return impl_->tree_path_; }
 const OpenReport& BufferedArray::open_report() const { return impl_->open_report_; }

@@ -20,7 +20,7 @@
 #include "buffers/buffered_array.h"
 #include "buffers/moment_tree.h"
 #include "buffers/node_delta.h"
-#include "buffers/ola_file.h"
+#include "buffers/tree/moment_buffer.h"
 #include "buffers/range_query.h"
 #include "buffers/tree_build.h"
 #include "storage/array_file.h"
@@ -46,9 +46,6 @@ struct BufferedArray::Impl {
   }
   Result<RangeSummary> Summarize(uint64_t p, uint64_t q, bool need_extremes, QueryCost* cost, uint64_t* as_of);
   Result<IndexMoments> SummarizeIndex(uint64_t p, uint64_t q, uint64_t* as_of, QueryCost* cost);
-  // The Ola buffer's index moments of [p, q) into *out, read through `io`
-  // (checks first); cost (optional) receives what it read.
-  [[nodiscard]] Status OlaIndex(const QueryIo& io, uint64_t p, uint64_t q, IndexMoments* out, QueryCost* cost);
   [[nodiscard]] Status SummarizeIndexBatch(std::span<const IndexRange> ranges, std::vector<IndexMoments>* out,
                                            std::vector<QueryCost>* costs);
   [[nodiscard]] Status SummarizeBatch(std::span<const IndexRange> ranges, bool need_extremes,
@@ -61,8 +58,6 @@ struct BufferedArray::Impl {
   [[nodiscard]] Status Close();
   Result<BuildStats> Rebuild(const TreeOptions& options, const BuildProgress& progress);
   Result<VerifyReport> Verify(const BuildProgress& progress);
-  // Verify's part for kind ola: the Ola file's checks and slots against a fresh build.
-  [[nodiscard]] Status VerifyOla(VerifyReport* report);
 
   // ---- the steps ----
   // Open's steps (buffer_open.cc).
@@ -124,7 +119,7 @@ struct BufferedArray::Impl {
 
   // Update steps (buffered_array.cc): check -> log -> store -> tree.
   [[nodiscard]] Status CheckWritable() const;
-  // Reads the array's cells as doubles through store_ (recovery's recomputed Ola values).
+  // Reads the array's cells as doubles through store_ (recovery's recomputed buffer values).
   OlaBuffer::CellReader ArrayCells();
   // Opens store_ (the array mapped writable) unless it is open.
   [[nodiscard]] Status OpenStoreOnce();
@@ -158,18 +153,19 @@ struct BufferedArray::Impl {
   [[nodiscard]] Status BeginChunk();
   [[nodiscard]] Status EndChunk();
 
-  // The Ola buffer (kind ola: the tree header's ola_nodes > 0), opened to
-  // match the tree: "" when ola_ is open and usable (or the kind is hbb and
-  // ola_ is reset), else why it must be rebuilt. `require_clean`: it must be
-  // clean as of the tree's log sequence and identity (no live writer keeps it).
-  Result<std::string> OpenOla(bool require_clean);
+  // The moment buffer the tree's header names (buffer_kind.h), opened to
+  // match the tree into buffer_: "" when it is usable, else why it must be
+  // rebuilt (buffer_ then answers from the tree alone). `require_clean`: it
+  // must be clean as of the tree's log sequence and identity (no live writer
+  // keeps it).
+  Result<std::string> OpenBuffer(bool require_clean);
   std::string OlaPath() const { return sidecar_ + "/ola"; }
   std::string LogDir() const { return sidecar_ + "/log"; }
   std::string LockPath() const { return sidecar_ + "/writer.lock"; }
 
   std::unique_ptr<ArrayFile> array_;
   std::unique_ptr<MomentTree> tree_;
-  std::unique_ptr<OlaFile> ola_;           // kind ola: the Ola buffer beside the tree (ola_file.h)
+  std::unique_ptr<MomentBuffer> buffer_;  // what answers beside tree_, of the kind its header names; never null
   const std::string sidecar_;
   const std::string tree_path_;
   bool tree_writable_ = false;           // tree_ is mapped writable (readers: when they may)

@@ -31,6 +31,7 @@ set(MOMENTA_INSTALLED_HEADERS
   buffers/group_writer.h
   buffers/moments.h
   buffers/power_sums.h
+  buffers/range_answers.h
   buffers/range_summary.h
   buffers/statistics.h
   buffers/summarize_as_of.h

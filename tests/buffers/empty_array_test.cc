@@ -16,6 +16,7 @@
 #include "storage/array_file.h"
 #include "tests/assert_ok.h"
 #include "tests/test_util.h"
+#include "buffers/buffered_array_parts.h"
 
 namespace momenta {
 namespace {
@@ -210,7 +211,7 @@ TEST(EmptyArrayTest, BufferedArrayOnAnEmptyArray) {
     ASSERT_OK(w);
     BufferedArray& b = **w;
     EXPECT_EQ(b.length(), 0u);
-    EXPECT_EQ(b.tree().layout().levels(), 0);
+    EXPECT_EQ(TreeOf(b).layout().levels(), 0);
     auto s = b.Summarize(0, 0, /*need_extremes=*/true);
     ASSERT_OK(s);
     EXPECT_EQ(s->count(), 0u);

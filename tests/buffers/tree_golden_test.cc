@@ -34,6 +34,7 @@
 #include "buffers/tree_build.h"
 #include "tests/assert_ok.h"
 #include "tests/test_util.h"
+#include "buffers/buffered_array_parts.h"
 
 namespace momenta {
 namespace {
@@ -73,7 +74,7 @@ TEST(TreeGoldenTest, VersionOneInASidecarIsRebuilt) {
   EXPECT_NE(notices[0].find("rebuilding the moment buffer of " + array_path), std::string::npos) << notices[0];
   EXPECT_NE(notices[0].find("format version 1 (before NaN counts and node checks)"), std::string::npos)
       << notices[0];
-  EXPECT_EQ((*ba)->tree().header().version, 3u);  // the current format
+  EXPECT_EQ(TreeOf(**ba).header().version, 3u);  // the current format
   auto s = (*ba)->Summarize(0, 1000, true);
   ASSERT_OK(s);
   EXPECT_EQ(s->count(), 1000u);
