@@ -14,8 +14,8 @@
 namespace momenta {
 
 bool BufferedArray::KeepsIndexMoments() {
-  std::shared_lock<std::shared_mutex> shared(impl_->tree_mutex_);
-  return impl_->buffer_->ola_file() != nullptr;
+  std::shared_lock<std::shared_mutex> shared(impl_->state.tree_mutex_);
+  return impl_->state.buffer_->ola_file() != nullptr;
 }
 
 Result<std::vector<StatAnswer>> BufferedArray::Stat(uint64_t p, uint64_t q, std::span<const momenta::Stat> stats,
@@ -56,8 +56,8 @@ Status BufferedArray::StatBatch(std::span<const IndexRange> ranges, std::span<co
   return Status::OK();
 }
 
-MomentTree& BufferedArrayParts::Tree(BufferedArray& ba) { return *ba.impl_->tree_; }
-const OlaFile* BufferedArrayParts::Ola(const BufferedArray& ba) { return ba.impl_->buffer_->ola_file(); }
+MomentTree& BufferedArrayParts::Tree(BufferedArray& ba) { return *ba.impl_->state.tree_; }
+const OlaFile* BufferedArrayParts::Ola(const BufferedArray& ba) { return ba.impl_->state.buffer_->ola_file(); }
 
 std::unique_ptr<OlaProgressiveSum> ProgressiveSumOf(BufferedArray& ba, uint64_t p, uint64_t q) {
   return std::make_unique<OlaProgressiveSum>(TreeOf(ba), OlaOf(ba), ba.array(), p, q);

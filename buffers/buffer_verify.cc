@@ -56,9 +56,9 @@ void Report(VerifyReport& report, std::string line) {
 
 }  // namespace
 
-Result<VerifyReport> BufferedArray::Impl::Verify(const BuildProgress& progress) {
-  const std::string scratch = ScratchTreePath(sidecar_, tree_path_);
-  auto fresh = internal::BuildTreeFile(scratch, *array_, OptionsOfHeader(tree_->header()), options_.io,
+Result<VerifyReport> VerifyBuffer(BufferState& s, const BuildProgress& progress) {
+  const std::string scratch = ScratchTreePath(s.sidecar_, s.tree_path_);
+  auto fresh = internal::BuildTreeFile(scratch, *s.array_, OptionsOfHeader(s.tree_->header()), s.options_.io,
                                        progress, nullptr);
   struct Remove {
     std::string path;
@@ -66,23 +66,23 @@ Result<VerifyReport> BufferedArray::Impl::Verify(const BuildProgress& progress) 
   } remove{scratch};
   if (!fresh.ok()) return fresh.status();
   VerifyReport report;
-  const TreeLayout& layout = tree_->layout();
+  const TreeLayout& layout = s.tree_->layout();
   for (int level = 1; level <= layout.levels(); ++level) {
     for (uint64_t j = 0; j < layout.nodes(level); ++j) {
       ++report.nodes_checked;
       MomentTree::ParentMemo memo;
-      if (Status check = tree_->VerifyNode(level, j, tree_->Node(level, j), &memo); !check.ok()) {
+      if (Status check = s.tree_->VerifyNode(level, j, s.tree_->Node(level, j), &memo); !check.ok()) {
         Report(report, check.ToString());
         continue;
       }
-      const std::string what = NodeMismatch(tree_->Summary(level, j), (*fresh)->Summary(level, j), tree_->order());
+      const std::string what = NodeMismatch(s.tree_->Summary(level, j), (*fresh)->Summary(level, j), s.tree_->order());
       if (!what.empty())
         Report(report, "level " + std::to_string(level) + " node " + std::to_string(j) + " (elements " +
                            std::to_string(layout.node_first(level, j)) + ":" +
                            std::to_string(layout.node_end(level, j)) + "): " + what);
     }
   }
-  MOMENTA_RETURN_IF_ERROR(buffer_->Verify(*array_, &report.nodes_checked,
+  MOMENTA_RETURN_IF_ERROR(s.buffer_->Verify(*s.array_, &report.nodes_checked,
                                           [&](std::string line) { Report(report, std::move(line)); }));
   return report;
 }
