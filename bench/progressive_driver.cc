@@ -107,9 +107,9 @@ int Run(uint64_t n, int ranges, const std::string& data, const std::string& dir,
   if (!ba.ok()) return std::fprintf(stderr, "%s\n", ba.status().ToString().c_str()), 1;
   BufferedArray& a = **ba;
   std::string kind = "hbb";
-  if (OlaOf(a))
-    kind = "ola (N " + std::to_string(OlaOf(a)->layout().nodes()) + ", bin " + std::to_string(OlaOf(a)->layout().bin()) +
-           ", " + std::to_string(OlaOf(a)->layout().levels()) + " levels)";
+  if (const OlaFile* ola = OlaOf(a))
+    kind = "ola (N " + std::to_string(ola->layout().nodes()) + ", bin " + std::to_string(ola->layout().bin()) + ", " +
+           std::to_string(ola->layout().levels()) + " levels)";
   std::printf("# f8, %llu cells (%s), buffer %s, leaf %llu cells, data %s, io %s, %d ranges per length (warm cache)\n",
               static_cast<unsigned long long>(n), std::to_string(n * 8 >> 20).append(" MiB").c_str(), kind.c_str(),
               static_cast<unsigned long long>(TreeOf(a).layout().leaf_span()), data.c_str(),

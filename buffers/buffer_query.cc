@@ -78,9 +78,10 @@ class ConsistentReads::IoLease {
 Status ConsistentReads::CheckRanges(std::span<const IndexRange> ranges) const {
   for (size_t k = 0; k < ranges.size(); ++k)
     if (ranges[k].begin > ranges[k].end || ranges[k].end > s_.array_->length())
-      return Status::OutOfRange(s_.array_->path(), (ranges.size() > 1 ? "range #" + std::to_string(k + 1) + " " : "range ") +
-                                                    RangeText(ranges[k]) + " is outside the array (length " +
-                                                    std::to_string(s_.array_->length()) + ")");
+      return Status::OutOfRange(s_.array_->path(),
+                                (ranges.size() > 1 ? "range #" + std::to_string(k + 1) + " " : "range ") +
+                                    RangeText(ranges[k]) + " is outside the array (length " +
+                                    std::to_string(s_.array_->length()) + ")");
   return Status::OK();
 }
 

@@ -146,7 +146,8 @@ Result<BufferOpening::RecoveryPlan> BufferOpening::PlanRecovery(std::vector<std:
       plan.replay_after = h.log_sequence;
       plan.replay_tree = true;
       if (notices)
-        notices->push_back("recovering the moment buffer of " + s_.array_->path() + ": the last writer stopped mid-update");
+        notices->push_back("recovering the moment buffer of " + s_.array_->path() +
+                           ": the last writer stopped mid-update");
     } else if (h.state == kTreeUpdating) {
       plan.rebuild_reason = "the machine stopped while it was being updated";
       plan.replay_after = h.durable_marks ? h.checkpoint_sequence : 0;
@@ -303,23 +304,7 @@ Status BufferOpening::ReplayIntoArrayAndTree(uint64_t after, bool tree_too, uint
     // store (a reader's recovery with nothing to replay needs no write access
     // to the array).
     begin_change();
-    MOMENTA_RETURN_IF_ERROR(s_.OpenStoreOnce());
-    s_.store_->PrepareForStore(r.index);
-    MOMENTA_RETURN_IF_ERROR(s_.store_->Store(r.index, RawBytes(r.new_raw)));
-    if (tree_too && first_may_be_partial && r.sequence == after + 1) {
-      s_.maintenance_->QueueRefresh(*s_.tree_, r.index);  // recomputed from the array at the next flush: absolute, so exact
-      // The buffer's values it reaches, from the array now (before any later record changes it).
-      MOMENTA_RETURN_IF_ERROR(s_.buffer_->Recompute(s_.array_->dtype(), r, ArrayCells()));
-      s_.tree_->header().log_sequence = r.sequence;
-    } else if (tree_too) {
-      MOMENTA_RETURN_IF_ERROR(s_.maintenance_->Apply(*s_.tree_, r.index, RawBytes(r.old_raw), RawBytes(r.new_raw)));
-      MOMENTA_RETURN_IF_ERROR(s_.buffer_->Update(s_.array_->dtype(), r));
-      s_.tree_->header().log_sequence = r.sequence;
-      // Counted as the update path counts: an incremental change, whose
-      // rounding progressive bounds allow for (range_bounds.cc).
-      s_.tree_->header().updates_since_build++;
-      if (s_.maintenance_->leaves_queued() > 4096) MOMENTA_RETURN_IF_ERROR(s_.maintenance_->Flush(*s_.tree_, s_.store_.get()));
-    }
+    MOMENTA_RETURN_IF_ERROR(ReplayRecord(r, tree_too, first_may_be_partial && r.sequence == after + 1));
     ++*replayed;
   }
   if (tree_too) {
@@ -331,11 +316,36 @@ Status BufferOpening::ReplayIntoArrayAndTree(uint64_t after, bool tree_too, uint
   return Status::OK();
 }
 
+Status BufferOpening::ReplayRecord(const LogRecord& r, bool tree_too, bool partial) {
+  MOMENTA_RETURN_IF_ERROR(s_.OpenStoreOnce());
+  s_.store_->PrepareForStore(r.index);
+  MOMENTA_RETURN_IF_ERROR(s_.store_->Store(r.index, RawBytes(r.new_raw)));
+  if (!tree_too) return Status::OK();
+  if (partial) {
+    // Recomputed from the array at the next flush: absolute, so exact.
+    s_.maintenance_->QueueRefresh(*s_.tree_, r.index);
+    // The buffer's values it reaches, from the array now (before any later record changes it).
+    MOMENTA_RETURN_IF_ERROR(s_.buffer_->Recompute(s_.array_->dtype(), r, ArrayCells()));
+    s_.tree_->header().log_sequence = r.sequence;
+    return Status::OK();
+  }
+  MOMENTA_RETURN_IF_ERROR(s_.maintenance_->Apply(*s_.tree_, r.index, RawBytes(r.old_raw), RawBytes(r.new_raw)));
+  MOMENTA_RETURN_IF_ERROR(s_.buffer_->Update(s_.array_->dtype(), r));
+  s_.tree_->header().log_sequence = r.sequence;
+  // Counted as the update path counts: an incremental change, whose
+  // rounding progressive bounds allow for (range_bounds.cc).
+  s_.tree_->header().updates_since_build++;
+  if (s_.maintenance_->leaves_queued() > 4096)
+    MOMENTA_RETURN_IF_ERROR(s_.maintenance_->Flush(*s_.tree_, s_.store_.get()));
+  return Status::OK();
+}
+
 OlaBuffer::CellReader BufferOpening::ArrayCells() {
   return [this](IndexRange run, double* out) -> Status {
     MOMENTA_RETURN_IF_ERROR(s_.OpenStoreOnce());
     std::vector<char> raw(run.size() * s_.array_->itemsize());
-    MOMENTA_RETURN_IF_ERROR(s_.store_->LoadRange(run.begin, run.size(), raw.data()));  // the page cache, dirty pages too
+    // Through the page cache, dirty pages too.
+    MOMENTA_RETURN_IF_ERROR(s_.store_->LoadRange(run.begin, run.size(), raw.data()));
     DecodeDoubles(s_.array_->dtype(), raw.data(), run.size(), out);
     return Status::OK();
   };

@@ -15,7 +15,7 @@ namespace momenta {
 
 bool BufferedArray::KeepsIndexMoments() {
   std::shared_lock<std::shared_mutex> shared(impl_->state.tree_mutex_);
-  return impl_->state.buffer_->ola_file() != nullptr;
+  return impl_->state.buffer_->KeepsIndexMoments();
 }
 
 Result<std::vector<StatAnswer>> BufferedArray::Stat(uint64_t p, uint64_t q, std::span<const momenta::Stat> stats,

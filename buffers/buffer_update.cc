@@ -185,8 +185,8 @@ Status UpdatePath::ReserveForUpdates(std::span<const IndexedValue> updates, size
   // change per single update).
   constexpr uint64_t kPage = ScatteredStores::kPageBytes;
   const uint64_t data_end = s_.array_->ByteOffset(s_.array_->length());
-  auto extents = s_.array_->io().DataExtents(s_.array_->ByteOffset(lo) / kPage * kPage,
-                                          std::min(data_end, (s_.array_->ByteOffset(hi + 1) + kPage - 1) / kPage * kPage));
+  const uint64_t pages_end = (s_.array_->ByteOffset(hi + 1) + kPage - 1) / kPage * kPage;
+  auto extents = s_.array_->io().DataExtents(s_.array_->ByteOffset(lo) / kPage * kPage, std::min(data_end, pages_end));
   if (!extents.ok()) return extents.status();
   auto in_data = [&](uint64_t begin, uint64_t end) {  // [begin, end) inside one data extent
     auto it = std::upper_bound(extents->begin(), extents->end(), begin,

@@ -63,6 +63,8 @@ Result<BuildStats> BufferedArray::Rebuild(const TreeOptions& options, const Buil
   return impl_->opening.Rebuild(options, progress);
 }
 
-Result<VerifyReport> BufferedArray::Verify(const BuildProgress& progress) { return VerifyBuffer(impl_->state, progress); }
+Result<VerifyReport> BufferedArray::Verify(const BuildProgress& progress) {
+  return VerifyBuffer(impl_->state, progress);
+}
 
 }  // namespace momenta

@@ -188,6 +188,10 @@ class BufferOpening {
   // nodes already but their chunk's recomputations may be owed: redone.
   [[nodiscard]] Status ReplayIntoArrayAndTree(uint64_t after, bool tree_too, uint64_t refresh_from,
                                               uint64_t* replayed);
+  // One record after the replay's start into the array and, when tree_too,
+  // the nodes and the buffer beside them; `partial`: the record a writer was
+  // killed inside, whose nodes and buffer values are recomputed from the array.
+  [[nodiscard]] Status ReplayRecord(const LogRecord& r, bool tree_too, bool partial);
   // Reads the array's cells as doubles through store_ (recovery's recomputed buffer values).
   OlaBuffer::CellReader ArrayCells();
 

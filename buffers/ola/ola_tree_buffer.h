@@ -20,6 +20,7 @@ class OlaTreeBuffer final : public MomentBuffer {
   explicit OlaTreeBuffer(std::unique_ptr<OlaFile> file) : file_(std::move(file)) {}
 
   int index_order(const MomentTree&) const override { return file_->layout().max_order(); }
+  bool KeepsIndexMoments() const override { return true; }
   const OlaFile* ola_file() const override { return file_.get(); }
   bool NamesFile(const std::string& message) const override;
 

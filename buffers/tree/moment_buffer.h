@@ -44,6 +44,9 @@ class MomentBuffer {
   // The highest index-moment order a summary carries (the tree's J for kind
   // hbb, the Ola buffer's N − 1 for kind ola).
   virtual int index_order(const MomentTree& tree) const = 0;
+  // Whether it keeps index moments of its own (IndexMoments answers from it
+  // alone, reading none of the tree's partial leaves).
+  virtual bool KeepsIndexMoments() const = 0;
   // The Ola buffer's file, or nullptr (kind hbb, or kind ola whose file
   // failed to open): for the progressive sum and tests, never for a branch.
   virtual const OlaFile* ola_file() const = 0;

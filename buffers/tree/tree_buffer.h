@@ -16,6 +16,7 @@ class TreeBuffer final : public MomentBuffer {
   explicit TreeBuffer(std::string ola_path) : ola_path_(std::move(ola_path)) {}
 
   int index_order(const MomentTree& tree) const override { return tree.order(); }
+  bool KeepsIndexMoments() const override { return false; }
   const OlaFile* ola_file() const override { return nullptr; }
   bool NamesFile(const std::string&) const override { return false; }
 
