@@ -34,9 +34,9 @@
 #include <vector>
 
 #include "buffers/buffered_array.h"
+#include "buffers/buffered_array_parts.h"
 #include "buffers/ola_progressive.h"
 #include "storage/array_file.h"
-#include "buffers/buffered_array_parts.h"
 
 extern char** environ;
 

@@ -4,10 +4,10 @@
 
 #include "bench/moments/format.h"
 #include "bench/moments/query_stats.h"
+#include "buffers/buffered_array_parts.h"
 #include "buffers/moment_tree.h"
 #include "buffers/range_summary.h"
 #include "buffers/statistics.h"
-#include "buffers/buffered_array_parts.h"
 
 namespace momenta::moments_driver {
 namespace {

@@ -13,11 +13,11 @@
 #include "bench/moments/files.h"
 #include "bench/moments/format.h"
 #include "bench/moments/split_mix.h"
+#include "buffers/buffered_array_parts.h"
 #include "buffers/moment_tree.h"
 #include "buffers/range_summary.h"
 #include "storage/extents.h"
 #include "storage/io_backend.h"
-#include "buffers/buffered_array_parts.h"
 
 namespace momenta::moments_driver {
 namespace {

@@ -14,8 +14,8 @@
 #include "bench/moments/query_stats.h"
 #include "bench/moments/reference.h"
 #include "bench/moments/update_workloads.h"
-#include "buffers/moment_tree.h"
 #include "buffers/buffered_array_parts.h"
+#include "buffers/moment_tree.h"
 
 namespace momenta::moments_driver {
 namespace {

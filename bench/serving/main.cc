@@ -12,10 +12,10 @@
 #include <cstdio>
 
 #include "bench/serving/phases.h"
+#include "buffers/buffered_array_parts.h"
 #include "buffers/moment_tree.h"
 #include "storage/array_file.h"
 #include "storage/sidecar.h"
-#include "buffers/buffered_array_parts.h"
 
 int main(int argc, char** argv) {
   using namespace momenta::serving;

@@ -5,10 +5,10 @@
 #include <cstdio>
 #include <thread>
 
+#include "buffers/buffered_array_parts.h"
 #include "buffers/moment_tree.h"
 #include "buffers/statistics.h"
 #include "storage/array_file.h"
-#include "buffers/buffered_array_parts.h"
 
 namespace momenta::serving {
 namespace {

@@ -10,10 +10,10 @@
 #include <cstdlib>
 #include <random>
 
+#include "buffers/buffered_array_parts.h"
 #include "buffers/moment_tree.h"
 #include "storage/extents.h"
 #include "storage/parse_number.h"
-#include "buffers/buffered_array_parts.h"
 
 namespace momenta::serving {
 

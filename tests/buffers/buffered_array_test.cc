@@ -11,10 +11,10 @@
 #include <random>
 #include <vector>
 
+#include "buffers/buffered_array_parts.h"
 #include "buffers/statistics.h"
 #include "tests/assert_ok.h"
 #include "tests/test_util.h"
-#include "buffers/buffered_array_parts.h"
 
 namespace momenta {
 namespace {

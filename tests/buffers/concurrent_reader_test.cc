@@ -16,11 +16,11 @@
 #include <thread>
 
 #include "buffers/buffered_array.h"
+#include "buffers/buffered_array_parts.h"
 #include "buffers/moment_tree.h"
 #include "tests/assert_ok.h"
 #include "tests/buffers/update_model.h"
 #include "tests/test_util.h"
-#include "buffers/buffered_array_parts.h"
 
 namespace momenta {
 namespace {

@@ -20,13 +20,13 @@
 #include <vector>
 
 #include "buffers/buffered_array.h"
+#include "buffers/buffered_array_parts.h"
 #include "buffers/moment_tree.h"
 #include "buffers/ola_file.h"
 #include "storage/array_file.h"
 #include "tests/assert_ok.h"
 #include "tests/buffers/ola_reference.h"
 #include "tests/test_util.h"
-#include "buffers/buffered_array_parts.h"
 
 namespace momenta {
 namespace {

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "buffers/buffered_array.h"
+#include "buffers/buffered_array_parts.h"
 #include "buffers/moment_tree.h"
 #include "buffers/ola_buffer.h"
 #include "buffers/ola_file.h"
@@ -20,7 +21,6 @@
 #include "storage/array_file.h"
 #include "tests/assert_ok.h"
 #include "tests/test_util.h"
-#include "buffers/buffered_array_parts.h"
 
 namespace momenta {
 namespace {

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "buffers/buffered_array.h"
+#include "buffers/buffered_array_parts.h"
 #include "buffers/moment_tree.h"
 #include "buffers/progressive_sum.h"
 #include "buffers/range_bounds.h"
@@ -27,7 +28,6 @@
 #include "storage/array_file.h"
 #include "tests/assert_ok.h"
 #include "tests/test_util.h"
-#include "buffers/buffered_array_parts.h"
 
 namespace momenta {
 namespace {

@@ -20,13 +20,13 @@
 #include <thread>
 
 #include "buffers/buffered_array.h"
+#include "buffers/buffered_array_parts.h"
 #include "buffers/moment_tree.h"
 #include "storage/log_format.h"
 #include "storage/log_segments.h"
 #include "storage/writer_lock.h"
 #include "tests/assert_ok.h"
 #include "tests/test_util.h"
-#include "buffers/buffered_array_parts.h"
 
 namespace momenta {
 namespace {

@@ -13,12 +13,12 @@
 #include <vector>
 
 #include "buffers/buffered_array.h"
+#include "buffers/buffered_array_parts.h"
 #include "storage/array_file.h"
 #include "buffers/ola_statistics.h"
 #include "buffers/statistics.h"
 #include "tests/assert_ok.h"
 #include "tests/test_util.h"
-#include "buffers/buffered_array_parts.h"
 
 namespace momenta {
 namespace {

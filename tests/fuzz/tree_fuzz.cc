@@ -62,13 +62,13 @@
 
 #include "buffers/buffer_internal.h"
 #include "buffers/buffered_array.h"
+#include "buffers/buffered_array_parts.h"
 #include "buffers/moment_tree.h"
 #include "buffers/range_query.h"
 #include "storage/array_file.h"
 #include "storage/crc32c.h"
 #include "tests/fuzz/fuzz_check.h"
 #include "tests/fuzz/fuzz_scratch.h"
-#include "buffers/buffered_array_parts.h"
 
 namespace {
 
