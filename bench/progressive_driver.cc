@@ -36,6 +36,7 @@
 #include "buffers/buffered_array.h"
 #include "buffers/ola/ola_progressive.h"
 #include "storage/array/array_file.h"
+#include "buffers/buffered_array_parts.h"
 
 extern char** environ;
 
@@ -106,12 +107,12 @@ int Run(uint64_t n, int ranges, const std::string& data, const std::string& dir,
   if (!ba.ok()) return std::fprintf(stderr, "%s\n", ba.status().ToString().c_str()), 1;
   BufferedArray& a = **ba;
   std::string kind = "hbb";
-  if (a.ola())
-    kind = "ola (N " + std::to_string(a.ola()->layout().nodes()) + ", bin " + std::to_string(a.ola()->layout().bin()) +
-           ", " + std::to_string(a.ola()->layout().levels()) + " levels)";
+  if (const OlaFile* ola = OlaOf(a))
+    kind = "ola (N " + std::to_string(ola->layout().nodes()) + ", bin " + std::to_string(ola->layout().bin()) + ", " +
+           std::to_string(ola->layout().levels()) + " levels)";
   std::printf("# f8, %llu cells (%s), buffer %s, leaf %llu cells, data %s, io %s, %d ranges per length (warm cache)\n",
               static_cast<unsigned long long>(n), std::to_string(n * 8 >> 20).append(" MiB").c_str(), kind.c_str(),
-              static_cast<unsigned long long>(a.tree().layout().leaf_span()), data.c_str(),
+              static_cast<unsigned long long>(TreeOf(a).layout().leaf_span()), data.c_str(),
               a.array().io().Name().c_str(), ranges);
   std::printf("%-10s %12s %12s %12s %10s %10s %8s %12s %10s %10s %10s\n", "length", "first_w/|s|", "max_first_w",
               "first_w/S|a|",
@@ -127,7 +128,7 @@ int Run(uint64_t n, int ranges, const std::string& data, const std::string& dir,
       for (uint64_t i = p; i < q; ++i) exact += cells[i], abs_sum += std::fabs(cells[i]);
       const double scale = std::fabs(static_cast<double>(exact));
       auto t0 = Clock::now();
-      OlaProgressiveSum ps(a.tree(), a.ola(), a.array(), p, q);
+      OlaProgressiveSum ps(TreeOf(a), OlaOf(a), a.array(), p, q);
       auto b = ps.Start();
       const double t_first = Micros(t0);
       if (!b.ok()) return std::fprintf(stderr, "%s\n", b.status().ToString().c_str()), 1;

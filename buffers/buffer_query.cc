@@ -29,38 +29,38 @@ std::string RangeText(const IndexRange& r) { return std::to_string(r.begin) + ":
 }  // namespace
 
 // The backends one query reads through, returned to the handle at the end.
-class BufferedArray::Impl::IoLease {
+class ConsistentReads::IoLease {
  public:
-  explicit IoLease(Impl& impl) : impl_(impl) {}
+  explicit IoLease(ConsistentReads& reads) : reads_(reads) {}
   IoLease(const IoLease&) = delete;
   IoLease& operator=(const IoLease&) = delete;
   ~IoLease() {
-    if (primary_) impl_.primary_io_busy_.store(false, std::memory_order_release);
+    if (primary_) reads_.primary_io_busy_.store(false, std::memory_order_release);
     if (pair_) {
-      std::lock_guard<std::mutex> hold(impl_.io_pool_mutex_);
-      impl_.io_pool_.push_back(std::move(pair_));
+      std::lock_guard<std::mutex> hold(reads_.io_pool_mutex_);
+      reads_.io_pool_.push_back(std::move(pair_));
     }
   }
   // REQUIRES: the caller holds tree_mutex_ (shared or exclusive).
   Result<QueryIo> Take() {
-    if (!impl_.primary_io_busy_.exchange(true, std::memory_order_acquire)) {
+    if (!reads_.primary_io_busy_.exchange(true, std::memory_order_acquire)) {
       primary_ = true;
-      return QueryIo{&impl_.array_->io(), &impl_.tree_->io(), &impl_.primary_arena_};
+      return QueryIo{&reads_.s_.array_->io(), &reads_.s_.tree_->io(), &reads_.primary_arena_};
     }
     {
-      std::lock_guard<std::mutex> hold(impl_.io_pool_mutex_);
-      if (!impl_.io_pool_.empty()) {
-        pair_ = std::move(impl_.io_pool_.back());
-        impl_.io_pool_.pop_back();
+      std::lock_guard<std::mutex> hold(reads_.io_pool_mutex_);
+      if (!reads_.io_pool_.empty()) {
+        pair_ = std::move(reads_.io_pool_.back());
+        reads_.io_pool_.pop_back();
       }
     }
     if (!pair_) {
-      IoOptions io = impl_.options_.io;
+      IoOptions io = reads_.s_.options_.io;
       io.writable = false;
-      auto array = OpenIoBackend(impl_.array_->path(), io);
+      auto array = OpenIoBackend(reads_.s_.array_->path(), io);
       if (!array.ok()) return array.status();
       io.direct = false;  // as MomentTree::Open reads its nodes
-      auto tree = OpenIoBackend(impl_.tree_->path(), io);
+      auto tree = OpenIoBackend(reads_.s_.tree_->path(), io);
       if (!tree.ok()) return tree.status();
       pair_ = std::make_unique<QueryBackends>();
       pair_->array = std::move(array).value();
@@ -70,37 +70,22 @@ class BufferedArray::Impl::IoLease {
   }
 
  private:
-  Impl& impl_;
+  ConsistentReads& reads_;
   bool primary_ = false;
   std::unique_ptr<QueryBackends> pair_;
 };
 
-bool BufferedArray::Impl::IsTreeDamage(const Status& s) const {
-  if (s.code() != Status::Code::kCorruption) return false;
-  const std::string text = s.ToString();
-  return text.find(tree_path_) != std::string::npos || (ola_ && text.find(OlaPath()) != std::string::npos);
-}
-
-void BufferedArray::Impl::AddLateNotices(std::vector<std::string> notices) {
-  std::lock_guard<std::mutex> hold(notices_mutex_);
-  for (auto& n : notices) late_notices_.push_back(std::move(n));
-}
-
-std::vector<std::string> BufferedArray::Impl::TakeNotices() {
-  std::lock_guard<std::mutex> hold(notices_mutex_);
-  return std::exchange(late_notices_, {});
-}
-
-Status BufferedArray::Impl::CheckRanges(std::span<const IndexRange> ranges) const {
+Status ConsistentReads::CheckRanges(std::span<const IndexRange> ranges) const {
   for (size_t k = 0; k < ranges.size(); ++k)
-    if (ranges[k].begin > ranges[k].end || ranges[k].end > array_->length())
-      return Status::OutOfRange(array_->path(), (ranges.size() > 1 ? "range #" + std::to_string(k + 1) + " " : "range ") +
-                                                    RangeText(ranges[k]) + " is outside the array (length " +
-                                                    std::to_string(array_->length()) + ")");
+    if (ranges[k].begin > ranges[k].end || ranges[k].end > s_.array_->length())
+      return Status::OutOfRange(s_.array_->path(),
+                                (ranges.size() > 1 ? "range #" + std::to_string(k + 1) + " " : "range ") +
+                                    RangeText(ranges[k]) + " is outside the array (length " +
+                                    std::to_string(s_.array_->length()) + ")");
   return Status::OK();
 }
 
-Result<RangeSummary> BufferedArray::Impl::Summarize(uint64_t p, uint64_t q, bool need_extremes, QueryCost* cost,
+Result<RangeSummary> ConsistentReads::Summarize(uint64_t p, uint64_t q, bool need_extremes, QueryCost* cost,
                                                     uint64_t* as_of) {
   const IndexRange range{p, q};
   MOMENTA_RETURN_IF_ERROR(CheckRanges({&range, 1}));
@@ -111,7 +96,7 @@ Result<RangeSummary> BufferedArray::Impl::Summarize(uint64_t p, uint64_t q, bool
   return std::move(out[0]);
 }
 
-Status BufferedArray::Impl::SummarizeBatch(std::span<const IndexRange> ranges, bool need_extremes,
+Status ConsistentReads::SummarizeBatch(std::span<const IndexRange> ranges, bool need_extremes,
                                            std::vector<RangeSummary>* out, std::vector<QueryCost>* costs,
                                            std::vector<uint64_t>* as_of, QueryCost* read) {
   MOMENTA_RETURN_IF_ERROR(CheckRanges(ranges));
@@ -132,52 +117,39 @@ Status BufferedArray::Impl::SummarizeBatch(std::span<const IndexRange> ranges, b
 }
 
 // REQUIRES: every range passed CheckRanges.
-Status BufferedArray::Impl::SummarizeConsistent(std::span<const IndexRange> ranges, bool need_extremes,
+Status ConsistentReads::SummarizeConsistent(std::span<const IndexRange> ranges, bool need_extremes,
                                                 std::vector<RangeSummary>* out, std::vector<QueryCost>* costs,
                                                 uint64_t* as_of, QueryCost* read) {
-  // Kind ola: each summary's index moments are the Ola buffer's (order
-  // N − 1; the tree beside it has order 0), read in the same consistent read.
-  // `read` gains the reads of the attempt that answered, not of the ones a
+  // The buffer's own index moments, where its kind keeps them, replace the
+  // tree's, read in the same consistent read. `read` gains the reads of the attempt that answered, not of the ones a
   // writer or a rebuild made ReadConsistent repeat.
   QueryCost attempt;
   Status s = ReadConsistent(
       [&](const QueryIo& io) -> Status {
         attempt = {};
         MOMENTA_RETURN_IF_ERROR(
-            SummarizeRanges(*tree_, *array_, ranges, need_extremes, out, costs, io, read ? &attempt : nullptr));
-        if (!ola_) return Status::OK();
-        for (size_t k = 0; k < ranges.size(); ++k) {
-          QueryCost ola_cost;
-          MOMENTA_RETURN_IF_ERROR(OlaIndex(io, ranges[k].begin, ranges[k].end, &(*out)[k].index, &ola_cost));
-          attempt += ola_cost;  // each range's cells are one batch of their own
-          if (costs) {
-            (*costs)[k].array_bytes += ola_cost.array_bytes;
-            (*costs)[k].tier_bytes += ola_cost.tier_bytes;
-            (*costs)[k].requests += ola_cost.requests;
-          }
-        }
-        return Status::OK();
+            SummarizeRanges(*s_.tree_, *s_.array_, ranges, need_extremes, out, costs, io, read ? &attempt : nullptr));
+        return s_.buffer_->AddIndexMoments(io, *s_.array_, ranges, out, costs, &attempt);
       },
       as_of);
   if (s.ok() && read) *read += attempt;
   return s;
 }
 
-Result<IndexMoments> BufferedArray::Impl::SummarizeIndex(uint64_t p, uint64_t q, uint64_t* as_of, QueryCost* cost) {
+Result<IndexMoments> ConsistentReads::SummarizeIndex(uint64_t p, uint64_t q, uint64_t* as_of, QueryCost* cost) {
   const IndexRange range{p, q};
   MOMENTA_RETURN_IF_ERROR(CheckRanges({&range, 1}));
-  if (!ola_ && tree_->header().ola_nodes == 0)
-    return Status::InvalidArgument(array_->path(), "has no Ola buffer (its buffer is hbb): build it with --buffer ola");
+  MOMENTA_RETURN_IF_ERROR(s_.buffer_->CheckIndexAlone(*s_.tree_, *s_.array_));
   IndexMoments answer(0);
-  MOMENTA_RETURN_IF_ERROR(ReadConsistent([&](const QueryIo& io) { return OlaIndex(io, p, q, &answer, cost); }, as_of));
+  MOMENTA_RETURN_IF_ERROR(ReadConsistent(
+      [&](const QueryIo& io) { return s_.buffer_->IndexMoments(io, *s_.array_, p, q, &answer, cost); }, as_of));
   return answer;
 }
 
-Status BufferedArray::Impl::SummarizeIndexBatch(std::span<const IndexRange> ranges, std::vector<IndexMoments>* out,
+Status ConsistentReads::SummarizeIndexBatch(std::span<const IndexRange> ranges, std::vector<IndexMoments>* out,
                                                 std::vector<QueryCost>* costs) {
   MOMENTA_RETURN_IF_ERROR(CheckRanges(ranges));
-  if (!ola_ && tree_->header().ola_nodes == 0)
-    return Status::InvalidArgument(array_->path(), "has no Ola buffer (its buffer is hbb): build it with --buffer ola");
+  MOMENTA_RETURN_IF_ERROR(s_.buffer_->CheckIndexAlone(*s_.tree_, *s_.array_));
   out->assign(ranges.size(), IndexMoments(0));
   if (costs) costs->assign(ranges.size(), QueryCost{});
   for (size_t first = 0; first < ranges.size(); first += kBatchChunk) {
@@ -185,8 +157,8 @@ Status BufferedArray::Impl::SummarizeIndexBatch(std::span<const IndexRange> rang
     MOMENTA_RETURN_IF_ERROR(ReadConsistent(
         [&](const QueryIo& io) -> Status {
           for (size_t k = first; k < first + count; ++k)
-            MOMENTA_RETURN_IF_ERROR(
-                OlaIndex(io, ranges[k].begin, ranges[k].end, &(*out)[k], costs ? &(*costs)[k] : nullptr));
+            MOMENTA_RETURN_IF_ERROR(s_.buffer_->IndexMoments(io, *s_.array_, ranges[k].begin, ranges[k].end, &(*out)[k],
+                                                          costs ? &(*costs)[k] : nullptr));
           return Status::OK();
         },
         nullptr));
@@ -194,50 +166,19 @@ Status BufferedArray::Impl::SummarizeIndexBatch(std::span<const IndexRange> rang
   return Status::OK();
 }
 
-Status BufferedArray::Impl::OlaIndex(const QueryIo& io, uint64_t p, uint64_t q, IndexMoments* out, QueryCost* cost) {
-  if (!ola_) return Status::Corruption(OlaPath(), "the Ola buffer is missing");
-  // The slots the answer reads pass their checks, then the cells are read.
-  const OlaBuffer& ola = ola_->buffer();
-  const std::vector<IndexRange> slots = ola.SlotsFor(p, q);
-  MOMENTA_RETURN_IF_ERROR(ola_->CheckSlots(slots));
-  IoBackend& array_io = io.array ? *io.array : array_->io();
-  const std::vector<IndexRange> runs = ola.CellsFor(p, q);
-  const size_t item = array_->itemsize();
-  std::vector<std::vector<char>> raw(runs.size());
-  std::vector<ReadRequest> reads;
-  for (size_t k = 0; k < runs.size(); ++k) {
-    raw[k].resize(runs[k].size() * item);
-    if (runs[k].size() > 0) reads.push_back({array_->ByteOffset(runs[k].begin), raw[k].size(), raw[k].data()});
-  }
-  MOMENTA_RETURN_IF_ERROR(array_io.ReadBatch(reads));
-  if (cost) {
-    *cost = QueryCost{};
-    for (const ReadRequest& r : reads) cost->array_bytes += r.length;
-    for (const IndexRange& s : slots) cost->tier_bytes += s.size() * sizeof(double);
-    cost->requests = reads.size();
-  }
-  std::vector<std::vector<double>> cells(runs.size());
-  std::vector<std::span<const double>> views(runs.size());
-  for (size_t k = 0; k < runs.size(); ++k) {
-    cells[k].resize(runs[k].size());
-    DecodeDoubles(array_->dtype(), raw[k].data(), cells[k].size(), cells[k].data());
-    views[k] = cells[k];
-  }
-  *out = ola.Answer(p, q, views);
-  return Status::OK();
+Status ConsistentReads::ReadAsWriter(const std::function<Status(const QueryIo&)>& read, uint64_t* as_of) {
+  if (as_of) *as_of = s_.tree_->header().log_sequence;
+  const QueryIo io{nullptr, nullptr, &primary_arena_};
+  Status s = read(io);
+  if (s.ok() || !s_.IsTreeDamage(s)) return s;
+  s_.AddLateNotices({"rebuilding the moment buffer of " + s_.array_->path() + ": " + s.ToString()});
+  BuildStats stats;
+  MOMENTA_RETURN_IF_ERROR(opening_.RebuildInPlace(OptionsOfHeader(s_.tree_->header()), s_.options_.progress, &stats));
+  return read(io);
 }
 
-Status BufferedArray::Impl::ReadConsistent(const std::function<Status(const QueryIo&)>& read, uint64_t* as_of) {
-  if (log_) {  // the writer itself: nothing runs beside it in this object
-    if (as_of) *as_of = tree_->header().log_sequence;
-    const QueryIo io{nullptr, nullptr, &primary_arena_};
-    Status s = read(io);
-    if (s.ok() || !IsTreeDamage(s)) return s;
-    AddLateNotices({"rebuilding the moment buffer of " + array_->path() + ": " + s.ToString()});
-    BuildStats stats;
-    MOMENTA_RETURN_IF_ERROR(RebuildInPlace(OptionsOfHeader(tree_->header()), options_.progress, &stats));
-    return read(io);
-  }
+Status ConsistentReads::ReadConsistent(const std::function<Status(const QueryIo&)>& read, uint64_t* as_of) {
+  if (s_.writer()) return ReadAsWriter(read, as_of);
   // A reader: retry until no writer changed anything while we read.
   const int64_t start = MonotonicNs();
   int64_t next_liveness_check = start + kLivenessCheckNs;
@@ -248,8 +189,8 @@ Status BufferedArray::Impl::ReadConsistent(const std::function<Status(const Quer
     BufferCondition recover;
     bool reopen = false;
     {
-      std::shared_lock<std::shared_mutex> shared(tree_mutex_);
-      TreeFileHeader& h = tree_->header();
+      std::shared_lock<std::shared_mutex> shared(s_.tree_mutex_);
+      TreeFileHeader& h = s_.tree_->header();
       if (std::atomic_ref<uint32_t>(h.state).load(std::memory_order_acquire) == kTreeRetired) {
         reopen = true;
       } else {
@@ -262,7 +203,7 @@ Status BufferedArray::Impl::ReadConsistent(const std::function<Status(const Quer
           const Status s = read(*io);
           std::atomic_thread_fence(std::memory_order_acquire);
           if (Epoch(h).load(std::memory_order_acquire) == before) {
-            if (s.ok() || !IsTreeDamage(s)) {
+            if (s.ok() || !s_.IsTreeDamage(s)) {
               if (as_of) *as_of = sequence;
               return s;
             }
@@ -277,17 +218,17 @@ Status BufferedArray::Impl::ReadConsistent(const std::function<Status(const Quer
         // seqlock taken for good. Its lock tells (the kernel drops it at death).
         if (const int64_t now = MonotonicNs(); recover.why.empty() && now >= next_liveness_check) {
           next_liveness_check = now + kLivenessCheckNs;
-          if (Epoch(h).load(std::memory_order_acquire) % 2 == 1 && !WriterIsAlive(LockPath())) {
+          if (Epoch(h).load(std::memory_order_acquire) % 2 == 1 && !WriterIsAlive(s_.LockPath())) {
             recover = {BufferCondition::Kind::kRecover, "the last writer stopped mid-update"};
-            AddLateNotices({"the writer of " + array_->path() + " died while this query waited for it"});
+            s_.AddLateNotices({"the writer of " + s_.array_->path() + " died while this query waited for it"});
           }
         }
-        if (recover.why.empty() && attempt >= 2 && tree_writable_)
+        if (recover.why.empty() && attempt >= 2 && s_.tree_writable_)
           ReaderWait(h).store(MonotonicNs() + kReaderWaitNs, std::memory_order_release);
       }
     }
     if (reopen || !recover.why.empty()) {
-      std::unique_lock<std::shared_mutex> exclusive(tree_mutex_);
+      std::unique_lock<std::shared_mutex> exclusive(s_.tree_mutex_);
       MOMENTA_RETURN_IF_ERROR(reopen ? ReopenTreeIfRetired() : RecoverForQuery(recover));
       continue;
     }
@@ -295,18 +236,31 @@ Status BufferedArray::Impl::ReadConsistent(const std::function<Status(const Quer
   }
 }
 
+Status ConsistentReads::ReopenTreeIfRetired() {
+  if (s_.tree_->header().state != kTreeRetired) return Status::OK();
+  auto tree = MomentTree::Open(s_.tree_path_, s_.tree_writable_, s_.options_.io);
+  if (!tree.ok()) return tree.status();
+  s_.tree_ = std::move(tree).value();
+  ResetIoPool();
+  // What its kind keeps beside it was renamed into place before it (RebuildInPlace).
+  auto why = s_.OpenBuffer(/*require_clean=*/false);
+  if (!why.ok()) return why.status();
+  if (!why->empty()) return Status::Corruption(s_.OlaPath(), *why);
+  return Status::OK();
+}
+
 // REQUIRES: tree_mutex_ held exclusively.
-Status BufferedArray::Impl::RecoverForQuery(const BufferCondition& why) {
+Status ConsistentReads::RecoverForQuery(const BufferCondition& why) {
   std::vector<std::string> notices;
-  if (why.kind == BufferCondition::Kind::kRebuild) forced_rebuild_ = why.why;
-  Status s = RecoverAsWriter(why, &notices);
-  forced_rebuild_.clear();
-  AddLateNotices(std::move(notices));
+  if (why.kind == BufferCondition::Kind::kRebuild) s_.forced_rebuild_ = why.why;
+  Status s = opening_.RecoverAsWriter(why, &notices);
+  s_.forced_rebuild_.clear();
+  s_.AddLateNotices(std::move(notices));
   ResetIoPool();
   return s;
 }
 
-void BufferedArray::Impl::ResetIoPool() {
+void ConsistentReads::ResetIoPool() {
   std::lock_guard<std::mutex> hold(io_pool_mutex_);
   io_pool_.clear();  // their tree backends may read a file that was replaced
 }

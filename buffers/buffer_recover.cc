@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "buffers/tree/tree_seqlock.h"
+#include "buffers/buffer_kind.h"
 #include "buffers/buffered_array_internal.h"
 #include "buffers/tree/tree_maintenance.h"
 #include "storage/array/array_store.h"
@@ -106,28 +107,28 @@ Result<std::unique_ptr<MomentTree>> BuildTreeFile(const std::string& path, Array
 
 }  // namespace internal
 
-struct BufferedArray::Impl::RecoveryPlan {
+struct BufferOpening::RecoveryPlan {
   std::string rebuild_reason;  // non-empty: the buffer is rebuilt, for this reason
   uint64_t replay_after = 0;   // replay log records after this sequence (UINT64_MAX: none)
   bool replay_tree = false;    // ... into the nodes too (else the array only, then rebuild)
   bool first_build = false;    // there is no buffer yet: it is built
 };
 
-Result<BufferedArray::Impl::RecoveryPlan> BufferedArray::Impl::PlanRecovery(std::vector<std::string>* notices) {
-  auto identity = IdentityOf(array_->path());
+Result<BufferOpening::RecoveryPlan> BufferOpening::PlanRecovery(std::vector<std::string>* notices) {
+  auto identity = IdentityOf(s_.array_->path());
   if (!identity.ok()) return identity.status();
 
   RecoveryPlan plan;
-  tree_.reset();  // a reader's view of it, if any: reopened writable below
-  if (::access(tree_path_.c_str(), F_OK) != 0) {
+  s_.tree_.reset();  // a reader's view of it, if any: reopened writable below
+  if (::access(s_.tree_path_.c_str(), F_OK) != 0) {
     plan.first_build = true;
-  } else if (auto tree = MomentTree::Open(tree_path_, /*writable=*/true, options_.io); !tree.ok()) {
+  } else if (auto tree = MomentTree::Open(s_.tree_path_, /*writable=*/true, s_.options_.io); !tree.ok()) {
     plan.rebuild_reason = tree.status().ToString();
   } else {
-    tree_ = std::move(tree).value();
-    const TreeFileHeader& h = tree_->header();
+    s_.tree_ = std::move(tree).value();
+    const TreeFileHeader& h = s_.tree_->header();
     const bool same_boot = h.boot_id == CurrentBootId();
-    if (h.length != array_->length() || h.dtype != static_cast<uint32_t>(array_->dtype())) {
+    if (h.length != s_.array_->length() || h.dtype != static_cast<uint32_t>(s_.array_->dtype())) {
       plan.rebuild_reason = "it was built for another array shape or dtype";
     } else if (h.state == kTreeClean) {
       if (!SameContents(h.array, *identity)) {
@@ -145,7 +146,8 @@ Result<BufferedArray::Impl::RecoveryPlan> BufferedArray::Impl::PlanRecovery(std:
       plan.replay_after = h.log_sequence;
       plan.replay_tree = true;
       if (notices)
-        notices->push_back("recovering the moment buffer of " + array_->path() + ": the last writer stopped mid-update");
+        notices->push_back("recovering the moment buffer of " + s_.array_->path() +
+                           ": the last writer stopped mid-update");
     } else if (h.state == kTreeUpdating) {
       plan.rebuild_reason = "the machine stopped while it was being updated";
       plan.replay_after = h.durable_marks ? h.checkpoint_sequence : 0;
@@ -158,44 +160,40 @@ Result<BufferedArray::Impl::RecoveryPlan> BufferedArray::Impl::PlanRecovery(std:
   }
 
   // Damage a query found in a node that the header could not show.
-  if (!forced_rebuild_.empty() && plan.rebuild_reason.empty() && !plan.first_build) {
-    plan.rebuild_reason = forced_rebuild_;
+  if (!s_.forced_rebuild_.empty() && plan.rebuild_reason.empty() && !plan.first_build) {
+    plan.rebuild_reason = s_.forced_rebuild_;
     plan.replay_tree = false;
   }
   return plan;
 }
 
+Status BufferOpening::FullPass(const TreeOptions& build, const std::string& reason) {
+  BuildStats stats;
+  MOMENTA_RETURN_IF_ERROR(RebuildInPlace(build, s_.options_.progress, &stats));
+  s_.open_report_.full_pass = true;
+  s_.open_report_.full_pass_reason = reason;
+  s_.open_report_.full_pass_seconds = stats.seconds;
+  s_.open_report_.full_pass_bytes_read = stats.data_bytes_read;
+  return Status::OK();
+}
+
 // REQUIRES: this process holds the array's writer lock.
-Status BufferedArray::Impl::Recover(std::vector<std::string>* notices) {
-  const std::string& path = array_->path();
+Status BufferOpening::Recover(std::vector<std::string>* notices) {
+  const std::string& path = s_.array_->path();
   auto say = [&](const std::string& what) {
     if (notices) notices->push_back(what);
-  };
-  // A rebuild in place, reported as the open's full pass.
-  auto full_pass = [&](const TreeOptions& build, const std::string& reason) -> Status {
-    BuildStats stats;
-    MOMENTA_RETURN_IF_ERROR(RebuildInPlace(build, options_.progress, &stats));
-    open_report_.full_pass = true;
-    open_report_.full_pass_reason = reason;
-    open_report_.full_pass_seconds = stats.seconds;
-    open_report_.full_pass_bytes_read = stats.data_bytes_read;
-    return Status::OK();
   };
   auto planned = PlanRecovery(notices);
   if (!planned.ok()) return planned.status();
   RecoveryPlan plan = std::move(planned).value();
-  // Kind ola: the log is replayed into the Ola buffer with the tree when it
-  // is clean as of the tree's state, or when a writer died mid-update on this
-  // boot (its mapped slots exact up to the tree's log_sequence but for the
-  // next record, which is recomputed: ola_file.h); otherwise it is rebuilt
-  // with the tree.
-  if (plan.rebuild_reason.empty() && !plan.first_build && tree_) {
-    const bool writer_died = plan.replay_tree && tree_->header().state == kTreeUpdating;  // this boot: PlanRecovery
-    auto why = OpenOla(/*require_clean=*/!writer_died);
-    if (why.ok() && why->empty() && writer_died && ola_) {
-      why = ola_->ReplayableFor(tree_->header().log_sequence, /*tree_updating=*/true);
-      if (!why->empty()) *why = "its Ola buffer is not current: " + *why;
-    }
+  // The log is replayed into what the buffer's kind keeps beside the tree
+  // when it is clean as of the tree's state, or when a writer died
+  // mid-update on this boot (exact up to the tree's log_sequence but for the
+  // next record, which is recomputed); otherwise it is rebuilt with the tree.
+  if (plan.rebuild_reason.empty() && !plan.first_build && s_.tree_) {
+    const bool writer_died = plan.replay_tree && s_.tree_->header().state == kTreeUpdating;  // this boot: PlanRecovery
+    auto why = s_.OpenBuffer(/*require_clean=*/!writer_died);
+    if (why.ok() && why->empty() && writer_died) why = s_.buffer_->ReplayableFor(s_.tree_->header().log_sequence);
     if (!why.ok()) return why.status();
     if (!why->empty()) {
       plan.rebuild_reason = *why;
@@ -205,10 +203,10 @@ Status BufferedArray::Impl::Recover(std::vector<std::string>* notices) {
 
   // Records the array or the nodes have not seen yet.
   uint64_t replayed = 0;
-  if (plan.replay_after != UINT64_MAX && std::filesystem::exists(LogDir())) {
-    if (tree_) maintenance_->Begin(*tree_);
+  if (plan.replay_after != UINT64_MAX && std::filesystem::exists(s_.LogDir())) {
+    if (s_.tree_) s_.maintenance_->Begin(*s_.tree_);
     const bool tree_too = plan.replay_tree && plan.rebuild_reason.empty() && !plan.first_build;
-    const TreeFileHeader* h = tree_ ? &tree_->header() : nullptr;
+    const TreeFileHeader* h = s_.tree_ ? &s_.tree_->header() : nullptr;
     const uint64_t refresh_from = tree_too && h->state == kTreeUpdating && h->chunk_first_sequence > 0 &&
                                           h->chunk_first_sequence <= plan.replay_after
                                       ? h->chunk_first_sequence
@@ -217,41 +215,41 @@ Status BufferedArray::Impl::Recover(std::vector<std::string>* notices) {
     if (replayed > 0)
       say("replayed " + std::to_string(replayed) + " update(s) from the log of " + path);
   }
-  open_report_.replayed = replayed;
+  s_.open_report_.replayed = replayed;
   if (!plan.rebuild_reason.empty() || plan.first_build) {
     if (plan.first_build) plan.rebuild_reason = "it does not exist yet";
-    if (!options_.rebuild_on_open) return Status::OK();  // the caller rebuilds next (momenta build)
+    if (!s_.options_.rebuild_on_open) return Status::OK();  // the caller rebuilds next (momenta build)
     // Every pass over the whole array says so, with or without a terminal.
     // (An array just made of holes, or an empty one, needs no such word: its
     // pass reads nothing.)
-    if (!options_.fresh_array && array_->length() > 0)
+    if (!s_.options_.fresh_array && s_.array_->length() > 0)
       say((plan.first_build ? "building the moment buffer of " : "rebuilding the moment buffer of ") + path + ": " +
-          plan.rebuild_reason + " (one pass over " + HumanBytes(array_->length() * array_->itemsize()) +
+          plan.rebuild_reason + " (one pass over " + HumanBytes(s_.array_->length() * s_.array_->itemsize()) +
           " of data; holes are skipped)");
-    return full_pass(tree_ ? OptionsOfHeader(tree_->header()) : options_.tree, plan.rebuild_reason);
+    return FullPass(s_.tree_ ? OptionsOfHeader(s_.tree_->header()) : s_.options_.tree, plan.rebuild_reason);
   }
-  if (replayed > 0 || tree_->header().state != kTreeClean) {
-    MOMENTA_RETURN_IF_ERROR(maintenance_->Flush(*tree_, store_.get()));
+  if (replayed > 0 || s_.tree_->header().state != kTreeClean) {
+    MOMENTA_RETURN_IF_ERROR(s_.maintenance_->Flush(*s_.tree_, s_.store_.get()));
     // About to seal a header whose top_mask nothing checked: check it first.
-    if (Status top = CheckTopHoles(*tree_, *array_); !top.ok()) {
+    if (Status top = CheckTopHoles(*s_.tree_, *s_.array_); !top.ok()) {
       if (top.code() != Status::Code::kCorruption) return top;
       say("rebuilding the moment buffer of " + path + ": " + top.ToString());
-      return full_pass(OptionsOfHeader(tree_->header()), top.ToString());
+      return FullPass(OptionsOfHeader(s_.tree_->header()), top.ToString());
     }
     // A writer killed inside a chunk left the seqlock odd ("changing") for
     // good, and the replay above took it; the nodes are consistent again
     // now, so it is made even (before the checkpoint seals the header).
     // Without this every later chunk would flip it the wrong way round, and
     // readers would wait for a writer that is gone.
-    std::atomic_ref<uint64_t> epoch(tree_->header().write_epoch);
+    std::atomic_ref<uint64_t> epoch(s_.tree_->header().write_epoch);
     if (epoch.load(std::memory_order_acquire) % 2 == 1) epoch.fetch_add(1, std::memory_order_acq_rel);
-    dirty_ = true;
-    MOMENTA_RETURN_IF_ERROR(Checkpoint());
+    s_.dirty_ = true;
+    MOMENTA_RETURN_IF_ERROR(updates_.Checkpoint());
   }
   return Status::OK();
 }
 
-Status BufferedArray::Impl::ReplayIntoArrayAndTree(uint64_t after, bool tree_too, uint64_t refresh_from,
+Status BufferOpening::ReplayIntoArrayAndTree(uint64_t after, bool tree_too, uint64_t refresh_from,
                                              uint64_t* replayed) {
   *replayed = 0;
   LogReaderOptions ro;
@@ -259,8 +257,8 @@ Status BufferedArray::Impl::ReplayIntoArrayAndTree(uint64_t after, bool tree_too
   // A writer's log (open, its torn tail cut) ends before that sequence:
   // nothing to replay, and no need to read the last segment again to find
   // that out (up to 64 MiB per open).
-  if (log_ && ro.from_sequence >= log_->next_sequence()) return Status::OK();
-  auto reader = LogReader::Open(LogDir(), ro);
+  if (s_.log_ && ro.from_sequence >= s_.log_->next_sequence()) return Status::OK();
+  auto reader = LogReader::Open(s_.LogDir(), ro);
   if (!reader.ok()) {
     if (reader.status().code() == Status::Code::kNotFound) return Status::OK();
     return reader.status();
@@ -268,7 +266,7 @@ Status BufferedArray::Impl::ReplayIntoArrayAndTree(uint64_t after, bool tree_too
   // A writer killed mid-chunk stored record after+1 and may have applied it
   // to some levels of nodes and not others (log_sequence moves once all are
   // done): its nodes are recomputed from data rather than updated again.
-  const bool first_may_be_partial = tree_too && tree_->header().state == kTreeUpdating;
+  const bool first_may_be_partial = tree_too && s_.tree_->header().state == kTreeUpdating;
   // Readers that opened the array before may be querying: the stores and
   // node changes below take the seqlock (odd: changing) as a chunk of updates
   // does, before the first of them, so no reader takes a half-replayed state
@@ -277,9 +275,9 @@ Status BufferedArray::Impl::ReplayIntoArrayAndTree(uint64_t after, bool tree_too
   // writer killed mid-chunk may have left it odd already.
   bool changing = false;
   auto begin_change = [&] {
-    if (changing || !tree_) return;
+    if (changing || !s_.tree_) return;
     changing = true;
-    std::atomic_ref<uint64_t> epoch(tree_->header().write_epoch);
+    std::atomic_ref<uint64_t> epoch(s_.tree_->header().write_epoch);
     if (epoch.load(std::memory_order_acquire) % 2 == 0) epoch.fetch_add(1, std::memory_order_acq_rel);
   };
   LogRecord r;
@@ -287,142 +285,129 @@ Status BufferedArray::Impl::ReplayIntoArrayAndTree(uint64_t after, bool tree_too
     auto more = (*reader)->Next(&r);
     if (!more.ok()) return more.status();
     if (!*more) break;
-    if (r.sequence <= after) {  // applied before the crash; its chunk's refreshes (and Ola block checks) may be owed
-      if (tree_too && r.index < array_->length()) {
-        maintenance_->QueueRefresh(*tree_, r.index);
-        if (ola_) {
-          ola_->Touch(r.index);
-          ola_->Held(DecodeDouble(array_->dtype(), RawBytes(r.new_raw)));
-        }
+    if (r.sequence <= after) {  // applied before the crash; its chunk's refreshes (and the buffer's seals) may be owed
+      if (tree_too && r.index < s_.array_->length()) {
+        s_.maintenance_->QueueRefresh(*s_.tree_, r.index);
+        s_.buffer_->Touched(s_.array_->dtype(), r);
       }
       continue;
     }
     if (tree_too && *replayed == 0) {
-      tree_->header().state = kTreeUpdating;
-      if (ola_) MOMENTA_RETURN_IF_ERROR(ola_->MarkUpdating(/*durable=*/false));  // its slots change from here, as the nodes do
+      s_.tree_->header().state = kTreeUpdating;
+      MOMENTA_RETURN_IF_ERROR(s_.buffer_->MarkUpdating(/*durable=*/false));  // it changes from here, as the nodes do
     }
-    if (r.index >= array_->length())
-      return Status::Corruption(array_->path(), "update log record " + std::to_string(r.sequence) +
+    if (r.index >= s_.array_->length())
+      return Status::Corruption(s_.array_->path(), "update log record " + std::to_string(r.sequence) +
                                                     " names index " + std::to_string(r.index) +
                                                     " outside the array");
     // The seqlock taken and the array mapped writable at the first record to
     // store (a reader's recovery with nothing to replay needs no write access
     // to the array).
     begin_change();
-    MOMENTA_RETURN_IF_ERROR(OpenStoreOnce());
-    store_->PrepareForStore(r.index);
-    MOMENTA_RETURN_IF_ERROR(store_->Store(r.index, RawBytes(r.new_raw)));
-    if (tree_too && first_may_be_partial && r.sequence == after + 1) {
-      maintenance_->QueueRefresh(*tree_, r.index);  // recomputed from the array at the next flush: absolute, so exact
-      // The Ola values it reaches, from the array now (before any later record changes it).
-      if (ola_) {
-        ola_->Held(DecodeDouble(array_->dtype(), RawBytes(r.new_raw)));
-        MOMENTA_RETURN_IF_ERROR(ola_->Recompute(r.index, ArrayCells()));
-      }
-      tree_->header().log_sequence = r.sequence;
-    } else if (tree_too) {
-      MOMENTA_RETURN_IF_ERROR(maintenance_->Apply(*tree_, r.index, RawBytes(r.old_raw), RawBytes(r.new_raw)));
-      if (ola_)
-        MOMENTA_RETURN_IF_ERROR(ola_->Update(r.index, DecodeDouble(array_->dtype(), RawBytes(r.old_raw)),
-                                             DecodeDouble(array_->dtype(), RawBytes(r.new_raw))));
-      tree_->header().log_sequence = r.sequence;
-      // Counted as the update path counts: an incremental change, whose
-      // rounding progressive bounds allow for (range_bounds.cc).
-      tree_->header().updates_since_build++;
-      if (maintenance_->leaves_queued() > 4096) MOMENTA_RETURN_IF_ERROR(maintenance_->Flush(*tree_, store_.get()));
-    }
+    MOMENTA_RETURN_IF_ERROR(ReplayRecord(r, tree_too, first_may_be_partial && r.sequence == after + 1));
     ++*replayed;
   }
   if (tree_too) {
     // Recomputing the queued nodes changes them in place too.
-    if (maintenance_->any_queued()) begin_change();
-    MOMENTA_RETURN_IF_ERROR(maintenance_->Flush(*tree_, store_.get()));
-    if (ola_) ola_->Seal();
+    if (s_.maintenance_->any_queued()) begin_change();
+    MOMENTA_RETURN_IF_ERROR(s_.maintenance_->Flush(*s_.tree_, s_.store_.get()));
+    s_.buffer_->Seal();
   }
   return Status::OK();
 }
 
-OlaBuffer::CellReader BufferedArray::Impl::ArrayCells() {
+Status BufferOpening::ReplayRecord(const LogRecord& r, bool tree_too, bool partial) {
+  MOMENTA_RETURN_IF_ERROR(s_.OpenStoreOnce());
+  s_.store_->PrepareForStore(r.index);
+  MOMENTA_RETURN_IF_ERROR(s_.store_->Store(r.index, RawBytes(r.new_raw)));
+  if (!tree_too) return Status::OK();
+  if (partial) {
+    // Recomputed from the array at the next flush: absolute, so exact.
+    s_.maintenance_->QueueRefresh(*s_.tree_, r.index);
+    // The buffer's values it reaches, from the array now (before any later record changes it).
+    MOMENTA_RETURN_IF_ERROR(s_.buffer_->Recompute(s_.array_->dtype(), r, ArrayCells()));
+    s_.tree_->header().log_sequence = r.sequence;
+    return Status::OK();
+  }
+  MOMENTA_RETURN_IF_ERROR(s_.maintenance_->Apply(*s_.tree_, r.index, RawBytes(r.old_raw), RawBytes(r.new_raw)));
+  MOMENTA_RETURN_IF_ERROR(s_.buffer_->Update(s_.array_->dtype(), r));
+  s_.tree_->header().log_sequence = r.sequence;
+  // Counted as the update path counts: an incremental change, whose
+  // rounding progressive bounds allow for (range_bounds.cc).
+  s_.tree_->header().updates_since_build++;
+  if (s_.maintenance_->leaves_queued() > 4096)
+    MOMENTA_RETURN_IF_ERROR(s_.maintenance_->Flush(*s_.tree_, s_.store_.get()));
+  return Status::OK();
+}
+
+OlaBuffer::CellReader BufferOpening::ArrayCells() {
   return [this](IndexRange run, double* out) -> Status {
-    MOMENTA_RETURN_IF_ERROR(OpenStoreOnce());
-    std::vector<char> raw(run.size() * array_->itemsize());
-    MOMENTA_RETURN_IF_ERROR(store_->LoadRange(run.begin, run.size(), raw.data()));  // the page cache, dirty pages too
-    DecodeDoubles(array_->dtype(), raw.data(), run.size(), out);
+    MOMENTA_RETURN_IF_ERROR(s_.OpenStoreOnce());
+    std::vector<char> raw(run.size() * s_.array_->itemsize());
+    // Through the page cache, dirty pages too.
+    MOMENTA_RETURN_IF_ERROR(s_.store_->LoadRange(run.begin, run.size(), raw.data()));
+    DecodeDoubles(s_.array_->dtype(), raw.data(), run.size(), out);
     return Status::OK();
   };
 }
 
-Status BufferedArray::Impl::RebuildInPlace(const TreeOptions& options, const BuildProgress& progress,
+Status BufferOpening::RebuildInPlace(const TreeOptions& options, const BuildProgress& progress,
                                      BuildStats* stats) {
   // Build beside the old file and rename over it: readers that have the old
   // one mapped keep a valid file, see it retired, and reopen the path.
-  const uint64_t sequence = log_ ? log_->next_sequence() - 1 : (tree_ ? tree_->header().log_sequence : 0);
-  if (store_) MOMENTA_RETURN_IF_ERROR(array_->Sync());
-  const std::string fresh_path = tree_path_ + ".new-" + std::to_string(::getpid());
-  auto fresh = internal::BuildTreeFile(fresh_path, *array_, options, options_.io, progress, stats, sequence);
+  const uint64_t sequence = s_.log_ ? s_.log_->next_sequence() - 1 : (s_.tree_ ? s_.tree_->header().log_sequence : 0);
+  if (s_.store_) MOMENTA_RETURN_IF_ERROR(s_.array_->Sync());
+  const std::string fresh_path = s_.tree_path_ + ".new-" + std::to_string(::getpid());
+  auto fresh = internal::BuildTreeFile(fresh_path, *s_.array_, options, s_.options_.io, progress, stats, sequence);
   if (!fresh.ok()) {
     ::unlink(fresh_path.c_str());
     return fresh.status();
   }
   (*fresh)->header().boot_id = CurrentBootId();
-  (*fresh)->header().durable_marks = options_.sync != LogSync::kNone ? 1 : 0;
-  // Kind ola: the Ola buffer from the same array state, renamed into place
-  // before the tree (a reader that opens between the two finds them
-  // disagree and waits for this writer); kind hbb: none.
-  std::unique_ptr<OlaFile> fresh_ola;
-  if (options.ola_nodes > 0) {
-    const std::string ola_fresh_path = OlaPath() + ".new-" + std::to_string(::getpid());
-    uint64_t ola_bytes = 0;
-    const auto ola_start = std::chrono::steady_clock::now();
-    auto ola = OlaFile::Build(ola_fresh_path, *array_, OlaFileOptions(options.ola_nodes, options.ola_bin), sequence,
-                              (*fresh)->header().array, &ola_bytes);
-    if (!ola.ok() || ::rename(ola_fresh_path.c_str(), OlaPath().c_str()) != 0) {
-      const Status s = ola.ok() ? Status::FromErrno(OlaPath(), errno) : ola.status();
-      ::unlink(ola_fresh_path.c_str());
-      ::unlink(fresh_path.c_str());
-      return s;
-    }
-    if (stats) {  // the build is both passes
-      stats->data_bytes_read += ola_bytes;
-      stats->seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - ola_start).count();
-    }
-    fresh_ola = std::move(ola).value();
-  } else {
-    ::unlink(OlaPath().c_str());
+  (*fresh)->header().durable_marks = s_.options_.sync != LogSync::kNone ? 1 : 0;
+  // What the kind keeps beside the tree, from the same array state, renamed
+  // into place before the tree (a reader that opens between the two finds
+  // them disagree and waits for this writer).
+  auto fresh_buffer = BuildMomentBuffer(s_.OlaPath(), *s_.array_, options, sequence, (*fresh)->header().array, stats);
+  if (!fresh_buffer.ok()) {
+    ::unlink(fresh_path.c_str());
+    return fresh_buffer.status();
   }
-  if (::rename(fresh_path.c_str(), tree_path_.c_str()) != 0) {
+  if (::rename(fresh_path.c_str(), s_.tree_path_.c_str()) != 0) {
     const int err = errno;
     ::unlink(fresh_path.c_str());
-    return Status::FromErrno(tree_path_, err);
+    return Status::FromErrno(s_.tree_path_, err);
   }
-  if (tree_) {
+  if (s_.tree_) {
     // Readers still on the old file must not accept an answer whose array
     // reads see the changes that follow on the new one: its seqlock is left
     // odd for good, so a query that began before fails its check, retries,
     // sees the state and reopens the path. (Without this, a reader shared by
     // threads under ThreadSanitizer answered 1 range in 12,000 wrong.)
-    TreeFileHeader& old = tree_->header();
+    TreeFileHeader& old = s_.tree_->header();
     if (Epoch(old).load(std::memory_order_relaxed) % 2 == 0) Epoch(old).fetch_add(1, std::memory_order_acq_rel);
     std::atomic_ref<uint32_t>(old.state).store(kTreeRetired, std::memory_order_release);
-    (void)tree_->FlushHeader();
+    (void)s_.tree_->FlushHeader();
   }
-  tree_ = std::move(fresh).value();
-  ola_ = std::move(fresh_ola);
-  dirty_ = false;
+  s_.tree_ = std::move(fresh).value();
+  s_.buffer_ = std::move(fresh_buffer).value();
+  s_.dirty_ = false;
   return Status::OK();
 }
 
-Status BufferedArray::Impl::ReopenTreeIfRetired() {
-  if (tree_->header().state != kTreeRetired) return Status::OK();
-  auto tree = MomentTree::Open(tree_path_, tree_writable_, options_.io);
-  if (!tree.ok()) return tree.status();
-  tree_ = std::move(tree).value();
-  ResetIoPool();
-  // Its Ola buffer was renamed into place before it (RebuildInPlace).
-  auto why = OpenOla(/*require_clean=*/false);
-  if (!why.ok()) return why.status();
-  if (!why->empty()) return Status::Corruption(OlaPath(), *why);
-  return Status::OK();
+// ---- rebuild ----------------------------------------------------------------------
+
+Result<BuildStats> BufferOpening::Rebuild(const TreeOptions& options, const BuildProgress& progress) {
+  if (!s_.log_ && !s_.lock_) {
+    auto lock = LockArrayForWriting(s_.array_->path(), s_.sidecar_);
+    if (!lock.ok()) return lock.status();
+    s_.lock_ = std::move(lock).value();
+  }
+  BuildStats stats;
+  Status s = RebuildInPlace(options, progress, &stats);
+  if (!s_.log_) s_.lock_.reset();
+  if (!s.ok()) return s;
+  return stats;
 }
 
 }  // namespace momenta

@@ -57,9 +57,9 @@ void Report(VerifyReport& report, std::string line) {
 
 }  // namespace
 
-Result<VerifyReport> BufferedArray::Impl::Verify(const BuildProgress& progress) {
-  const std::string scratch = ScratchTreePath(sidecar_, tree_path_);
-  auto fresh = internal::BuildTreeFile(scratch, *array_, OptionsOfHeader(tree_->header()), options_.io,
+Result<VerifyReport> VerifyBuffer(BufferState& s, const BuildProgress& progress) {
+  const std::string scratch = ScratchTreePath(s.sidecar_, s.tree_path_);
+  auto fresh = internal::BuildTreeFile(scratch, *s.array_, OptionsOfHeader(s.tree_->header()), s.options_.io,
                                        progress, nullptr);
   struct Remove {
     std::string path;
@@ -67,54 +67,25 @@ Result<VerifyReport> BufferedArray::Impl::Verify(const BuildProgress& progress) 
   } remove{scratch};
   if (!fresh.ok()) return fresh.status();
   VerifyReport report;
-  const TreeLayout& layout = tree_->layout();
+  const TreeLayout& layout = s.tree_->layout();
   for (int level = 1; level <= layout.levels(); ++level) {
     for (uint64_t j = 0; j < layout.nodes(level); ++j) {
       ++report.nodes_checked;
       MomentTree::ParentMemo memo;
-      if (Status check = tree_->VerifyNode(level, j, tree_->Node(level, j), &memo); !check.ok()) {
+      if (Status check = s.tree_->VerifyNode(level, j, s.tree_->Node(level, j), &memo); !check.ok()) {
         Report(report, check.ToString());
         continue;
       }
-      const std::string what = NodeMismatch(tree_->Summary(level, j), (*fresh)->Summary(level, j), tree_->order());
+      const std::string what = NodeMismatch(s.tree_->Summary(level, j), (*fresh)->Summary(level, j), s.tree_->order());
       if (!what.empty())
         Report(report, "level " + std::to_string(level) + " node " + std::to_string(j) + " (elements " +
                            std::to_string(layout.node_first(level, j)) + ":" +
                            std::to_string(layout.node_end(level, j)) + "): " + what);
     }
   }
-  if (ola_) MOMENTA_RETURN_IF_ERROR(VerifyOla(&report));
+  MOMENTA_RETURN_IF_ERROR(s.buffer_->Verify(*s.array_, &report.nodes_checked,
+                                          [&](std::string line) { Report(report, std::move(line)); }));
   return report;
-}
-
-// Kind ola: every block's check, then every slot against a fresh build, to
-// within the rounding updates may have added (OLA.md: K updates touching a
-// slot move it by at most K·2^-53 of the largest value it held), with S the
-// largest |slot| of the fresh build:
-//   |stored − fresh| <= 1e-9 · max(|stored|, |fresh|, 1e-3 · S)
-Status BufferedArray::Impl::VerifyOla(VerifyReport* report) {
-  const std::string scratch = OlaPath() + ".verify-" + std::to_string(::getpid());
-  struct Remove {
-    std::string path;
-    ~Remove() { ::unlink(path.c_str()); }
-  } remove{scratch};
-  const OlaLayout& layout = ola_->layout();
-  auto fresh = OlaFile::Build(scratch, *array_, OlaFileOptions(layout.nodes(), layout.bin()), 0, ArrayIdentity{});
-  if (!fresh.ok()) return fresh.status();
-  const std::span<const double> stored = ola_->buffer().slots(), exact = (*fresh)->buffer().slots();
-  const IndexRange all{0, stored.size()};
-  if (Status s = ola_->CheckSlots({&all, 1}); !s.ok()) Report(*report, s.ToString());
-  long double scale = 0;
-  for (double v : exact) scale = std::max(scale, std::fabs(static_cast<long double>(v)));
-  for (uint64_t s = 0; s < stored.size(); ++s) {
-    ++report->nodes_checked;
-    const long double a = stored[s], b = exact[s];
-    const long double tolerance = 1e-9L * std::max({std::fabs(a), std::fabs(b), scale * 1e-3L});
-    if (!(std::fabs(a - b) <= tolerance))
-      Report(*report, ola_->path() + ": slot " + std::to_string(s) + " holds " + std::to_string(static_cast<double>(a)) +
-                          ", the array gives " + std::to_string(static_cast<double>(b)));
-  }
-  return Status::OK();
 }
 
 }  // namespace momenta

@@ -2,7 +2,10 @@
 // moment buffer and its update log, kept consistent. It delegates: ArrayFile
 // holds the elements (its ArrayStore takes a writer's stores), MomentTree the
 // buffer, BuildTree fills it, TreeMaintenance keeps it current under updates,
-// SummarizeRange answers, LogWriter records every change.
+// SummarizeRange answers, LogWriter records every change; what the buffer's
+// kind keeps beside the tree (the Ola buffer) sits behind one interface
+// (buffers/tree/moment_buffer.h). It answers statistics itself (Stat,
+// StatBatch), choosing what to read: front ends name statistics, never a kind.
 //
 // Everything momenta keeps about the array lives in its sidecar folder
 // (storage/array/sidecar.h: beside the array, under MOMENTA_SIDECAR_DIR, or where
@@ -53,7 +56,9 @@
 #include <string>
 #include <vector>
 
+#include "buffers/range_answers.h"
 #include "buffers/algebra/range_summary.h"
+#include "buffers/algebra/statistics.h"
 #include "buffers/tree/tree_options.h"
 #include "storage/npy/dtype.h"
 #include "storage/io/io_backend.h"
@@ -63,9 +68,7 @@
 
 namespace momenta {
 
-class ArrayFile;   // storage/array/array_file.h
-class MomentTree;  // buffers/tree/moment_tree.h
-class OlaFile;     // buffers/ola/ola_file.h
+class ArrayFile;  // storage/array/array_file.h
 
 struct BufferedArrayOptions {
   IoOptions io;               // io.writable: a writer (lock, log, updates)
@@ -154,15 +157,16 @@ class BufferedArray {
   // nothing, builds nothing.
   static Result<BufferCondition> Inspect(const std::string& path, const BufferedArrayOptions& options);
 
-  // The array file and the buffer (storage/array/array_file.h, buffers/tree/moment_tree.h).
+  // The array file (storage/array/array_file.h).
   ArrayFile& array();
-  MomentTree& tree();
-  // Kind ola (TreeOptions::ola_nodes > 0): the Ola buffer beside the tree;
-  // nullptr for kind hbb.
-  const OlaFile* ola() const;
   // The highest index-moment order a summary carries: the Ola buffer's N − 1
   // for kind ola (its tree has order 0), else the tree's J.
   int index_order() const;
+  // The tree's own order J (0 for kind ola): the order of its nodes' form
+  // (NodeCodec), in which summaries travel as rows.
+  int tree_order() const;
+  // The elements one leaf of the tree covers (edges on its multiples cut no leaf).
+  uint64_t leaf_span() const;
   const std::string& sidecar() const;
   const std::string& tree_path() const;
   const OpenReport& open_report() const;
@@ -209,6 +213,26 @@ class BufferedArray {
   [[nodiscard]] Status SummarizeIndexBatch(std::span<const IndexRange> ranges, std::vector<IndexMoments>* out,
                                            std::vector<QueryCost>* costs = nullptr);
 
+  // Every statistic of `stats` over [p, q), in order (statistics.h), as
+  // `momenta query` and Python answer them: from the range's summary (with
+  // extremes when a stat needs them), or — when the buffer keeps index
+  // moments of its own (kind ola) and every stat follows from them
+  // (OlaAlone: not an integer dtype's sum or mean) — from those alone
+  // (SummarizeIndex: none of the tree's partial leaves read). A failed read
+  // gives its error as Summarize does; a statistic with no answer (the mean
+  // of an empty range) its error with the array's path as context.
+  // cost (optional): what the query asked of the devices.
+  // REQUIRES: p <= q <= length() (else OutOfRange)
+  Result<std::vector<StatAnswer>> Stat(uint64_t p, uint64_t q, std::span<const momenta::Stat> stats,
+                                       const StatParams& params, QueryCost* cost = nullptr);
+  // Summarizes every range for the statistics `stats` (every stat any range
+  // will be asked, repeats allowed), chosen as Stat chooses, into *out,
+  // whose Answer(k, ...) then answers ranges[k]. Reads as SummarizeBatch
+  // (or SummarizeIndexBatch); *read (optional) is added what the batch asked
+  // of the devices.
+  [[nodiscard]] Status StatBatch(std::span<const IndexRange> ranges, std::span<const momenta::Stat> stats,
+                                 RangeAnswers* out, QueryCost* read = nullptr);
+
   // a[first + k] = values[k], all at `time`. Range and values are checked
   // before anything changes.
   [[nodiscard]] Status Write(uint64_t first, std::span<const Value> values, int64_t time = kLogTimeNow);
@@ -238,7 +262,10 @@ class BufferedArray {
 
  private:
   struct Impl;  // buffered_array_internal.h
+  friend struct BufferedArrayParts;  // buffered_array_parts.h: tests and benchmarks reach the parts
   explicit BufferedArray(std::unique_ptr<Impl> impl);
+  // Whether the buffer keeps index moments of its own (kind ola).
+  bool KeepsIndexMoments();
 
   std::unique_ptr<Impl> impl_;
 };

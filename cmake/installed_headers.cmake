@@ -37,6 +37,7 @@ set(MOMENTA_INSTALLED_HEADERS
   buffers/algebra/power_sums.h
   buffers/algebra/range_summary.h
   buffers/algebra/statistics.h
+  buffers/range_answers.h
   buffers/summarize_as_of.h
   buffers/tree/tree_options.h
   stream/window/bucket_window.h

@@ -24,65 +24,6 @@ std::string FormatNumber(long double v) {
   return std::string(buf, res.ptr);
 }
 
-Result<std::vector<StatAnswer>> AnswerStats(const std::vector<Stat>& stats, const StatParams& params,
-                                            const RangeSummary& summary, const IndexRange& range, DType dtype) {
-  std::vector<StatAnswer> answers;
-  answers.reserve(stats.size());
-  for (Stat s : stats) {
-    auto answer = ComputeStat(s, params, summary, range.begin, dtype);
-    if (!answer.ok()) return answer.status();
-    answers.push_back(std::move(answer).value());
-  }
-  return answers;
-}
-
-
-namespace {
-
-Result<std::vector<StatAnswer>> AnswerIndexStats(const std::vector<Stat>& stats, const StatParams& params,
-                                                 const IndexMoments& index, const IndexRange& range) {
-  std::vector<StatAnswer> answers;
-  for (Stat s : stats) {
-    auto answer = ComputeIndexStat(s, params, index, range.begin);
-    if (!answer.ok()) return answer.status();
-    answers.push_back(std::move(answer).value());
-  }
-  return answers;
-}
-
-}  // namespace
-
-Result<std::vector<StatAnswer>> AnswerFromOla(BufferedArray& ba, const std::vector<Stat>& stats,
-                                              const StatParams& params, const IndexRange& range, QueryCost* cost) {
-  auto index = ba.SummarizeIndex(range.begin, range.end, nullptr, cost);
-  if (!index.ok()) return index.status();
-  return AnswerIndexStats(stats, params, *index, range);
-}
-
-Status BatchSummaries::Summarize(BufferedArray& ba, std::span<const IndexRange> ranges, bool ola_alone,
-                                 bool need_extremes, QueryCost* read) {
-  ola_alone_ = ola_alone && ba.ola() != nullptr;
-  if (!ola_alone_) return ba.SummarizeBatch(ranges, need_extremes, &full_, nullptr, nullptr, read);
-  // Each range's Ola cells are a batch of their own: the ranges' reads are the devices'.
-  std::vector<QueryCost> costs;
-  MOMENTA_RETURN_IF_ERROR(ba.SummarizeIndexBatch(ranges, &index_, &costs));
-  for (const QueryCost& c : costs) *read += c;
-  return Status::OK();
-}
-
-Result<std::vector<StatAnswer>> BatchSummaries::Answer(size_t k, const std::vector<Stat>& stats,
-                                                       const StatParams& params, const IndexRange& range,
-                                                       DType dtype) const {
-  if (ola_alone_) return AnswerIndexStats(stats, params, index_[k], range);
-  return AnswerStats(stats, params, full_[k], range, dtype);
-}
-
-Result<StatAnswer> BatchSummaries::AnswerOne(size_t k, Stat stat, const StatParams& params, const IndexRange& range,
-                                             DType dtype) const {
-  if (ola_alone_) return ComputeIndexStat(stat, params, index_[k], range.begin);
-  return ComputeStat(stat, params, full_[k], range.begin, dtype);
-}
-
 std::string StatsText(const std::vector<StatAnswer>& answers, const char* separator) {
   std::string out;
   for (size_t s = 0; s < answers.size(); ++s) {

@@ -1,13 +1,12 @@
-// The answers of `momenta query`: statistics computed from a range's summary
-// and written as text or JSON, the same for one range, a batch (--ranges) and
-// an overview (--bins).
+// The answers of `momenta query` written as text or JSON, the same for one
+// range, a batch (--ranges) and an overview (--bins). The answers themselves
+// come from the facade (BufferedArray::Stat, StatBatch).
 #pragma once
 
 #include <string>
 #include <vector>
 
 #include <span>
-
 #include "buffers/buffered_array.h"
 #include "buffers/ola/ola_statistics.h"  // OlaAlone
 #include "buffers/algebra/range_summary.h"
@@ -20,39 +19,6 @@ namespace momenta::cli {
 // Shortest round-trip text; NaN is "nan" whatever its sign bit, infinities
 // "inf" and "-inf" (as NumPy prints them).
 std::string FormatNumber(long double v);
-
-// Every stat of `stats` over `range` (its summary), in order; the first that
-// fails gives its error (e.g. the mean of an empty range).
-Result<std::vector<StatAnswer>> AnswerStats(const std::vector<Stat>& stats, const StatParams& params,
-                                            const RangeSummary& summary, const IndexRange& range, DType dtype);
-
-// The Ola buffer's answers to `stats` over `range`. REQUIRES: OlaAlone(stats)
-Result<std::vector<StatAnswer>> AnswerFromOla(BufferedArray& ba, const std::vector<Stat>& stats,
-                                              const StatParams& params, const IndexRange& range,
-                                              QueryCost* cost = nullptr);
-// A batch's summaries, for answering statistics: kind ola with every stat
-// asked OlaAlone, the Ola buffer's index moments alone (SummarizeIndexBatch:
-// no partial leaf of the tree read); else the full summaries.
-class BatchSummaries {
- public:
-  // *read is added what the batch asked of the devices (its reads once
-  // merged: BufferedArray::SummarizeBatch's `read`).
-  // REQUIRES of every range: inside the array (else OutOfRange before anything is read).
-  [[nodiscard]] Status Summarize(BufferedArray& ba, std::span<const IndexRange> ranges, bool ola_alone,
-                                 bool need_extremes, QueryCost* read);
-  bool ola_alone() const { return ola_alone_; }
-  // Every stat of `stats` over ranges[k] (as AnswerStats).
-  Result<std::vector<StatAnswer>> Answer(size_t k, const std::vector<Stat>& stats, const StatParams& params,
-                                         const IndexRange& range, DType dtype) const;
-  // One stat (ComputeStat / ComputeIndexStat).
-  Result<StatAnswer> AnswerOne(size_t k, Stat stat, const StatParams& params, const IndexRange& range,
-                               DType dtype) const;
-
- private:
-  bool ola_alone_ = false;
-  std::vector<RangeSummary> full_;
-  std::vector<IndexMoments> index_;
-};
 
 // "sum 8725 mean 87.25 moments 100 8725 ...": each stat's name, then its values.
 std::string StatsText(const std::vector<StatAnswer>& answers, const char* separator);

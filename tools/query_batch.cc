@@ -93,16 +93,14 @@ class LineAnswerer {
 
   int Answer(const std::vector<PendingLine>& batch) {
     std::vector<IndexRange> ranges;
-    bool extremes = false;
-    bool ola_alone = true;  // kind ola: every line's stats from its index moments (the tree's leaves not read)
+    std::vector<Stat> asked;  // every line's stats: what the batch is summarized for
     for (const PendingLine& p : batch)
       if (p.error.ok()) {
         ranges.push_back(p.range);
-        extremes = extremes || NeedsExtremes(p.stats);
-        ola_alone = ola_alone && OlaAlone(p.stats, ba_.array().dtype());
+        asked.insert(asked.end(), p.stats.begin(), p.stats.end());
       }
-    BatchSummaries summaries;
-    const Status s = summaries.Summarize(ba_, ranges, ola_alone, extremes, &totals_.read);
+    RangeAnswers summaries;
+    const Status s = ba_.StatBatch(ranges, asked, &summaries, &totals_.read);
     for (const auto& n : ba_.TakeNotices()) PrintNotice(n);
     if (!s.ok()) return FailOrInterrupted(s);
     std::string out;
@@ -110,7 +108,7 @@ class LineAnswerer {
     for (const PendingLine& p : batch) {
       Status error = p.error;
       if (error.ok()) {
-        auto answers = summaries.Answer(next++, p.stats, spec_.params, p.range, ba_.array().dtype());
+        auto answers = summaries.Answer(next++, p.stats, spec_.params);
         if (answers.ok()) {
           out += AnswerLine(spec_, p.line, p.range, *answers);
           ++totals_.answered;
@@ -223,22 +221,21 @@ int AnswerBins(BufferedArray& ba, const QuerySpec& spec, IndexRange range, uint6
   Stopwatch timer;
   const std::vector<IndexRange> asked = bin_size > 0 ? SizedBins(range, bin_size) : EqualBins(range, bins);
   uint64_t moved = 0;
-  const std::vector<IndexRange> edges = snap ? SnapBins(asked, ba.tree().layout().leaf_span(), ba.length(), &moved) : asked;
-  BatchSummaries summaries;
+  const std::vector<IndexRange> edges = snap ? SnapBins(asked, ba.leaf_span(), ba.length(), &moved) : asked;
+  RangeAnswers summaries;
   BatchTotals totals;
-  const Status s = summaries.Summarize(ba, edges, OlaAlone(spec.stats, ba.array().dtype()),
-                                       NeedsExtremes(spec.stats), &totals.read);
+  const Status s = ba.StatBatch(edges, spec.stats, &summaries, &totals.read);
   for (const auto& n : ba.TakeNotices()) PrintNotice(n);
   if (!s.ok()) return FailOrInterrupted(s);
   std::string out;
   for (size_t k = 0; k < edges.size(); ++k) {
     ++totals.answered;
     totals.Cover(edges[k], ba.array().itemsize());
-    auto answers = summaries.Answer(k, spec.stats, spec.params, edges[k], ba.array().dtype());
+    auto answers = summaries.Answer(k, spec.stats, spec.params);
     if (!answers.ok() && edges[k].size() == 0) {  // a bin snapping emptied: NaN where a count is needed
       std::vector<StatAnswer> nan;
       for (Stat stat : spec.stats) {
-        auto answer = summaries.AnswerOne(k, stat, spec.params, edges[k], ba.array().dtype());
+        auto answer = summaries.AnswerOne(k, stat, spec.params);
         nan.push_back(answer.ok() ? *answer : StatAnswer{stat, {NAN}, false, 0});
       }
       answers = std::move(nan);
@@ -254,7 +251,7 @@ int AnswerBins(BufferedArray& ba, const QuerySpec& spec, IndexRange range, uint6
   }
   WriteOut(out);
   std::fflush(stdout);  // the answers first, then the summary on stderr
-  const uint64_t leaf = ba.tree().layout().leaf_span();
+  const uint64_t leaf = ba.leaf_span();
   const std::string more = snap ? "; edges moved by at most " + Counted(moved, "element") +
                                       " to leaf boundaries (leaves of " + std::to_string(leaf) + ")"
                                 : "";

@@ -100,18 +100,9 @@ int RunQuery(const QueryArgs& a) {
   if (a.progressive || a.approx) return AnswerProgressive(**ba, a.path, stats[0], *range, a.approx, a.common.json);
   Stopwatch timer;
   QueryCost cost;
-  Result<std::vector<StatAnswer>> answers = std::vector<StatAnswer>{};
-  if ((*ba)->ola() && OlaAlone(stats, (*ba)->array().dtype())) {  // kind ola: its index moments alone
-    answers = AnswerFromOla(**ba, stats, params, *range, &cost);
-    for (const auto& n : (*ba)->TakeNotices()) PrintNotice(n);
-    if (!answers.ok() && answers.status().code() != Status::Code::kInvalidArgument) return Fail(answers.status());
-  } else {
-    auto summary = (*ba)->Summarize(range->begin, range->end, NeedsExtremes(stats), &cost);  // cost: after merging
-    for (const auto& n : (*ba)->TakeNotices()) PrintNotice(n);
-    if (!summary.ok()) return Fail(summary.status());
-    answers = AnswerStats(stats, params, *summary, *range, (*ba)->array().dtype());
-  }
-  if (!answers.ok()) return Fail(answers.status().WithContext(a.path));
+  auto answers = (*ba)->Stat(range->begin, range->end, stats, params, &cost);  // cost: after merging
+  for (const auto& n : (*ba)->TakeNotices()) PrintNotice(n);
+  if (!answers.ok()) return Fail(answers.status());
   const double micros = timer.ElapsedMicros();
   if (a.common.json) {
     std::string out = "{\"path\":" + JsonWriter().String(a.path).str() + ",\"range\":" + RangeJson(*range) +

@@ -10,6 +10,7 @@
 #include "buffers/algebra/square_bounds.h"
 #include "storage/array/array_file.h"
 #include "storage/util/json_writer.h"
+#include "buffers/buffered_array_parts.h"
 #include "tools/cli_common.h"
 #include "tools/query_answers.h"
 
@@ -125,13 +126,13 @@ int AnswerSquaresProgressive(BufferedArray& ba, const std::string& path, Stat st
   Stopwatch timer;
   if (stat == Stat::kRms && range.size() == 0)
     return Fail(Status::InvalidArgument("rms", "the range is empty").WithContext(path));
-  auto progressive = std::make_unique<ProgressiveSum>(ba.tree(), ba.array(), range.begin, range.end);
+  auto progressive = TreePiecesOf(ba, range.begin, range.end);
   auto started = progressive->Start();
   if (!started.ok() && started.status().code() == Status::Code::kCorruption) {  // rebuilt by the ordinary query
     auto rebuilt = ba.Summarize(range.begin, range.end, /*need_extremes=*/false);
     for (const auto& n : ba.TakeNotices()) PrintNotice(n);
     if (!rebuilt.ok()) return Fail(rebuilt.status());
-    progressive = std::make_unique<ProgressiveSum>(ba.tree(), ba.array(), range.begin, range.end);
+    progressive = TreePiecesOf(ba, range.begin, range.end);
     started = progressive->Start();
   }
   if (!started.ok()) return Fail(started.status());
@@ -167,7 +168,7 @@ int AnswerProgressive(BufferedArray& ba, const std::string& path, Stat stat, Ind
   }
   auto as_stat = [&](const SumBound& sum) { return stat == Stat::kMean ? BoundMean(sum, range.size()) : sum; };
   // Kind ola: coarse to fine through the Ola levels (ola_progressive.h); hbb: the tree's partial leaves.
-  auto progressive = std::make_unique<OlaProgressiveSum>(ba.tree(), ba.ola(), ba.array(), range.begin, range.end);
+  auto progressive = ProgressiveSumOf(ba, range.begin, range.end);
   auto bound = progressive->Start();
   if (!bound.ok() && bound.status().code() == Status::Code::kCorruption) {
     // A damaged node: the ordinary query rebuilds the buffer (with a notice),
@@ -175,7 +176,7 @@ int AnswerProgressive(BufferedArray& ba, const std::string& path, Stat stat, Ind
     auto rebuilt = ba.Summarize(range.begin, range.end, /*need_extremes=*/false);
     for (const auto& n : ba.TakeNotices()) PrintNotice(n);
     if (!rebuilt.ok()) return Fail(rebuilt.status());
-    progressive = std::make_unique<OlaProgressiveSum>(ba.tree(), ba.ola(), ba.array(), range.begin, range.end);
+    progressive = ProgressiveSumOf(ba, range.begin, range.end);
     bound = progressive->Start();
   }
   if (!bound.ok()) return Fail(bound.status());

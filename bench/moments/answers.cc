@@ -7,6 +7,7 @@
 #include "buffers/tree/moment_tree.h"
 #include "buffers/algebra/range_summary.h"
 #include "buffers/algebra/statistics.h"
+#include "buffers/buffered_array_parts.h"
 
 namespace momenta::moments_driver {
 namespace {
@@ -29,7 +30,7 @@ std::unique_ptr<BufferedArray> OpenArray(const DriverPaths& paths, bool writable
 }
 
 void TouchRamTier(BufferedArray& ba) {
-  MomentTree& t = ba.tree();
+  MomentTree& t = TreeOf(ba);
   const TreeLayout& l = t.layout();
   volatile double sink = 0;
   for (int level = l.ram_from(); level <= l.levels(); ++level)
@@ -38,7 +39,7 @@ void TouchRamTier(BufferedArray& ba) {
 }
 
 std::string TierText(BufferedArray& ba) {
-  MomentTree& t = ba.tree();
+  MomentTree& t = TreeOf(ba);
   const TreeLayout& l = t.layout();
   std::string s = "leaf " + std::to_string(l.leaf_span()) + " elements (" +
                   Bytes(static_cast<double>(l.leaf_span() * 8)) + "), " +

@@ -17,6 +17,7 @@
 #include "buffers/algebra/range_summary.h"
 #include "storage/io/extents.h"
 #include "storage/io/io_backend.h"
+#include "buffers/buffered_array_parts.h"
 
 namespace momenta::moments_driver {
 namespace {
@@ -97,7 +98,7 @@ void TimedRebuilds(DriverContext& ctx, BufferedArray& ba) {
     std::printf("build: Rebuild (disk tier on) %.2f s wall, BuildStats %.2f s, %s read: %.0f MB/s\n", b.wall,
                 b.seconds, Bytes(static_cast<double>(b.bytes)).c_str(), static_cast<double>(b.bytes) / b.wall / 1e6);
   }
-  rep.breakdown = ProfileBuild(ctx, ba.tree().layout().leaf_span(), ba.tree().order());
+  rep.breakdown = ProfileBuild(ctx, TreeOf(ba).layout().leaf_span(), TreeOf(ba).order());
   rep.have_breakdown = true;
   std::printf("build profile: read pattern alone %.2f GB/s (64 MiB batches %.2f GB/s, 256 MiB %.2f GB/s); "
               "summarizing %.2f GB/s (1 thread), %.2f GB/s (2)\n",

@@ -7,6 +7,7 @@
 #include "bench/moments/checks.h"
 #include "bench/moments/format.h"
 #include "buffers/tree/moment_tree.h"
+#include "buffers/buffered_array_parts.h"
 
 namespace momenta::moments_driver {
 namespace {
@@ -37,7 +38,7 @@ void RunTierOff(DriverContext& ctx) {
   }
   auto ba = OpenArray(ctx.paths, false);
   rep.tiers_off = TierText(*ba);
-  rep.leaf_off = ba->tree().layout().leaf_span();
+  rep.leaf_off = TreeOf(*ba).layout().leaf_span();
   rep.off_scratch_ms = ScratchMs(rep.leaf_off);
   std::printf("tiers: %s\n", rep.tiers_off.c_str());
   TouchRamTier(*ba);

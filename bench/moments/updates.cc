@@ -15,6 +15,7 @@
 #include "bench/moments/reference.h"
 #include "bench/moments/update_workloads.h"
 #include "buffers/tree/moment_tree.h"
+#include "buffers/buffered_array_parts.h"
 
 namespace momenta::moments_driver {
 namespace {
@@ -23,7 +24,7 @@ namespace {
 // no write-back of an earlier one pending.
 void Settle(BufferedArray& a) {
   Must(a.array().Sync(), "sync the array");
-  Must(a.tree().Flush(), "flush the tree");
+  Must(TreeOf(a).Flush(), "flush the tree");
 }
 
 // The data read once, and the tree's pages for the regions warmed (untimed).

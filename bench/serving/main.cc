@@ -15,6 +15,7 @@
 #include "buffers/tree/moment_tree.h"
 #include "storage/array/array_file.h"
 #include "storage/array/sidecar.h"
+#include "buffers/buffered_array_parts.h"
 
 int main(int argc, char** argv) {
   using namespace momenta::serving;
@@ -25,7 +26,7 @@ int main(int argc, char** argv) {
     ctx.length = ba->length();
     std::printf("array %s: %llu elements, leaves of %llu, io %s\n", ctx.flags.array.c_str(),
                 static_cast<unsigned long long>(ctx.length),
-                static_cast<unsigned long long>(ba->tree().layout().leaf_span()), ba->array().io().Name().c_str());
+                static_cast<unsigned long long>(TreeOf(*ba).layout().leaf_span()), ba->array().io().Name().c_str());
   }
   ctx.ranges = DrawRanges(ctx.flags.array, ctx.length, ctx.flags.queries, uint64_t{1} << ctx.flags.min_len_log2,
                           ctx.flags.seed);

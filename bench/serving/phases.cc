@@ -8,6 +8,7 @@
 #include "buffers/tree/moment_tree.h"
 #include "buffers/algebra/statistics.h"
 #include "storage/array/array_file.h"
+#include "buffers/buffered_array_parts.h"
 
 namespace momenta::serving {
 namespace {
@@ -194,7 +195,7 @@ void RunBatches(Context& ctx) {
 
 void RunBins(Context& ctx) {
   auto ba = OpenReader(ctx, true);
-  const uint64_t k = ctx.flags.bins, n = ctx.length, leaf = ba->tree().layout().leaf_span();
+  const uint64_t k = ctx.flags.bins, n = ctx.length, leaf = TreeOf(*ba).layout().leaf_span();
   std::vector<IndexRange> exact, snapped;
   auto edge = [&](uint64_t i) { return static_cast<uint64_t>(static_cast<UInt128>(n) * i / k); };
   auto snap = [&](uint64_t e) {

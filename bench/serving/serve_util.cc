@@ -13,6 +13,7 @@
 #include "buffers/tree/moment_tree.h"
 #include "storage/io/extents.h"
 #include "storage/util/parse_number.h"
+#include "buffers/buffered_array_parts.h"
 
 namespace momenta::serving {
 
@@ -129,7 +130,7 @@ void DropCaches(const std::string& array, const std::string& sidecar) {
 }
 
 void WarmEnds(const std::string& array, BufferedArray& ba, const Range& r) {
-  const uint64_t leaf = ba.tree().layout().leaf_span();
+  const uint64_t leaf = TreeOf(ba).layout().leaf_span();
   const int fd = ::open(array.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) Die("open " + array);
   std::vector<char> bytes(leaf * 8 + 8192);

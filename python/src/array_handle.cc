@@ -15,6 +15,7 @@
 #include "buffers/ola/ola_progressive.h"
 #include "buffers/ola/ola_statistics.h"
 #include "buffers/algebra/square_bounds.h"
+#include "buffers/buffered_array_parts.h"
 #include "buffers/summarize_as_of.h"
 #include "python/src/interruptible.h"
 #include "python/src/py_status.h"
@@ -129,7 +130,7 @@ py::dict ArrayHandle::Info() {
   d["data_offset"] = h.data_offset;
   d["length"] = ba.length();
   d["order"] = order_.load();
-  d["leaf_span"] = ba.tree().layout().leaf_span();
+  d["leaf_span"] = ba.leaf_span();
   d["writable"] = writable_;
   d["sidecar"] = ba.sidecar();
   d["io"] = ba.array().io().Name();
@@ -141,21 +142,19 @@ py::object ArrayHandle::Stat(int code, int64_t p, int64_t q, bool skipna, int dd
   const momenta::Stat stat = StatOf(code);
   const StatParams params = MakeParams(skipna, ddof, order, about, degree);
   const momenta::Stat one[] = {stat};
-  Result<StatAnswer> answer = Status::InvalidArgument(path_, "no answer");
+  Result<std::vector<StatAnswer>> answer = Status::InvalidArgument(path_, "no answer");
   std::vector<std::string> notices;
   {
     py::gil_scoped_release unlocked;
     QueryLock hold(mu_, writable_);
     BufferedArray& ba = Live();
     const IndexRange r = Resolve(p, q, ba.length());
-    auto summary = ba.Summarize(r.begin, r.end, NeedsExtremes(one));
+    answer = ba.Stat(r.begin, r.end, one, params);
     notices = ba.TakeNotices();
-    if (!summary.ok()) throw StatusError{summary.status()};
-    answer = ComputeStat(stat, params, *summary, r.begin, dtype_);
-    if (!answer.ok()) throw StatusError{answer.status().WithContext(path_)};
+    if (!answer.ok()) throw StatusError{answer.status()};
   }
   if (!notices.empty()) WarnNotices(notices);
-  return AnswerObject(*answer);
+  return AnswerObject((*answer)[0]);
 }
 
 py::tuple ArrayHandle::Approx(int code, int64_t p, int64_t q) {
@@ -175,11 +174,11 @@ py::tuple ArrayHandle::Approx(int code, int64_t p, int64_t q) {
     // The first bound from the nodes alone: the sum's (through the Ola levels on kind ola), or
     // Σa²'s over the tree's pieces (square_bounds.h; both kinds keep the tree).
     auto take = [&]() -> Result<SumBound> {
-      if (!squares) return OlaProgressiveSum(ba.tree(), ba.ola(), ba.array(), r.begin, r.end).Start();
-      ProgressiveSum pieces(ba.tree(), ba.array(), r.begin, r.end);
-      auto started = pieces.Start();
+      if (!squares) return ProgressiveSumOf(ba, r.begin, r.end)->Start();
+      const auto pieces = TreePiecesOf(ba, r.begin, r.end);
+      auto started = pieces->Start();
       if (!started.ok()) return started.status();
-      return BoundSumOfSquares(pieces.whole(), pieces.ends());
+      return BoundSumOfSquares(pieces->whole(), pieces->ends());
     };
     auto first = take();
     if (!first.ok() && first.status().code() == Status::Code::kCorruption) {
@@ -263,7 +262,7 @@ py::array_t<double> ArrayHandle::SummaryRows(const py::array_t<int64_t>& starts,
     py::gil_scoped_release unlocked;
     QueryLock hold(mu_, writable_);
     BufferedArray& ba = Live();
-    order = ba.tree().order();
+    order = ba.tree_order();
     for (size_t k = 0; k < n; ++k)
       if (s[k] < 0 || e[k] < s[k] || static_cast<uint64_t>(e[k]) > ba.length())
         ThrowIfError(Status::OutOfRange(path_, "range #" + std::to_string(k) + " " + std::to_string(s[k]) + ":" +
@@ -309,30 +308,25 @@ py::list ArrayHandle::Stats(const py::array_t<int64_t>& starts, const py::array_
     QueryLock hold(mu_, writable_);
     BufferedArray& ba = Live();
     std::vector<IndexRange> ranges;
-    std::vector<RangeSummary> summaries;
+    RangeAnswers summaries;
     for (size_t k = 0; k < n; ++k)
       if (s[k] < 0 || e[k] < s[k] || static_cast<uint64_t>(e[k]) > ba.length())
         ThrowIfError(Status::OutOfRange(path_, "range #" + std::to_string(k) + " " + std::to_string(s[k]) + ":" +
                                                    std::to_string(e[k]) + " is outside the array (length " +
                                                    std::to_string(ba.length()) + "): " +
                                                    RangeProblem(s[k], e[k], ba.length())));
-    // Kind ola with every stat from index moments: the Ola buffer alone (no partial leaf of the tree read).
-    const bool ola_alone = ba.ola() != nullptr && OlaAlone(stats, dtype_);
-    std::vector<IndexMoments> index;
     for (size_t first = 0; first < n; first += kBatchChunk) {
       const size_t count = std::min(kBatchChunk, n - first);
       ranges.resize(count);
       for (size_t k = 0; k < count; ++k)
         ranges[k] = {static_cast<uint64_t>(s[first + k]), static_cast<uint64_t>(e[first + k])};
-      const Status st = ola_alone ? ba.SummarizeIndexBatch(ranges, &index)
-                                  : ba.SummarizeBatch(ranges, NeedsExtremes(stats), &summaries);
+      const Status st = ba.StatBatch(ranges, stats, &summaries);
       for (auto& note : ba.TakeNotices()) notices.push_back(std::move(note));
       ThrowIfError(st);
       for (size_t k = 0; k < count; ++k) {
         const size_t row = first + k;
         for (size_t c = 0; c < stats.size(); ++c) {
-          auto answer = ola_alone ? ComputeIndexStat(stats[c], params, index[k], ranges[k].begin)
-                                  : ComputeStat(stats[c], params, summaries[k], ranges[k].begin, dtype_);
+          auto answer = summaries.AnswerOne(k, stats[c], params);
           if (!answer.ok()) {
             if (!(empty_nan && ranges[k].size() == 0))
               throw StatusError{answer.status().WithContext(

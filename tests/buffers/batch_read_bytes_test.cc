@@ -14,6 +14,7 @@
 #include "buffers/tree/range_query.h"
 #include "storage/array/array_file.h"
 #include "storage/io/io_backend.h"
+#include "buffers/buffered_array_parts.h"
 #include "tests/assert_ok.h"
 #include "tests/test_util.h"
 
@@ -120,12 +121,12 @@ TEST_F(BatchReadBytesTest, ReadIsWhatTheBackendsWereAsked) {
     SCOPED_TRACE("batch " + std::to_string(n++) + " of " + std::to_string(ranges.size()) + " ranges");
     for (bool extremes : {false, true}) {
       auto array_io = Counting(path_);
-      auto tree_io = Counting(ba_->tree().path());
+      auto tree_io = Counting(TreeOf(*ba_).path());
       ReadArena arena;
       std::vector<RangeSummary> out;
       std::vector<QueryCost> costs;
       QueryCost read;
-      ASSERT_OK(SummarizeRanges(ba_->tree(), ba_->array(), ranges, extremes, &out, &costs,
+      ASSERT_OK(SummarizeRanges(TreeOf(*ba_), ba_->array(), ranges, extremes, &out, &costs,
                                 QueryIo{array_io.get(), tree_io.get(), &arena}, &read));
       EXPECT_EQ(read.array_bytes, array_io->bytes);
       EXPECT_EQ(read.tier_bytes, tree_io->bytes);
@@ -156,11 +157,11 @@ TEST_F(BatchReadBytesTest, TheFacadeReportsTheMergedReads) {
   ASSERT_OK(ba_->Summarize(10, 300, false, &one));
   EXPECT_EQ(one.array_bytes, 4096u);
   auto array_io = Counting(path_);
-  auto tree_io = Counting(ba_->tree().path());
+  auto tree_io = Counting(TreeOf(*ba_).path());
   const IndexRange r{10, 300};
   std::vector<RangeSummary> direct;
   QueryCost counted;
-  ASSERT_OK(SummarizeRanges(ba_->tree(), ba_->array(), {&r, 1}, false, &direct, nullptr,
+  ASSERT_OK(SummarizeRanges(TreeOf(*ba_), ba_->array(), {&r, 1}, false, &direct, nullptr,
                             QueryIo{array_io.get(), tree_io.get(), nullptr}, &counted));
   EXPECT_EQ(one.array_bytes, array_io->bytes);
   EXPECT_EQ(one.tier_bytes, tree_io->bytes);

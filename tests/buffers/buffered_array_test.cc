@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "buffers/algebra/statistics.h"
+#include "buffers/buffered_array_parts.h"
 #include "tests/assert_ok.h"
 #include "tests/test_util.h"
 
@@ -97,7 +98,7 @@ void CheckRange(BufferedArray& ba, const Reference& ref, const Config& cfg, uint
     EXPECT_TRUE(sum->integer == e) << Int128ToString(sum->integer) << " vs " << Int128ToString(e);
   }
   // every index moment about p and about a random center
-  const uint64_t leaf = ba.tree().layout().leaf_span();
+  const uint64_t leaf = TreeOf(ba).layout().leaf_span();
   const uint64_t lo = p / leaf * leaf, hi = std::min<uint64_t>(ref.a.size(), (q + leaf - 1) / leaf * leaf);
   const long double centers[] = {static_cast<long double>(p),
                                  static_cast<long double>(p) + (rng() % (q - p + 7)) - 3.0L};
@@ -307,7 +308,7 @@ TEST(BufferedArrayStaleTest, ChangedBehindItsBackIsRebuilt) {
   auto s = (*ba)->Summarize(0, 1000, false);
   EXPECT_EQ(static_cast<double>(Sum(s->index)), 1100.0);
   // An interrupted update batch is stale too.
-  (*ba)->tree().header().state = kTreeUpdating;
+  TreeOf(**ba).header().state = kTreeUpdating;
   ba->reset();
   notices.clear();
   auto again = BufferedArray::Open(path, options, &notices);
@@ -412,7 +413,7 @@ TEST(BufferedArrayLargeBinsTest, LongRawPiecesMatchAScan) {
   options.tree.ram_budget = 1024;
   auto ba = BufferedArray::Open(path, options);
   ASSERT_OK(ba);
-  ASSERT_GT((*ba)->tree().layout().leaf_span(), uint64_t{1} << 16);
+  ASSERT_GT(TreeOf(**ba).layout().leaf_span(), uint64_t{1} << 16);
   for (int k = 0; k < 20; ++k) {
     uint64_t p = rng() % n, q = rng() % n;
     if (p > q) std::swap(p, q);

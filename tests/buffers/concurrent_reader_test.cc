@@ -17,6 +17,7 @@
 
 #include "buffers/buffered_array.h"
 #include "buffers/tree/moment_tree.h"
+#include "buffers/buffered_array_parts.h"
 #include "tests/assert_ok.h"
 #include "tests/buffers/update_model.h"
 #include "tests/test_util.h"
@@ -134,7 +135,7 @@ TEST(ConcurrentReaderTest, OlaReaderAnswersMatchSomeSequenceDuringTheQuery) {
   ASSERT_TRUE(writer.started());
   auto reader = BufferedArray::Open(path, BufferedArrayOptions{});
   ASSERT_OK(reader);
-  ASSERT_NE((*reader)->ola(), nullptr);
+  ASSERT_NE(OlaOf(**reader), nullptr);
   CheckAnswersDuringWrites(**reader, rng, "ola", [&](uint64_t p, uint64_t q, uint64_t* as_of) -> Result<long double> {
     auto m = (*reader)->SummarizeIndex(p, q, as_of);
     if (!m.ok()) return m.status();

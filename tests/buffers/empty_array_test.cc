@@ -14,6 +14,7 @@
 #include "buffers/tree/moment_tree.h"
 #include "buffers/tree/tree_layout.h"
 #include "storage/array/array_file.h"
+#include "buffers/buffered_array_parts.h"
 #include "tests/assert_ok.h"
 #include "tests/test_util.h"
 
@@ -210,7 +211,7 @@ TEST(EmptyArrayTest, BufferedArrayOnAnEmptyArray) {
     ASSERT_OK(w);
     BufferedArray& b = **w;
     EXPECT_EQ(b.length(), 0u);
-    EXPECT_EQ(b.tree().layout().levels(), 0);
+    EXPECT_EQ(TreeOf(b).layout().levels(), 0);
     auto s = b.Summarize(0, 0, /*need_extremes=*/true);
     ASSERT_OK(s);
     EXPECT_EQ(s->count(), 0u);

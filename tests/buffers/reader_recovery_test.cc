@@ -24,6 +24,7 @@
 #include "storage/log/log_format.h"
 #include "storage/log/log_segments.h"
 #include "storage/array/writer_lock.h"
+#include "buffers/buffered_array_parts.h"
 #include "tests/assert_ok.h"
 #include "tests/test_util.h"
 
@@ -134,7 +135,7 @@ void DieMidChunk(const std::string& path, int ready_fd, int go_fd) {
   char c = 1;
   if (write(ready_fd, &c, 1) != 1) _exit(5);
   if (read(go_fd, &c, 1) != 1) _exit(6);
-  TreeFileHeader& h = (*w)->tree().header();
+  TreeFileHeader& h = TreeOf(**w).header();
   h.state = kTreeUpdating;
   h.write_epoch |= 1;  // a chunk began and never ended
   _exit(0);            // like SIGKILL: no destructor, no cleanup
@@ -229,7 +230,7 @@ TEST(ReaderRecoveryTest, ARecordAppliedToSomeLevelsIsNotAddedTwice) {
     if (!w.ok()) _exit(3);
     std::vector<Value> v = {Value::Float(5)};
     if (!(*w)->Write(7, v).ok()) _exit(4);
-    TreeFileHeader& h = (*w)->tree().header();
+    TreeFileHeader& h = TreeOf(**w).header();
     h.state = kTreeUpdating;
     h.write_epoch |= 1;
     h.log_sequence -= 1;  // killed before the record's last level was done
@@ -304,7 +305,7 @@ TEST(ReaderRecoveryTest, ADamagedNodeFoundByAQueryIsRebuiltAndAnswered) {
     ASSERT_OK(w);
     std::vector<Value> v = {Value::Float(1.5), Value::Float(2.5)};
     ASSERT_OK((*w)->Write(10, v));
-    offset = (*w)->tree().NodeOffset(1, 0);
+    offset = TreeOf(**w).NodeOffset(1, 0);
     ASSERT_OK((*w)->Close());
   }
   {
@@ -338,7 +339,7 @@ TEST(ReaderRecoveryTest, ADamagedNodeFoundByAQueryIsRebuiltAndAnswered) {
   {
     auto w = BufferedArray::Open(path, Options(true));
     ASSERT_OK(w);
-    offset2 = (*w)->tree().NodeOffset(1, 0);
+    offset2 = TreeOf(**w).NodeOffset(1, 0);
   }
   {
     const int fd = ::open((SidecarPath(path) + "/tree").c_str(), O_RDWR);

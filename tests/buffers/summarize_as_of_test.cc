@@ -13,6 +13,7 @@
 
 #include "buffers/algebra/statistics.h"
 #include "storage/array/array_file.h"
+#include "buffers/buffered_array_parts.h"
 #include "tests/assert_ok.h"
 #include "tests/test_util.h"
 
@@ -50,7 +51,7 @@ TEST_P(SummarizeAsOfKindsTest, EqualsTheStateAtEachTime) {
   ScratchDir dir;
   const uint64_t n = 1000;
   auto ba = Fresh(dir.File("a.npy"), n, GetParam());
-  ASSERT_EQ(ba->ola() != nullptr, GetParam() > 0);
+  ASSERT_EQ(OlaOf(*ba) != nullptr, GetParam() > 0);
   std::map<int64_t, std::vector<int64_t>> states;
   std::vector<int64_t> now(n, 0);
   states[999] = now;

@@ -66,6 +66,7 @@
 #include "buffers/tree/range_query.h"
 #include "storage/array/array_file.h"
 #include "storage/util/crc32c.h"
+#include "buffers/buffered_array_parts.h"
 #include "tests/fuzz/fuzz_check.h"
 #include "tests/fuzz/fuzz_scratch.h"
 
@@ -175,7 +176,7 @@ World& TheWorld() {
       writer.io = PreadIo(true);
       auto ba = BufferedArray::Open(world->array_path, writer);
       Require(ba.status(), "build the tree");
-      FUZZ_CHECK((*ba)->tree().layout().levels() == 4, "the tree should have four levels");
+      FUZZ_CHECK(TreeOf(**ba).layout().levels() == 4, "the tree should have four levels");
       Require((*ba)->Close(), "close the writer");
     }
     world->pristine = ReadWhole(world->tree_path);

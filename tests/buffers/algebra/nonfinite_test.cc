@@ -15,6 +15,7 @@
 #include "buffers/buffered_array.h"
 #include "buffers/tree/moment_tree.h"
 #include "buffers/algebra/statistics.h"
+#include "buffers/buffered_array_parts.h"
 #include "tests/assert_ok.h"
 #include "tests/test_util.h"
 
@@ -130,7 +131,7 @@ ld Answer(Stat stat, const StatParams& params, const RangeSummary& s, uint64_t p
 }
 
 void CheckRange(BufferedArray& ba, const std::vector<ld>& a, DType t, uint64_t p, uint64_t q, std::mt19937_64& rng) {
-  const int order = ba.tree().order();
+  const int order = TreeOf(ba).order();
   for (int skipna = 0; skipna < 2; ++skipna) {
     for (int need_extremes = 0; need_extremes < 2; ++need_extremes) {  // both ways of reading partial leaves
       SCOPED_TRACE("range " + std::to_string(p) + ":" + std::to_string(q) + (skipna ? " skipna" : "") +
@@ -301,7 +302,7 @@ TEST(NonFiniteRebuildTest, UpdatesAfterARebuildToAnotherLayout) {
   auto report = (*ba)->Verify();
   ASSERT_OK(report);
   EXPECT_EQ(report->mismatches, 0u) << (report->examples.empty() ? "" : report->examples.front());
-  EXPECT_EQ(report->nodes_checked, (*ba)->tree().layout().total_nodes());
+  EXPECT_EQ(report->nodes_checked, TreeOf(**ba).layout().total_nodes());
 }
 
 // A node's counts and finite moments after random transitions between every

@@ -25,6 +25,7 @@
 #include "buffers/algebra/square_bounds.h"
 #include "buffers/algebra/statistics.h"
 #include "storage/array/array_file.h"
+#include "buffers/buffered_array_parts.h"
 #include "tests/assert_ok.h"
 #include "tests/test_util.h"
 
@@ -175,7 +176,7 @@ void Make(Fixture& f, DType t, uint64_t leaf_span = 64, bool writable = false) {
 void CheckRange(Fixture& f, uint64_t p, uint64_t q, ProgressiveSum::Options options = {}) {
   const std::string what = "range " + std::to_string(p) + ":" + std::to_string(q);
   const Exact e = Reference(f.a, p, q);
-  ProgressiveSum ps(f.ba->tree(), f.ba->array(), p, q, nullptr, options);
+  ProgressiveSum ps(TreeOf(*f.ba), f.ba->array(), p, q, nullptr, options);
   auto bound = ps.Start();
   ASSERT_OK(bound);
   EXPECT_EQ(ps.array_bytes_read(), 0u);
@@ -205,7 +206,7 @@ void CheckRange(Fixture& f, uint64_t p, uint64_t q, ProgressiveSum::Options opti
   // end leaves whole, DESIGN.md §5.)
   if (bound->nan == NanState::kNo && bound->exact && !bound->is_integer && std::isfinite(bound->lower) &&
       std::isfinite(bound->upper) && q > p) {
-    const uint64_t span = f.ba->tree().layout().leaf_span();
+    const uint64_t span = TreeOf(*f.ba).layout().leaf_span();
     ld scale = 0;
     for (uint64_t i = p / span * span; i < std::min<uint64_t>(f.a.size(), ((q - 1) / span + 1) * span); ++i)
       if (std::isfinite(f.a[i].AsLongDouble())) scale += std::fabs(f.a[i].AsLongDouble());
@@ -290,7 +291,7 @@ TEST(RangeBoundsTest, AfterUpdates) {
     ASSERT_OK(f.ba->Apply(ups));
     for (const IndexedValue& u : ups) f.a[u.index] = u.value;
   }
-  ASSERT_GT(f.ba->tree().header().updates_since_build, 0u);
+  ASSERT_GT(TreeOf(*f.ba).header().updates_since_build, 0u);
   for (uint64_t p : {64u, 70u, 99u, 101u, 127u})
     for (uint64_t q : {101u, 128u, 130u, 1000u, 3000u})
       if (p <= q) {
@@ -394,7 +395,7 @@ TEST(RangeBoundsTest, FirstIntervalIsNarrow) {
   std::normal_distribution<double> normal(1e9, 1);
   for (uint64_t i = 0; i < 3000; ++i) f.a.push_back(Value::Float(normal(rng)));
   Make(f, DType::kF8);
-  ProgressiveSum ps(f.ba->tree(), f.ba->array(), 10, 100);  // 54 cells of leaf 0, 36 of leaf 1
+  ProgressiveSum ps(TreeOf(*f.ba), f.ba->array(), 10, 100);  // 54 cells of leaf 0, 36 of leaf 1
   auto first = ps.Start();
   ASSERT_OK(first);
   EXPECT_LT(first->upper - first->lower, 150) << Describe(*first);
@@ -407,7 +408,7 @@ TEST(RangeBoundsTest, EstimateFollowsTheLeafsTrend) {
   for (uint64_t i = 0; i < 3000; ++i) f.a.push_back(Value::Float(3.0 + 0.5 * static_cast<double>(i) - 1e-3 * static_cast<double>(i * i)));
   Make(f, DType::kF8);
   for (auto [p, q] : {std::pair<uint64_t, uint64_t>{10, 50}, {70, 1000}, {1000, 2990}}) {
-    ProgressiveSum ps(f.ba->tree(), f.ba->array(), p, q);
+    ProgressiveSum ps(TreeOf(*f.ba), f.ba->array(), p, q);
     auto first = ps.Start();
     ASSERT_OK(first);
     const Exact e = Reference(f.a, p, q);
@@ -437,7 +438,7 @@ TEST(RangeBoundsTest, StartReadsNoArrayByte) {
   for (uint64_t i = 0; i < 1000; ++i) f.a.push_back(Value::Float(static_cast<double>(i)));
   Make(f, DType::kF8);
   RefusingBackend refusing(f.ba->array().path());
-  ProgressiveSum ps(f.ba->tree(), f.ba->array(), 10, 990, &refusing);
+  ProgressiveSum ps(TreeOf(*f.ba), f.ba->array(), 10, 990, &refusing);
   auto first = ps.Start();
   ASSERT_OK(first);
   EXPECT_EQ(refusing.reads, 0);

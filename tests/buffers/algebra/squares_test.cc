@@ -21,6 +21,7 @@
 #include "storage/array/array_file.h"
 #include "buffers/ola/ola_statistics.h"
 #include "buffers/algebra/statistics.h"
+#include "buffers/buffered_array_parts.h"
 #include "tests/assert_ok.h"
 #include "tests/test_util.h"
 
@@ -137,7 +138,7 @@ void RandomRangesMatchAScan(DType t, bool ola, uint64_t seed) {
   auto opened = BufferedArray::Open(path, Options(ola));
   ASSERT_OK(opened);
   BufferedArray& ba = **opened;
-  ASSERT_EQ(ba.ola() != nullptr, ola);
+  ASSERT_EQ(OlaOf(ba) != nullptr, ola);
   auto ranges = [&] {
     for (int k = 0; k < 150; ++k) {
       uint64_t p = rng() % (n + 1), q = rng() % (n + 1);

@@ -23,6 +23,7 @@
 #include "buffers/tree/moment_tree.h"
 #include "buffers/ola/ola_file.h"
 #include "storage/array/array_file.h"
+#include "buffers/buffered_array_parts.h"
 #include "tests/assert_ok.h"
 #include "tests/buffers/ola/ola_reference.h"
 #include "tests/test_util.h"
@@ -69,8 +70,8 @@ std::vector<long double> MakeArray(const std::string& path, std::mt19937_64& rng
 // ranges at the ends.
 void ExpectAnswers(BufferedArray& ba, const std::vector<long double>& a, const std::vector<long double>& mag,
                    std::mt19937_64& rng, int ranges) {
-  ASSERT_NE(ba.ola(), nullptr);
-  const OlaLayout& layout = ba.ola()->layout();
+  ASSERT_NE(OlaOf(ba), nullptr);
+  const OlaLayout& layout = OlaOf(ba)->layout();
   const int N = layout.nodes();
   for (int k = 0; k < ranges; ++k) {
     uint64_t p = rng() % (kLength + 1), q = rng() % (kLength + 1);
@@ -112,7 +113,7 @@ TEST(OlaKindTest, AnswersWithinTheBoundFromWriterAndReader) {
     }
     auto reader = BufferedArray::Open(path, Options(0, 0, /*writable=*/false));
     ASSERT_OK(reader);
-    EXPECT_EQ((*reader)->tree().header().ola_nodes, static_cast<uint32_t>(nodes));
+    EXPECT_EQ(TreeOf(**reader).header().ola_nodes, static_cast<uint32_t>(nodes));
     ExpectAnswers(**reader, a, mag, rng, 200);
   }
 }
@@ -250,7 +251,7 @@ int ExpectReplayedAfterAKill(const std::string& path, std::mt19937_64& rng, int 
   // The largest |a| held covers every cell as it is (progressive bounds after updates rest on it).
   double largest = 0;
   for (double v : cells) largest = std::max(largest, std::fabs(v));
-  EXPECT_GE((*ba)->ola()->max_abs_held(), largest);
+  EXPECT_GE(OlaOf(**ba)->max_abs_held(), largest);
   return mid_update;
 }
 
@@ -351,7 +352,7 @@ TEST_F(OlaKindArrayTest, DamageIsFoundAndRebuilt) {
     // A slot's byte: found by the query that reads its block, which rebuilds.
     auto reader = BufferedArray::Open(path, Options(0, 0, false));
     ASSERT_OK(reader);
-    const OlaLayout& layout = (*reader)->ola()->layout();
+    const OlaLayout& layout = OlaOf(**reader)->layout();
     const uint64_t top_slot = layout.SlotOf(layout.levels(), 1);
     const uint64_t file_bytes = std::filesystem::file_size(ola);
     const uint64_t slots_bytes = (layout.slots() * 8 + 4095) / 4096 * 4096;
@@ -390,17 +391,17 @@ TEST_F(OlaKindArrayTest, AnArrayChangedOutsideIsRebuilt) {
 TEST_F(OlaKindArrayTest, ARebuildChangesTheKind) {
   auto writer = BufferedArray::Open(path, Options(4, 8));
   ASSERT_OK(writer);
-  ASSERT_NE((*writer)->ola(), nullptr);
+  ASSERT_NE(OlaOf(**writer), nullptr);
   TreeOptions hbb;
   hbb.order = 3;
   ASSERT_OK((*writer)->Rebuild(hbb));
-  EXPECT_EQ((*writer)->ola(), nullptr);
+  EXPECT_EQ(OlaOf(**writer), nullptr);
   EXPECT_FALSE(std::filesystem::exists(path + ".momenta/ola"));
   EXPECT_FALSE((*writer)->SummarizeIndex(0, 10).ok());
   TreeOptions ola = Options(8, 16).tree;
   ASSERT_OK((*writer)->Rebuild(ola));
-  ASSERT_NE((*writer)->ola(), nullptr);
-  EXPECT_EQ((*writer)->ola()->layout().nodes(), 8);
+  ASSERT_NE(OlaOf(**writer), nullptr);
+  EXPECT_EQ(OlaOf(**writer)->layout().nodes(), 8);
   ExpectAnswers(**writer, a, Magnitudes(a), rng, 50);
 }
 

@@ -18,6 +18,7 @@
 #include "buffers/ola/ola_progressive.h"
 #include "buffers/ola/ola_refine.h"
 #include "storage/array/array_file.h"
+#include "buffers/buffered_array_parts.h"
 #include "tests/assert_ok.h"
 #include "tests/test_util.h"
 
@@ -128,11 +129,11 @@ std::vector<double> WrittenData(const std::string& path, const std::string& kind
 int ExpectSound(BufferedArray& ba, const std::vector<double>& a, uint64_t p, uint64_t q) {
   long double exact = 0;
   for (uint64_t c = p; c < q; ++c) exact += a[c];
-  OlaProgressiveSum ps(ba.tree(), ba.ola(), ba.array(), p, q);
+  OlaProgressiveSum ps(TreeOf(ba), OlaOf(ba), ba.array(), p, q);
   auto b = ps.Start();
   EXPECT_OK(b);
   if (!b.ok()) return 0;
-  int lines = 0, level = ba.ola() ? ba.ola()->layout().levels() + 1 : 0;
+  int lines = 0, level = OlaOf(ba) ? OlaOf(ba)->layout().levels() + 1 : 0;
   EXPECT_EQ(ps.level(), 0) << "the first bound is the tree's";
   for (;;) {
     ++lines;
@@ -186,7 +187,7 @@ TEST(OlaProgressiveTest, EveryBoundHoldsTheExactSumOnBothKinds) {
       const auto a = WrittenData(path, kind, rng);
       auto ba = BufferedArray::Open(path, Options(nodes, bin));
       ASSERT_OK(ba);
-      ASSERT_EQ((*ba)->ola() != nullptr, nodes > 0);
+      ASSERT_EQ(OlaOf(**ba) != nullptr, nodes > 0);
       ExpectSoundRanges(**ba, a, rng, nodes > 0);
     }
   }
@@ -201,10 +202,10 @@ TEST(OlaProgressiveTest, TheLevelsNarrowTheTreesBound) {
   const auto a = WrittenData(path, "random", rng);
   auto ba = BufferedArray::Open(path, Options(2, 16));
   ASSERT_OK(ba);
-  ProgressiveSum tree((*ba)->tree(), (*ba)->array(), 1500, 41700);
+  ProgressiveSum tree(TreeOf(**ba), (*ba)->array(), 1500, 41700);
   auto tree_first = tree.Start();
   ASSERT_OK(tree_first);
-  OlaProgressiveSum ps((*ba)->tree(), (*ba)->ola(), (*ba)->array(), 1500, 41700);
+  OlaProgressiveSum ps(TreeOf(**ba), OlaOf(**ba), (*ba)->array(), 1500, 41700);
   auto first = ps.Start();
   ASSERT_OK(first);
   EXPECT_EQ(first->lower, tree_first->lower);
@@ -230,8 +231,8 @@ TEST(OlaProgressiveTest, AfterUpdatesTheLevelsBoundByTheLargestValueHeld) {
   auto a = WrittenData(path, "spike", rng);
   auto ba = BufferedArray::Open(path, Options(4, 8));
   ASSERT_OK(ba);
-  ASSERT_NE((*ba)->ola(), nullptr);
-  EXPECT_EQ((*ba)->ola()->max_abs_held(), 1e250) << "the build's largest |a|";
+  ASSERT_NE(OlaOf(**ba), nullptr);
+  EXPECT_EQ(OlaOf(**ba)->max_abs_held(), 1e250) << "the build's largest |a|";
   std::vector<IndexedValue> updates;
   for (int k = 0; k < 500; ++k) {
     const uint64_t i = rng() % kLength;
@@ -245,7 +246,7 @@ TEST(OlaProgressiveTest, AfterUpdatesTheLevelsBoundByTheLargestValueHeld) {
   a[kSpikeAt + 7] = -2.5;
   updates.push_back({kSpikeAt + 7, Value::Float(-2.5)});
   ASSERT_OK((*ba)->Apply(updates));
-  EXPECT_EQ((*ba)->ola()->max_abs_held(), 1e250) << "never lowered by an update";
+  EXPECT_EQ(OlaOf(**ba)->max_abs_held(), 1e250) << "never lowered by an update";
   EXPECT_GT(ExpectSound(**ba, a, kSpikeAt - 300, kSpikeAt + 300), 0) << "through the levels after updates";
   ExpectSoundRanges(**ba, a, rng, /*ola=*/true);
 }
@@ -262,11 +263,11 @@ TEST(OlaProgressiveTest, AnUpdateRaisesTheLargestValueHeldDurably) {
   {
     auto ba = BufferedArray::Open(path, Options(2, 16));
     ASSERT_OK(ba);
-    EXPECT_EQ((*ba)->ola()->max_abs_held(), largest);
+    EXPECT_EQ(OlaOf(**ba)->max_abs_held(), largest);
     a[123] = -7e10;
     const std::vector<IndexedValue> raise = {{123, Value::Float(-7e10)}};
     ASSERT_OK((*ba)->Apply(raise));
-    EXPECT_EQ((*ba)->ola()->max_abs_held(), 7e10);
+    EXPECT_EQ(OlaOf(**ba)->max_abs_held(), 7e10);
     a[123] = 0.25;
     const std::vector<IndexedValue> lower = {{123, Value::Float(0.25)}};
     ASSERT_OK((*ba)->Apply(lower));
@@ -274,7 +275,7 @@ TEST(OlaProgressiveTest, AnUpdateRaisesTheLargestValueHeldDurably) {
   }
   auto ba = BufferedArray::Open(path, Options(2, 16));
   ASSERT_OK(ba);
-  EXPECT_EQ((*ba)->ola()->max_abs_held(), 7e10) << "sealed into the clean header at the checkpoint";
+  EXPECT_EQ(OlaOf(**ba)->max_abs_held(), 7e10) << "sealed into the clean header at the checkpoint";
   EXPECT_GT(ExpectSound(**ba, a, 100, 30000), 0);
 }
 

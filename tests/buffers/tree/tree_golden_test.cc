@@ -42,6 +42,7 @@
 #include <vector>
 
 #include "buffers/buffered_array.h"
+#include "buffers/buffered_array_parts.h"
 #include "buffers/tree/moment_tree.h"
 #include "buffers/algebra/statistics.h"  // Int128ToString
 #include "buffers/tree/tree_build.h"
@@ -86,7 +87,7 @@ TEST(TreeGoldenTest, VersionOneInASidecarIsRebuilt) {
   EXPECT_NE(notices[0].find("rebuilding the moment buffer of " + array_path), std::string::npos) << notices[0];
   EXPECT_NE(notices[0].find("format version 1 (before NaN counts and node checks)"), std::string::npos)
       << notices[0];
-  EXPECT_EQ((*ba)->tree().header().version, 4u);  // the current format
+  EXPECT_EQ(TreeOf(**ba).header().version, 4u);  // the current format
   auto s = (*ba)->Summarize(0, 1000, true);
   ASSERT_OK(s);
   EXPECT_EQ(s->count(), 1000u);
@@ -124,7 +125,7 @@ TEST(TreeGoldenTest, VersionThreeInASidecarIsRebuilt) {
   EXPECT_NE(notices[0].find("rebuilding the moment buffer of " + array_path), std::string::npos) << notices[0];
   EXPECT_NE(notices[0].find("format version 3 (before exact integer sums of squares)"), std::string::npos)
       << notices[0];
-  EXPECT_EQ((*ba)->tree().header().version, 4u);
+  EXPECT_EQ(TreeOf(**ba).header().version, 4u);
 }
 
 // A golden tree for `array_file` (1000 elements of `dtype`) opens as format

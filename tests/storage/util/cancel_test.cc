@@ -13,6 +13,7 @@
 
 #include "buffers/buffered_array.h"
 #include "buffers/tree/moment_tree.h"
+#include "buffers/buffered_array_parts.h"
 #include "tests/assert_ok.h"
 #include "tests/test_util.h"
 
@@ -70,13 +71,13 @@ TEST(CancelTest, RebuildStopsAndKeepsTheBufferItHad) {
   ResetCancel();
   for (const auto& e : std::filesystem::directory_iterator(path + ".momenta"))
     EXPECT_EQ(e.path().filename().string().find(".new-"), std::string::npos) << e.path();
-  EXPECT_EQ((*ba)->tree().order(), 2);
+  EXPECT_EQ(TreeOf(**ba).order(), 2);
   auto s = (*ba)->Summarize(0, 100000, false);
   ASSERT_OK(s);
   EXPECT_EQ(static_cast<double>(Sum(s->index)), 200000.0);
   // Without a request the same rebuild goes through.
   ASSERT_OK((*ba)->Rebuild(other));
-  EXPECT_EQ((*ba)->tree().order(), 4);
+  EXPECT_EQ(TreeOf(**ba).order(), 4);
 }
 
 }  // namespace
