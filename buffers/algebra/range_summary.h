@@ -46,6 +46,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <span>
 
@@ -205,6 +206,10 @@ struct IndexRange {
   uint64_t size() const { return end - begin; }
   bool operator==(const IndexRange&) const = default;
 };
+
+// Reads the cells of `run` as doubles into out[0 .. run.size()): how a buffer
+// that recomputes from the array (the Ola buffer's Recompute and Query) reads it.
+using CellReader = std::function<Status(IndexRange run, double* out)>;
 
 // Why [p, q) (sides already counted from the end: p + length for a negative
 // P) is no range of an array of `length` elements, e.g. "P > Q (500 > 100)",

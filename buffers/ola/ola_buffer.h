@@ -152,7 +152,7 @@ class OlaBuffer {
   IndexMoments AnswerAbove(uint64_t p, uint64_t q, int first_level) const;
 
   // CellsFor, one read per run, Answer. read(run, out) fills out[0, run.size()).
-  using CellReader = std::function<Status(IndexRange run, double* out)>;
+  using CellReader = momenta::CellReader;  // range_summary.h
   Result<IndexMoments> Query(uint64_t p, uint64_t q, const CellReader& read) const;
 
  private:
