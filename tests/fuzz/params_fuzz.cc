@@ -4,9 +4,10 @@
 // Input: the target itself (its first 8 KiB, the server's header limit).
 // Properties checked on every input:
 //   - ParseTarget either fails with a one-line message or gives at most
-//     kMaxSegments non-empty segments and kMaxParams parameters, and fails
-//     exactly when the target does not start with '/', holds a '%' not
-//     followed by two hex digits, or passes a limit (then *too_large);
+//     kMaxSegments non-empty segments and kMaxParams parameters, none holding
+//     a control character, and fails only when the target does not start with
+//     '/', holds a '%' not followed by two hex digits or a control character
+//     (raw or escaped), or passes a limit (then *too_large);
 //   - a segment holds no byte the target's path did not encode (a decoded
 //     segment is never ".." unless the path spelled it), and re-encoding every
 //     segment and parameter and parsing again gives the same target;
@@ -83,7 +84,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   auto t = ParseTarget(target, &too_large);
   if (!t.ok()) {
     FUZZ_CHECK(OneLine(t.status()), "ParseTarget's error is one line");
-    FUZZ_CHECK(too_large || target.empty() || target[0] != '/' || !EscapesWellFormed(target),
+    FUZZ_CHECK(too_large || target.empty() || target[0] != '/' || !EscapesWellFormed(target) ||
+                   t.status().message().find("control character") != std::string::npos,
                "a target refused only when malformed or too large");
     return 0;
   }
@@ -91,8 +93,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   FUZZ_CHECK(EscapesWellFormed(target), "escapes well formed in an accepted target");
   FUZZ_CHECK(t->segments.size() <= kMaxSegments && t->params.size() <= kMaxParams, "limits kept");
   const std::string_view path = target.substr(0, target.find('?'));
+  auto control = [](const std::string& s) {
+    for (unsigned char c : s)
+      if (c < 0x20 || c == 0x7f) return true;
+    return false;
+  };
+  for (const auto& [k, v] : t->params) FUZZ_CHECK(!control(k) && !control(v), "no control character in a parameter");
   for (const std::string& seg : t->segments) {
-    FUZZ_CHECK(!seg.empty(), "no empty segment");
+    FUZZ_CHECK(!seg.empty() && !control(seg), "no empty segment, no control character");
     if (seg == "..") FUZZ_CHECK(path.find("..") != std::string_view::npos || path.find('%') != std::string_view::npos,
                                 "'..' only when the path spelled or encoded it");
   }

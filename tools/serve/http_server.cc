@@ -76,26 +76,27 @@ class Session : public std::enable_shared_from_this<Session> {
       const char* what = ec == http::error::body_limit ? "request body" : "request header";
       const size_t most = ec == http::error::body_limit ? shared_.options.max_body : kMaxHeader;
       ApiResponse r = ErrorResponse(413, std::string(what) + ": larger than " + std::to_string(most) + " bytes");
-      Send(std::move(r), /*keep_alive=*/false, /*gzip=*/false);
+      Send(std::move(r), 11, /*keep_alive=*/false, /*gzip=*/false);
       return;
     }
     if (ec) return Close();  // end of stream, timeout, reset: nothing to answer
     http::request<http::string_body> req = parser_->release();
     const bool keep_alive = req.keep_alive();
+    const unsigned version = req.version();  // answered in kind: an HTTP/1.0 client (ab) gets "Connection: keep-alive"
     if (!shared_.options.token.empty()) {
       const auto it = req.find(http::field::authorization);
       if (it == req.end() || it->value() != "Bearer " + shared_.options.token)
         return Send(ErrorResponse(401, "this server asks for a bearer token (Authorization: Bearer TOKEN)"),
-                    keep_alive, false);
+                    version, keep_alive, false);
     }
     ApiRequest request{std::string(req.method_string()), std::string(req.target()), std::move(req.body())};
     ApiResponse response = shared_.api.Handle(request);
-    if (response.stream) return Stream(response, keep_alive);
-    Send(std::move(response), keep_alive, AcceptsGzip(req));
+    if (response.stream) return Stream(response, version, keep_alive);
+    Send(std::move(response), version, keep_alive, AcceptsGzip(req));
   }
 
-  void Send(ApiResponse r, bool keep_alive, bool gzip) {
-    auto res = std::make_shared<http::response<http::string_body>>(static_cast<http::status>(r.status), 11);
+  void Send(ApiResponse r, unsigned version, bool keep_alive, bool gzip) {
+    auto res = std::make_shared<http::response<http::string_body>>(static_cast<http::status>(r.status), version);
     res->set(http::field::server, "momenta");
     res->set(http::field::content_type, r.content_type);
     if (gzip && r.body.size() > kGzipAbove)
@@ -116,21 +117,24 @@ class Session : public std::enable_shared_from_this<Session> {
   // A streamed answer: chunked, each line written as it is known. The
   // writes are blocking: the lines are few and short (a progressive
   // answer's bounds), so the socket's buffer takes them.
-  void Stream(const ApiResponse& r, bool keep_alive) {
-    http::response<http::empty_body> res{static_cast<http::status>(r.status), 11};
+  void Stream(const ApiResponse& r, unsigned version, bool keep_alive) {
+    const bool chunked = version >= 11;  // an HTTP/1.0 client gets the lines raw and reads to the close
+    http::response<http::empty_body> res{static_cast<http::status>(r.status), version};
     res.set(http::field::server, "momenta");
     res.set(http::field::content_type, r.content_type);
-    res.chunked(true);
-    res.keep_alive(keep_alive);
+    res.chunked(chunked);
+    res.keep_alive(keep_alive && chunked);
     http::response_serializer<http::empty_body> sr{res};
     beast::error_code ec;
     stream_.expires_never();
     http::write_header(stream_.socket(), sr, ec);
     r.stream([&](const std::string& line) {
-      if (!ec) net::write(stream_.socket(), http::make_chunk(net::buffer(line)), ec);
+      if (ec) return;
+      if (chunked) net::write(stream_.socket(), http::make_chunk(net::buffer(line)), ec);
+      else net::write(stream_.socket(), net::buffer(line), ec);
     });
-    if (!ec) net::write(stream_.socket(), http::make_chunk_last(), ec);
-    if (ec || !keep_alive) return Close();
+    if (!ec && chunked) net::write(stream_.socket(), http::make_chunk_last(), ec);
+    if (ec || !res.keep_alive()) return Close();
     Read();
   }
 

@@ -1,5 +1,7 @@
 #include "tools/serve/params.h"
 
+#include <cstdio>
+
 #include "buffers/moments.h"  // kMaxMomentOrder
 #include "tools/cli_parse.h"
 
@@ -18,6 +20,18 @@ std::string Quoted(std::string_view text) {
   for (char c : text.substr(0, 64)) out += (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) ? '?' : c;
   if (text.size() > 64) out += "...";
   return out + "'";
+}
+
+// Control characters (a newline, NUL) have no place in a name or a parameter,
+// and would break the one-line error messages that quote them.
+Status NoControl(const std::string& text) {
+  for (unsigned char c : text)
+    if (c < 0x20 || c == 0x7f) {
+      char hex[8];
+      std::snprintf(hex, sizeof hex, "0x%02x", c);
+      return Status::InvalidArgument("request", Quoted(text) + " holds a control character (byte " + hex + ")");
+    }
+  return Status::OK();
 }
 
 Status Limit(bool* too_large, std::string_view what, size_t most) {
@@ -77,6 +91,7 @@ Result<Target> ParseTarget(std::string_view target, bool* too_large) {
       if (t.segments.size() == kMaxSegments) return Limit(too_large, "path segments", kMaxSegments);
       auto seg = PercentDecode(path.substr(b, e - b), /*plus_is_space=*/false);
       if (!seg.ok()) return seg.status();
+      MOMENTA_RETURN_IF_ERROR(NoControl(*seg));
       t.segments.push_back(std::move(seg).value());
     }
     b = e + 1;
@@ -93,6 +108,8 @@ Result<Target> ParseTarget(std::string_view target, bool* too_large) {
     if (!key.ok()) return key.status();
     auto value = PercentDecode(eq == std::string_view::npos ? std::string_view() : item.substr(eq + 1), true);
     if (!value.ok()) return value.status();
+    MOMENTA_RETURN_IF_ERROR(NoControl(*key));
+    MOMENTA_RETURN_IF_ERROR(NoControl(*value));
     t.params.emplace_back(std::move(key).value(), std::move(value).value());
   }
   return t;

@@ -36,8 +36,9 @@ struct Target {
 // Splits and decodes `target` ("/path?query"). '+' in the query is a space;
 // "%XY" any byte (a decoded '/' stays inside its segment, so no name decoded
 // from a segment reaches outside the served arrays). Empty segments are
-// dropped ("//a/" is {"a"}). InvalidArgument for a bad escape ("%G1", "%2")
-// or a target not starting with '/'; InvalidArgument too past the limits
+// dropped ("//a/" is {"a"}). InvalidArgument for a bad escape ("%G1", "%2"),
+// a control character in a decoded segment or parameter (a newline, NUL), or
+// a target not starting with '/'; InvalidArgument too past the limits
 // above, with *too_large (optional) set: the server answers that 413.
 Result<Target> ParseTarget(std::string_view target, bool* too_large = nullptr);
 

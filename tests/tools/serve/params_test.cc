@@ -43,6 +43,16 @@ TEST(ServeParams, BadEscapesAndTargetsAreOneLineErrors) {
   }
 }
 
+// Found by the fuzz target: a newline in a stat name made a two-line error.
+TEST(ServeParams, ControlCharactersAreRefused) {
+  for (const char* bad : {"/x?stat=me%0Aan", "/x?st%00at=mean", "/a%0Db/stats", "/x?stat=mean\x01"}) {
+    auto t = ParseTarget(bad);
+    ASSERT_FALSE(t.ok()) << bad;
+    EXPECT_NE(t.status().ToString().find("control character"), std::string::npos);
+    EXPECT_EQ(t.status().ToString().find('\n'), std::string::npos);
+  }
+}
+
 TEST(ServeParams, LimitsSayTooLarge) {
   std::string many = "/a?";
   for (size_t k = 0; k <= kMaxParams; ++k) many += "k=v&";
