@@ -22,6 +22,8 @@ ArrayFile& BufferedArray::array() { return *impl_->state.array_; }
 int BufferedArray::index_order() const { return impl_->state.buffer_->index_order(*impl_->state.tree_); }
 int BufferedArray::tree_order() const { return impl_->state.tree_->order(); }
 uint64_t BufferedArray::leaf_span() const { return impl_->state.tree_->layout().leaf_span(); }
+int BufferedArray::levels() const { return impl_->state.tree_->layout().levels(); }
+const char* BufferedArray::buffer_kind() const { return impl_->state.tree_->header().ola_nodes > 0 ? "ola" : "hbb"; }
 const std::string& BufferedArray::sidecar() const { return impl_->state.sidecar_; }
 const std::string& BufferedArray::tree_path() const { return impl_->state.tree_path_; }
 const OpenReport& BufferedArray::open_report() const { return impl_->state.open_report_; }

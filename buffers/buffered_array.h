@@ -167,6 +167,11 @@ class BufferedArray {
   int tree_order() const;
   // The elements one leaf of the tree covers (edges on its multiples cut no leaf).
   uint64_t leaf_span() const;
+  // The tree's levels, leaves included.
+  int levels() const;
+  // The buffer's kind as the CLI names it: "hbb" (the tree alone) or "ola"
+  // (an Ola buffer beside the tree), as its header records.
+  const char* buffer_kind() const;
   const std::string& sidecar() const;
   const std::string& tree_path() const;
   const OpenReport& open_report() const;

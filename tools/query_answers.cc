@@ -4,6 +4,8 @@
 #include <cmath>
 
 #include "storage/util/json_writer.h"
+#include "storage/array/array_file.h"
+#include "tools/cli_common.h"  // PrintNotice
 
 namespace momenta::cli {
 namespace {
@@ -22,6 +24,31 @@ std::string FormatNumber(long double v) {
   const double d = static_cast<double>(v);
   auto res = std::to_chars(buf, buf + sizeof buf, d);
   return std::string(buf, res.ptr);
+}
+
+Result<std::vector<StatAnswer>> AnswerRange(BufferedArray& ba, const std::vector<Stat>& stats, const StatParams& params,
+                                            const IndexRange& range, QueryCost* cost) {
+  auto answers = ba.Stat(range.begin, range.end, stats, params, cost);  // cost: after merging
+  for (const auto& n : ba.TakeNotices()) PrintNotice(n);
+  return answers;
+}
+
+std::string RangeAnswerJson(BufferedArray& ba, const std::string& path, const IndexRange& range,
+                            const std::vector<StatAnswer>& answers, double micros, const QueryCost& cost) {
+  std::string out = "{\"path\":" + JsonWriter().String(path).str() + ",\"range\":" + RangeJson(range) +
+                    ",\"stats\":" + StatsJson(answers);
+  JsonWriter tail;
+  tail.BeginObject().Key("elapsed_us").Double(micros).Key("array_bytes_read").UInt(cost.array_bytes);
+  tail.Key("tier_bytes_read").UInt(cost.tier_bytes).Key("read_requests").UInt(cost.requests);
+  tail.Key("ram_nodes").UInt(cost.ram_nodes).Key("io").String(ba.array().io().Name());
+  // What opening cost besides the query: a (re)build or a replay, timed apart.
+  const OpenReport& opened = ba.open_report();
+  tail.Key("open").BeginObject().Key("rebuilt").Bool(opened.full_pass);
+  if (opened.full_pass)
+    tail.Key("rebuild_reason").String(opened.full_pass_reason).Key("rebuild_us").Double(opened.full_pass_seconds * 1e6)
+        .Key("rebuild_bytes_read").UInt(opened.full_pass_bytes_read);
+  tail.Key("replayed").UInt(opened.replayed).Key("recovered").Bool(opened.recovered).EndObject().EndObject();
+  return out + "," + tail.str().substr(1);
 }
 
 std::string StatsText(const std::vector<StatAnswer>& answers, const char* separator) {

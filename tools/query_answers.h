@@ -20,6 +20,17 @@ namespace momenta::cli {
 // "inf" and "-inf" (as NumPy prints them).
 std::string FormatNumber(long double v);
 
+// THE call that asks the array for one range's statistics (the CLI's `query
+// --range` and the server's /stats both come here): the facade's Stat, which
+// chooses what to read; notices are printed on stderr. *cost (optional)
+// receives what it read, after merging.
+Result<std::vector<StatAnswer>> AnswerRange(BufferedArray& ba, const std::vector<Stat>& stats, const StatParams& params,
+                                            const IndexRange& range, QueryCost* cost);
+// `momenta query --range --json`'s line (without its newline): {"path":...,
+// "range":[P,Q],"stats":{...},"elapsed_us":T,"array_bytes_read":...,"open":{...}}.
+std::string RangeAnswerJson(BufferedArray& ba, const std::string& path, const IndexRange& range,
+                            const std::vector<StatAnswer>& answers, double micros, const QueryCost& cost);
+
 // "sum 8725 mean 87.25 moments 100 8725 ...": each stat's name, then its values.
 std::string StatsText(const std::vector<StatAnswer>& answers, const char* separator);
 // {"sum":8725,"moments":[...],...}; NaN and infinities as the strings "NaN",
