@@ -25,11 +25,12 @@ std::string FormatNumber(long double v) {
 }
 
 Result<std::vector<StatAnswer>> AnswerStats(const std::vector<Stat>& stats, const StatParams& params,
-                                            const RangeSummary& summary, const IndexRange& range, DType dtype) {
+                                            const RangeSummary& summary, const IndexRange& range, DType dtype,
+                                            const RangeEnds* ends) {
   std::vector<StatAnswer> answers;
   answers.reserve(stats.size());
   for (Stat s : stats) {
-    auto answer = ComputeStat(s, params, summary, range.begin, dtype);
+    auto answer = ends && IsEndStat(s) ? EndAnswer(s, *ends) : ComputeStat(s, params, summary, range.begin, dtype);
     if (!answer.ok()) return answer.status();
     answers.push_back(std::move(answer).value());
   }
@@ -40,10 +41,11 @@ Result<std::vector<StatAnswer>> AnswerStats(const std::vector<Stat>& stats, cons
 namespace {
 
 Result<std::vector<StatAnswer>> AnswerIndexStats(const std::vector<Stat>& stats, const StatParams& params,
-                                                 const IndexMoments& index, const IndexRange& range) {
+                                                 const IndexMoments& index, const IndexRange& range,
+                                                 const RangeEnds* ends) {
   std::vector<StatAnswer> answers;
   for (Stat s : stats) {
-    auto answer = ComputeIndexStat(s, params, index, range.begin);
+    auto answer = ends && IsEndStat(s) ? EndAnswer(s, *ends) : ComputeIndexStat(s, params, index, range.begin);
     if (!answer.ok()) return answer.status();
     answers.push_back(std::move(answer).value());
   }
@@ -56,29 +58,38 @@ Result<std::vector<StatAnswer>> AnswerFromOla(BufferedArray& ba, const std::vect
                                               const StatParams& params, const IndexRange& range, QueryCost* cost) {
   auto index = ba.SummarizeIndex(range.begin, range.end, nullptr, cost);
   if (!index.ok()) return index.status();
-  return AnswerIndexStats(stats, params, *index, range);
+  std::vector<RangeEnds> ends;
+  if (NeedsEnds(stats)) MOMENTA_RETURN_IF_ERROR(ReadRangeEnds(ba.array(), {&range, 1}, &ends, cost));
+  return AnswerIndexStats(stats, params, *index, range, ends.empty() ? nullptr : &ends[0]);
 }
 
-Status BatchSummaries::Summarize(BufferedArray& ba, std::span<const IndexRange> ranges, bool ola_alone,
-                                 bool need_extremes, QueryCost* read) {
-  ola_alone_ = ola_alone && ba.ola() != nullptr;
-  if (!ola_alone_) return ba.SummarizeBatch(ranges, need_extremes, &full_, nullptr, nullptr, read);
-  // Each range's Ola cells are a batch of their own: the ranges' reads are the devices'.
-  std::vector<QueryCost> costs;
-  MOMENTA_RETURN_IF_ERROR(ba.SummarizeIndexBatch(ranges, &index_, &costs));
-  for (const QueryCost& c : costs) *read += c;
+Status BatchSummaries::Summarize(BufferedArray& ba, std::span<const IndexRange> ranges,
+                                 const std::vector<Stat>& stats, QueryCost* read) {
+  ola_alone_ = OlaAlone(stats, ba.array().dtype()) && ba.ola() != nullptr;
+  ends_.clear();
+  if (!ola_alone_) {
+    MOMENTA_RETURN_IF_ERROR(ba.SummarizeBatch(ranges, NeedsExtremes(stats), &full_, nullptr, nullptr, read));
+  } else {
+    // Each range's Ola cells are a batch of their own: the ranges' reads are the devices'.
+    std::vector<QueryCost> costs;
+    MOMENTA_RETURN_IF_ERROR(ba.SummarizeIndexBatch(ranges, &index_, &costs));
+    for (const QueryCost& c : costs) *read += c;
+  }
+  if (NeedsEnds(stats)) return ReadRangeEnds(ba.array(), ranges, &ends_, read);
   return Status::OK();
 }
 
 Result<std::vector<StatAnswer>> BatchSummaries::Answer(size_t k, const std::vector<Stat>& stats,
                                                        const StatParams& params, const IndexRange& range,
                                                        DType dtype) const {
-  if (ola_alone_) return AnswerIndexStats(stats, params, index_[k], range);
-  return AnswerStats(stats, params, full_[k], range, dtype);
+  const RangeEnds* ends = ends_.empty() ? nullptr : &ends_[k];
+  if (ola_alone_) return AnswerIndexStats(stats, params, index_[k], range, ends);
+  return AnswerStats(stats, params, full_[k], range, dtype, ends);
 }
 
 Result<StatAnswer> BatchSummaries::AnswerOne(size_t k, Stat stat, const StatParams& params, const IndexRange& range,
                                              DType dtype) const {
+  if (IsEndStat(stat) && !ends_.empty()) return EndAnswer(stat, ends_[k]);
   if (ola_alone_) return ComputeIndexStat(stat, params, index_[k], range.begin);
   return ComputeStat(stat, params, full_[k], range.begin, dtype);
 }

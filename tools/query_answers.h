@@ -14,6 +14,7 @@
 #include "buffers/statistics.h"
 #include "storage/dtype.h"
 #include "storage/status.h"
+#include "tools/range_ends.h"
 
 namespace momenta::cli {
 
@@ -21,25 +22,30 @@ namespace momenta::cli {
 // "inf" and "-inf" (as NumPy prints them).
 std::string FormatNumber(long double v);
 
-// Every stat of `stats` over `range` (its summary), in order; the first that
-// fails gives its error (e.g. the mean of an empty range).
+// Every stat of `stats` over `range` (its summary; first and last from `ends`,
+// read when NeedsEnds(stats): ReadRangeEnds), in order; the first that fails
+// gives its error (e.g. the mean of an empty range).
 Result<std::vector<StatAnswer>> AnswerStats(const std::vector<Stat>& stats, const StatParams& params,
-                                            const RangeSummary& summary, const IndexRange& range, DType dtype);
+                                            const RangeSummary& summary, const IndexRange& range, DType dtype,
+                                            const RangeEnds* ends = nullptr);
 
-// The Ola buffer's answers to `stats` over `range`. REQUIRES: OlaAlone(stats)
+// The Ola buffer's answers to `stats` over `range` (first and last read from
+// the array). REQUIRES: OlaAlone(stats)
 Result<std::vector<StatAnswer>> AnswerFromOla(BufferedArray& ba, const std::vector<Stat>& stats,
                                               const StatParams& params, const IndexRange& range,
                                               QueryCost* cost = nullptr);
 // A batch's summaries, for answering statistics: kind ola with every stat
 // asked OlaAlone, the Ola buffer's index moments alone (SummarizeIndexBatch:
-// no partial leaf of the tree read); else the full summaries.
+// no partial leaf of the tree read); else the full summaries. With first or
+// last asked, each range's two end elements too (ReadRangeEnds).
 class BatchSummaries {
  public:
+  // `stats`: every statistic any range will be asked (what to read).
   // *read is added what the batch asked of the devices (its reads once
-  // merged: BufferedArray::SummarizeBatch's `read`).
+  // merged: BufferedArray::SummarizeBatch's `read`; the end elements' reads).
   // REQUIRES of every range: inside the array (else OutOfRange before anything is read).
-  [[nodiscard]] Status Summarize(BufferedArray& ba, std::span<const IndexRange> ranges, bool ola_alone,
-                                 bool need_extremes, QueryCost* read);
+  [[nodiscard]] Status Summarize(BufferedArray& ba, std::span<const IndexRange> ranges,
+                                 const std::vector<Stat>& stats, QueryCost* read);
   bool ola_alone() const { return ola_alone_; }
   // Every stat of `stats` over ranges[k] (as AnswerStats).
   Result<std::vector<StatAnswer>> Answer(size_t k, const std::vector<Stat>& stats, const StatParams& params,
@@ -52,6 +58,7 @@ class BatchSummaries {
   bool ola_alone_ = false;
   std::vector<RangeSummary> full_;
   std::vector<IndexMoments> index_;
+  std::vector<RangeEnds> ends_;  // empty unless first or last was asked
 };
 
 // "sum 8725 mean 87.25 moments 100 8725 ...": each stat's name, then its values.

@@ -93,16 +93,14 @@ class LineAnswerer {
 
   int Answer(const std::vector<PendingLine>& batch) {
     std::vector<IndexRange> ranges;
-    bool extremes = false;
-    bool ola_alone = true;  // kind ola: every line's stats from its index moments (the tree's leaves not read)
+    std::vector<Stat> asked;  // every line's stats: what the batch reads (kind ola: index moments alone if it can)
     for (const PendingLine& p : batch)
       if (p.error.ok()) {
         ranges.push_back(p.range);
-        extremes = extremes || NeedsExtremes(p.stats);
-        ola_alone = ola_alone && OlaAlone(p.stats, ba_.array().dtype());
+        asked.insert(asked.end(), p.stats.begin(), p.stats.end());
       }
     BatchSummaries summaries;
-    const Status s = summaries.Summarize(ba_, ranges, ola_alone, extremes, &totals_.read);
+    const Status s = summaries.Summarize(ba_, ranges, asked, &totals_.read);
     for (const auto& n : ba_.TakeNotices()) PrintNotice(n);
     if (!s.ok()) return FailOrInterrupted(s);
     std::string out;
@@ -226,8 +224,7 @@ int AnswerBins(BufferedArray& ba, const QuerySpec& spec, IndexRange range, uint6
   const std::vector<IndexRange> edges = snap ? SnapBins(asked, ba.tree().layout().leaf_span(), ba.length(), &moved) : asked;
   BatchSummaries summaries;
   BatchTotals totals;
-  const Status s = summaries.Summarize(ba, edges, OlaAlone(spec.stats, ba.array().dtype()),
-                                       NeedsExtremes(spec.stats), &totals.read);
+  const Status s = summaries.Summarize(ba, edges, spec.stats, &totals.read);
   for (const auto& n : ba.TakeNotices()) PrintNotice(n);
   if (!s.ok()) return FailOrInterrupted(s);
   std::string out;

@@ -109,7 +109,10 @@ int RunQuery(const QueryArgs& a) {
     auto summary = (*ba)->Summarize(range->begin, range->end, NeedsExtremes(stats), &cost);  // cost: after merging
     for (const auto& n : (*ba)->TakeNotices()) PrintNotice(n);
     if (!summary.ok()) return Fail(summary.status());
-    answers = AnswerStats(stats, params, *summary, *range, (*ba)->array().dtype());
+    std::vector<RangeEnds> ends;  // first, last: the range's end elements
+    if (NeedsEnds(stats))
+      if (Status s = ReadRangeEnds((*ba)->array(), {&*range, 1}, &ends, &cost); !s.ok()) return Fail(s);
+    answers = AnswerStats(stats, params, *summary, *range, (*ba)->array().dtype(), ends.empty() ? nullptr : &ends[0]);
   }
   if (!answers.ok()) return Fail(answers.status().WithContext(a.path));
   const double micros = timer.ElapsedMicros();
@@ -219,7 +222,8 @@ void RegisterQueryCommands(CLI::App& app, Command* run) {
                                 "split --range into bins of N elements from P (1024, 2^10), the last one shorter (frames)"));
     sub->add_flag("--snap", a->snap, "--bins: move each edge to the nearest leaf boundary (no raw element is read)");
     sub->add_option("--stat,-s", a->stats,
-                    "sum count mean var std moment moments com spread polyfit min max sumsq rms (repeat for several)")
+                    "sum count mean var std moment moments com spread polyfit min max sumsq rms first last (repeat for "
+                    "several; first and last: the range's or bin's first and last element, read from the array)")
         ->required();
     CountIn(sub->add_option("--order,-k", a->order,
                             "moment: order K (default 1); moments: orders 0..K (default J); 0 <= K <= the buffer's J"),

@@ -26,6 +26,7 @@ packages=(g++ cmake make pkg-config liburing-dev libboost-dev libcli11-dev
           python3-dev pybind11-dev python3-pytest python3-hypothesis
           python3-dask python3-distributed
           fio python3-matplotlib  # fio, matplotlib: the bench/quick test (momenta bench --plot)
+          chromium chromium-driver python3-selenium  # the explorer's browser tests (tests/browser/)
           time)  # GNU time: momenta bench's peak RSS of a child. Python's own wait4 cannot
                  # give it: Linux starts a child's maxrss at the forking process's peak.
 # Everything else the suite and momenta bench run is in every Debian root:
