@@ -12,6 +12,7 @@ from ._errors import InvalidArgumentError, OutOfRangeError
 from ._select import flat_indices, flat_range, run_of, runs_of
 
 _STAT_CODES = {name: code for code, name in enumerate(_momenta.kStatNames)}
+_END_STATS = ("first", "last")  # a range's end elements: read from the array, not from a summary
 _SUM, _COUNT, _MEAN, _VAR, _STD, _MOMENT, _MOMENTS, _COM, _SPREAD, _POLYFIT, _MIN, _MAX, _SUMSQ, _RMS = range(14)
 _NONE = math.nan  # "no centre given" to the extension
 _IO = ("auto", "uring", "mmap", "pread")
@@ -480,7 +481,11 @@ class Array:
         not divide q − p (``--bin-size N``; frames of a fixed length).
         snap=True moves each edge to the nearest leaf boundary (ties down), so no element is
         read; "asked_start"/"asked_stop" are then the bins before snapping, and a bin that
-        snapping emptied answers NaN where a statistic needs a count."""
+        snapping emptied answers NaN where a statistic needs a count.
+        "first" and "last" are each bin's first and last element (with min and max, the M4
+        lines that draw a bin exactly at one pixel per bin), read from the array: two
+        elements per bin, never a scan; an array of the array's dtype (float64 with NaN where
+        snapping emptied a bin)."""
         edges = _bin_edges(p, q, bins, self._size, bin_size)
         names, codes, skipna, ddof, order, about, degree = _batch_params(stats, skipna, ddof, order, about, degree)
         asked = edges
@@ -489,13 +494,31 @@ class Array:
             below = edges // s * s
             above = np.minimum(below + s, self._size)
             edges = np.where(above - edges < edges - below, above, below)
-        outs = self._h.stats(edges[:-1].copy(), edges[1:].copy(), codes, skipna, ddof, order, about, degree, snap)
-        result = {"start": edges[:-1].copy(), "stop": edges[1:].copy()}
+        starts, stops = edges[:-1].copy(), edges[1:].copy()
+        summarized = [(n, c) for n, c in zip(names, codes) if n not in _END_STATS]
+        outs = self._h.stats(starts, stops, [c for _, c in summarized], skipna, ddof, order, about, degree,
+                             snap) if summarized else []
+        result = {"start": starts, "stop": stops}
         if snap:
             result["asked_start"] = asked[:-1].copy()
             result["asked_stop"] = asked[1:].copy()
-        result.update(zip(names, outs))
+        answers = dict(zip([n for n, _ in summarized], outs))
+        for name in names:
+            if name in _END_STATS:
+                answers[name] = self._end_elements(starts, stops, name == "first")
+        result.update((name, answers[name]) for name in names)
         return result
+
+    def _end_elements(self, starts, stops, first):
+        """Each bin's first (or last) element, read through the memmap view: one element per
+        bin. An empty bin (snapping emptied it) gives NaN, the answers then float64."""
+        flat = self.numpy().reshape(-1)
+        full = stops > starts
+        at = np.where(full, starts if first else stops - 1, 0)
+        values = flat[at] if flat.size else np.zeros(at.shape, dtype=flat.dtype)
+        if full.all():
+            return np.asarray(values)
+        return np.where(full, values.astype(np.float64), np.nan)
 
 
 def _memmap_of(x):
