@@ -18,5 +18,6 @@ void RegisterNetCommands(CLI::App& app, Command* run);       // root site ask
 void RegisterSiteCommand(CLI::App& app, Command* run);       // site (by RegisterNetCommands)
 void RegisterShardCommand(CLI::App& app, Command* run);      // shard create
 void RegisterBenchCommand(CLI::App& app, Command* run);      // bench
+void RegisterServeCommand(CLI::App& app, Command* run);      // serve
 
 }  // namespace momenta::cli

@@ -9,6 +9,7 @@
 #include "storage/log_segments.h"
 #include "stream/drive/log_wait.h"
 #include "tools/commands.h"
+#include "tools/log_json.h"
 #include "tools/stop_signals.h"
 #include "storage/json_writer.h"
 
@@ -78,11 +79,7 @@ int RunLog(const LogArgs& a) {
     const std::string old_text = FormatValue(dtype, LogValueFromRaw(dtype, r.old_raw));
     const std::string new_text = FormatValue(dtype, LogValueFromRaw(dtype, r.new_raw));
     if (a.common.json) {
-      JsonWriter j;
-      j.BeginObject().Key("seq").UInt(r.sequence).Key("time").Int(r.time).Key("index").UInt(r.index);
-      j.Key("old").ElementValue(LogValueFromRaw(dtype, r.old_raw));
-      j.Key("new").ElementValue(LogValueFromRaw(dtype, r.new_raw)).EndObject();
-      std::printf("%s\n", j.str().c_str());
+      std::printf("%s\n", LogRecordJson(dtype, r).c_str());
     } else {
       std::printf("%llu %lld %llu %s %s\n", static_cast<unsigned long long>(r.sequence),
                   static_cast<long long>(r.time), static_cast<unsigned long long>(r.index), old_text.c_str(),

@@ -48,6 +48,7 @@ int main(int argc, char** argv) {
   RegisterNetCommands(app, &run);
   RegisterShardCommand(app, &run);
   RegisterBenchCommand(app, &run);
+  RegisterServeCommand(app, &run);
   app.footer("Run 'momenta COMMAND --help' for a command's options and an example.");
   try {
     app.parse(argc, argv);

@@ -3,7 +3,9 @@
 #include <charconv>
 #include <cmath>
 
+#include "storage/array_file.h"
 #include "storage/json_writer.h"
+#include "tools/cli_common.h"  // PrintNotice
 
 namespace momenta::cli {
 namespace {
@@ -61,6 +63,43 @@ Result<std::vector<StatAnswer>> AnswerFromOla(BufferedArray& ba, const std::vect
   std::vector<RangeEnds> ends;
   if (NeedsEnds(stats)) MOMENTA_RETURN_IF_ERROR(ReadRangeEnds(ba.array(), {&range, 1}, &ends, cost));
   return AnswerIndexStats(stats, params, *index, range, ends.empty() ? nullptr : &ends[0]);
+}
+
+Result<std::vector<StatAnswer>> AnswerRange(BufferedArray& ba, const std::string& path, const std::vector<Stat>& stats,
+                                            const StatParams& params, const IndexRange& range, QueryCost* cost) {
+  Result<std::vector<StatAnswer>> answers = std::vector<StatAnswer>{};
+  if (ba.ola() && OlaAlone(stats, ba.array().dtype())) {  // kind ola: its index moments alone
+    answers = AnswerFromOla(ba, stats, params, range, cost);
+    for (const auto& n : ba.TakeNotices()) PrintNotice(n);
+    if (!answers.ok() && answers.status().code() != Status::Code::kInvalidArgument) return answers.status();
+  } else {
+    auto summary = ba.Summarize(range.begin, range.end, NeedsExtremes(stats), cost);  // cost: after merging
+    for (const auto& n : ba.TakeNotices()) PrintNotice(n);
+    if (!summary.ok()) return summary.status();
+    std::vector<RangeEnds> ends;  // first, last: the range's end elements
+    if (NeedsEnds(stats)) MOMENTA_RETURN_IF_ERROR(ReadRangeEnds(ba.array(), {&range, 1}, &ends, cost));
+    answers = AnswerStats(stats, params, *summary, range, ba.array().dtype(), ends.empty() ? nullptr : &ends[0]);
+  }
+  if (!answers.ok()) return answers.status().WithContext(path);
+  return answers;
+}
+
+std::string RangeAnswerJson(BufferedArray& ba, const std::string& path, const IndexRange& range,
+                            const std::vector<StatAnswer>& answers, double micros, const QueryCost& cost) {
+  std::string out = "{\"path\":" + JsonWriter().String(path).str() + ",\"range\":" + RangeJson(range) +
+                    ",\"stats\":" + StatsJson(answers);
+  JsonWriter tail;
+  tail.BeginObject().Key("elapsed_us").Double(micros).Key("array_bytes_read").UInt(cost.array_bytes);
+  tail.Key("tier_bytes_read").UInt(cost.tier_bytes).Key("read_requests").UInt(cost.requests);
+  tail.Key("ram_nodes").UInt(cost.ram_nodes).Key("io").String(ba.array().io().Name());
+  // What opening cost besides the query: a (re)build or a replay, timed apart.
+  const OpenReport& opened = ba.open_report();
+  tail.Key("open").BeginObject().Key("rebuilt").Bool(opened.full_pass);
+  if (opened.full_pass)
+    tail.Key("rebuild_reason").String(opened.full_pass_reason).Key("rebuild_us").Double(opened.full_pass_seconds * 1e6)
+        .Key("rebuild_bytes_read").UInt(opened.full_pass_bytes_read);
+  tail.Key("replayed").UInt(opened.replayed).Key("recovered").Bool(opened.recovered).EndObject().EndObject();
+  return out + "," + tail.str().substr(1);
 }
 
 Status BatchSummaries::Summarize(BufferedArray& ba, std::span<const IndexRange> ranges,

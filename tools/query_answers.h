@@ -61,6 +61,19 @@ class BatchSummaries {
   std::vector<RangeEnds> ends_;  // empty unless first or last was asked
 };
 
+// THE call that asks the array for one range's statistics (the CLI's `query
+// --range` and the server's /stats both come here): kind ola with every stat
+// OlaAlone, from the Ola buffer's index moments alone; else from the range's
+// summary. *cost (optional) receives what it read; notices are printed on
+// stderr. An error of the summary comes as it is; a statistic the range
+// cannot give (the mean of nothing) with `path` before its message.
+Result<std::vector<StatAnswer>> AnswerRange(BufferedArray& ba, const std::string& path, const std::vector<Stat>& stats,
+                                            const StatParams& params, const IndexRange& range, QueryCost* cost);
+// `momenta query --range --json`'s line (without its newline): {"path":...,
+// "range":[P,Q],"stats":{...},"elapsed_us":T,"array_bytes_read":...,"open":{...}}.
+std::string RangeAnswerJson(BufferedArray& ba, const std::string& path, const IndexRange& range,
+                            const std::vector<StatAnswer>& answers, double micros, const QueryCost& cost);
+
 // "sum 8725 mean 87.25 moments 100 8725 ...": each stat's name, then its values.
 std::string StatsText(const std::vector<StatAnswer>& answers, const char* separator);
 // {"sum":8725,"moments":[...],...}; NaN and infinities as the strings "NaN",

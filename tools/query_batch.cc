@@ -29,16 +29,6 @@ struct PendingLine {
 
 void WriteOut(const std::string& text) { std::fwrite(text.data(), 1, text.size(), stdout); }
 
-// What a --ranges or --bins command answered and read, for its closing line.
-struct BatchTotals {
-  uint64_t answered = 0;       // ranges (bins) answered
-  uint64_t skipped = 0;        // lines answered with their error
-  uint64_t covered_bytes = 0;  // bytes of the array the answered ranges span (a scan's reads)
-  QueryCost read;              // what the batches asked of the devices, reads merged
-
-  void Cover(const IndexRange& r, size_t itemsize) { covered_bytes += r.size() * itemsize; }
-};
-
 // The closing line on stderr: "(N ranges answered in T us; they cover X of
 // the array; read Y from the array and Z from the disk tier in R requests)",
 // or with json one object {"<noun>s":N,...,"array_bytes_read":Y,...}; `more`
@@ -88,8 +78,10 @@ std::string AnswerLine(const QuerySpec& spec, uint64_t line, const IndexRange& r
 // (the lines before the failing one answered, its message printed).
 class LineAnswerer {
  public:
-  LineAnswerer(BufferedArray& ba, const QuerySpec& spec, bool skip_errors)
-      : ba_(ba), spec_(spec), skip_errors_(skip_errors) {}
+  // sink: the answers are appended there, errors too (as skip_errors),
+  // nothing printed; a failure of a whole batch is kept in failure().
+  LineAnswerer(BufferedArray& ba, const QuerySpec& spec, bool skip_errors, std::string* sink = nullptr)
+      : ba_(ba), spec_(spec), skip_errors_(skip_errors || sink), sink_(sink) {}
 
   int Answer(const std::vector<PendingLine>& batch) {
     std::vector<IndexRange> ranges;
@@ -102,6 +94,10 @@ class LineAnswerer {
     BatchSummaries summaries;
     const Status s = summaries.Summarize(ba_, ranges, asked, &totals_.read);
     for (const auto& n : ba_.TakeNotices()) PrintNotice(n);
+    if (!s.ok() && sink_) {
+      failure_ = s;
+      return kExitRuntime;
+    }
     if (!s.ok()) return FailOrInterrupted(s);
     std::string out;
     size_t next = 0;
@@ -123,9 +119,13 @@ class LineAnswerer {
         return error.code() == Status::Code::kInvalidArgument && !p.error.ok() ? UsageFail(error.ToString())
                                                                                : Fail(error);
       }
-      std::fprintf(stderr, "momenta: %s\n", error.ToString().c_str());
+      if (!sink_) std::fprintf(stderr, "momenta: %s\n", error.ToString().c_str());
       out += ErrorLine(spec_, p.line, error);
       ++totals_.skipped;
+    }
+    if (sink_) {
+      *sink_ += out;
+      return kExitOk;
     }
     WriteOut(out);
     std::fflush(stdout);
@@ -135,11 +135,14 @@ class LineAnswerer {
   void set_input_name(const std::string& name) { input_ = name; }
   std::string where(uint64_t line) const { return input_ + ":" + std::to_string(line); }
   const BatchTotals& totals() const { return totals_; }
+  const Status& failure() const { return failure_; }
 
  private:
   BufferedArray& ba_;
   const QuerySpec& spec_;
   const bool skip_errors_;
+  std::string* const sink_;
+  Status failure_;
   std::string input_;
   BatchTotals totals_;
 };
@@ -176,6 +179,31 @@ int AnswerRangeLines(BufferedArray& ba, const QuerySpec& spec, const std::string
   return answerer.totals().skipped ? kExitRuntime : kExitOk;
 }
 
+Status AnswerRangeText(BufferedArray& ba, const QuerySpec& spec, std::string_view text, const std::string& name,
+                       std::string* out, BatchTotals* totals) {
+  LineAnswerer answerer(ba, spec, /*skip_errors=*/true, out);
+  answerer.set_input_name(name);
+  std::vector<PendingLine> batch;
+  uint64_t number = 0;
+  for (size_t b = 0; b < text.size();) {
+    size_t e = text.find('\n', b);
+    if (e == std::string_view::npos) e = text.size();
+    std::string_view line = text.substr(b, e - b);
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    b = e + 1;
+    ++number;
+    auto parsed = ParseRangeLine(line, ba.length(), answerer.where(number));
+    if (!parsed.ok()) batch.push_back({number, {}, {}, parsed.status()});
+    else if (!parsed->blank) batch.push_back({number, parsed->range, parsed->stats.value_or(spec.stats), Status::OK()});
+    if (batch.size() == kLinesPerBatch || (b >= text.size() && !batch.empty())) {
+      if (answerer.Answer(batch) != kExitOk) break;
+      batch.clear();
+    }
+  }
+  *totals = answerer.totals();
+  return answerer.failure();
+}
+
 std::vector<IndexRange> EqualBins(IndexRange range, uint64_t bins) {
   std::vector<IndexRange> out;
   out.reserve(bins);
@@ -209,25 +237,31 @@ std::vector<IndexRange> SnapBins(const std::vector<IndexRange>& bins, uint64_t l
   return out;
 }
 
-int AnswerBins(BufferedArray& ba, const QuerySpec& spec, IndexRange range, uint64_t bins, uint64_t bin_size,
-               bool snap) {
+Status CheckBins(IndexRange range, uint64_t bins, uint64_t bin_size) {
   if (bin_size > 0 && range.size() == 0)
-    return UsageFail("--bin-size " + std::to_string(bin_size) + ": the range " + std::to_string(range.begin) + ":" +
-                     std::to_string(range.end) + " is empty; give a range of at least one element");
+    return Status::InvalidArgument("--bin-size " + std::to_string(bin_size),
+                                   "the range " + std::to_string(range.begin) + ":" + std::to_string(range.end) +
+                                       " is empty; give a range of at least one element");
   if (bin_size == 0 && (bins == 0 || bins > range.size()))
-    return UsageFail("--bins " + std::to_string(bins) + ": the range " + std::to_string(range.begin) + ":" +
-                     std::to_string(range.end) + " holds " + Counted(range.size(), "element") +
-                     "; give 1 <= K <= " + std::to_string(range.size()));
-  Stopwatch timer;
+    return Status::InvalidArgument("--bins " + std::to_string(bins),
+                                   "the range " + std::to_string(range.begin) + ":" + std::to_string(range.end) +
+                                       " holds " + Counted(range.size(), "element") + "; give 1 <= K <= " +
+                                       std::to_string(range.size()));
+  return Status::OK();
+}
+
+Result<BinLines> AnswerBinLines(BufferedArray& ba, const QuerySpec& spec, IndexRange range, uint64_t bins,
+                                uint64_t bin_size, bool snap) {
+  BinLines result;
   const std::vector<IndexRange> asked = bin_size > 0 ? SizedBins(range, bin_size) : EqualBins(range, bins);
-  uint64_t moved = 0;
-  const std::vector<IndexRange> edges = snap ? SnapBins(asked, ba.tree().layout().leaf_span(), ba.length(), &moved) : asked;
+  result.leaf = ba.tree().layout().leaf_span();
+  const std::vector<IndexRange> edges = snap ? SnapBins(asked, result.leaf, ba.length(), &result.moved) : asked;
   BatchSummaries summaries;
-  BatchTotals totals;
+  BatchTotals& totals = result.totals;
   const Status s = summaries.Summarize(ba, edges, spec.stats, &totals.read);
   for (const auto& n : ba.TakeNotices()) PrintNotice(n);
-  if (!s.ok()) return FailOrInterrupted(s);
-  std::string out;
+  if (!s.ok()) return s;
+  result.lines.reserve(edges.size());
   for (size_t k = 0; k < edges.size(); ++k) {
     ++totals.answered;
     totals.Cover(edges[k], ba.array().itemsize());
@@ -240,22 +274,35 @@ int AnswerBins(BufferedArray& ba, const QuerySpec& spec, IndexRange range, uint6
       }
       answers = std::move(nan);
     }
-    if (!answers.ok()) return Fail(answers.status().WithContext(spec.path));
+    if (!answers.ok()) return answers.status().WithContext(spec.path);
+    std::string line;
     if (spec.json) {
-      out += "{\"range\":" + RangeJson(edges[k]);
-      if (snap) out += ",\"asked\":" + RangeJson(asked[k]);
-      out += ",\"stats\":" + StatsJson(*answers) + "}\n";
+      line = "{\"range\":" + RangeJson(edges[k]);
+      if (snap) line += ",\"asked\":" + RangeJson(asked[k]);
+      line += ",\"stats\":" + StatsJson(*answers) + "}";
     } else {
-      out += std::to_string(edges[k].begin) + ":" + std::to_string(edges[k].end) + " " + StatsText(*answers, " ") + "\n";
+      line = std::to_string(edges[k].begin) + ":" + std::to_string(edges[k].end) + " " + StatsText(*answers, " ");
     }
+    result.lines.push_back(std::move(line));
   }
+  return result;
+}
+
+int AnswerBins(BufferedArray& ba, const QuerySpec& spec, IndexRange range, uint64_t bins, uint64_t bin_size,
+               bool snap) {
+  if (const Status usage = CheckBins(range, bins, bin_size); !usage.ok()) return UsageFail(usage.message());
+  Stopwatch timer;
+  auto bin_lines = AnswerBinLines(ba, spec, range, bins, bin_size, snap);
+  if (!bin_lines.ok()) return FailOrInterrupted(bin_lines.status());
+  std::string out;
+  for (const std::string& line : bin_lines->lines) out.append(line).append("\n");
   WriteOut(out);
   std::fflush(stdout);  // the answers first, then the summary on stderr
-  const uint64_t leaf = ba.tree().layout().leaf_span();
+  const uint64_t moved = bin_lines->moved, leaf = bin_lines->leaf;
   const std::string more = snap ? "; edges moved by at most " + Counted(moved, "element") +
                                       " to leaf boundaries (leaves of " + std::to_string(leaf) + ")"
                                 : "";
-  PrintTotals(totals, "bin", spec.json, timer.ElapsedMicros(), more, [&](JsonWriter& j) {
+  PrintTotals(bin_lines->totals, "bin", spec.json, timer.ElapsedMicros(), more, [&](JsonWriter& j) {
     if (snap) j.Key("edges_moved").UInt(moved).Key("leaf").UInt(leaf);
   });
   return kExitOk;

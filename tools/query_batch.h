@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "buffers/buffered_array.h"
@@ -28,6 +29,16 @@ struct QuerySpec {
   bool json = false;
 };
 
+// What a --ranges or --bins command answered and read, for its closing line.
+struct BatchTotals {
+  uint64_t answered = 0;       // ranges (bins) answered
+  uint64_t skipped = 0;        // lines answered with their error
+  uint64_t covered_bytes = 0;  // bytes of the array the answered ranges span (a scan's reads)
+  QueryCost read;              // what the batches asked of the devices, reads merged
+
+  void Cover(const IndexRange& r, size_t itemsize) { covered_bytes += r.size() * itemsize; }
+};
+
 // Answers each line of `input` ("-": stdin; tools/range_lines.h says what a
 // line holds), one answer line per range in input order: "P:Q sum 10 mean
 // 2.5" or, with json, {"line":N,"range":[P,Q],"stats":{...}}. Lines are
@@ -39,6 +50,12 @@ struct QuerySpec {
 // is 1 at the end; without, the lines before it are answered and the command
 // stops there (exit 2 for malformed text, else 1). Returns the exit code.
 int AnswerRangeLines(BufferedArray& ba, const QuerySpec& spec, const std::string& input, bool skip_errors);
+// The same answers for the lines of `text` (named `name` in messages), every
+// line answered as with skip_errors, into *out (nothing printed on stdout or
+// stderr). An error no line can be answered with (the array unreadable) is
+// returned, with the lines before its batch in *out.
+Status AnswerRangeText(BufferedArray& ba, const QuerySpec& spec, std::string_view text, const std::string& name,
+                       std::string* out, BatchTotals* totals);
 
 // The `bins` bins of `range`: bin i is [P + ⌊i·(Q−P)/K⌋, P + ⌊(i+1)·(Q−P)/K⌋).
 // REQUIRES: 1 <= bins <= range.size()
@@ -59,6 +76,20 @@ std::vector<IndexRange> SizedBins(IndexRange range, uint64_t size);
 // also "asked":[lo,hi], the bin before snapping). A statistic an empty bin
 // cannot give (the mean of nothing) is NaN there. bins > Q - P is refused, and
 // --bin-size over an empty range. Returns the exit code.
+// The usage errors of --bins/--bin-size over `range` (InvalidArgument with
+// the CLI's message): K outside 1..Q-P, --bin-size over an empty range.
+Status CheckBins(IndexRange range, uint64_t bins, uint64_t bin_size);
+// AnswerBins's lines (each without its newline), what they read, and with
+// snap the largest edge move and the leaf span.
+struct BinLines {
+  std::vector<std::string> lines;
+  BatchTotals totals;
+  uint64_t moved = 0;
+  uint64_t leaf = 0;
+};
+// REQUIRES: CheckBins(range, bins, bin_size).ok()
+Result<BinLines> AnswerBinLines(BufferedArray& ba, const QuerySpec& spec, IndexRange range, uint64_t bins,
+                                uint64_t bin_size, bool snap);
 int AnswerBins(BufferedArray& ba, const QuerySpec& spec, IndexRange range, uint64_t bins, uint64_t bin_size,
                bool snap);
 

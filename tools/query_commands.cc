@@ -100,37 +100,11 @@ int RunQuery(const QueryArgs& a) {
   if (a.progressive || a.approx) return AnswerProgressive(**ba, a.path, stats[0], *range, a.approx, a.common.json);
   Stopwatch timer;
   QueryCost cost;
-  Result<std::vector<StatAnswer>> answers = std::vector<StatAnswer>{};
-  if ((*ba)->ola() && OlaAlone(stats, (*ba)->array().dtype())) {  // kind ola: its index moments alone
-    answers = AnswerFromOla(**ba, stats, params, *range, &cost);
-    for (const auto& n : (*ba)->TakeNotices()) PrintNotice(n);
-    if (!answers.ok() && answers.status().code() != Status::Code::kInvalidArgument) return Fail(answers.status());
-  } else {
-    auto summary = (*ba)->Summarize(range->begin, range->end, NeedsExtremes(stats), &cost);  // cost: after merging
-    for (const auto& n : (*ba)->TakeNotices()) PrintNotice(n);
-    if (!summary.ok()) return Fail(summary.status());
-    std::vector<RangeEnds> ends;  // first, last: the range's end elements
-    if (NeedsEnds(stats))
-      if (Status s = ReadRangeEnds((*ba)->array(), {&*range, 1}, &ends, &cost); !s.ok()) return Fail(s);
-    answers = AnswerStats(stats, params, *summary, *range, (*ba)->array().dtype(), ends.empty() ? nullptr : &ends[0]);
-  }
-  if (!answers.ok()) return Fail(answers.status().WithContext(a.path));
+  auto answers = AnswerRange(**ba, a.path, stats, params, *range, &cost);
+  if (!answers.ok()) return Fail(answers.status());
   const double micros = timer.ElapsedMicros();
   if (a.common.json) {
-    std::string out = "{\"path\":" + JsonWriter().String(a.path).str() + ",\"range\":" + RangeJson(*range) +
-                      ",\"stats\":" + StatsJson(*answers);
-    JsonWriter tail;
-    tail.BeginObject().Key("elapsed_us").Double(micros).Key("array_bytes_read").UInt(cost.array_bytes);
-    tail.Key("tier_bytes_read").UInt(cost.tier_bytes).Key("read_requests").UInt(cost.requests);
-    tail.Key("ram_nodes").UInt(cost.ram_nodes).Key("io").String((*ba)->array().io().Name());
-    // What opening cost besides the query: a (re)build or a replay, timed apart.
-    const OpenReport& opened = (*ba)->open_report();
-    tail.Key("open").BeginObject().Key("rebuilt").Bool(opened.full_pass);
-    if (opened.full_pass)
-      tail.Key("rebuild_reason").String(opened.full_pass_reason).Key("rebuild_us").Double(opened.full_pass_seconds * 1e6)
-          .Key("rebuild_bytes_read").UInt(opened.full_pass_bytes_read);
-    tail.Key("replayed").UInt(opened.replayed).Key("recovered").Bool(opened.recovered).EndObject().EndObject();
-    out += "," + tail.str().substr(1) + "\n";
+    const std::string out = RangeAnswerJson(**ba, a.path, *range, *answers, micros, cost) + "\n";
     std::fwrite(out.data(), 1, out.size(), stdout);
     return kExitOk;
   }

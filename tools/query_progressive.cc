@@ -43,7 +43,7 @@ std::string JsonNumber(const SumBound& b, Int128 integer, double v) {
   return JsonWriter().Double(v).str();  // "NaN", "Infinity", "-Infinity"
 }
 
-void Print(Stat stat, const Line& line, bool json) {
+void Print(Stat stat, const Line& line, bool json, const LineSink& sink) {
   const SumBound& b = line.bound;
   const std::string estimate = (json ? JsonNumber : Number)(b, b.int_estimate, b.estimate);
   const std::string lower = (json ? JsonNumber : Number)(b, b.int_lower, b.lower);
@@ -58,8 +58,7 @@ void Print(Stat stat, const Line& line, bool json) {
     out = std::string(StatName(stat)) + " " + estimate + " [" + lower + ", " + upper + "]" +
           (b.nan == NanState::kMaybe ? " or nan" : "") + (line.exact ? " exact" : " approx") + "\n";
   }
-  std::fwrite(out.data(), 1, out.size(), stdout);
-  std::fflush(stdout);
+  sink(out);
 }
 
 // The count: known exactly from the range, nothing read.
@@ -106,46 +105,47 @@ bool Decided(const SumBound& b) {
 }
 
 // The final line: the ordinary query's answer, `last` widened to hold it.
-int PrintFinal(BufferedArray& ba, const std::string& path, Stat stat, IndexRange range, const SumBound& last,
-               uint64_t bytes_before, const Stopwatch& timer, bool json) {
+Status PrintFinal(BufferedArray& ba, const std::string& path, Stat stat, IndexRange range, const SumBound& last,
+                  uint64_t bytes_before, const Stopwatch& timer, bool json, const LineSink& sink) {
   QueryCost cost;
   auto summary = ba.Summarize(range.begin, range.end, /*need_extremes=*/false, &cost);
   for (const auto& n : ba.TakeNotices()) PrintNotice(n);
-  if (!summary.ok()) return Fail(summary.status());
+  if (!summary.ok()) return summary.status();
   auto answer = ComputeStat(stat, {}, *summary, range.begin, ba.array().dtype());
-  if (!answer.ok()) return Fail(answer.status().WithContext(path));
-  Print(stat, Line{FinalBound(*answer, last), true, bytes_before + cost.array_bytes, timer.ElapsedMicros()}, json);
-  return kExitOk;
+  if (!answer.ok()) return answer.status().WithContext(path);
+  Print(stat, Line{FinalBound(*answer, last), true, bytes_before + cost.array_bytes, timer.ElapsedMicros()}, json,
+        sink);
+  return Status::OK();
 }
 
 // sumsq and rms: the tree's pieces (both kinds keep a tree with value moments
 // and extremes), bounded by square_bounds.h after Start and each read.
-int AnswerSquaresProgressive(BufferedArray& ba, const std::string& path, Stat stat, IndexRange range, bool approx,
-                             bool json) {
+Status AnswerSquaresProgressive(BufferedArray& ba, const std::string& path, Stat stat, IndexRange range,
+                                bool approx, bool json, const LineSink& sink) {
   Stopwatch timer;
   if (stat == Stat::kRms && range.size() == 0)
-    return Fail(Status::InvalidArgument("rms", "the range is empty").WithContext(path));
+    return Status::InvalidArgument("rms", "the range is empty").WithContext(path);
   auto progressive = std::make_unique<ProgressiveSum>(ba.tree(), ba.array(), range.begin, range.end);
   auto started = progressive->Start();
   if (!started.ok() && started.status().code() == Status::Code::kCorruption) {  // rebuilt by the ordinary query
     auto rebuilt = ba.Summarize(range.begin, range.end, /*need_extremes=*/false);
     for (const auto& n : ba.TakeNotices()) PrintNotice(n);
-    if (!rebuilt.ok()) return Fail(rebuilt.status());
+    if (!rebuilt.ok()) return rebuilt.status();
     progressive = std::make_unique<ProgressiveSum>(ba.tree(), ba.array(), range.begin, range.end);
     started = progressive->Start();
   }
-  if (!started.ok()) return Fail(started.status());
+  if (!started.ok()) return started.status();
   auto as_stat = [&](const SumBound& s) { return stat == Stat::kRms ? BoundRms(s, range.size()) : s; };
   SumBound last = BoundSumOfSquares(progressive->whole(), progressive->ends());
-  Print(stat, Line{as_stat(last), approx && last.exact, 0, timer.ElapsedMicros()}, json);
-  if (approx) return kExitOk;
+  Print(stat, Line{as_stat(last), approx && last.exact, 0, timer.ElapsedMicros()}, json, sink);
+  if (approx) return Status::OK();
   while (!progressive->done() && !Decided(last)) {
     auto step = progressive->Next();
-    if (!step.ok()) return Fail(step.status());
+    if (!step.ok()) return step.status();
     last = NarrowBound(last, BoundSumOfSquares(progressive->whole(), progressive->ends()));
-    Print(stat, Line{as_stat(last), false, progressive->array_bytes_read(), timer.ElapsedMicros()}, json);
+    Print(stat, Line{as_stat(last), false, progressive->array_bytes_read(), timer.ElapsedMicros()}, json, sink);
   }
-  return PrintFinal(ba, path, stat, range, as_stat(last), progressive->array_bytes_read(), timer, json);
+  return PrintFinal(ba, path, stat, range, as_stat(last), progressive->array_bytes_read(), timer, json, sink);
 }
 
 }  // namespace
@@ -157,13 +157,23 @@ bool ServedProgressively(Stat stat) {
 
 int AnswerProgressive(BufferedArray& ba, const std::string& path, Stat stat, IndexRange range, bool approx,
                       bool json) {
-  if (stat == Stat::kSumsq || stat == Stat::kRms) return AnswerSquaresProgressive(ba, path, stat, range, approx, json);
+  const Status s = StreamProgressive(ba, path, stat, range, approx, json, [](const std::string& line) {
+    std::fwrite(line.data(), 1, line.size(), stdout);
+    std::fflush(stdout);
+  });
+  return s.ok() ? kExitOk : Fail(s);
+}
+
+Status StreamProgressive(BufferedArray& ba, const std::string& path, Stat stat, IndexRange range, bool approx,
+                         bool json, const LineSink& sink) {
+  if (stat == Stat::kSumsq || stat == Stat::kRms)
+    return AnswerSquaresProgressive(ba, path, stat, range, approx, json, sink);
   Stopwatch timer;
   if (stat == Stat::kMean && range.size() == 0)
-    return Fail(Status::InvalidArgument("mean", "the range is empty").WithContext(path));
+    return Status::InvalidArgument("mean", "the range is empty").WithContext(path);
   if (stat == Stat::kCount) {
-    Print(stat, Line{CountBound(range), true, 0, timer.ElapsedMicros()}, json);
-    return kExitOk;
+    Print(stat, Line{CountBound(range), true, 0, timer.ElapsedMicros()}, json, sink);
+    return Status::OK();
   }
   auto as_stat = [&](const SumBound& sum) { return stat == Stat::kMean ? BoundMean(sum, range.size()) : sum; };
   // Kind ola: coarse to fine through the Ola levels (ola_progressive.h); hbb: the tree's partial leaves.
@@ -174,27 +184,27 @@ int AnswerProgressive(BufferedArray& ba, const std::string& path, Stat stat, Ind
     // then the bounds start again from the new one.
     auto rebuilt = ba.Summarize(range.begin, range.end, /*need_extremes=*/false);
     for (const auto& n : ba.TakeNotices()) PrintNotice(n);
-    if (!rebuilt.ok()) return Fail(rebuilt.status());
+    if (!rebuilt.ok()) return rebuilt.status();
     progressive = std::make_unique<OlaProgressiveSum>(ba.tree(), ba.ola(), ba.array(), range.begin, range.end);
     bound = progressive->Start();
   }
-  if (!bound.ok()) return Fail(bound.status());
+  if (!bound.ok()) return bound.status();
   if (approx) {
-    Print(stat, Line{as_stat(*bound), bound->exact, progressive->array_bytes_read(), timer.ElapsedMicros()}, json);
-    return kExitOk;
+    Print(stat, Line{as_stat(*bound), bound->exact, progressive->array_bytes_read(), timer.ElapsedMicros()}, json, sink);
+    return Status::OK();
   }
-  Print(stat, Line{as_stat(*bound), false, 0, timer.ElapsedMicros()}, json);
+  Print(stat, Line{as_stat(*bound), false, 0, timer.ElapsedMicros()}, json, sink);
   SumBound last = *bound;
   while (!progressive->done() && !Decided(last)) {
     bound = progressive->Next();
     // A damaged Ola block found by a level's bound: the ordinary query below rebuilds it (a notice).
     if (!bound.ok() && bound.status().code() == Status::Code::kCorruption && progressive->through_levels()) break;
-    if (!bound.ok()) return Fail(bound.status());
+    if (!bound.ok()) return bound.status();
     last = *bound;
-    Print(stat, Line{as_stat(last), false, progressive->array_bytes_read(), timer.ElapsedMicros()}, json);
+    Print(stat, Line{as_stat(last), false, progressive->array_bytes_read(), timer.ElapsedMicros()}, json, sink);
   }
   // The last line: the ordinary query, consistent with one log sequence.
-  return PrintFinal(ba, path, stat, range, as_stat(last), progressive->array_bytes_read(), timer, json);
+  return PrintFinal(ba, path, stat, range, as_stat(last), progressive->array_bytes_read(), timer, json, sink);
 }
 
 }  // namespace momenta::cli

@@ -7,6 +7,7 @@
 // their tree).
 #pragma once
 
+#include <functional>
 #include <string>
 
 #include "buffers/buffered_array.h"
@@ -35,5 +36,12 @@ bool ServedProgressively(Stat stat);
 // REQUIRES: ServedProgressively(stat); range inside the array
 int AnswerProgressive(BufferedArray& ba, const std::string& path, Stat stat, IndexRange range, bool approx,
                       bool json);
+
+// Receives each line (with its newline) as soon as it is known.
+using LineSink = std::function<void(const std::string& line)>;
+// AnswerProgressive's lines into `sink` (the server streams them); an error
+// is returned, not printed (the lines before it already given to the sink).
+Status StreamProgressive(BufferedArray& ba, const std::string& path, Stat stat, IndexRange range, bool approx,
+                         bool json, const LineSink& sink);
 
 }  // namespace momenta::cli

@@ -19,6 +19,7 @@ from ._errors import (AbortedError, CancelledError, ConnectionFailedError, Corru
 from ._array import Approx, Array, create, open  # noqa: A004 (momenta.open, as h5py.File / numpy.load)
 from ._stream import Client, Window
 from ._summary import Summary, merge_summaries, summary_stat
+from .remote import Remote, RemoteArray, remote
 
 _momenta._set_error_classes(dict(CLASSES, by_errno=BY_ERRNO))
 del CLASSES, BY_ERRNO
@@ -26,7 +27,7 @@ del CLASSES, BY_ERRNO
 STATISTICS = tuple(_momenta.kStatNames)
 __version__ = _momenta.__version__
 
-__all__ = ["Approx", "Array", "Client", "Window", "create", "open", "Summary", "merge_summaries", "summary_stat", "STATISTICS", "Error", "InvalidArgumentError",
+__all__ = ["Approx", "Array", "Client", "Window", "create", "open", "remote", "Remote", "RemoteArray", "Summary", "merge_summaries", "summary_stat", "STATISTICS", "Error", "InvalidArgumentError",
            "OutOfRangeError", "StorageError", "NotFoundError", "ExistsError", "PermissionDeniedError",
            "CorruptionError", "NotSupportedError", "CancelledError", "Notice", "IsDirectoryError",
            "NotDirectoryError", "ConnectionFailedError", "RefusedError", "ResetError", "AbortedError",
