@@ -84,6 +84,7 @@
 
   // ---- requests ----------------------------------------------------------------
 
+  let resizeTimer = null;  // a redraw after the window's size settles
   const inFlight = {};  // kind -> AbortController of its request in flight
 
   function apiUrl(path, params) {
@@ -290,7 +291,9 @@
     for (const t of ticks(lo, hi, Math.max(2, Math.floor(g.w / 110)), true)) {
       const px = Math.round(x(t)) + 0.5;
       ctx.beginPath(); ctx.moveTo(px, g.y0); ctx.lineTo(px, g.y0 + g.h); ctx.stroke();
-      ctx.fillText(formatIndex(t), px, g.y0 + g.h + 6);
+      const label = formatIndex(t);
+      const half = ctx.measureText(label).width / 2;  // kept inside the canvas
+      ctx.fillText(label, Math.min(Math.max(px, half + 2), g.width - half - 2), g.y0 + g.h + 6);
     }
     ctx.strokeStyle = "#8a93a3";
     ctx.strokeRect(g.x0 + 0.5, g.y0 + 0.5, g.w - 1, g.h - 1);
@@ -368,8 +371,10 @@
   let readoutTimer = null;
   function scheduleReadout() {
     clearTimeout(readoutTimer);
-    readoutTimer = setTimeout(loadReadout, READOUT_DELAY_MS);
+    readoutTimer = setTimeout(() => { readoutTimer = null; loadReadout(); }, READOUT_DELAY_MS);
   }
+  // Nothing in flight or waiting to be asked: what is shown answers the view.
+  state.idle = () => state.pending === 0 && readoutTimer === null && resizeTimer === null;
 
   async function loadReadout() {
     const { lo, hi } = state.view;
@@ -536,10 +541,9 @@
   $("live").addEventListener("click", () => setLive(!state.live));
   $("array").addEventListener("change", () => choose($("array").value));
 
-  let resizeTimer = null;
   window.addEventListener("resize", () => {
     clearTimeout(resizeTimer);
-    resizeTimer = setTimeout(() => { if (state.view) { draw(); loadView(); } }, 150);
+    resizeTimer = setTimeout(() => { resizeTimer = null; if (state.view) { draw(); loadView(); } }, 150);
   });
 
   // ---- start ---------------------------------------------------------------------
