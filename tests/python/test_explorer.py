@@ -149,7 +149,7 @@ def expect_view(driver, lo, hi):
     assert state(driver, "window.explorerState.view") == {"lo": lo, "hi": hi}
 
 
-def test_explorer_in_chromium(served, browser):
+def test_explorer_in_chromium(cli, served, browser):
     from selenium.webdriver.common.action_chains import ActionChains
     from selenium.webdriver.common.actions.wheel_input import ScrollOrigin
     from selenium.webdriver.common.by import By
@@ -208,10 +208,32 @@ def test_explorer_in_chromium(served, browser):
     assert hi2 - lo2 == 80_000 and lo <= lo2 and hi2 <= hi, (lo2, hi2)
     assert last_view(browser)["range"] == [lo2, hi2]
 
-    # Down to single elements: the view holds fewer elements than columns, its values are drawn.
-    for _ in range(12):
+    # A box dragged (box mode, or Shift) zooms to the indices under it.
+    browser.find_element(By.ID, "box").click()
+    lo, hi = state(browser, "[window.explorerState.view.lo, window.explorerState.view.hi]")
+    g = state(browser, "window.explorerState.drawn.plot")
+    ActionChains(browser).move_to_element_with_offset(canvas, 0, 0).click_and_hold().move_by_offset(
+        cols // 2, 0).release().perform()
+    settle(browser)
+    browser.find_element(By.ID, "box").click()
+    blo, bhi = state(browser, "[window.explorerState.view.lo, window.explorerState.view.hi]")
+    assert lo < blo < bhi < hi and abs((bhi - blo) - (hi - lo) / 2) <= (hi - lo) / g["w"] * 3, (lo, hi, blo, bhi)
+    assert last_view(browser)["range"] == [blo, bhi]
+
+    # Zoomed in to a few elements per bin: M4 lines (first, last, min, max), still the API's.
+    kinds = set()
+    for _ in range(14):
         canvas.send_keys("+")
         settle(browser)
+        kind = state(browser, "window.explorerState.drawn.kind")
+        if kind == "m4" and "m4" not in kinds:
+            check_drawn_bins(browser, base, x)
+        kinds.add(kind)
+        if kind == "values":
+            break
+    assert kinds >= {"m4", "values"}, kinds
+
+    # Down to single elements: the view holds fewer elements than columns, its values are drawn.
     assert state(browser, "window.explorerState.drawn.kind") == "values"
     lo, hi = state(browser, "[window.explorerState.view.lo, window.explorerState.view.hi]")
     assert hi - lo <= cols and last_view(browser)["url"].startswith("/api/arrays/wave/values")
@@ -219,6 +241,21 @@ def test_explorer_in_chromium(served, browser):
     assert inked_pixels(browser) > 100
     browser.find_element(By.ID, "reset").click()
     expect_view(browser, 0, N)
+
+    # Live mode follows a writer's updates: the log is polled and the view asked again.
+    browser.find_element(By.ID, "live").click()
+    seen = len(overview_requests(browser))
+    time.sleep(0.2)
+    cli("update", "wave.npy", input="150000 -20\n")
+    end = time.time() + 15
+    while time.time() < end and state(browser, "window.explorerState.updatesSeen") == 0:
+        time.sleep(0.1)
+    assert state(browser, "window.explorerState.updatesSeen") == 1
+    settle(browser)
+    assert len(overview_requests(browser)) > seen
+    assert min(b["min"] for b in state(browser, "window.explorerState.drawn.bins")) == -20
+    browser.find_element(By.ID, "live").click()
+    assert state(browser, "window.explorerState.errors") == []
 
     build = pathlib.Path(os.environ.get("MOMENTA_BUILD_DIR") or ".")
     shot = (build / "tests" / "browser" / "explorer.png").resolve()
