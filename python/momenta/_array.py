@@ -470,8 +470,8 @@ class Array:
         `order` is moment's k (default 1) and moments' K (default J)."""
         names, codes, skipna, ddof, order, about, degree = _batch_params(stats, skipna, ddof, order, about, degree)
         b, e, shape = _batch_sides(starts, stops, self._size)
-        outs = self._h.stats(b, e, codes, skipna, ddof, order, about, degree, False)
-        return {n: o.reshape(shape + o.shape[1:]) for n, o in zip(names, outs)}
+        answers = self._answer_bins(b, e, names, codes, skipna, ddof, order, about, degree, False)
+        return {n: answers[n].reshape(shape + answers[n].shape[1:]) for n in names}
 
     def overview(self, p, q, bins=None, stats=("mean", "min", "max"), *, bin_size=None, snap=False, skipna=False,
                  ddof=0, order=None, about=None, degree=1):
@@ -495,29 +495,39 @@ class Array:
             above = np.minimum(below + s, self._size)
             edges = np.where(above - edges < edges - below, above, below)
         starts, stops = edges[:-1].copy(), edges[1:].copy()
-        summarized = [(n, c) for n, c in zip(names, codes) if n not in _END_STATS]
-        outs = self._h.stats(starts, stops, [c for _, c in summarized], skipna, ddof, order, about, degree,
-                             snap) if summarized else []
+        answers = self._answer_bins(starts, stops, names, codes, skipna, ddof, order, about, degree, snap)
         result = {"start": starts, "stop": stops}
         if snap:
             result["asked_start"] = asked[:-1].copy()
             result["asked_stop"] = asked[1:].copy()
-        answers = dict(zip([n for n, _ in summarized], outs))
-        for name in names:
-            if name in _END_STATS:
-                answers[name] = self._end_elements(starts, stops, name == "first")
         result.update((name, answers[name]) for name in names)
         return result
 
-    def _end_elements(self, starts, stops, first):
-        """Each bin's first (or last) element, read through the memmap view: one element per
-        bin. An empty bin (snapping emptied it) gives NaN, the answers then float64."""
+    def _answer_bins(self, starts, stops, names, codes, skipna, ddof, order, about, degree, empty_nan):
+        """{name: array} over the ranges [starts[k], stops[k]): the summaries' statistics in one
+        batch, first and last from the ranges' end elements."""
+        summarized = [(n, c) for n, c in zip(names, codes) if n not in _END_STATS]
+        outs = self._h.stats(starts, stops, [c for _, c in summarized], skipna, ddof, order, about, degree,
+                             empty_nan) if summarized else []
+        answers = dict(zip([n for n, _ in summarized], outs))
+        for name in names:
+            if name in _END_STATS:
+                answers[name] = self._end_elements(starts, stops, name == "first", empty_nan)
+        return answers
+
+    def _end_elements(self, starts, stops, first, empty_nan=True):
+        """Each range's first (or last) element, read through the memmap view: one element per
+        range. An empty range (snapping emptied a bin) gives NaN with empty_nan, the answers then
+        float64; without, it is an error naming the range."""
         flat = self.numpy().reshape(-1)
         full = stops > starts
         at = np.where(full, starts if first else stops - 1, 0)
         values = flat[at] if flat.size else np.zeros(at.shape, dtype=flat.dtype)
         if full.all():
             return np.asarray(values)
+        if not empty_nan:
+            k = int(np.argmin(full))
+            raise InvalidArgumentError(f"{'first' if first else 'last'}: the range {starts[k]}:{stops[k]} is empty")
         return np.where(full, values.astype(np.float64), np.nan)
 
 

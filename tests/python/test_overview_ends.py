@@ -116,4 +116,18 @@ def test_python_overview_dtype_and_emptied_bins(rng):
     snapped = a.overview(0, 40, 4, ["first", "last"], snap=True)
     assert np.isnan(snapped["first"][0]) and snapped["first"].dtype == np.float64
     with pytest.raises(momenta.InvalidArgumentError, match="first: a range's end element is read from the array"):
-        a.stat("first") if hasattr(a, "stat") else a.stats([0], [10], "first")
+        momenta.summary_stat(a.summary(0, 10), "first")
+
+
+def test_python_stats_batch_answers_first_and_last(rng):
+    x = rng.normal(0, 1, 3000)
+    np.save("b.npy", x)
+    starts = rng.integers(0, 2000, 50)
+    stops = starts + rng.integers(1, 1000, 50)
+    with momenta.open("b.npy") as a:
+        got = a.stats(starts, stops, ["last", "mean", "first"])
+        with pytest.raises(momenta.InvalidArgumentError, match="first: the range 7:7 is empty"):
+            a.stats([1, 7], [5, 7], "first")
+    np.testing.assert_array_equal(got["first"], x[starts])
+    np.testing.assert_array_equal(got["last"], x[stops - 1])
+    np.testing.assert_allclose(got["mean"], [x[p:q].mean() for p, q in zip(starts, stops)], rtol=1e-12)

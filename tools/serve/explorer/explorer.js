@@ -15,7 +15,7 @@
 //
 // window.explorerState exposes what is drawn and asked, for tests and the
 // curious: `view`, `drawn` (the bins or values drawn, with their pixel
-// columns), `requests` (every API request: kind, url, range, bins), `readout`,
+// columns), `requests` (the latest API requests: kind, url, range, bins, aborted, status), `readout`,
 // `progressive` (the interval lines as they came), `errors`.
 "use strict";
 
@@ -25,6 +25,7 @@
   const MARGIN = { left: 64, right: 8, top: 8, bottom: 28 };
   const LIVE_POLL_MS = 1000;
   const READOUT_DELAY_MS = 120;
+  const MAX_REQUESTS_KEPT = 2000;  // explorerState.requests keeps the latest (live mode runs for hours)
 
   const $ = (id) => document.getElementById(id);
   const canvas = $("plot");
@@ -102,6 +103,7 @@
     inFlight[kind] = controller;
     const record = Object.assign({ kind, url, aborted: false, status: null }, extra || {});
     state.requests.push(record);
+    if (state.requests.length > MAX_REQUESTS_KEPT) state.requests.splice(0, state.requests.length - MAX_REQUESTS_KEPT);
     state.pending++;
     controller.signal.addEventListener("abort", () => { record.aborted = true; });
     try {
