@@ -8,6 +8,13 @@
 namespace momenta::serve {
 namespace {
 
+// The value of an accepted parse (a failure fails the test and gives T{}).
+template <class T>
+T Must(Result<T> r) {
+  EXPECT_TRUE(r.ok()) << r.status().ToString();
+  return r.ok() ? *r : T{};
+}
+
 TEST(ServeParams, SplitsAndDecodesSegmentsAndParameters) {
   auto t = ParseTarget("/api//arrays/a%2Fb/stats/?range=0%3A10&stat=mean&stat=std&skipna&x=a+b%20c");
   ASSERT_TRUE(t.ok()) << t.status().ToString();
@@ -53,14 +60,14 @@ TEST(ServeParams, LimitsSayTooLarge) {
 TEST(ServeParams, FlagsAndCounts) {
   auto t = ParseTarget("/x?a=1&b=0&c=true&d=&e=yes&n=2^10&m=-1&big=5000");
   ASSERT_TRUE(t.ok());
-  EXPECT_TRUE(*GetFlag(*t, "a"));
-  EXPECT_FALSE(*GetFlag(*t, "b"));
-  EXPECT_TRUE(*GetFlag(*t, "c"));
-  EXPECT_TRUE(*GetFlag(*t, "d"));
-  EXPECT_FALSE(*GetFlag(*t, "absent"));
+  EXPECT_TRUE(Must(GetFlag(*t, "a")));
+  EXPECT_FALSE(Must(GetFlag(*t, "b")));
+  EXPECT_TRUE(Must(GetFlag(*t, "c")));
+  EXPECT_TRUE(Must(GetFlag(*t, "d")));
+  EXPECT_FALSE(Must(GetFlag(*t, "absent")));
   EXPECT_FALSE(GetFlag(*t, "e").ok());
-  EXPECT_EQ(*GetCount(*t, "n", 1, 1 << 20, 7), 1024u);
-  EXPECT_EQ(*GetCount(*t, "absent", 1, 10, 7), 7u);
+  EXPECT_EQ(Must(GetCount(*t, "n", 1, 1 << 20, 7)), 1024u);
+  EXPECT_EQ(Must(GetCount(*t, "absent", 1, 10, 7)), 7u);
   EXPECT_FALSE(GetCount(*t, "m", 0, 10, 0).ok());
   auto big = GetCount(*t, "big", 1, 4096, 0);
   ASSERT_FALSE(big.ok());
@@ -78,16 +85,16 @@ TEST(ServeParams, StatRequestAsTheCliTakesIt) {
   EXPECT_EQ(r->params.ddof, 1);
   EXPECT_EQ(r->params.degree, 2);
   EXPECT_TRUE(r->params.skipna);
-  auto none = GetStatRequest(*ParseTarget("/x"), true);
+  auto none = GetStatRequest(Must(ParseTarget("/x")), true);
   EXPECT_FALSE(none.ok());
-  auto dflt = GetStatRequest(*ParseTarget("/x"), false, Stat::kMean);
+  auto dflt = GetStatRequest(Must(ParseTarget("/x")), false, Stat::kMean);
   ASSERT_TRUE(dflt.ok());
   EXPECT_EQ(dflt->stats, std::vector<Stat>{Stat::kMean});
-  auto bad = GetStatRequest(*ParseTarget("/x?stat=median"), true);
+  auto bad = GetStatRequest(Must(ParseTarget("/x?stat=median")), true);
   ASSERT_FALSE(bad.ok());
   EXPECT_NE(bad.status().ToString().find("median"), std::string::npos);
-  EXPECT_FALSE(GetStatRequest(*ParseTarget("/x?stat=sum&about=inf"), true).ok());
-  EXPECT_FALSE(GetStatRequest(*ParseTarget("/x?stat=sum&order=9"), true).ok());
+  EXPECT_FALSE(GetStatRequest(Must(ParseTarget("/x?stat=sum&about=inf")), true).ok());
+  EXPECT_FALSE(GetStatRequest(Must(ParseTarget("/x?stat=sum&order=9")), true).ok());
 }
 
 }  // namespace
