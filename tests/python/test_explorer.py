@@ -55,10 +55,17 @@ def served(cli, rng):
         server.wait(timeout=10)
 
 
+def say(capsys, text):
+    """A line on the terminal even under pytest -q (ctest's log keeps it)."""
+    with capsys.disabled():
+        print(f"\ntest_explorer: {text}", flush=True)
+
+
 @pytest.fixture
-def browser():
+def browser(capsys):
     found, why = find_browser()
     if not found:
+        say(capsys, "skipped: " + why)
         pytest.skip(why)
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
@@ -70,7 +77,9 @@ def browser():
     try:
         driver = webdriver.Chrome(service=Service(found[1]), options=options)
     except Exception as e:  # chromium cannot start here (no kernel namespaces, no shared memory, ...)
-        pytest.skip(f"chromium cannot start: {str(e).splitlines()[0]}")
+        why = f"chromium cannot start: {str(e).splitlines()[0]}"
+        say(capsys, "skipped: " + why)
+        pytest.skip(why)
     driver.set_script_timeout(30)
     yield driver
     driver.quit()
@@ -149,7 +158,7 @@ def expect_view(driver, lo, hi):
     assert state(driver, "window.explorerState.view") == {"lo": lo, "hi": hi}
 
 
-def test_explorer_in_chromium(cli, served, browser):
+def test_explorer_in_chromium(cli, served, browser, capsys):
     from selenium.webdriver.common.action_chains import ActionChains
     from selenium.webdriver.common.actions.wheel_input import ScrollOrigin
     from selenium.webdriver.common.by import By
@@ -261,7 +270,7 @@ def test_explorer_in_chromium(cli, served, browser):
     shot = (build / "tests" / "browser" / "explorer.png").resolve()
     shot.parent.mkdir(parents=True, exist_ok=True)
     browser.save_screenshot(str(shot))
-    print(f"screenshot: {shot}")
+    say(capsys, f"screenshot: {shot}")
 
     # A phone's width: the plot fits, its bins follow its columns, the controls stay reachable.
     browser.set_window_size(390, 800)
@@ -273,4 +282,4 @@ def test_explorer_in_chromium(cli, served, browser):
     assert browser.find_element(By.ID, "live").is_displayed() and browser.find_element(By.ID, "r-count").is_displayed()
     check_drawn_bins(browser, base, x)
     browser.save_screenshot(str(shot.with_name("explorer-phone.png")))
-    print(f"screenshot: {shot.with_name('explorer-phone.png')}")
+    say(capsys, f"screenshot at a phone's width: {shot.with_name('explorer-phone.png')}")
