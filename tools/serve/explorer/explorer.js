@@ -79,8 +79,16 @@
     }
     if (integer) step = Math.max(1, Math.round(step));
     const out = [];
-    for (let t = Math.ceil(a / step) * step; t <= b + step * 1e-9; t += step) out.push(t);
+    for (let k = Math.ceil(a / step); k * step <= b + step * 1e-9; k++) out.push(k * step);
+    out.step = step;
     return out;
+  }
+
+  // A value tick: as many decimals as its step needs (0.1 + 0.2 prints 0.3, zero 0).
+  function formatTick(t, step) {
+    const decimals = Math.max(0, -Math.floor(Math.log10(step)));
+    if (Math.abs(t) >= 1e7 || decimals > 6) return formatValue(t);
+    return (Math.abs(t) < step * 1e-6 ? 0 : t).toFixed(decimals);
   }
 
   // ---- requests ----------------------------------------------------------------
@@ -283,10 +291,11 @@
     ctx.font = "11px system-ui, sans-serif";
     ctx.textAlign = "right";
     ctx.textBaseline = "middle";
-    for (const t of ticks(ymin, ymax, Math.max(2, Math.floor(g.h / 40)), false)) {
+    const yTicks = ticks(ymin, ymax, Math.max(2, Math.floor(g.h / 40)), false);
+    for (const t of yTicks) {
       const py = Math.round(y(t)) + 0.5;
       ctx.beginPath(); ctx.moveTo(g.x0, py); ctx.lineTo(g.x0 + g.w, py); ctx.stroke();
-      ctx.fillText(formatValue(t), g.x0 - 4, py);
+      ctx.fillText(formatTick(t, yTicks.step), g.x0 - 4, py);
     }
     ctx.textAlign = "center";
     ctx.textBaseline = "top";
