@@ -6,7 +6,7 @@
 #   tools/fuzz.sh tree 60 -runs=10000000      # stop after 10^7 executions instead
 #   tools/fuzz.sh all 5                       # every target, 5 s each (CI)
 #
-# TARGET is one of tests/fuzz/*_fuzz.cc (npy, log, tree, wire, synopsis,
+# TARGET is one of tests/fuzz/*_fuzz.cc (npy, log, tree, wire, synopsis, params,
 # values, text), or all: each in turn, after building them all; it exits
 # non-zero when any target failed and names those. Builds the fuzz build
 # (clang, libFuzzer, AddressSanitizer + UndefinedBehaviorSanitizer, asserts

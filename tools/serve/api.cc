@@ -193,8 +193,9 @@ ApiResponse Api::Handle(const ApiRequest& request) {
   bool too_large = false;
   auto target = ParseTarget(request.target, &too_large);
   if (!target.ok()) return too_large ? ErrorResponse(413, target.status().ToString()) : ErrorResponse(target.status());
+  if (target->All("stat").size() > kMaxStatsPerRequest) return TooLarge("stat", kMaxStatsPerRequest);
   const std::vector<std::string>& seg = target->segments;
-  const bool get = request.method == "GET" || request.method == "HEAD";
+  const bool get = request.method == "GET";
   if (seg.empty()) return get ? StaticFile("index.html") : ErrorResponse(405, "/: GET only");
   if (seg[0] == "explorer" && seg.size() == 2 && get) return StaticFile(seg[1]);
   if (seg[0] != "api" || seg.size() < 2 || seg[1] != "arrays") return ErrorResponse(404, "no such route");
