@@ -467,7 +467,8 @@ class Array:
         together at depth. Returns {name: array}: float64 of the ranges' shape, with a last
         axis of K+1 for moments and D+1 for polyfit; int64 for count and for the sum of an
         integer array (an object array of exact ints if a sum is outside int64).
-        `order` is moment's k (default 1) and moments' K (default J)."""
+        `order` is moment's k (default 1) and moments' K (default J). "first" and "last" are
+        each range's end elements, in the array's dtype (an empty range is an error)."""
         names, codes, skipna, ddof, order, about, degree = _batch_params(stats, skipna, ddof, order, about, degree)
         b, e, shape = _batch_sides(starts, stops, self._size)
         answers = self._answer_bins(b, e, names, codes, skipna, ddof, order, about, degree, False)
