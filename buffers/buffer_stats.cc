@@ -34,6 +34,10 @@ Result<std::vector<StatAnswer>> BufferedArray::Stat(uint64_t p, uint64_t q, std:
     if (!summary.ok()) return summary.status();
     answers.full_.push_back(std::move(summary).value());
   }
+  if (NeedsEnds(stats)) {
+    const IndexRange range{p, q};
+    MOMENTA_RETURN_IF_ERROR(ReadRangeEnds(array(), {&range, 1}, &answers.ends_, cost));
+  }
   auto out = answers.Answer(0, stats, params);
   if (!out.ok()) return out.status().WithContext(array().path());
   return out;
@@ -47,12 +51,18 @@ Status BufferedArray::StatBatch(std::span<const IndexRange> ranges, std::span<co
                                                       out->dtype_);
   out->full_.clear();
   out->index_.clear();
-  if (!out->index_alone_) return SummarizeBatch(ranges, NeedsExtremes(stats), &out->full_, nullptr, nullptr, read);
-  // Each range's cells are a batch of their own: the ranges' reads are the devices'.
-  std::vector<QueryCost> costs;
-  MOMENTA_RETURN_IF_ERROR(SummarizeIndexBatch(ranges, &out->index_, &costs));
-  if (read)
-    for (const QueryCost& c : costs) *read += c;
+  out->ends_.clear();
+  if (!out->index_alone_) {
+    MOMENTA_RETURN_IF_ERROR(SummarizeBatch(ranges, NeedsExtremes(stats), &out->full_, nullptr, nullptr, read));
+  } else {
+    // Each range's cells are a batch of their own: the ranges' reads are the devices'.
+    std::vector<QueryCost> costs;
+    MOMENTA_RETURN_IF_ERROR(SummarizeIndexBatch(ranges, &out->index_, &costs));
+    if (read)
+      for (const QueryCost& c : costs) *read += c;
+  }
+  // first and last: no summary holds them; the ranges' end elements, read as they are now.
+  if (NeedsEnds(stats)) return ReadRangeEnds(array(), ranges, &out->ends_, read);
   return Status::OK();
 }
 

@@ -3,6 +3,7 @@
 namespace momenta {
 
 Result<StatAnswer> RangeAnswers::AnswerOne(size_t k, Stat stat, const StatParams& params) const {
+  if (IsEndStat(stat) && !ends_.empty()) return EndAnswer(stat, ends_[k]);
   if (index_alone_) return ComputeIndexStat(stat, params, index_[k], ranges_[k].begin);
   return ComputeStat(stat, params, full_[k], ranges_[k].begin, dtype_);
 }

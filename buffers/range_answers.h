@@ -2,7 +2,8 @@
 // range at a time (BufferedArray::StatBatch fills it): the full summaries, or
 // — when the buffer keeps index moments of its own and every statistic asked
 // follows from them — those index moments alone. A range may be asked any of
-// the statistics the batch was summarized for, in any order.
+// the statistics the batch was summarized for, in any order. first and last
+// (the range's end elements) come from the elements read beside the summaries.
 #pragma once
 
 #include <cstddef>
@@ -11,6 +12,7 @@
 
 #include "buffers/algebra/range_summary.h"
 #include "buffers/algebra/statistics.h"
+#include "buffers/range_ends.h"
 #include "storage/npy/dtype.h"
 #include "storage/util/status.h"
 
@@ -38,6 +40,7 @@ class RangeAnswers {
   bool index_alone_ = false;
   std::vector<RangeSummary> full_;
   std::vector<IndexMoments> index_;
+  std::vector<RangeEnds> ends_;  // empty unless first or last was asked (NeedsEnds)
 };
 
 }  // namespace momenta

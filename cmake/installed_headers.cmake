@@ -38,6 +38,7 @@ set(MOMENTA_INSTALLED_HEADERS
   buffers/algebra/range_summary.h
   buffers/algebra/statistics.h
   buffers/range_answers.h
+  buffers/range_ends.h
   buffers/summarize_as_of.h
   buffers/tree/tree_options.h
   stream/window/bucket_window.h

@@ -196,7 +196,8 @@ void RegisterQueryCommands(CLI::App& app, Command* run) {
                                 "split --range into bins of N elements from P (1024, 2^10), the last one shorter (frames)"));
     sub->add_flag("--snap", a->snap, "--bins: move each edge to the nearest leaf boundary (no raw element is read)");
     sub->add_option("--stat,-s", a->stats,
-                    "sum count mean var std moment moments com spread polyfit min max sumsq rms (repeat for several)")
+                    "sum count mean var std moment moments com spread polyfit min max sumsq rms first last (repeat for "
+                    "several; first and last: the range's or bin's first and last element, read from the array)")
         ->required();
     CountIn(sub->add_option("--order,-k", a->order,
                             "moment: order K (default 1); moments: orders 0..K (default J); 0 <= K <= the buffer's J"),

@@ -26,6 +26,7 @@ packages=(g++ cmake make pkg-config liburing-dev libboost-dev libcli11-dev
           python3-dev pybind11-dev python3-pytest python3-hypothesis
           python3-dask python3-distributed
           zlib1g-dev  # gzip answers of `momenta serve`
+          chromium chromium-driver python3-selenium  # the explorer's browser tests (tests/python/test_explorer.py)
           fio python3-matplotlib  # fio, matplotlib: the bench/quick test (bench/momenta_bench --plot)
           time)  # GNU time: the bench script's peak RSS of a child. Python's own wait4 cannot
                  # give it: Linux starts a child's maxrss at the forking process's peak.

@@ -11,7 +11,7 @@ namespace {
 constexpr Stat kAllStats[] = {Stat::kSum,    Stat::kCount,  Stat::kMean,    Stat::kVar,
                               Stat::kStd,    Stat::kMoment, Stat::kMoments, Stat::kCom,
                               Stat::kSpread, Stat::kPolyfit, Stat::kMin,    Stat::kMax,
-                              Stat::kSumsq,  Stat::kRms};
+                              Stat::kSumsq,  Stat::kRms,     Stat::kFirst,   Stat::kLast};
 static_assert(sizeof(kAllStats) / sizeof(kAllStats[0]) == kStatCount);
 
 StatAnswer One(Stat s, long double v) {
@@ -39,6 +39,8 @@ std::string_view StatName(Stat s) {
     case Stat::kMax: return "max";
     case Stat::kSumsq: return "sumsq";
     case Stat::kRms: return "rms";
+    case Stat::kFirst: return "first";
+    case Stat::kLast: return "last";
   }
   return "?";
 }
@@ -48,13 +50,17 @@ Result<Stat> ParseStat(std::string_view name, const std::string& what) {
     if (StatName(s) == name) return s;
   return Status::InvalidArgument(what, "unknown statistic '" + std::string(name) +
                                            "' (sum count mean var std moment moments com "
-                                           "spread polyfit min max sumsq rms)");
+                                           "spread polyfit min max sumsq rms first last)");
 }
 
 bool NeedsExtremes(std::span<const Stat> stats) {
   return std::any_of(stats.begin(), stats.end(),
                      [](Stat s) { return s == Stat::kMin || s == Stat::kMax; });
 }
+
+bool IsEndStat(Stat stat) { return stat == Stat::kFirst || stat == Stat::kLast; }
+
+bool NeedsEnds(std::span<const Stat> stats) { return std::any_of(stats.begin(), stats.end(), IsEndStat); }
 
 std::string Int128ToString(Int128 v) {
   if (v == 0) return "0";
@@ -163,6 +169,10 @@ Result<StatAnswer> SquaresStat(Stat stat, const RangeSummary& range, DType dtype
   return a;
 }
 
+Status EndStatRefusal(Stat stat) {
+  return Status::InvalidArgument(StatName(stat), "a range's end element is read from the array, not from a summary");
+}
+
 }  // namespace
 
 bool ServedByIndexMoments(Stat stat) {
@@ -189,6 +199,8 @@ Result<StatAnswer> ComputeIndexStat(Stat stat, const StatParams& params, const I
     case Stat::kCom:
     case Stat::kSpread:
     case Stat::kPolyfit: return IndexStat(stat, params, index, p);
+    case Stat::kFirst:
+    case Stat::kLast: return EndStatRefusal(stat);
     default:
       return Status::InvalidArgument(StatName(stat), "needs value moments or extremes, which index moments do not hold");
   }
@@ -263,6 +275,8 @@ Result<StatAnswer> ComputeStat(Stat stat, const StatParams& params, const RangeS
       for (long double& v : shape->values) v = kNaN;
       return shape;
     }
+    case Stat::kFirst:
+    case Stat::kLast: return EndStatRefusal(stat);
   }
   return Status::InvalidArgument("statistic", "unknown statistic");  // unreachable: every Stat is handled above
 }

@@ -17,12 +17,13 @@ namespace momenta {
 
 // New statistics go at the end: a Stat's position is its code in Python (kStatNames).
 enum class Stat {
-  kSum, kCount, kMean, kVar, kStd, kMoment, kMoments, kCom, kSpread, kPolyfit, kMin, kMax, kSumsq, kRms
+  kSum, kCount, kMean, kVar, kStd, kMoment, kMoments, kCom, kSpread, kPolyfit, kMin, kMax, kSumsq, kRms,
+  kFirst, kLast
 };
-inline constexpr int kStatCount = static_cast<int>(Stat::kRms) + 1;
+inline constexpr int kStatCount = static_cast<int>(Stat::kLast) + 1;
 
 // "sum", "count", "mean", "var", "std", "moment", "moments", "com", "spread",
-// "polyfit", "min", "max", "sumsq", "rms".
+// "polyfit", "min", "max", "sumsq", "rms", "first", "last".
 std::string_view StatName(Stat s);
 // The statistic StatName gives `name`; else InvalidArgument naming `what`, the
 // caller's word for where the name came from (a CLI says "--stat").
@@ -30,6 +31,12 @@ Result<Stat> ParseStat(std::string_view name, const std::string& what);
 // True when any of `stats` needs min/max (the query then reads partial leaves
 // on their own side, not as leaf minus complement).
 bool NeedsExtremes(std::span<const Stat> stats);
+// first and last are a range's first and last element (an overview's M4
+// lines: the bin's first, last, min and max draw it exactly at one pixel per
+// bin). No summary holds them: the caller reads the two elements from the
+// array (tools/range_ends.h); ComputeStat and ComputeIndexStat refuse them.
+bool IsEndStat(Stat stat);
+bool NeedsEnds(std::span<const Stat> stats);
 
 struct StatParams {
   std::optional<int> order;           // moment: K (default 1); moments: 0..K (default: the buffer's J)

@@ -11,6 +11,7 @@ from ._errors import InvalidArgumentError, OutOfRangeError
 from ._select import flat_indices, flat_range, run_of, runs_of
 from ._statistics import _MEAN, _NONE, _RMS, _STAT_CODES, _SUM, _SUMSQ, Statistics, _center, _count  # noqa: F401
 _APPROX = (_SUM, _MEAN, _SUMSQ, _RMS)  # the statistics the buffer alone bounds (approx=True)
+_END_STATS = ("first", "last")  # a range's end elements: read from the array, not from a summary
 _IO = ("auto", "uring", "mmap", "pread")
 
 
@@ -367,11 +368,12 @@ class Array(Statistics):
         together at depth. Returns {name: array}: float64 of the ranges' shape, with a last
         axis of K+1 for moments and D+1 for polyfit; int64 for count and for the sum of an
         integer array (an object array of exact ints if a sum is outside int64).
-        `order` is moment's k (default 1) and moments' K (default J)."""
+        `order` is moment's k (default 1) and moments' K (default J). "first" and "last" are
+        each range's end elements, in the array's dtype (an empty range is an error)."""
         names, codes, skipna, ddof, order, about, degree = _batch_params(stats, skipna, ddof, order, about, degree)
         b, e, shape = _batch_sides(starts, stops, self._size)
-        outs = self._h.stats(b, e, codes, skipna, ddof, order, about, degree, False)
-        return {n: o.reshape(shape + o.shape[1:]) for n, o in zip(names, outs)}
+        answers = self._answer_bins(b, e, names, codes, skipna, ddof, order, about, degree, False)
+        return {n: answers[n].reshape(shape + answers[n].shape[1:]) for n in names}
 
     def overview(self, p, q, bins=None, stats=("mean", "min", "max"), *, bin_size=None, snap=False, skipna=False,
                  ddof=0, order=None, about=None, degree=1):
@@ -381,7 +383,11 @@ class Array(Statistics):
         not divide q − p (``--bin-size N``; frames of a fixed length).
         snap=True moves each edge to the nearest leaf boundary (ties down), so no element is
         read; "asked_start"/"asked_stop" are then the bins before snapping, and a bin that
-        snapping emptied answers NaN where a statistic needs a count."""
+        snapping emptied answers NaN where a statistic needs a count.
+        "first" and "last" are each bin's first and last element (with min and max, the M4
+        lines that draw a bin exactly at one pixel per bin), read from the array: two
+        elements per bin, never a scan; an array of the array's dtype (float64 with NaN where
+        snapping emptied a bin)."""
         edges = _bin_edges(p, q, bins, self._size, bin_size)
         names, codes, skipna, ddof, order, about, degree = _batch_params(stats, skipna, ddof, order, about, degree)
         asked = edges
@@ -390,13 +396,41 @@ class Array(Statistics):
             below = edges // s * s
             above = np.minimum(below + s, self._size)
             edges = np.where(above - edges < edges - below, above, below)
-        outs = self._h.stats(edges[:-1].copy(), edges[1:].copy(), codes, skipna, ddof, order, about, degree, snap)
-        result = {"start": edges[:-1].copy(), "stop": edges[1:].copy()}
+        starts, stops = edges[:-1].copy(), edges[1:].copy()
+        answers = self._answer_bins(starts, stops, names, codes, skipna, ddof, order, about, degree, snap)
+        result = {"start": starts, "stop": stops}
         if snap:
             result["asked_start"] = asked[:-1].copy()
             result["asked_stop"] = asked[1:].copy()
-        result.update(zip(names, outs))
+        result.update((name, answers[name]) for name in names)
         return result
+
+    def _answer_bins(self, starts, stops, names, codes, skipna, ddof, order, about, degree, empty_nan):
+        """{name: array} over the ranges [starts[k], stops[k]): the summaries' statistics in one
+        batch, first and last from the ranges' end elements."""
+        summarized = [(n, c) for n, c in zip(names, codes) if n not in _END_STATS]
+        outs = self._h.stats(starts, stops, [c for _, c in summarized], skipna, ddof, order, about, degree,
+                             empty_nan) if summarized else []
+        answers = dict(zip([n for n, _ in summarized], outs))
+        for name in names:
+            if name in _END_STATS:
+                answers[name] = self._end_elements(starts, stops, name == "first", empty_nan)
+        return answers
+
+    def _end_elements(self, starts, stops, first, empty_nan=True):
+        """Each range's first (or last) element, read through the memmap view: one element per
+        range. An empty range (snapping emptied a bin) gives NaN with empty_nan, the answers then
+        float64; without, it is an error naming the range."""
+        flat = self.numpy().reshape(-1)
+        full = stops > starts
+        at = np.where(full, starts if first else stops - 1, 0)
+        values = flat[at] if flat.size else np.zeros(at.shape, dtype=flat.dtype)
+        if full.all():
+            return np.asarray(values)
+        if not empty_nan:
+            k = int(np.argmin(full))
+            raise InvalidArgumentError(f"{'first' if first else 'last'}: the range {starts[k]}:{stops[k]} is empty")
+        return np.where(full, values.astype(np.float64), np.nan)
 
 
 def _memmap_of(x):

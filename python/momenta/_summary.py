@@ -25,7 +25,8 @@ def summary_stat(summary, stat, *, skipna=False, ddof=0, order=None, about=None,
     over the same range: `stat` is a name of momenta.STATISTICS; ddof for var/std, order for
     moment's k (default 1) and moments' K (default J), about the center (an absolute index;
     default the summary's start), degree for polyfit. The same values, types (exact ints for
-    integer sums and counts) and errors as Array.sum(...), Array.var(...), ..."""
+    integer sums and counts) and errors as Array.sum(...), Array.var(...), ... "first" and
+    "last" are refused: a summary holds no element (Array.stats and overview read them)."""
     if not isinstance(summary, Summary):
         raise InvalidArgumentError(f"summary_stat: expected a momenta.Summary, got {type(summary).__name__}")
     if stat not in _STAT_CODES:

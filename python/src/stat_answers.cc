@@ -11,7 +11,7 @@ namespace {
 constexpr Stat kStats[] = {Stat::kSum,    Stat::kCount,  Stat::kMean,    Stat::kVar,
                            Stat::kStd,    Stat::kMoment, Stat::kMoments, Stat::kCom,
                            Stat::kSpread, Stat::kPolyfit, Stat::kMin,    Stat::kMax,
-                           Stat::kSumsq,  Stat::kRms};
+                           Stat::kSumsq,  Stat::kRms,     Stat::kFirst,   Stat::kLast};
 static_assert(sizeof(kStats) / sizeof(kStats[0]) == kStatCount);
 
 }  // namespace
