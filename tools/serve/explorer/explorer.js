@@ -199,14 +199,14 @@
     setView(v.lo + shift, v.hi + shift);
   }
 
-  // Zooms by `factor` (< 1 in) about the index `at` (default: the view's centre).
+  // Zooms by `factor` (< 1 in) about the index `at` (default: the view's center).
   function zoom(factor, at) {
     const v = state.view;
     const span = v.hi - v.lo;
-    const centre = at === undefined ? (v.lo + v.hi) / 2 : at;
+    const center = at === undefined ? (v.lo + v.hi) / 2 : at;
     let newSpan = Math.max(1, Math.round(span * factor));
     if (newSpan === span) newSpan = factor < 1 ? Math.max(1, span - 1) : span + 1;  // always a step
-    const lo = Math.round(centre - (centre - v.lo) * (newSpan / span));
+    const lo = Math.round(center - (center - v.lo) * (newSpan / span));
     setView(lo, lo + newSpan);
   }
 
