@@ -26,6 +26,7 @@ set(MOMENTA_INSTALLED_HEADERS
   storage/io/posix_file.h
   storage/array/sidecar.h
   storage/util/status.h
+  storage/util/value.h
   storage/array/writer_lock.h
   storage/util/line_reader.h
   storage/util/stop_token.h
