@@ -14,7 +14,6 @@
 #include "tools/commands.h"
 #include "storage/util/json_writer.h"
 #include "tools/log_json.h"
-#include "tools/stop_signals.h"
 
 namespace momenta::cli {
 namespace {
