@@ -168,7 +168,7 @@ TEST_F(ServeApiTest, ErrorsHaveTheirStatus) {
   EXPECT_EQ(read_only.status, 403) << read_only.body;
 }
 
-TEST(ServeApiLimits, PastALimitIs413) {
+TEST(ServeApiLimitsTest, PastALimitIs413) {
   ScratchDir dir;
   const std::string big = dir.File("big.npy");
   ASSERT_EQ(RunCli({"create", big, "--length", "2^20", "--dtype", "f4"}).exit_code, 0);

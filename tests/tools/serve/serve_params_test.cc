@@ -15,7 +15,7 @@ T Must(Result<T> r) {
   return r.ok() ? *r : T{};
 }
 
-TEST(ServeParams, SplitsAndDecodesSegmentsAndParameters) {
+TEST(ServeParamsTest, SplitsAndDecodesSegmentsAndParameters) {
   auto t = ParseTarget("/api//arrays/a%2Fb/stats/?range=0%3A10&stat=mean&stat=std&skipna&x=a+b%20c");
   ASSERT_TRUE(t.ok()) << t.status().ToString();
   EXPECT_EQ(t->segments, (std::vector<std::string>{"api", "arrays", "a/b", "stats"}));
@@ -27,14 +27,14 @@ TEST(ServeParams, SplitsAndDecodesSegmentsAndParameters) {
   EXPECT_EQ(t->Get("absent"), nullptr);
 }
 
-TEST(ServeParams, TraversalStaysOneSegment) {
+TEST(ServeParamsTest, TraversalStaysOneSegment) {
   auto t = ParseTarget("/api/arrays/..%2F..%2Fetc%2Fpasswd");
   ASSERT_TRUE(t.ok());
   ASSERT_EQ(t->segments.size(), 3u);
   EXPECT_EQ(t->segments[2], "../../etc/passwd");
 }
 
-TEST(ServeParams, BadEscapesAndTargetsAreOneLineErrors) {
+TEST(ServeParamsTest, BadEscapesAndTargetsAreOneLineErrors) {
   for (const char* bad : {"/a%G1", "/a?b=%2", "/a?%", "api/arrays", ""}) {
     auto t = ParseTarget(bad);
     ASSERT_FALSE(t.ok()) << bad;
@@ -44,7 +44,7 @@ TEST(ServeParams, BadEscapesAndTargetsAreOneLineErrors) {
 }
 
 // Found by the fuzz target: a newline in a stat name made a two-line error.
-TEST(ServeParams, ControlCharactersAreRefused) {
+TEST(ServeParamsTest, ControlCharactersAreRefused) {
   for (const char* bad : {"/x?stat=me%0Aan", "/x?st%00at=mean", "/a%0Db/stats", "/x?stat=mean\x01"}) {
     auto t = ParseTarget(bad);
     ASSERT_FALSE(t.ok()) << bad;
@@ -53,7 +53,7 @@ TEST(ServeParams, ControlCharactersAreRefused) {
   }
 }
 
-TEST(ServeParams, LimitsSayTooLarge) {
+TEST(ServeParamsTest, LimitsSayTooLarge) {
   std::string many = "/a?";
   for (size_t k = 0; k <= kMaxParams; ++k) many += "k=v&";
   bool too_large = false;
@@ -67,7 +67,7 @@ TEST(ServeParams, LimitsSayTooLarge) {
   EXPECT_FALSE(too_large);
 }
 
-TEST(ServeParams, FlagsAndCounts) {
+TEST(ServeParamsTest, FlagsAndCounts) {
   auto t = ParseTarget("/x?a=1&b=0&c=true&d=&e=yes&n=2^10&m=-1&big=5000");
   ASSERT_TRUE(t.ok());
   EXPECT_TRUE(Must(GetFlag(*t, "a")));
@@ -84,7 +84,7 @@ TEST(ServeParams, FlagsAndCounts) {
   EXPECT_EQ(big.status().ToString(), "Invalid argument: big: '5000' is not in range 1 to 4096");
 }
 
-TEST(ServeParams, StatRequestAsTheCliTakesIt) {
+TEST(ServeParamsTest, StatRequestAsTheCliTakesIt) {
   auto t = ParseTarget("/x?stat=moments&stat=var&order=3&about=12.5&ddof=1&degree=2&skipna=1");
   ASSERT_TRUE(t.ok());
   auto r = GetStatRequest(*t, true);
