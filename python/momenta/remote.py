@@ -21,7 +21,9 @@ import urllib.parse
 
 import numpy as np
 
-from . import _errors
+from . import _errors, _momenta
+from ._errors import InvalidArgumentError
+from ._statistics import _NONE, Statistics
 
 __all__ = ["remote", "Remote", "RemoteArray"]
 
@@ -145,7 +147,7 @@ def _side(v, what):
     return int(v)
 
 
-class RemoteArray:
+class RemoteArray(Statistics):
     """A served array, read-only: ``name``, ``dtype``, ``shape``, ``size``, ``buffer`` and
     the statistics of :class:`momenta.Array` answered by the server."""
 
@@ -190,47 +192,13 @@ class RemoteArray:
         value = _number(answer)
         return np.array(value, dtype=np.float64) if isinstance(value, list) else value
 
-    def sum(self, p=None, q=None, *, skipna=False):
-        return self._one("sum", p, q, skipna=skipna)
-
-    def count(self, p=None, q=None, *, skipna=False):
-        return self._one("count", p, q, skipna=skipna)
-
-    def mean(self, p=None, q=None, *, skipna=False):
-        return self._one("mean", p, q, skipna=skipna)
-
-    def var(self, p=None, q=None, *, ddof=0, skipna=False):
-        return self._one("var", p, q, ddof=ddof, skipna=skipna)
-
-    def std(self, p=None, q=None, *, ddof=0, skipna=False):
-        return self._one("std", p, q, ddof=ddof, skipna=skipna)
-
-    def min(self, p=None, q=None, *, skipna=False):
-        return self._one("min", p, q, skipna=skipna)
-
-    def max(self, p=None, q=None, *, skipna=False):
-        return self._one("max", p, q, skipna=skipna)
-
-    def sumsq(self, p=None, q=None, *, skipna=False):
-        return self._one("sumsq", p, q, skipna=skipna)
-
-    def rms(self, p=None, q=None, *, skipna=False):
-        return self._one("rms", p, q, skipna=skipna)
-
-    def moment(self, k=1, p=None, q=None, *, about=None, skipna=False):
-        return self._one("moment", p, q, order=k, about=about, skipna=skipna)
-
-    def moments(self, k=None, p=None, q=None, *, about=None, skipna=False):
-        return self._one("moments", p, q, order=k, about=about, skipna=skipna)
-
-    def com(self, p=None, q=None, *, skipna=False):
-        return self._one("com", p, q, skipna=skipna)
-
-    def spread(self, p=None, q=None, *, skipna=False):
-        return self._one("spread", p, q, skipna=skipna)
-
-    def polyfit(self, degree=1, p=None, q=None, *, skipna=False):
-        return self._one("polyfit", p, q, degree=degree, skipna=skipna)
+    def _stat(self, code, p, q, axis, skipna, ddof=0, order=-1, about=_NONE, degree=1):
+        """One statistic (the Statistics mixin's methods come here): the server's /stats."""
+        if axis is not None:
+            raise InvalidArgumentError("axis: a remote array answers flat ranges (p, q) only")
+        return self._one(_momenta.kStatNames[code], p, q, skipna=skipna, ddof=ddof,
+                         order=None if order < 0 else order, about=None if math.isnan(about) else about,
+                         degree=degree)
 
     def values(self, p, q):
         """The raw elements of [p, q) (the server bounds how many), as a NumPy array."""

@@ -123,6 +123,11 @@ def test_remote_arrays_answer_as_local_ones(server, data):
             assert a.max(p, q) == local.max(p, q)
             assert a.sum(p, q) == local.sum(p, q)
         np.testing.assert_array_equal(a.moments(2, 100, 200), local.moments(2, 100, 200))
+        assert a.moment(1, 100, 200, about=150) == local.moment(1, 100, 200, about=150)
+        np.testing.assert_array_equal(a.polyfit(2, 0, 20000), local.polyfit(2, 0, 20000))
+        assert a.com(10, 900) == local.com(10, 900) and a.rms(10, 900) == local.rms(10, 900)
+        with pytest.raises(momenta.InvalidArgumentError, match="axis"):
+            a.sum(axis=0)
         starts, stops = np.array([0, 5, 100]), np.array([10, 5000, 20000])
         got = a.stats(starts, stops, ("mean", "count"))
         want = local.stats(starts, stops, ("mean", "count"))
