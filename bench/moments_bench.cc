@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <random>
 #include <string>
@@ -72,45 +73,44 @@ void BM_SummarizeLeaf(benchmark::State& state) {
 }
 BENCHMARK(BM_SummarizeLeaf)->ArgName("order")->Arg(2)->Arg(8);
 
-// A small dense array with its buffer, made once, removed at exit.
-class SmallArray {
+// An f8 array of `length` elements (sparse) with its buffer, made once by the
+// benchmarks that use it and removed at exit: `fill` writes its data, then it
+// is opened with `options`. error() says why it could not be made.
+class BenchArray {
  public:
-  static SmallArray& Get() {
-    static SmallArray* instance = new SmallArray();
-    return *instance;
-  }
-  BufferedArray& array() { return *array_; }
-  const std::string& error() const { return error_; }
-
- private:
-  SmallArray() {
+  using Fill = std::function<Status(ArrayFile&)>;
+  BenchArray(const std::string& name, uint64_t length, const Fill& fill, const BufferedArrayOptions& options) {
     const char* dir = std::getenv("MOMENTA_BENCH_DIR");
-    path_ = std::string(dir != nullptr && *dir ? dir : ".") + "/momenta_moments_bench_small.npy";
+    path_ = std::string(dir != nullptr && *dir ? dir : ".") + "/momenta_moments_bench_" + name + ".npy";
     Remove();
-    std::atexit([] { Get().Remove(); });
+    Made().push_back(this);
+    if (Made().size() == 1) std::atexit([] {
+        for (BenchArray* a : Made()) a->Remove();
+      });
     IoOptions io;
     io.writable = true;
-    const uint64_t shape[1] = {kSmallLength};
+    const uint64_t shape[1] = {length};
     auto file = ArrayFile::Create(path_, DType::kF8, shape, io);
-    if (!file.ok()) {
-      error_ = file.status().ToString();
-      return;
-    }
-    const std::vector<double> v = RandomWalk(kSmallLength, 4);
-    if (Status s = (*file)->WriteRaw(0, kSmallLength, reinterpret_cast<const char*>(v.data())); !s.ok()) {
+    const Status s = file.ok() ? fill(**file) : file.status();
+    if (!s.ok()) {
       error_ = s.ToString();
       return;
     }
     file->reset();
-    BufferedArrayOptions options;
-    options.io.writable = true;
-    options.io.direct = false;  // in-cache costs: aligned reads must not bypass the page cache
     auto opened = BufferedArray::Open(path_, options);
     if (!opened.ok()) {
       error_ = opened.status().ToString();
       return;
     }
     array_ = std::move(opened).value();
+  }
+  BufferedArray& array() { return *array_; }
+  const std::string& error() const { return error_; }
+
+ private:
+  static std::vector<BenchArray*>& Made() {
+    static std::vector<BenchArray*> made;
+    return made;
   }
   void Remove() {
     array_.reset();
@@ -124,11 +124,26 @@ class SmallArray {
   std::unique_ptr<BufferedArray> array_;
 };
 
+// A small dense array (kSmallLength cells of a random walk), opened writable.
+BenchArray& SmallArray() {
+  static BenchArray* instance = [] {
+    BufferedArrayOptions options;
+    options.io.writable = true;
+    options.io.direct = false;  // in-cache costs: aligned reads must not bypass the page cache
+    auto fill = [](ArrayFile& file) {
+      const std::vector<double> v = RandomWalk(kSmallLength, 4);
+      return file.WriteRaw(0, kSmallLength, reinterpret_cast<const char*>(v.data()));
+    };
+    return new BenchArray("small", kSmallLength, fill, options);
+  }();
+  return *instance;
+}
+
 // Warm queries (array and tree in the page cache; the array is opened without
 // O_DIRECT, which would send the aligned end reads to the device): sum+mean+var,
 // or min+max.
 void BM_WarmQuery(benchmark::State& state) {
-  SmallArray& small = SmallArray::Get();
+  BenchArray& small = SmallArray();
   if (!small.error().empty()) {
     state.SkipWithError(small.error().c_str());
     return;
@@ -156,61 +171,27 @@ BENCHMARK(BM_WarmQuery)->ArgName("minmax")->Arg(0)->Arg(1);
 // the default leaf (16,384), fan-out 64 and a 1 MiB RAM tier: levels of
 // 2^20, 2^14, 256 and 4 nodes, the top two in RAM (as a 1 TiB array's
 // default buffer keeps its top two of four). Made once, removed at exit.
-class DeepArray {
- public:
+struct DeepArray {
   static constexpr uint64_t kLength = uint64_t{1} << 34;
   static constexpr uint64_t kRegions = 64, kRegion = uint64_t{1} << 16;
-  static DeepArray& Get() {
-    static DeepArray* instance = new DeepArray();
-    return *instance;
-  }
-  BufferedArray& array() { return *array_; }
-  const std::string& error() const { return error_; }
   // The first cell of region r.
   static uint64_t RegionStart(uint64_t r) { return r * (kLength / kRegions) + 12345 * r; }
-
- private:
-  DeepArray() {
-    const char* dir = std::getenv("MOMENTA_BENCH_DIR");
-    path_ = std::string(dir != nullptr && *dir ? dir : ".") + "/momenta_moments_bench_deep.npy";
-    Remove();
-    std::atexit([] { Get().Remove(); });
-    IoOptions io;
-    io.writable = true;
-    const uint64_t shape[1] = {kLength};
-    auto file = ArrayFile::Create(path_, DType::kF8, shape, io);
-    if (!file.ok()) {
-      error_ = file.status().ToString();
-      return;
-    }
-    for (uint64_t r = 0; r < kRegions; ++r) {
-      const std::vector<double> v = RandomWalk(kRegion, 100 + r);
-      if (Status s = (*file)->WriteRaw(RegionStart(r), kRegion, reinterpret_cast<const char*>(v.data())); !s.ok()) {
-        error_ = s.ToString();
-        return;
-      }
-    }
-    file->reset();
-    BufferedArrayOptions options;
-    options.io.direct = false;  // in-cache costs
-    options.tree.ram_budget = 1 << 20;
-    auto opened = BufferedArray::Open(path_, options);
-    if (!opened.ok()) {
-      error_ = opened.status().ToString();
-      return;
-    }
-    array_ = std::move(opened).value();
+  static BenchArray& Get() {
+    static BenchArray* instance = [] {
+      BufferedArrayOptions options;
+      options.io.direct = false;  // in-cache costs
+      options.tree.ram_budget = 1 << 20;
+      auto fill = [](ArrayFile& file) {
+        for (uint64_t r = 0; r < kRegions; ++r) {
+          const std::vector<double> v = RandomWalk(kRegion, 100 + r);
+          MOMENTA_RETURN_IF_ERROR(file.WriteRaw(RegionStart(r), kRegion, reinterpret_cast<const char*>(v.data())));
+        }
+        return Status::OK();
+      };
+      return new BenchArray("deep", kLength, fill, options);
+    }();
+    return *instance;
   }
-  void Remove() {
-    array_.reset();
-    std::error_code ec;
-    std::filesystem::remove(path_, ec);
-    std::filesystem::remove_all(SidecarPath(path_), ec);
-  }
-
-  std::string path_;
-  std::string error_;
-  std::unique_ptr<BufferedArray> array_;
 };
 
 // `count` random ranges of the deep array: ends anywhere (mostly in holes),
@@ -236,7 +217,7 @@ std::vector<IndexRange> DeepRanges(size_t count, bool ends_in_data, uint64_t see
 // Warm sum+mean+var over the deep array, one query at a time (the nodes of
 // every level and the two end pieces; everything in the page cache).
 void BM_WarmQueryDeep(benchmark::State& state) {
-  DeepArray& deep = DeepArray::Get();
+  BenchArray& deep = DeepArray::Get();
   if (!deep.error().empty()) {
     state.SkipWithError(deep.error().c_str());
     return;
@@ -267,7 +248,7 @@ BENCHMARK(BM_WarmQueryDeep)->ArgName("ends_in_data")->Arg(0)->Arg(1);
 // Warm batches over the deep array (SummarizeBatch of `batch` ranges):
 // items/s is ranges/s on one core.
 void BM_WarmBatchDeep(benchmark::State& state) {
-  DeepArray& deep = DeepArray::Get();
+  BenchArray& deep = DeepArray::Get();
   if (!deep.error().empty()) {
     state.SkipWithError(deep.error().c_str());
     return;
@@ -289,7 +270,7 @@ BENCHMARK(BM_WarmBatchDeep)->ArgName("batch")->Arg(1024);
 
 // Warm single-element updates, `batch` per Apply.
 void BM_WarmApply(benchmark::State& state) {
-  SmallArray& small = SmallArray::Get();
+  BenchArray& small = SmallArray();
   if (!small.error().empty()) {
     state.SkipWithError(small.error().c_str());
     return;
@@ -315,7 +296,7 @@ BENCHMARK(BM_WarmApply)->ArgName("batch")->Arg(1)->Arg(4096);
 // (ArrayFile::ReadRaw of one element: through io_uring, one submission), then
 // the new one (WriteRaw: fallocate, then pwrite), and each system call alone.
 void BM_ElementIo(benchmark::State& state) {
-  SmallArray& small = SmallArray::Get();
+  BenchArray& small = SmallArray();
   if (!small.error().empty()) {
     state.SkipWithError(small.error().c_str());
     return;
