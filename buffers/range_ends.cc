@@ -24,8 +24,10 @@ Status ReadRangeEnds(ArrayFile& array, std::span<const IndexRange> ranges, std::
   std::vector<ReadRequest> requests;
   for (size_t k = 0; k < at.size(); ++k) {
     const bool extends = !requests.empty() && at[k] == at[k - 1] + 1;
-    if (extends) requests.back().length += item;
-    else requests.push_back({array.ByteOffset(at[k]), item, bytes.data() + k * item});
+    if (extends)
+      requests.back().length += item;
+    else
+      requests.push_back({array.ByteOffset(at[k]), item, bytes.data() + k * item});
   }
   MOMENTA_RETURN_IF_ERROR(array.io().ReadBatch(requests));
   if (read) {

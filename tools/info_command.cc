@@ -7,11 +7,11 @@
 #include <string>
 
 #include "buffers/buffered_array.h"
+#include "buffers/ola/ola_file.h"
 #include "buffers/tree/moment_tree.h"
+#include "storage/util/json_writer.h"
 #include "tools/cli_common.h"
 #include "tools/commands.h"
-#include "buffers/ola/ola_file.h"
-#include "storage/util/json_writer.h"
 
 namespace momenta::cli {
 namespace {
@@ -35,11 +35,16 @@ std::string BufferStateText(const BufferCondition& c, ArrayFile& f) {
     std::snprintf(rough, sizeof rough, "one pass over %s allocated, roughly %.0f s at 1 GiB/s",
                   FormatBytes(pass).c_str(), seconds);
   switch (c.kind) {
-    case Kind::kCurrent: return "current";
-    case Kind::kLiveWriter: return "current (a writer is updating it)";
-    case Kind::kRecover: return "needs recovery: " + c.why + "; the next command replays the log";
-    case Kind::kMissing: return "none yet: the next query builds it (" + std::string(rough) + ")";
-    case Kind::kRebuild: return "stale: " + c.why + "; the next command rebuilds it (" + std::string(rough) + ")";
+    case Kind::kCurrent:
+      return "current";
+    case Kind::kLiveWriter:
+      return "current (a writer is updating it)";
+    case Kind::kRecover:
+      return "needs recovery: " + c.why + "; the next command replays the log";
+    case Kind::kMissing:
+      return "none yet: the next query builds it (" + std::string(rough) + ")";
+    case Kind::kRebuild:
+      return "stale: " + c.why + "; the next command rebuilds it (" + std::string(rough) + ")";
     case Kind::kForeign:
       return "belongs to another array: " + c.why + "; the next command sets it aside and builds a fresh one (" +
              std::string(rough) + ")";
@@ -74,9 +79,9 @@ int RunInfo(const InfoArgs& a) {
   // Kind ola: the Ola buffer beside the tree (its header: ola_file.h).
   std::unique_ptr<OlaFile> ola;
   if (tree && tree->header().ola_nodes > 0) {
-    auto o = OlaFile::Open(sidecar + "/ola", /*writable=*/false,
-                           OlaFileOptions(static_cast<int>(tree->header().ola_nodes), tree->header().ola_bin),
-                           f.length());
+    auto o =
+        OlaFile::Open(sidecar + "/ola", /*writable=*/false,
+                      OlaFileOptions(static_cast<int>(tree->header().ola_nodes), tree->header().ola_bin), f.length());
     if (o.ok()) ola = std::move(o).value();
   }
   const char* kind = tree && tree->header().ola_nodes > 0 ? "ola" : "hbb";
@@ -118,8 +123,7 @@ int RunInfo(const InfoArgs& a) {
   std::printf("dtype:       %s\n", std::string(DTypeName(f.dtype())).c_str());
   std::printf("shape:       (%s)\n", shape.c_str());
   std::printf("length:      %s\n", Counted(f.length(), "element").c_str());
-  std::printf("npy header:  v%s, data at byte %llu\n", version.c_str(),
-              static_cast<unsigned long long>(h.data_offset));
+  std::printf("npy header:  v%s, data at byte %llu\n", version.c_str(), static_cast<unsigned long long>(h.data_offset));
   std::printf("data:        %s (file %s, %s allocated on disk)\n", FormatBytes(h.data_bytes()).c_str(),
               FormatBytes(*size).c_str(), FormatBytes(AllocatedBytes(a.path)).c_str());
   std::printf("sidecar:     %s (%s)\n", sidecar.c_str(), has_sidecar ? "present" : "not yet created");
@@ -142,8 +146,8 @@ int RunInfo(const InfoArgs& a) {
                 l.fanout());
     for (int k = l.levels(); k >= 1; --k)
       std::printf("    level %d: %s of %s, %s, %s\n", k, Counted(l.nodes(k), "node").c_str(),
-                  Counted(l.span(k), "element").c_str(),
-                  FormatBytes(l.nodes(k) * tree->codec().bytes()).c_str(), l.in_ram(k) ? "RAM tier" : "disk tier");
+                  Counted(l.span(k), "element").c_str(), FormatBytes(l.nodes(k) * tree->codec().bytes()).c_str(),
+                  l.in_ram(k) ? "RAM tier" : "disk tier");
     std::printf("  RAM tier:  %s (budget %s)\n", FormatBytes(tree->ram_tier_bytes()).c_str(),
                 FormatBytes(tree->header().ram_budget).c_str());
     std::printf("  disk tier: %s\n", FormatBytes(tree->disk_tier_bytes()).c_str());

@@ -4,9 +4,9 @@
 
 #include <string>
 
-#include "storage/npy/dtype.h"
 #include "storage/log/log_codec.h"
 #include "storage/log/log_format.h"
+#include "storage/npy/dtype.h"
 
 namespace momenta::cli {
 

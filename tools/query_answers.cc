@@ -3,8 +3,8 @@
 #include <charconv>
 #include <cmath>
 
-#include "storage/util/json_writer.h"
 #include "storage/array/array_file.h"
+#include "storage/util/json_writer.h"
 #include "tools/cli_common.h"  // PrintNotice
 
 namespace momenta::cli {
@@ -45,8 +45,12 @@ std::string RangeAnswerJson(BufferedArray& ba, const std::string& path, const In
   const OpenReport& opened = ba.open_report();
   tail.Key("open").BeginObject().Key("rebuilt").Bool(opened.full_pass);
   if (opened.full_pass)
-    tail.Key("rebuild_reason").String(opened.full_pass_reason).Key("rebuild_us").Double(opened.full_pass_seconds * 1e6)
-        .Key("rebuild_bytes_read").UInt(opened.full_pass_bytes_read);
+    tail.Key("rebuild_reason")
+        .String(opened.full_pass_reason)
+        .Key("rebuild_us")
+        .Double(opened.full_pass_seconds * 1e6)
+        .Key("rebuild_bytes_read")
+        .UInt(opened.full_pass_bytes_read);
   tail.Key("replayed").UInt(opened.replayed).Key("recovered").Bool(opened.recovered).EndObject().EndObject();
   return out + "," + tail.str().substr(1);
 }
@@ -74,8 +78,10 @@ std::string StatsJson(const std::vector<StatAnswer>& answers) {
     for (size_t k = 0; k < answers[s].values.size(); ++k) {
       if (k) out += ',';
       const long double v = answers[s].values[k];
-      if (answers[s].is_integer || std::isfinite(v)) out += ValueText(answers[s], k);
-      else out += JsonWriter().Double(static_cast<double>(v)).str();  // "NaN", "Infinity", "-Infinity"
+      if (answers[s].is_integer || std::isfinite(v))
+        out += ValueText(answers[s], k);
+      else
+        out += JsonWriter().Double(static_cast<double>(v)).str();  // "NaN", "Infinity", "-Infinity"
     }
     if (list) out += ']';
   }

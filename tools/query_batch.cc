@@ -62,7 +62,8 @@ void PrintTotals(const BatchTotals& t, const char* noun, bool json, double micro
 }
 
 std::string ErrorLine(const QuerySpec& spec, uint64_t line, const Status& error) {
-  if (spec.json) return "{\"line\":" + std::to_string(line) + ",\"error\":" + JsonWriter().String(error.ToString()).str() + "}\n";
+  if (spec.json)
+    return "{\"line\":" + std::to_string(line) + ",\"error\":" + JsonWriter().String(error.ToString()).str() + "}\n";
   return "error: " + error.ToString() + "\n";
 }
 
@@ -193,8 +194,10 @@ Status AnswerRangeText(BufferedArray& ba, const QuerySpec& spec, std::string_vie
     b = e + 1;
     ++number;
     auto parsed = ParseRangeLine(line, ba.length(), answerer.where(number));
-    if (!parsed.ok()) batch.push_back({number, {}, {}, parsed.status()});
-    else if (!parsed->blank) batch.push_back({number, parsed->range, parsed->stats.value_or(spec.stats), Status::OK()});
+    if (!parsed.ok())
+      batch.push_back({number, {}, {}, parsed.status()});
+    else if (!parsed->blank)
+      batch.push_back({number, parsed->range, parsed->stats.value_or(spec.stats), Status::OK()});
     if (batch.size() == kLinesPerBatch || (b >= text.size() && !batch.empty())) {
       if (answerer.Answer(batch) != kExitOk) break;
       batch.clear();
@@ -245,8 +248,8 @@ Status CheckBins(IndexRange range, uint64_t bins, uint64_t bin_size) {
   if (bin_size == 0 && (bins == 0 || bins > range.size()))
     return Status::InvalidArgument("--bins " + std::to_string(bins),
                                    "the range " + std::to_string(range.begin) + ":" + std::to_string(range.end) +
-                                       " holds " + Counted(range.size(), "element") + "; give 1 <= K <= " +
-                                       std::to_string(range.size()));
+                                       " holds " + Counted(range.size(), "element") +
+                                       "; give 1 <= K <= " + std::to_string(range.size()));
   return Status::OK();
 }
 

@@ -15,9 +15,9 @@
 #include <string_view>
 #include <vector>
 
-#include "buffers/buffered_array.h"
 #include "buffers/algebra/range_summary.h"
 #include "buffers/algebra/statistics.h"
+#include "buffers/buffered_array.h"
 
 namespace momenta::cli {
 
@@ -90,7 +90,6 @@ struct BinLines {
 // REQUIRES: CheckBins(range, bins, bin_size).ok()
 Result<BinLines> AnswerBinLines(BufferedArray& ba, const QuerySpec& spec, IndexRange range, uint64_t bins,
                                 uint64_t bin_size, bool snap);
-int AnswerBins(BufferedArray& ba, const QuerySpec& spec, IndexRange range, uint64_t bins, uint64_t bin_size,
-               bool snap);
+int AnswerBins(BufferedArray& ba, const QuerySpec& spec, IndexRange range, uint64_t bins, uint64_t bin_size, bool snap);
 
 }  // namespace momenta::cli

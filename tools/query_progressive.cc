@@ -5,12 +5,12 @@
 #include <cstdio>
 #include <memory>
 
-#include "buffers/tree/moment_tree.h"
-#include "buffers/ola/ola_progressive.h"
 #include "buffers/algebra/square_bounds.h"
+#include "buffers/buffered_array_parts.h"
+#include "buffers/ola/ola_progressive.h"
+#include "buffers/tree/moment_tree.h"
 #include "storage/array/array_file.h"
 #include "storage/util/json_writer.h"
-#include "buffers/buffered_array_parts.h"
 #include "tools/cli_common.h"
 #include "tools/query_answers.h"
 
@@ -27,9 +27,12 @@ struct Line {
 
 const char* NanName(NanState s) {
   switch (s) {
-    case NanState::kNo: return "no";
-    case NanState::kMaybe: return "maybe";
-    case NanState::kCertain: return "certain";
+    case NanState::kNo:
+      return "no";
+    case NanState::kMaybe:
+      return "maybe";
+    case NanState::kCertain:
+      return "certain";
   }
   return "?";
 }
@@ -52,8 +55,8 @@ void Print(Stat stat, const Line& line, bool json, const LineSink& sink) {
   std::string out;
   if (json) {
     out = "{\"stat\":\"" + std::string(StatName(stat)) + "\",\"estimate\":" + estimate + ",\"lower\":" + lower +
-          ",\"upper\":" + upper + ",\"exact\":" + (line.exact ? "true" : "false") + ",\"nan\":\"" +
-          NanName(b.nan) + "\",\"array_bytes_read\":" + std::to_string(line.array_bytes) +
+          ",\"upper\":" + upper + ",\"exact\":" + (line.exact ? "true" : "false") + ",\"nan\":\"" + NanName(b.nan) +
+          "\",\"array_bytes_read\":" + std::to_string(line.array_bytes) +
           ",\"elapsed_us\":" + JsonWriter().Double(line.micros).str() + "}\n";
   } else {
     out = std::string(StatName(stat)) + " " + estimate + " [" + lower + ", " + upper + "]" +
@@ -121,8 +124,8 @@ Status PrintFinal(BufferedArray& ba, const std::string& path, Stat stat, IndexRa
 
 // sumsq and rms: the tree's pieces (both kinds keep a tree with value moments
 // and extremes), bounded by square_bounds.h after Start and each read.
-Status AnswerSquaresProgressive(BufferedArray& ba, const std::string& path, Stat stat, IndexRange range,
-                                bool approx, bool json, const LineSink& sink) {
+Status AnswerSquaresProgressive(BufferedArray& ba, const std::string& path, Stat stat, IndexRange range, bool approx,
+                                bool json, const LineSink& sink) {
   Stopwatch timer;
   if (stat == Stat::kRms && range.size() == 0)
     return Status::InvalidArgument("rms", "the range is empty").WithContext(path);
@@ -156,8 +159,7 @@ bool ServedProgressively(Stat stat) {
          stat == Stat::kRms;
 }
 
-int AnswerProgressive(BufferedArray& ba, const std::string& path, Stat stat, IndexRange range, bool approx,
-                      bool json) {
+int AnswerProgressive(BufferedArray& ba, const std::string& path, Stat stat, IndexRange range, bool approx, bool json) {
   const Status s = StreamProgressive(ba, path, stat, range, approx, json, [](const std::string& line) {
     std::fwrite(line.data(), 1, line.size(), stdout);
     std::fflush(stdout);
@@ -191,7 +193,8 @@ Status StreamProgressive(BufferedArray& ba, const std::string& path, Stat stat, 
   }
   if (!bound.ok()) return bound.status();
   if (approx) {
-    Print(stat, Line{as_stat(*bound), bound->exact, progressive->array_bytes_read(), timer.ElapsedMicros()}, json, sink);
+    Print(stat, Line{as_stat(*bound), bound->exact, progressive->array_bytes_read(), timer.ElapsedMicros()}, json,
+          sink);
     return Status::OK();
   }
   Print(stat, Line{as_stat(*bound), false, 0, timer.ElapsedMicros()}, json, sink);

@@ -10,9 +10,9 @@
 #include <functional>
 #include <string>
 
-#include "buffers/buffered_array.h"
 #include "buffers/algebra/range_summary.h"
 #include "buffers/algebra/statistics.h"
+#include "buffers/buffered_array.h"
 
 namespace momenta::cli {
 
@@ -34,8 +34,7 @@ bool ServedProgressively(Stat stat);
 // rebuilt by the ordinary query (a notice says so) and the bounds start over
 // from the new buffer. Returns the exit code.
 // REQUIRES: ServedProgressively(stat); range inside the array
-int AnswerProgressive(BufferedArray& ba, const std::string& path, Stat stat, IndexRange range, bool approx,
-                      bool json);
+int AnswerProgressive(BufferedArray& ba, const std::string& path, Stat stat, IndexRange range, bool approx, bool json);
 
 // Receives each line (with its newline) as soon as it is known.
 using LineSink = std::function<void(const std::string& line)>;

@@ -35,7 +35,8 @@ int RunServe(const ServeArgs& a) {
   http.port_file = a.port_file;
   http.threads = a.threads;
   if (!serve::IsLoopback(http.host) && a.token_file.empty())
-    return UsageFail("serve: --listen " + a.listen + " is not a loopback address: give --token-file F (clients then "
+    return UsageFail("serve: --listen " + a.listen +
+                     " is not a loopback address: give --token-file F (clients then "
                      "send 'Authorization: Bearer TOKEN')");
   if (!a.token_file.empty()) {
     auto token = ReadToken(a.token_file);
@@ -65,12 +66,13 @@ void RegisterServeCommand(CLI::App& app, Command* run) {
                   "a bearer token every request must send (required for a non-loopback --listen)");
   sub->add_flag("--writable", a->writable, "accept POST /api/arrays/NAME/update (updates through the log)");
   AddCommonOptions(sub, &a->common, /*with_json=*/false);
-  sub->footer("Example: momenta serve data/ --listen 127.0.0.1:8080\n"
-              "         curl 'http://127.0.0.1:8080/api/arrays/big/stats?range=0:2^30&stat=mean&stat=std'\n"
-              "Routes: /api/arrays, /api/arrays/NAME/{stats,overview,progressive,log,values} (GET),\n"
-              "/api/arrays/NAME/{ranges,update} (POST); the explorer at /. docs/serve.md has them all.\n"
-              "Arrays are opened once as readers: writers elsewhere keep writing and answers follow them.\n"
-              "SIGINT or SIGTERM stops it (exit 130 / 143) after the answers in flight.");
+  sub->footer(
+      "Example: momenta serve data/ --listen 127.0.0.1:8080\n"
+      "         curl 'http://127.0.0.1:8080/api/arrays/big/stats?range=0:2^30&stat=mean&stat=std'\n"
+      "Routes: /api/arrays, /api/arrays/NAME/{stats,overview,progressive,log,values} (GET),\n"
+      "/api/arrays/NAME/{ranges,update} (POST); the explorer at /. docs/serve.md has them all.\n"
+      "Arrays are opened once as readers: writers elsewhere keep writing and answers follow them.\n"
+      "SIGINT or SIGTERM stops it (exit 130 / 143) after the answers in flight.");
   sub->callback([a, run] { *run = [a] { return RunServe(*a); }; });
 }
 

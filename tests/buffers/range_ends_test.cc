@@ -71,8 +71,7 @@ TEST(RangeEndsTest, SummariesRefuseTheEndStatistics) {
   EXPECT_FALSE(NeedsEnds(std::vector<Stat>{Stat::kMean, Stat::kMax}));
   auto refused = ComputeStat(Stat::kFirst, {}, RangeSummary{}, 0, DType::kF8);
   ASSERT_FALSE(refused.ok());
-  EXPECT_NE(refused.status().ToString().find("first: a range's end element is read from the array"),
-            std::string::npos);
+  EXPECT_NE(refused.status().ToString().find("first: a range's end element is read from the array"), std::string::npos);
 }
 
 }  // namespace

@@ -65,11 +65,15 @@ void CheckGetters(const Target& t) {
     FUZZ_CHECK(f.ok() || OneLine(f.status()), "a flag's error is one line");
   }
   auto n = GetCount(t, "bins", 1, 1 << 16, 1000);
-  if (n.ok()) FUZZ_CHECK(*n >= 1 && *n <= (1 << 16), "a count within its bounds");
-  else FUZZ_CHECK(OneLine(n.status()), "a count's error is one line");
+  if (n.ok())
+    FUZZ_CHECK(*n >= 1 && *n <= (1 << 16), "a count within its bounds");
+  else
+    FUZZ_CHECK(OneLine(n.status()), "a count's error is one line");
   auto stats = GetStatRequest(t, false);
-  if (stats.ok()) FUZZ_CHECK(!stats->stats.empty() && stats->stats.size() <= kMaxStatsPerRequest, "stats counted");
-  else FUZZ_CHECK(OneLine(stats.status()), "a stat's error is one line");
+  if (stats.ok())
+    FUZZ_CHECK(!stats->stats.empty() && stats->stats.size() <= kMaxStatsPerRequest, "stats counted");
+  else
+    FUZZ_CHECK(OneLine(stats.status()), "a stat's error is one line");
   if (const std::string* range = t.Get("range")) {
     auto r = cli::ParseRange(*range, 1000, "range");
     if (r.ok()) FUZZ_CHECK(r->begin <= r->end && r->end <= 1000, "a range inside the array");
@@ -101,8 +105,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   for (const auto& [k, v] : t->params) FUZZ_CHECK(!control(k) && !control(v), "no control character in a parameter");
   for (const std::string& seg : t->segments) {
     FUZZ_CHECK(!seg.empty() && !control(seg), "no empty segment, no control character");
-    if (seg == "..") FUZZ_CHECK(path.find("..") != std::string_view::npos || path.find('%') != std::string_view::npos,
-                                "'..' only when the path spelled or encoded it");
+    if (seg == "..")
+      FUZZ_CHECK(path.find("..") != std::string_view::npos || path.find('%') != std::string_view::npos,
+                 "'..' only when the path spelled or encoded it");
   }
   std::string again;
   // Appended piece by piece: GCC 12 warns falsely (-Wrestrict) on "/" + std::string.

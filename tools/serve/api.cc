@@ -4,10 +4,10 @@
 #include <string_view>
 
 #include "storage/array/array_file.h"
-#include "storage/util/json_writer.h"
+#include "storage/array/sidecar.h"
 #include "storage/log/log_codec.h"
 #include "storage/log/log_reader.h"
-#include "storage/array/sidecar.h"
+#include "storage/util/json_writer.h"
 #include "tools/cli_common.h"
 #include "tools/cli_parse.h"
 #include "tools/log_json.h"
@@ -177,14 +177,23 @@ ApiResponse ErrorResponse(const Status& status) {
   int http = 500;
   switch (status.code()) {
     case Code::kInvalidArgument:
-    case Code::kOutOfRange: http = 400; break;
-    case Code::kNotFound: http = 404; break;
-    case Code::kNotSupported: http = 400; break;
-    case Code::kInterrupted: http = 503; break;
+    case Code::kOutOfRange:
+      http = 400;
+      break;
+    case Code::kNotFound:
+      http = 404;
+      break;
+    case Code::kNotSupported:
+      http = 400;
+      break;
+    case Code::kInterrupted:
+      http = 503;
+      break;
     case Code::kIOError:
       http = status.message().find("locked by another writer") != std::string::npos ? 409 : 500;
       break;
-    default: break;
+    default:
+      break;
   }
   return ErrorResponse(http, status.ToString());
 }
@@ -200,7 +209,8 @@ ApiResponse Api::Handle(const ApiRequest& request) {
   if (seg[0] == "explorer" && seg.size() == 2 && get) return StaticFile(seg[1]);
   if (seg[0] != "api" || seg.size() < 2 || seg[1] != "arrays") return ErrorResponse(404, "no such route");
   if (seg.size() == 2) return get ? Json(ListArrays(arrays_)) : ErrorResponse(405, "/api/arrays: GET only");
-  if (seg.size() != 4) return ErrorResponse(404, "no such route: /api/arrays/NAME/{stats,overview,ranges,progressive,log,values,update}");
+  if (seg.size() != 4)
+    return ErrorResponse(404, "no such route: /api/arrays/NAME/{stats,overview,ranges,progressive,log,values,update}");
   auto leased = arrays_.Acquire(seg[2]);
   if (!leased.ok()) return ErrorResponse(leased.status());
   auto lease = std::make_shared<Lease>(std::move(leased).value());

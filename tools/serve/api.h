@@ -29,10 +29,10 @@
 
 namespace momenta::serve {
 
-inline constexpr uint64_t kMaxBins = 1 << 16;          // bins per overview
-inline constexpr uint64_t kMaxValues = 1 << 16;        // raw values per /values
+inline constexpr uint64_t kMaxBins = 1 << 16;            // bins per overview
+inline constexpr uint64_t kMaxValues = 1 << 16;          // raw values per /values
 inline constexpr uint64_t kMaxRangesPerBatch = 1 << 16;  // lines per POST .../ranges
-inline constexpr uint64_t kMaxLogRecords = 1 << 16;    // records per /log
+inline constexpr uint64_t kMaxLogRecords = 1 << 16;      // records per /log
 
 struct ApiRequest {
   std::string method;  // "GET", "POST", ...

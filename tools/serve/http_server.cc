@@ -86,8 +86,8 @@ class Session : public std::enable_shared_from_this<Session> {
     if (!shared_.options.token.empty()) {
       const auto it = req.find(http::field::authorization);
       if (it == req.end() || it->value() != "Bearer " + shared_.options.token)
-        return Send(ErrorResponse(401, "this server asks for a bearer token (Authorization: Bearer TOKEN)"),
-                    version, keep_alive, false);
+        return Send(ErrorResponse(401, "this server asks for a bearer token (Authorization: Bearer TOKEN)"), version,
+                    keep_alive, false);
     }
     ApiRequest request{std::string(req.method_string()), std::string(req.target()), std::move(req.body())};
     ApiResponse response = shared_.api.Handle(request);
@@ -130,8 +130,10 @@ class Session : public std::enable_shared_from_this<Session> {
     http::write_header(stream_.socket(), sr, ec);
     r.stream([&](const std::string& line) {
       if (ec) return;
-      if (chunked) net::write(stream_.socket(), http::make_chunk(net::buffer(line)), ec);
-      else net::write(stream_.socket(), net::buffer(line), ec);
+      if (chunked)
+        net::write(stream_.socket(), http::make_chunk(net::buffer(line)), ec);
+      else
+        net::write(stream_.socket(), net::buffer(line), ec);
     });
     if (!ec && chunked) net::write(stream_.socket(), http::make_chunk_last(), ec);
     if (ec || !res.keep_alive()) return Close();

@@ -26,7 +26,7 @@ namespace momenta::serve {
 
 struct HttpOptions {
   std::string host = "127.0.0.1";
-  uint16_t port = 8080;  // 0: any free port (written to port_file)
+  uint16_t port = 8080;   // 0: any free port (written to port_file)
   std::string port_file;  // the bound port, written once listening
   int threads = 2;
   std::string token;  // not empty: "Authorization: Bearer <token>" required (401)

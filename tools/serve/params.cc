@@ -128,8 +128,8 @@ Result<uint64_t> GetCount(const Target& t, std::string_view key, uint64_t lo, ui
   auto n = cli::ParseCount(*v, key);
   if (!n.ok()) return n.status();
   if (*n < lo || *n > hi)
-    return Status::InvalidArgument(key, Quoted(*v) + " is not in range " + std::to_string(lo) + " to " +
-                                            std::to_string(hi));
+    return Status::InvalidArgument(key,
+                                   Quoted(*v) + " is not in range " + std::to_string(lo) + " to " + std::to_string(hi));
   return *n;
 }
 

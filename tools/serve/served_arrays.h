@@ -21,10 +21,10 @@
 namespace momenta::serve {
 
 struct ServedArray {
-  std::string name;  // "big" for big.npy
-  std::string path;  // as given (or found in a given folder)
+  std::string name;     // "big" for big.npy
+  std::string path;     // as given (or found in a given folder)
   std::string sidecar;  // --sidecar (empty: SidecarPath's rules)
-  std::mutex mu;     // one request at a time touches `array`
+  std::mutex mu;        // one request at a time touches `array`
   std::unique_ptr<BufferedArray> array;
   dev_t dev = 0;
   ino_t ino = 0;
@@ -49,8 +49,8 @@ class ServedArrays {
   // Every PATH (a .npy file, or a folder: each .npy file in it, sorted),
   // opened as readers. Two arrays of one name, a path that is neither, or an
   // array that cannot be opened is an error naming it.
-  static Result<std::unique_ptr<ServedArrays>> Open(const std::vector<std::string>& paths,
-                                                    const std::string& sidecar, IoKind io);
+  static Result<std::unique_ptr<ServedArrays>> Open(const std::vector<std::string>& paths, const std::string& sidecar,
+                                                    IoKind io);
 
   // The names, in the order served.
   std::vector<std::string> Names() const;

@@ -13,8 +13,8 @@ ApiResponse Update(Lease& lease, const Target& t, const std::string& body) {
   if (lines > kMaxUpdatesPerRequest)
     return ErrorResponse(413, "update: more than " + std::to_string(kMaxUpdatesPerRequest) + " lines in one request");
   BufferedArray& reader = lease.array();
-  auto updates = cli::ParseUpdates(body, /*binary=*/false, "body", reader.array().dtype(), reader.length(),
-                                   kLogTimeNow);
+  auto updates =
+      cli::ParseUpdates(body, /*binary=*/false, "body", reader.array().dtype(), reader.length(), kLogTimeNow);
   if (!updates.ok()) return ErrorResponse(updates.status());
   BufferedArrayOptions options;
   options.io.writable = true;

@@ -69,14 +69,17 @@ TEST_F(ServeApiTest, ListsTheServedArrays) {
 TEST_F(ServeApiTest, StatsAreTheCliAnswer) {
   auto r = Get("/api/arrays/a/stats?range=100:4000&stat=mean&stat=std&stat=min&stat=max&ddof=1&stat=moments&order=2");
   ASSERT_EQ(r.status, 200) << r.body;
-  auto cli = RunCli({"query", path_, "--range", "100:4000", "--stat", "mean", "--stat", "std", "--stat", "min",
-                     "--stat", "max", "--ddof", "1", "--stat", "moments", "--order", "2", "--json", "--io", "pread"});
+  auto cli = RunCli({"query",  path_,     "--range", "100:4000", "--stat", "mean",   "--stat",
+                     "std",    "--stat",  "min",     "--stat",   "max",    "--ddof", "1",
+                     "--stat", "moments", "--order", "2",        "--json", "--io",   "pread"});
   ASSERT_EQ(cli.exit_code, 0) << cli.err;
   std::string expected = WithoutTimes(Lines(cli.out)[0]);
   const std::string path_json = "\"path\":\"" + path_ + "\"";
   expected.replace(expected.find(path_json), path_json.size(), "\"path\":\"a\"");
   // The cost of the CLI's first query differs from a warm server's: the answers are compared.
-  auto stats = [](const std::string& s) { return s.substr(s.find("\"stats\":"), s.find(",\"array_bytes") - s.find("\"stats\":")); };
+  auto stats = [](const std::string& s) {
+    return s.substr(s.find("\"stats\":"), s.find(",\"array_bytes") - s.find("\"stats\":"));
+  };
   EXPECT_EQ(stats(WithoutTimes(r.body)), stats(expected));
   EXPECT_EQ(r.body.substr(0, 30), expected.substr(0, 30));
 }
