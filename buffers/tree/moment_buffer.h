@@ -24,7 +24,6 @@
 #include <vector>
 
 #include "buffers/tree/moment_tree.h"
-#include "buffers/ola/ola_buffer.h"
 #include "buffers/tree/range_query.h"
 #include "buffers/algebra/range_summary.h"
 #include "buffers/tree/tree_build.h"
@@ -38,6 +37,10 @@ class OlaFile;  // buffers/ola/ola_file.h
 
 class MomentBuffer {
  public:
+  // Reads the array's cells of `run` as doubles into out[0 .. run.size())
+  // (the same type as OlaBuffer::CellReader, buffers/ola/ola_buffer.h).
+  using CellReader = std::function<Status(IndexRange run, double* out)>;
+
   virtual ~MomentBuffer() = default;
 
   // ---- describe ----
@@ -94,7 +97,7 @@ class MomentBuffer {
   virtual void Touched(DType dtype, const LogRecord& r) = 0;
   // Record r may have reached part of this buffer (a writer killed inside
   // it): recomputed from the array as `read` gives it.
-  [[nodiscard]] virtual Status Recompute(DType dtype, const LogRecord& r, const OlaBuffer::CellReader& read) = 0;
+  [[nodiscard]] virtual Status Recompute(DType dtype, const LogRecord& r, const CellReader& read) = 0;
 
   // ---- verify ----
   // This buffer's own part against a fresh build from `array`: *checked is

@@ -38,7 +38,7 @@ class TreeBuffer final : public MomentBuffer {
 
   std::string ReplayableFor(uint64_t) const override { return ""; }
   void Touched(DType, const LogRecord&) override {}
-  [[nodiscard]] Status Recompute(DType, const LogRecord&, const OlaBuffer::CellReader&) override {
+  [[nodiscard]] Status Recompute(DType, const LogRecord&, const CellReader&) override {
     return Status::OK();
   }
 
