@@ -39,6 +39,7 @@ set(MOMENTA_INSTALLED_HEADERS
   buffers/algebra/statistics.h
   buffers/range_answers.h
   buffers/summarize_as_of.h
+  buffers/tree/buffer_description.h
   buffers/tree/tree_options.h
   stream/window/bucket_window.h
   stream/window/flat_count_map.h
