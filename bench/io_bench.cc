@@ -91,8 +91,7 @@ void CreateDataFile(const Config& c) {
   if (::statvfs(dir.c_str(), &vfs) != 0) Die(dir + ": " + std::strerror(errno));
   const uint64_t free_bytes = static_cast<uint64_t>(vfs.f_bavail) * vfs.f_frsize;
   if (free_bytes < c.size + kGiB)
-    Die(dir + " has " + std::to_string(free_bytes / kMiB) + " MiB free; a " +
-        std::to_string(c.size / kMiB) +
+    Die(dir + " has " + std::to_string(free_bytes / kMiB) + " MiB free; a " + std::to_string(c.size / kMiB) +
         " MiB data file needs that plus 1 GiB. Set MOMENTA_BENCH_DIR or MOMENTA_BENCH_GIB.");
 
   const int fd = ::open(c.path.c_str(), O_CREAT | O_TRUNC | O_WRONLY | O_CLOEXEC, 0644);
@@ -154,8 +153,7 @@ size_t BatchSize(size_t block, unsigned qd) {
 struct Buffers {
   static constexpr size_t kHuge = 2 * kMiB;
   explicit Buffers(size_t bytes)
-      : size((bytes + kHuge - 1) / kHuge * kHuge),
-        data(static_cast<char*>(std::aligned_alloc(kHuge, size))) {
+      : size((bytes + kHuge - 1) / kHuge * kHuge), data(static_cast<char*>(std::aligned_alloc(kHuge, size))) {
     if (Env("MOMENTA_BENCH_HUGEPAGES", "1") != "0")
       ::madvise(data.get(), size, MADV_HUGEPAGE);  // advice: fine if refused
     std::memset(data.get(), 1, size);
@@ -269,7 +267,8 @@ int main(int argc, char** argv) {
   dir = real;
   std::free(real);
   double gib = 0;
-  if (!ParseReal(Env("MOMENTA_BENCH_GIB", "4"), &gib) || !(gib > 0)) Die("MOMENTA_BENCH_GIB must be a positive number of GiB");
+  if (!ParseReal(Env("MOMENTA_BENCH_GIB", "4"), &gib) || !(gib > 0))
+    Die("MOMENTA_BENCH_GIB must be a positive number of GiB");
   g_config.path = dir + "/" + kFileName;
   g_config.size = static_cast<uint64_t>(gib * static_cast<double>(kGiB)) / kMiB * kMiB;
   g_config.keep = Env("MOMENTA_BENCH_KEEP", "0") == "1";

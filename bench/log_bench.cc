@@ -73,8 +73,7 @@ void BM_LogAppend(benchmark::State& state) {
     }
     state.SetItemsProcessed(static_cast<int64_t>(appends * batch));
     state.SetBytesProcessed(static_cast<int64_t>(appends * LogFrameBytes(batch)));
-    state.SetLabel("sync=" + std::string(LogSyncName(sync)) + " frame=" +
-                   std::to_string(LogFrameBytes(batch)) + "B");
+    state.SetLabel("sync=" + std::string(LogSyncName(sync)) + " frame=" + std::to_string(LogFrameBytes(batch)) + "B");
     if (Status s = (*w)->Close(); !s.ok()) state.SkipWithError(s.ToString().c_str());
   }
   std::filesystem::remove_all(dir, ec);

@@ -17,9 +17,9 @@
 
 #include <benchmark/benchmark.h>
 
-#include "buffers/buffered_array.h"
 #include "buffers/algebra/range_summary.h"
 #include "buffers/algebra/statistics.h"
+#include "buffers/buffered_array.h"
 #include "storage/array/array_file.h"
 
 namespace momenta {
@@ -39,8 +39,7 @@ std::vector<double> RandomWalk(size_t n, uint64_t seed) {
 
 RangeSummary SummaryOf(const std::vector<double>& v, int order) {
   std::vector<double> scratch(v.size());
-  return RangeSummary::OfElements(order, DType::kF8, reinterpret_cast<const char*>(v.data()), v.size(),
-                                  scratch.data());
+  return RangeSummary::OfElements(order, DType::kF8, reinterpret_cast<const char*>(v.data()), v.size(), scratch.data());
 }
 
 void BM_Merge(benchmark::State& state) {
@@ -65,9 +64,8 @@ void BM_SummarizeLeaf(benchmark::State& state) {
   const std::vector<double> v = RandomWalk(kLeaf, 3);
   std::vector<double> scratch(kLeaf);
   for (auto _ : state)
-    benchmark::DoNotOptimize(RangeSummary::OfElements(order, DType::kF8,
-                                                      reinterpret_cast<const char*>(v.data()),
-                                                      kLeaf, scratch.data()));
+    benchmark::DoNotOptimize(
+        RangeSummary::OfElements(order, DType::kF8, reinterpret_cast<const char*>(v.data()), kLeaf, scratch.data()));
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * kLeaf * 8));
 }
 BENCHMARK(BM_SummarizeLeaf)->ArgName("order")->Arg(2)->Arg(8);
@@ -144,8 +142,8 @@ void BM_WarmQuery(benchmark::State& state) {
       break;
     }
     StatParams params;
-    for (Stat s : extremes ? std::vector<Stat>{Stat::kMin, Stat::kMax}
-                           : std::vector<Stat>{Stat::kSum, Stat::kMean, Stat::kVar})
+    for (Stat s :
+         extremes ? std::vector<Stat>{Stat::kMin, Stat::kMax} : std::vector<Stat>{Stat::kSum, Stat::kMean, Stat::kVar})
       benchmark::DoNotOptimize(ComputeStat(s, params, *summary, p, DType::kF8));
   }
 }
@@ -328,10 +326,18 @@ void BM_ElementIo(benchmark::State& state) {
     const uint64_t i = rng() % kSmallLength;
     Status s;
     switch (what) {
-      case 0: s = array.ReadRaw(i, 1, bytes); break;
-      case 1: s = array.WriteRaw(i, 1, bytes); break;
-      case 2: s = array.io().Allocate(array.ByteOffset(i), 8); break;
-      default: s = array.io().Write(array.ByteOffset(i), std::span<const char>(bytes, 8)); break;
+      case 0:
+        s = array.ReadRaw(i, 1, bytes);
+        break;
+      case 1:
+        s = array.WriteRaw(i, 1, bytes);
+        break;
+      case 2:
+        s = array.io().Allocate(array.ByteOffset(i), 8);
+        break;
+      default:
+        s = array.io().Write(array.ByteOffset(i), std::span<const char>(bytes, 8));
+        break;
     }
     if (!s.ok()) {
       state.SkipWithError(s.ToString().c_str());

@@ -23,12 +23,12 @@
 #include <thread>
 #include <vector>
 
-#include "stream/window/byte_codec.h"
 #include "stream/net/query_client.h"
 #include "stream/net/root_server.h"
 #include "stream/net/site_client.h"
 #include "stream/net/wire_frame.h"
 #include "stream/testing/workloads.h"
+#include "stream/window/byte_codec.h"
 
 namespace {
 
@@ -46,9 +46,12 @@ std::vector<double> List(const char* text) {
 // Counts: 1234, 56k, 7.8M.
 std::string Human(double v) {
   char buf[32];
-  if (v >= 1e6) std::snprintf(buf, sizeof buf, "%.1fM", v / 1e6);
-  else if (v >= 1e4) std::snprintf(buf, sizeof buf, "%.0fk", v / 1e3);
-  else std::snprintf(buf, sizeof buf, "%.0f", v);
+  if (v >= 1e6)
+    std::snprintf(buf, sizeof buf, "%.1fM", v / 1e6);
+  else if (v >= 1e4)
+    std::snprintf(buf, sizeof buf, "%.0fk", v / 1e3);
+  else
+    std::snprintf(buf, sizeof buf, "%.0f", v);
   return buf;
 }
 
@@ -160,7 +163,8 @@ int RunOne(uint32_t k, double eps, double n_target, int64_t W, uint64_t seed, co
   uint64_t max_site_bytes = 0;
   while (std::getline(lines, line)) {
     if (line.rfind("total ", 0) == 0) total = AnswerFields(line);
-    if (line.rfind("s", 0) == 0) max_site_bytes = std::max<uint64_t>(max_site_bytes, std::stoull(AnswerFields(line)["window_bytes"]));
+    if (line.rfind("s", 0) == 0)
+      max_site_bytes = std::max<uint64_t>(max_site_bytes, std::stoull(AnswerFields(line)["window_bytes"]));
   }
   const double bytes = std::stod(total["window_bytes"]), messages = std::stod(total["window_messages"]);
   const double words = std::stod(total["window_words"]), frames = std::stod(total["window_frames"]);
@@ -169,23 +173,25 @@ int RunOne(uint32_t k, double eps, double n_target, int64_t W, uint64_t seed, co
   const double fill_n = static_cast<double>(fill_events);
   const double fill_bound = (k / eps) * std::log2(std::max(2.0, fill_n / k));
   if (g_json) {  // one line, exact figures (momenta bench reads it)
-    std::printf("{\"k\":%u,\"eps\":%g,\"window_events\":%.0f,\"fill_events\":%.0f,\"fill_bytes\":%llu,"
-                "\"steady_bytes\":%.0f,\"steady_messages\":%.0f,\"naive_bytes\":%llu,\"seconds\":%.6f,"
-                "\"words_over_bound\":%.4f}\n",
-                k, eps, N, fill_n, static_cast<unsigned long long>(fill.bytes), bytes, messages,
-                static_cast<unsigned long long>(naive_bytes), seconds, words / bound);
+    std::printf(
+        "{\"k\":%u,\"eps\":%g,\"window_events\":%.0f,\"fill_events\":%.0f,\"fill_bytes\":%llu,"
+        "\"steady_bytes\":%.0f,\"steady_messages\":%.0f,\"naive_bytes\":%llu,\"seconds\":%.6f,"
+        "\"words_over_bound\":%.4f}\n",
+        k, eps, N, fill_n, static_cast<unsigned long long>(fill.bytes), bytes, messages,
+        static_cast<unsigned long long>(naive_bytes), seconds, words / bound);
     std::fflush(stdout);
   } else {
-  std::printf("| %u | %g | %s | %s | %s | %s | %.2f | %s | %s | %s | %s | %s | %s | %.2f | %.2f | %.1f |\n", k, eps,
-              Human(N).c_str(), Human(static_cast<double>(fill.messages)).c_str(),
-              Human(static_cast<double>(fill.bytes)).c_str(), Human(static_cast<double>(fill.bytes) / k).c_str(),
-              static_cast<double>(fill.words) / fill_bound, Human(messages).c_str(), Human(bytes).c_str(),
-              Human(static_cast<double>(max_site_bytes)).c_str(), Human(frames).c_str(),
-              Human(static_cast<double>(naive_bytes)).c_str(),
-              Ratio(static_cast<double>(naive_bytes) / std::max(1.0, std::max(bytes, static_cast<double>(fill.bytes))))
-                  .c_str(),
-              words / bound, messages / bound, seconds);
-  std::fflush(stdout);
+    std::printf(
+        "| %u | %g | %s | %s | %s | %s | %.2f | %s | %s | %s | %s | %s | %s | %.2f | %.2f | %.1f |\n", k, eps,
+        Human(N).c_str(), Human(static_cast<double>(fill.messages)).c_str(),
+        Human(static_cast<double>(fill.bytes)).c_str(), Human(static_cast<double>(fill.bytes) / k).c_str(),
+        static_cast<double>(fill.words) / fill_bound, Human(messages).c_str(), Human(bytes).c_str(),
+        Human(static_cast<double>(max_site_bytes)).c_str(), Human(frames).c_str(),
+        Human(static_cast<double>(naive_bytes)).c_str(),
+        Ratio(static_cast<double>(naive_bytes) / std::max(1.0, std::max(bytes, static_cast<double>(fill.bytes))))
+            .c_str(),
+        words / bound, messages / bound, seconds);
+    std::fflush(stdout);
   }
   sites.clear();
   (*server)->Stop();
@@ -202,25 +208,33 @@ int main(int argc, char** argv) {
   std::string workload = "steady";
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string flag = argv[i];
-    if (flag == "--k") ks = List(argv[i + 1]);
-    else if (flag == "--eps") epss = List(argv[i + 1]);
-    else if (flag == "--n") ns = List(argv[i + 1]);
-    else if (flag == "--window") window = std::atoll(argv[i + 1]);
-    else if (flag == "--seed") seed = std::strtoull(argv[i + 1], nullptr, 10);
-    else if (flag == "--workload") workload = argv[i + 1];
-    else if (flag == "--json") g_json = std::string(argv[i + 1]) == "1";
+    if (flag == "--k")
+      ks = List(argv[i + 1]);
+    else if (flag == "--eps")
+      epss = List(argv[i + 1]);
+    else if (flag == "--n")
+      ns = List(argv[i + 1]);
+    else if (flag == "--window")
+      window = std::atoll(argv[i + 1]);
+    else if (flag == "--seed")
+      seed = std::strtoull(argv[i + 1], nullptr, 10);
+    else if (flag == "--workload")
+      workload = argv[i + 1];
+    else if (flag == "--json")
+      g_json = std::string(argv[i + 1]) == "1";
     else {
       std::fprintf(stderr, "unknown flag %s\n", flag.c_str());
       return 2;
     }
   }
   if (!g_json) {
-  std::printf("W = %lld ticks, workload %s, seed %llu; the second window of two, as the root counted it\n\n",
-              static_cast<long long>(window), workload.c_str(), static_cast<unsigned long long>(seed));
-  std::printf("| k | eps | N/window (naive messages) | fill: messages | fill: bytes | fill: bytes/site | fill: C words "
-              "| steady: messages | steady: bytes | steady: max bytes/site | steady: frames | naive bytes "
-              "| naive/ours bytes, worse window | steady: C words | steady: C messages | run s |\n");
-  std::printf("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+    std::printf("W = %lld ticks, workload %s, seed %llu; the second window of two, as the root counted it\n\n",
+                static_cast<long long>(window), workload.c_str(), static_cast<unsigned long long>(seed));
+    std::printf(
+        "| k | eps | N/window (naive messages) | fill: messages | fill: bytes | fill: bytes/site | fill: C words "
+        "| steady: messages | steady: bytes | steady: max bytes/site | steady: frames | naive bytes "
+        "| naive/ours bytes, worse window | steady: C words | steady: C messages | run s |\n");
+    std::printf("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
   }
   for (double n : ns)
     for (double eps : epss)

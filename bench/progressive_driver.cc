@@ -34,9 +34,9 @@
 #include <vector>
 
 #include "buffers/buffered_array.h"
+#include "buffers/buffered_array_parts.h"
 #include "buffers/ola/ola_progressive.h"
 #include "storage/array/array_file.h"
-#include "buffers/buffered_array_parts.h"
 
 extern char** environ;
 
@@ -45,9 +45,7 @@ namespace {
 using namespace momenta;
 using Clock = std::chrono::steady_clock;
 
-double Micros(Clock::time_point from) {
-  return std::chrono::duration<double, std::micro>(Clock::now() - from).count();
-}
+double Micros(Clock::time_point from) { return std::chrono::duration<double, std::micro>(Clock::now() - from).count(); }
 
 double Median(std::vector<double> v) {
   if (v.empty()) return NAN;
@@ -115,8 +113,7 @@ int Run(uint64_t n, int ranges, const std::string& data, const std::string& dir,
               static_cast<unsigned long long>(TreeOf(a).layout().leaf_span()), data.c_str(),
               a.array().io().Name().c_str(), ranges);
   std::printf("%-10s %12s %12s %12s %10s %10s %8s %12s %10s %10s %10s\n", "length", "first_w/|s|", "max_first_w",
-              "first_w/S|a|",
-              "first_us", "all_us", "steps", "last_w/|s|", "query_us", "cli_approx", "cli_prog");
+              "first_w/S|a|", "first_us", "all_us", "steps", "last_w/|s|", "query_us", "cli_approx", "cli_prog");
   std::vector<uint64_t> lengths;
   for (uint64_t l = 1000; l < n; l *= 10) lengths.push_back(l);
   lengths.push_back(n);
@@ -150,15 +147,16 @@ int Run(uint64_t n, int ranges, const std::string& data, const std::string& dir,
       if (!s.ok()) return 1;
       if (r < 5) {
         const std::string range = std::to_string(p) + ":" + std::to_string(q);
-        cli_a.push_back(TimeProcess({MOMENTA_CLI_PATH, "query", path, "--range", range, "--stat", "sum", "--approx", "--json"}));
-        cli_p.push_back(
-            TimeProcess({MOMENTA_CLI_PATH, "query", path, "--range", range, "--stat", "sum", "--progressive", "--json"}));
+        cli_a.push_back(
+            TimeProcess({MOMENTA_CLI_PATH, "query", path, "--range", range, "--stat", "sum", "--approx", "--json"}));
+        cli_p.push_back(TimeProcess(
+            {MOMENTA_CLI_PATH, "query", path, "--range", range, "--stat", "sum", "--progressive", "--json"}));
       }
     }
     std::printf("%-10llu %12.3g %12.3g %12.3g %10.1f %10.1f %8.0f %12.3g %10.1f %10.0f %10.0f\n",
-                static_cast<unsigned long long>(len), Median(first_w), *std::max_element(first_w.begin(), first_w.end()),
-                Median(first_w_abs), Median(first_us), Median(all_us), Median(steps), Median(last_w), Median(query_us), Median(cli_a),
-                Median(cli_p));
+                static_cast<unsigned long long>(len), Median(first_w),
+                *std::max_element(first_w.begin(), first_w.end()), Median(first_w_abs), Median(first_us),
+                Median(all_us), Median(steps), Median(last_w), Median(query_us), Median(cli_a), Median(cli_p));
   }
   ba->reset();
   std::error_code ec;
@@ -178,14 +176,25 @@ int main(int argc, char** argv) {
   std::string dir = tmp && *tmp ? tmp : "/tmp";
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string flag = argv[i], value = argv[i + 1];
-    if (flag == "--length") n = std::strtoull(value.c_str(), nullptr, 0);
-    else if (flag == "--ranges") ranges = std::atoi(value.c_str());
-    else if (flag == "--data") data = value;
-    else if (flag == "--dir") dir = value;
-    else if (flag == "--buffer") buffer.kind = value;
-    else if (flag == "--nodes") buffer.nodes = std::atoi(value.c_str());
-    else if (flag == "--bin") buffer.bin = std::strtoull(value.c_str(), nullptr, 0);
-    else return std::fprintf(stderr, "usage: progressive_driver [--length N] [--ranges R] [--data normal|alternating] [--dir D] [--buffer hbb|ola] [--nodes N] [--bin B]\n"), 2;
+    if (flag == "--length")
+      n = std::strtoull(value.c_str(), nullptr, 0);
+    else if (flag == "--ranges")
+      ranges = std::atoi(value.c_str());
+    else if (flag == "--data")
+      data = value;
+    else if (flag == "--dir")
+      dir = value;
+    else if (flag == "--buffer")
+      buffer.kind = value;
+    else if (flag == "--nodes")
+      buffer.nodes = std::atoi(value.c_str());
+    else if (flag == "--bin")
+      buffer.bin = std::strtoull(value.c_str(), nullptr, 0);
+    else
+      return std::fprintf(stderr,
+                          "usage: progressive_driver [--length N] [--ranges R] [--data normal|alternating] [--dir D] "
+                          "[--buffer hbb|ola] [--nodes N] [--bin B]\n"),
+             2;
   }
   if (n < 2000 || ranges < 1 || (data != "normal" && data != "alternating"))
     return std::fprintf(stderr, "progressive_driver: --length >= 2000, --ranges >= 1, --data normal|alternating\n"), 2;

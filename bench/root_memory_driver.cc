@@ -73,8 +73,9 @@ Mem ReadMem(int pid) {
 void Settle() { std::this_thread::sleep_for(std::chrono::milliseconds(800)); }
 
 void Row(const char* step, const Mem& m, const Mem& base, const std::string& note) {
-  std::printf("| %s | %.1f | %+.1f | %.1f | %+.1f | %s |\n", step, m.rss_kib / 1024.0, (m.rss_kib - base.rss_kib) / 1024.0,
-              m.data_kib / 1024.0, (m.data_kib - base.data_kib) / 1024.0, note.c_str());
+  std::printf("| %s | %.1f | %+.1f | %.1f | %+.1f | %s |\n", step, m.rss_kib / 1024.0,
+              (m.rss_kib - base.rss_kib) / 1024.0, m.data_kib / 1024.0, (m.data_kib - base.data_kib) / 1024.0,
+              note.c_str());
 }
 
 // Connects and sends `bytes`; the socket stays open (closed with the Socket).
@@ -94,7 +95,7 @@ std::string IdleSite(int i) {
   std::snprintf(name, sizeof name, "idle-%04d", i);
   h.name = name;
   FrameWriter w;
-  std::string out = w.Encode(FrameType::kHello, EncodeHello(h));  // sequence 0, then 1
+  std::string out = w.Encode(FrameType::kHello, EncodeHello(h));      // sequence 0, then 1
   out += w.Encode(FrameType::kSnapshot, EncodeBatch(-kMaxTime, {}));  // no clock: it holds no time back
   return out;
 }
@@ -152,7 +153,8 @@ void AheadCase(const HostPort& at, const Mem& base, int pid, int64_t start) {
   const size_t nc = row.find(" not_covered: ");
   char note[512];
   std::snprintf(note, sizeof note,
-                "10 windows (60000 ticks 10 ms apart, sent in %.1f s) ahead of the other site: held=%ld messages, %.0f bytes RSS, %.0f "
+                "10 windows (60000 ticks 10 ms apart, sent in %.1f s) ahead of the other site: held=%ld messages, %.0f "
+                "bytes RSS, %.0f "
                 "VmData per held message; %s",
                 secs, held, held ? (m.rss_kib - before.rss_kib) * 1024.0 / held : 0.0,
                 held ? (m.data_kib - before.data_kib) * 1024.0 / held : 0.0,
@@ -190,10 +192,24 @@ int main(int argc, char** argv) {
   const std::string port_file =
       std::string(tmp && *tmp ? tmp : "/tmp") + "/root_memory_driver." + std::to_string(getpid()) + ".port";
   const std::string max_conn = std::to_string(n + 200);
-  std::vector<std::string> args = {momenta, "root", "--listen", "127.0.0.1:0", "--port-file", port_file,
-                                   "--eps", "0.01", "--window", "60000", "--max-connections", max_conn,
-                                   "--handshake-timeout", "600000", "--idle-timeout", "600000",
-                                   "--max-held", max_held};
+  std::vector<std::string> args = {momenta,
+                                   "root",
+                                   "--listen",
+                                   "127.0.0.1:0",
+                                   "--port-file",
+                                   port_file,
+                                   "--eps",
+                                   "0.01",
+                                   "--window",
+                                   "60000",
+                                   "--max-connections",
+                                   max_conn,
+                                   "--handshake-timeout",
+                                   "600000",
+                                   "--idle-timeout",
+                                   "600000",
+                                   "--max-held",
+                                   max_held};
   std::vector<char*> cargv;
   for (auto& a : args) cargv.push_back(a.data());
   cargv.push_back(nullptr);
@@ -209,8 +225,10 @@ int main(int argc, char** argv) {
   for (int i = 0; i < 500 && port == 0; ++i) {
     std::ifstream in(port_file);
     int p = 0;
-    if (in >> p) port = static_cast<uint16_t>(p);
-    else std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    if (in >> p)
+      port = static_cast<uint16_t>(p);
+    else
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
   unlink(port_file.c_str());
   if (port == 0) {
@@ -290,8 +308,9 @@ int main(int argc, char** argv) {
         for (size_t p = 0; (p = a->find(" live ", p)) != std::string::npos; ++p) ++live;
     }
     char note[160];
-    std::snprintf(note, sizeof note, "%d welcomed, synced, silent (%d sites live); %.0f bytes RSS, %.0f VmData per idle site",
-                  n, live, (m.rss_kib - base.rss_kib) * 1024.0 / n, (m.data_kib - base.data_kib) * 1024.0 / n);
+    std::snprintf(note, sizeof note,
+                  "%d welcomed, synced, silent (%d sites live); %.0f bytes RSS, %.0f VmData per idle site", n, live,
+                  (m.rss_kib - base.rss_kib) * 1024.0 / n, (m.data_kib - base.data_kib) * 1024.0 / n);
     Row("+ idle sites", m, base, note);
     const Mem before = m;
     // A peer before its handshake announcing 2^32 - 16 bytes.
@@ -303,10 +322,11 @@ int main(int argc, char** argv) {
                             EncodeFrameHeader(FrameType::kSnapshot, 0xfffffff0u, 1, 0));
     Settle();
     Mem m2 = ReadMem(pid);
-    std::printf("| huge prefix: 2^32-16 bytes announced, before and after a handshake | %.1f | %+.1f vs idle sites | %.1f "
-                "| %+.1f vs idle sites | refused from the header (closed) |\n",
-                m2.rss_kib / 1024.0, (m2.rss_kib - before.rss_kib) / 1024.0, m2.data_kib / 1024.0,
-                (m2.data_kib - before.data_kib) / 1024.0);
+    std::printf(
+        "| huge prefix: 2^32-16 bytes announced, before and after a handshake | %.1f | %+.1f vs idle sites | %.1f "
+        "| %+.1f vs idle sites | refused from the header (closed) |\n",
+        m2.rss_kib / 1024.0, (m2.rss_kib - before.rss_kib) / 1024.0, m2.data_kib / 1024.0,
+        (m2.data_kib - before.data_kib) / 1024.0);
     // A welcomed site announcing the cap's 4 MiB - 1 and sending 1 MiB of it.
     h.name = "slow-big";
     Socket c = Open(at, EncodeFrame(FrameType::kHello, EncodeHello(h), 0) +
@@ -314,10 +334,11 @@ int main(int argc, char** argv) {
                             std::string(1u << 20, 'x'));
     Settle();
     Mem m3 = ReadMem(pid);
-    std::printf("| huge prefix: 4 MiB - 1 announced by a welcomed site, 1 MiB sent | %.1f | %+.1f vs idle sites | %.1f | "
-                "%+.1f vs idle sites | held as it arrives |\n",
-                m3.rss_kib / 1024.0, (m3.rss_kib - before.rss_kib) / 1024.0, m3.data_kib / 1024.0,
-                (m3.data_kib - before.data_kib) / 1024.0);
+    std::printf(
+        "| huge prefix: 4 MiB - 1 announced by a welcomed site, 1 MiB sent | %.1f | %+.1f vs idle sites | %.1f | "
+        "%+.1f vs idle sites | held as it arrives |\n",
+        m3.rss_kib / 1024.0, (m3.rss_kib - before.rss_kib) / 1024.0, m3.data_kib / 1024.0,
+        (m3.data_kib - before.data_kib) / 1024.0);
   }
   Settle();
   Row("all closed", ReadMem(pid), base, "");
@@ -325,11 +346,12 @@ int main(int argc, char** argv) {
   streamer.join();
   prober.join();
   AheadCase(at, base, pid, static_cast<int64_t>(ticks.load()) + 2);
-  std::printf("\nthroughout: streaming site %llu ticks, %llu connection(s); prober %llu answers, %llu failures, "
-              "slowest %.1f ms\n",
-              static_cast<unsigned long long>(ticks.load()), static_cast<unsigned long long>(streamer_connections.load()),
-              static_cast<unsigned long long>(answers.load()), static_cast<unsigned long long>(failures.load()),
-              slowest_us.load() / 1000.0);
+  std::printf(
+      "\nthroughout: streaming site %llu ticks, %llu connection(s); prober %llu answers, %llu failures, "
+      "slowest %.1f ms\n",
+      static_cast<unsigned long long>(ticks.load()), static_cast<unsigned long long>(streamer_connections.load()),
+      static_cast<unsigned long long>(answers.load()), static_cast<unsigned long long>(failures.load()),
+      slowest_us.load() / 1000.0);
   kill(pid, SIGTERM);
   waitpid(pid, nullptr, 0);
   return 0;

@@ -259,7 +259,8 @@ void BM_CommCounts(benchmark::State& state) {
     state.counters["fi_worst_x_naive"] = 2 * per_window / static_cast<double>(bc.max_words + ac.max_words);
     // BC is charged in bits: Elias-gamma bits per message.
     const auto& bt = r->total[static_cast<int>(Protocol::kBasicCount)];
-    state.counters["bc_bits_per_msg"] = bt.messages ? static_cast<double>(bt.bits) / static_cast<double>(bt.messages) : 0;
+    state.counters["bc_bits_per_msg"] =
+        bt.messages ? static_cast<double>(bt.bits) / static_cast<double>(bt.messages) : 0;
   }
 }
 BENCHMARK(BM_CommCounts)

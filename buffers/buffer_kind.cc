@@ -5,8 +5,8 @@
 #include <cerrno>
 #include <chrono>
 
-#include "buffers/ola/ola_tree_buffer.h"
 #include "buffers/ola/ola_file.h"
+#include "buffers/ola/ola_tree_buffer.h"
 #include "buffers/tree/tree_buffer.h"
 
 namespace momenta {
@@ -48,8 +48,8 @@ Result<std::unique_ptr<MomentBuffer>> BuildMomentBuffer(const std::string& ola_p
   const std::string fresh_path = ola_path + ".new-" + std::to_string(::getpid());
   uint64_t bytes = 0;
   const auto start = std::chrono::steady_clock::now();
-  auto ola = OlaFile::Build(fresh_path, array, OlaFileOptions(options.ola_nodes, options.ola_bin), sequence, identity,
-                            &bytes);
+  auto ola =
+      OlaFile::Build(fresh_path, array, OlaFileOptions(options.ola_nodes, options.ola_bin), sequence, identity, &bytes);
   if (!ola.ok() || ::rename(fresh_path.c_str(), ola_path.c_str()) != 0) {
     const Status s = ola.ok() ? Status::FromErrno(ola_path, errno) : ola.status();
     ::unlink(fresh_path.c_str());

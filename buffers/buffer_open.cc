@@ -12,14 +12,14 @@
 #include <filesystem>
 #include <thread>
 
-#include "buffers/tree/tree_seqlock.h"
 #include "buffers/buffer_kind.h"
 #include "buffers/buffered_array_internal.h"
+#include "buffers/tree/tree_seqlock.h"
 #include "storage/array/array_store.h"
 #include "storage/array/leftovers.h"
+#include "storage/io/posix_file.h"
 #include "storage/log/log_codec.h"
 #include "storage/log/log_segments.h"
-#include "storage/io/posix_file.h"
 
 namespace momenta {
 namespace {
@@ -74,8 +74,7 @@ void PrefetchReaderFiles(const std::string& array_path, const std::string& sidec
 
 }  // namespace
 
-Result<std::unique_ptr<BufferedArray>> BufferedArray::Open(const std::string& path,
-                                                           const BufferedArrayOptions& options,
+Result<std::unique_ptr<BufferedArray>> BufferedArray::Open(const std::string& path, const BufferedArrayOptions& options,
                                                            std::vector<std::string>* notices) {
   if (!options.io.writable) PrefetchReaderFiles(path, SidecarPath(path, options.sidecar));
   std::string notice;
@@ -84,7 +83,7 @@ Result<std::unique_ptr<BufferedArray>> BufferedArray::Open(const std::string& pa
   if (notices && !notice.empty()) notices->push_back(notice);
   auto impl = std::make_unique<Impl>(std::move(array).value(), SidecarPath(path, options.sidecar), options);
   MOMENTA_RETURN_IF_ERROR(options.io.writable ? impl->opening.OpenAsWriter(notices)
-                                               : impl->opening.OpenAsReader(notices));
+                                              : impl->opening.OpenAsReader(notices));
   return std::unique_ptr<BufferedArray>(new BufferedArray(std::move(impl)));
 }
 

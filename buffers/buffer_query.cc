@@ -15,8 +15,8 @@
 #include <string>
 #include <thread>
 
-#include "buffers/tree/tree_seqlock.h"
 #include "buffers/buffered_array_internal.h"
+#include "buffers/tree/tree_seqlock.h"
 
 namespace momenta {
 namespace {
@@ -86,7 +86,7 @@ Status ConsistentReads::CheckRanges(std::span<const IndexRange> ranges) const {
 }
 
 Result<RangeSummary> ConsistentReads::Summarize(uint64_t p, uint64_t q, bool need_extremes, QueryCost* cost,
-                                                    uint64_t* as_of) {
+                                                uint64_t* as_of) {
   const IndexRange range{p, q};
   MOMENTA_RETURN_IF_ERROR(CheckRanges({&range, 1}));
   std::vector<RangeSummary> out;
@@ -97,8 +97,8 @@ Result<RangeSummary> ConsistentReads::Summarize(uint64_t p, uint64_t q, bool nee
 }
 
 Status ConsistentReads::SummarizeBatch(std::span<const IndexRange> ranges, bool need_extremes,
-                                           std::vector<RangeSummary>* out, std::vector<QueryCost>* costs,
-                                           std::vector<uint64_t>* as_of, QueryCost* read) {
+                                       std::vector<RangeSummary>* out, std::vector<QueryCost>* costs,
+                                       std::vector<uint64_t>* as_of, QueryCost* read) {
   MOMENTA_RETURN_IF_ERROR(CheckRanges(ranges));
   out->clear();
   if (costs) costs->clear();
@@ -118,8 +118,8 @@ Status ConsistentReads::SummarizeBatch(std::span<const IndexRange> ranges, bool 
 
 // REQUIRES: every range passed CheckRanges.
 Status ConsistentReads::SummarizeConsistent(std::span<const IndexRange> ranges, bool need_extremes,
-                                                std::vector<RangeSummary>* out, std::vector<QueryCost>* costs,
-                                                uint64_t* as_of, QueryCost* read) {
+                                            std::vector<RangeSummary>* out, std::vector<QueryCost>* costs,
+                                            uint64_t* as_of, QueryCost* read) {
   // The buffer's own index moments, where its kind keeps them, replace the
   // tree's, read in the same consistent read. `read` gains the reads of the attempt that answered, not of the ones a
   // writer or a rebuild made ReadConsistent repeat.
@@ -147,7 +147,7 @@ Result<IndexMoments> ConsistentReads::SummarizeIndex(uint64_t p, uint64_t q, uin
 }
 
 Status ConsistentReads::SummarizeIndexBatch(std::span<const IndexRange> ranges, std::vector<IndexMoments>* out,
-                                                std::vector<QueryCost>* costs) {
+                                            std::vector<QueryCost>* costs) {
   MOMENTA_RETURN_IF_ERROR(CheckRanges(ranges));
   MOMENTA_RETURN_IF_ERROR(s_.buffer_->CheckIndexAlone(*s_.tree_, *s_.array_));
   out->assign(ranges.size(), IndexMoments(0));
@@ -158,7 +158,7 @@ Status ConsistentReads::SummarizeIndexBatch(std::span<const IndexRange> ranges, 
         [&](const QueryIo& io) -> Status {
           for (size_t k = first; k < first + count; ++k)
             MOMENTA_RETURN_IF_ERROR(s_.buffer_->IndexMoments(io, *s_.array_, ranges[k].begin, ranges[k].end, &(*out)[k],
-                                                          costs ? &(*costs)[k] : nullptr));
+                                                             costs ? &(*costs)[k] : nullptr));
           return Status::OK();
         },
         nullptr));

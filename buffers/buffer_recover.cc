@@ -11,10 +11,10 @@
 #include <string>
 #include <vector>
 
-#include "buffers/tree/tree_seqlock.h"
 #include "buffers/buffer_kind.h"
 #include "buffers/buffered_array_internal.h"
 #include "buffers/tree/tree_maintenance.h"
+#include "buffers/tree/tree_seqlock.h"
 #include "storage/array/array_store.h"
 #include "storage/log/log_reader.h"
 #include "storage/log/log_segments.h"
@@ -60,9 +60,10 @@ Status CheckTopHoles(const MomentTree& tree, ArrayFile& array) {
       written_below = std::any_of(cells.begin(), cells.end(), [](char b) { return b != 0; });
     }
     if (written_below)
-      return Status::Corruption(tree.path(), "moment buffer damaged (a hole with data below it, and the header "
-                                             "that says so was not sealed): node " + std::to_string(j) +
-                                             " of level " + std::to_string(top) + " fails its check");
+      return Status::Corruption(tree.path(),
+                                "moment buffer damaged (a hole with data below it, and the header "
+                                "that says so was not sealed): node " +
+                                    std::to_string(j) + " of level " + std::to_string(top) + " fails its check");
   }
   return Status::OK();
 }
@@ -83,9 +84,8 @@ TreeOptions OptionsOfHeader(const TreeFileHeader& h) {
 
 namespace internal {
 
-Result<std::unique_ptr<MomentTree>> BuildTreeFile(const std::string& path, ArrayFile& array,
-                                                  const TreeOptions& options, const IoOptions& io,
-                                                  const BuildProgress& progress, BuildStats* stats,
+Result<std::unique_ptr<MomentTree>> BuildTreeFile(const std::string& path, ArrayFile& array, const TreeOptions& options,
+                                                  const IoOptions& io, const BuildProgress& progress, BuildStats* stats,
                                                   uint64_t log_sequence) {
   auto tree = MomentTree::Create(path, array, options, io);
   if (!tree.ok()) return tree.status();
@@ -212,8 +212,7 @@ Status BufferOpening::Recover(std::vector<std::string>* notices) {
                                       ? h->chunk_first_sequence
                                       : plan.replay_after + 1;
     MOMENTA_RETURN_IF_ERROR(ReplayIntoArrayAndTree(plan.replay_after, tree_too, refresh_from, &replayed));
-    if (replayed > 0)
-      say("replayed " + std::to_string(replayed) + " update(s) from the log of " + path);
+    if (replayed > 0) say("replayed " + std::to_string(replayed) + " update(s) from the log of " + path);
   }
   s_.open_report_.replayed = replayed;
   if (!plan.rebuild_reason.empty() || plan.first_build) {
@@ -249,8 +248,7 @@ Status BufferOpening::Recover(std::vector<std::string>* notices) {
   return Status::OK();
 }
 
-Status BufferOpening::ReplayIntoArrayAndTree(uint64_t after, bool tree_too, uint64_t refresh_from,
-                                             uint64_t* replayed) {
+Status BufferOpening::ReplayIntoArrayAndTree(uint64_t after, bool tree_too, uint64_t refresh_from, uint64_t* replayed) {
   *replayed = 0;
   LogReaderOptions ro;
   ro.from_sequence = std::min(after + 1, refresh_from);
@@ -297,9 +295,8 @@ Status BufferOpening::ReplayIntoArrayAndTree(uint64_t after, bool tree_too, uint
       MOMENTA_RETURN_IF_ERROR(s_.buffer_->MarkUpdating(/*durable=*/false));  // it changes from here, as the nodes do
     }
     if (r.index >= s_.array_->length())
-      return Status::Corruption(s_.array_->path(), "update log record " + std::to_string(r.sequence) +
-                                                    " names index " + std::to_string(r.index) +
-                                                    " outside the array");
+      return Status::Corruption(s_.array_->path(), "update log record " + std::to_string(r.sequence) + " names index " +
+                                                       std::to_string(r.index) + " outside the array");
     // The seqlock taken and the array mapped writable at the first record to
     // store (a reader's recovery with nothing to replay needs no write access
     // to the array).
@@ -351,8 +348,7 @@ OlaBuffer::CellReader BufferOpening::ArrayCells() {
   };
 }
 
-Status BufferOpening::RebuildInPlace(const TreeOptions& options, const BuildProgress& progress,
-                                     BuildStats* stats) {
+Status BufferOpening::RebuildInPlace(const TreeOptions& options, const BuildProgress& progress, BuildStats* stats) {
   // Build beside the old file and rename over it: readers that have the old
   // one mapped keep a valid file, see it retired, and reopen the path.
   const uint64_t sequence = s_.log_ ? s_.log_->next_sequence() - 1 : (s_.tree_ ? s_.tree_->header().log_sequence : 0);

@@ -21,8 +21,8 @@ BufferState::~BufferState() = default;
 
 Result<std::string> BufferState::OpenBuffer(bool require_clean) {
   std::string why;
-  auto opened = OpenMomentBuffer(OlaPath(), *tree_, tree_writable_ || lock_ != nullptr, array_->length(),
-                                 require_clean, &why);
+  auto opened =
+      OpenMomentBuffer(OlaPath(), *tree_, tree_writable_ || lock_ != nullptr, array_->length(), require_clean, &why);
   if (!opened.ok()) {
     buffer_ = TreeAloneBuffer(OlaPath());
     return opened.status();

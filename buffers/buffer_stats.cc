@@ -43,8 +43,8 @@ Status BufferedArray::StatBatch(std::span<const IndexRange> ranges, std::span<co
                                 RangeAnswers* out, QueryCost* read) {
   out->ranges_.assign(ranges.begin(), ranges.end());
   out->dtype_ = array().dtype();
-  out->index_alone_ = KeepsIndexMoments() && OlaAlone(std::vector<momenta::Stat>(stats.begin(), stats.end()),
-                                                      out->dtype_);
+  out->index_alone_ =
+      KeepsIndexMoments() && OlaAlone(std::vector<momenta::Stat>(stats.begin(), stats.end()), out->dtype_);
   out->full_.clear();
   out->index_.clear();
   if (!out->index_alone_) return SummarizeBatch(ranges, NeedsExtremes(stats), &out->full_, nullptr, nullptr, read);

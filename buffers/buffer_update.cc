@@ -3,21 +3,21 @@
 // buffer_verify.cc; the facade's forwarding in buffered_array.cc.
 #include "buffers/buffered_array_internal.h"
 
-#include <atomic>
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstring>
 #include <thread>
 
-#include "buffers/tree/tree_seqlock.h"
 #include "buffers/tree/index_set.h"
 #include "buffers/tree/tree_maintenance.h"
+#include "buffers/tree/tree_seqlock.h"
 #include "storage/array/array_store.h"
-#include "storage/util/cancel.h"
 #include "storage/io/extents.h"
-#include "storage/log/log_retention.h"
 #include "storage/io/scattered_stores.h"
+#include "storage/log/log_retention.h"
+#include "storage/util/cancel.h"
 
 namespace momenta {
 namespace {
@@ -37,8 +37,8 @@ constexpr uint64_t kCheckpointEveryRecords = uint64_t{1} << 22;
 // InvalidArgument naming the array unless `v` fits its dtype.
 Status CheckFits(const ArrayFile& array, const Value& v) {
   if (ValueFits(array.dtype(), v)) return Status::OK();
-  return Status::InvalidArgument(array.path(), "value '" + FormatValue(v) + "' does not fit dtype " +
-                                                   std::string(DTypeName(array.dtype())));
+  return Status::InvalidArgument(
+      array.path(), "value '" + FormatValue(v) + "' does not fit dtype " + std::string(DTypeName(array.dtype())));
 }
 
 // Where `updates` are cut into chunks (each chunk's end): at most kChunk
@@ -132,8 +132,8 @@ Status UpdatePath::ApplyUpdates(std::span<const IndexedValue> updates, bool pref
       const uint64_t logged_end = s_.log_->next_sequence();
       if (logged_end == first_sequence) return s.WithNote("nothing was applied");
       return s.WithNote("the first " + std::to_string(begin) + " of " + std::to_string(updates.size()) +
-                        " updates were applied; the log holds sequences " + std::to_string(first_sequence) +
-                        ".." + std::to_string(logged_end - 1) + " of them, which recovery completes");
+                        " updates were applied; the log holds sequences " + std::to_string(first_sequence) + ".." +
+                        std::to_string(logged_end - 1) + " of them, which recovery completes");
     }
     begin = end;
   }

@@ -7,8 +7,8 @@
 #include <cstdlib>
 #include <string>
 
-#include "buffers/tree/tree_seqlock.h"
 #include "buffers/buffered_array_internal.h"
+#include "buffers/tree/tree_seqlock.h"
 
 namespace momenta {
 namespace {
@@ -17,8 +17,8 @@ namespace {
 // that may not write there (verify only reads the array and the buffer).
 std::string ScratchTreePath(const std::string& sidecar, const std::string& tree_path) {
   const char* tmp = std::getenv("TMPDIR");
-  const std::string beside = SidecarWritable(sidecar) ? tree_path
-                                                      : std::string(tmp && *tmp ? tmp : "/tmp") + "/momenta-tree";
+  const std::string beside =
+      SidecarWritable(sidecar) ? tree_path : std::string(tmp && *tmp ? tmp : "/tmp") + "/momenta-tree";
   return beside + ".verify-" + std::to_string(::getpid());
 }
 
@@ -59,8 +59,8 @@ void Report(VerifyReport& report, std::string line) {
 
 Result<VerifyReport> VerifyBuffer(BufferState& s, const BuildProgress& progress) {
   const std::string scratch = ScratchTreePath(s.sidecar_, s.tree_path_);
-  auto fresh = internal::BuildTreeFile(scratch, *s.array_, OptionsOfHeader(s.tree_->header()), s.options_.io,
-                                       progress, nullptr);
+  auto fresh =
+      internal::BuildTreeFile(scratch, *s.array_, OptionsOfHeader(s.tree_->header()), s.options_.io, progress, nullptr);
   struct Remove {
     std::string path;
     ~Remove() { ::unlink(path.c_str()); }
@@ -83,8 +83,8 @@ Result<VerifyReport> VerifyBuffer(BufferState& s, const BuildProgress& progress)
                            std::to_string(layout.node_end(level, j)) + "): " + what);
     }
   }
-  MOMENTA_RETURN_IF_ERROR(s.buffer_->Verify(*s.array_, &report.nodes_checked,
-                                          [&](std::string line) { Report(report, std::move(line)); }));
+  MOMENTA_RETURN_IF_ERROR(
+      s.buffer_->Verify(*s.array_, &report.nodes_checked, [&](std::string line) { Report(report, std::move(line)); }));
   return report;
 }
 

@@ -57,15 +57,15 @@
 #include <string>
 #include <vector>
 
-#include "buffers/range_answers.h"
 #include "buffers/algebra/range_summary.h"
 #include "buffers/algebra/statistics.h"
+#include "buffers/range_answers.h"
 #include "buffers/tree/buffer_description.h"
 #include "buffers/tree/tree_options.h"
-#include "storage/npy/dtype.h"
 #include "storage/io/io_backend.h"
 #include "storage/log/log_format.h"
 #include "storage/log/log_sync.h"
+#include "storage/npy/dtype.h"
 #include "storage/util/status.h"
 
 namespace momenta {
@@ -73,10 +73,10 @@ namespace momenta {
 class ArrayFile;  // storage/array/array_file.h
 
 struct BufferedArrayOptions {
-  IoOptions io;               // io.writable: a writer (lock, log, updates)
-  TreeOptions tree;           // used whenever the buffer is (re)built
-  BuildProgress progress;     // called during builds
-  LogSync sync = LogSync::kBatch;                 // the update log's sync policy (writers)
+  IoOptions io;                                     // io.writable: a writer (lock, log, updates)
+  TreeOptions tree;                                 // used whenever the buffer is (re)built
+  BuildProgress progress;                           // called during builds
+  LogSync sync = LogSync::kBatch;                   // the update log's sync policy (writers)
   uint64_t log_segment_bytes = uint64_t{64} << 20;  // log rotation size
   // Log retention, ms: at each checkpoint, whole segments older than this
   // (their records all before now − retain_ms, judged by the next segment's
@@ -105,8 +105,8 @@ struct OpenReport {
   std::string full_pass_reason;  // why
   double full_pass_seconds = 0;
   uint64_t full_pass_bytes_read = 0;
-  uint64_t replayed = 0;         // log records replayed into the array (and the buffer)
-  bool recovered = false;        // a reader did a writer's recovery (see above)
+  uint64_t replayed = 0;   // log records replayed into the array (and the buffer)
+  bool recovered = false;  // a reader did a writer's recovery (see above)
 };
 
 // The state of an array's buffer as a reader finds it, and so what the next
@@ -159,8 +159,7 @@ class BufferedArray {
   // Opens `path` with its buffer "<path>.momenta/tree" and, for writers, its
   // log "<path>.momenta/log/", recovering as described above; each recovery
   // or rebuild appends a one-line notice.
-  static Result<std::unique_ptr<BufferedArray>> Open(const std::string& path,
-                                                     const BufferedArrayOptions& options,
+  static Result<std::unique_ptr<BufferedArray>> Open(const std::string& path, const BufferedArrayOptions& options,
                                                      std::vector<std::string>* notices = nullptr);
 
   // The condition of `path`'s buffer, read as it is: takes no lock, writes
@@ -198,8 +197,8 @@ class BufferedArray {
   // SummarizeBatch's. cost (optional): what the query asked of the devices
   // (its reads once merged; every attempt of a reader that retried).
   // REQUIRES: p <= q <= length() (else OutOfRange)
-  Result<RangeSummary> Summarize(uint64_t p, uint64_t q, bool need_extremes,
-                                 QueryCost* cost = nullptr, uint64_t* as_of = nullptr);
+  Result<RangeSummary> Summarize(uint64_t p, uint64_t q, bool need_extremes, QueryCost* cost = nullptr,
+                                 uint64_t* as_of = nullptr);
   // The summaries of every range, in order, into *out. The reads of up to 256
   // consecutive ranges go out in one batch (io_uring keeps io.queue_depth in
   // flight; overlapping and touching reads are merged) and their answers are
@@ -274,7 +273,7 @@ class BufferedArray {
   Result<VerifyReport> Verify(const BuildProgress& progress = {});
 
  private:
-  struct Impl;  // buffered_array_internal.h
+  struct Impl;                       // buffered_array_internal.h
   friend struct BufferedArrayParts;  // buffered_array_parts.h: tests and benchmarks reach the parts
   explicit BufferedArray(std::unique_ptr<Impl> impl);
   // Whether the buffer keeps index moments of its own (kind ola).

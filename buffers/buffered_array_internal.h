@@ -17,8 +17,8 @@
 #pragma once
 
 #include <atomic>
-#include <functional>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <shared_mutex>
@@ -27,16 +27,16 @@
 #include <utility>
 #include <vector>
 
-#include "buffers/buffered_array.h"
-#include "buffers/tree/moment_tree.h"
 #include "buffers/algebra/node_delta.h"
+#include "buffers/buffered_array.h"
 #include "buffers/ola/ola_file.h"
+#include "buffers/tree/moment_buffer.h"
+#include "buffers/tree/moment_tree.h"
 #include "buffers/tree/range_query.h"
 #include "buffers/tree/tree_build.h"
 #include "storage/array/array_file.h"
-#include "storage/log/log_writer.h"
 #include "storage/array/writer_lock.h"
-#include "buffers/tree/moment_buffer.h"
+#include "storage/log/log_writer.h"
 
 namespace momenta {
 
@@ -83,17 +83,17 @@ struct BufferState {
   std::unique_ptr<MomentBuffer> buffer_;  // what answers beside tree_, of the kind its header names; never null
   const std::string sidecar_;
   const std::string tree_path_;
-  bool tree_writable_ = false;           // tree_ is mapped writable (readers: when they may)
+  bool tree_writable_ = false;  // tree_ is mapped writable (readers: when they may)
   OpenReport open_report_;
   std::vector<std::string> late_notices_;  // for TakeNotices; guarded by notices_mutex_
   std::mutex notices_mutex_;
-  std::string forced_rebuild_;             // damage a query found: Recover rebuilds for it
+  std::string forced_rebuild_;  // damage a query found: Recover rebuilds for it
   const BufferedArrayOptions options_;
-  std::unique_ptr<WriterLock> lock_;     // writers: the array's writer lock
-  std::unique_ptr<LogWriter> log_;       // writers: the update log
-  std::unique_ptr<ArrayStore> store_;    // writers (and a reader recovering): the array, writable
+  std::unique_ptr<WriterLock> lock_;                    // writers: the array's writer lock
+  std::unique_ptr<LogWriter> log_;                      // writers: the update log
+  std::unique_ptr<ArrayStore> store_;                   // writers (and a reader recovering): the array, writable
   const std::unique_ptr<TreeMaintenance> maintenance_;  // keeps tree_ equal to the array as updates land
-  bool dirty_ = false;                   // changes since the last checkpoint
+  bool dirty_ = false;                                  // changes since the last checkpoint
   // Shared by every query; exclusive to whatever replaces or rewrites tree_
   // (a reopen, a recovery, a rebuild for damage).
   std::shared_mutex tree_mutex_;
@@ -115,8 +115,7 @@ class UpdatePath {
 
  private:
   // Apply, with the pages made writable first (prefault) or already reserved.
-  [[nodiscard]] Status ApplyUpdates(std::span<const IndexedValue> updates, bool prefault,
-                                    size_t* applied = nullptr);
+  [[nodiscard]] Status ApplyUpdates(std::span<const IndexedValue> updates, bool prefault, size_t* applied = nullptr);
   // Everything `updates` (in `chunks` chunks) will need: log frames and
   // sequences, node pages, and the array's blocks (prefault) or their end
   // pages (a consecutive range whose blocks were allocated).
@@ -162,8 +161,7 @@ class BufferOpening {
   Result<BuildStats> Rebuild(const TreeOptions& options, const BuildProgress& progress);
   // Builds a fresh tree (and what the kind keeps beside it) and renames it
   // over the old one; readers that have the old one see it retired.
-  [[nodiscard]] Status RebuildInPlace(const TreeOptions& options, const BuildProgress& progress,
-                                      BuildStats* stats);
+  [[nodiscard]] Status RebuildInPlace(const TreeOptions& options, const BuildProgress& progress, BuildStats* stats);
 
  private:
   // The writer's steps before Recover: the sidecar's identity claimed (a
@@ -187,8 +185,7 @@ class BufferOpening {
   // Replays log records after `after` into the array (and the nodes when
   // tree_too); records from `refresh_from` up to `after` were applied to the
   // nodes already but their chunk's recomputations may be owed: redone.
-  [[nodiscard]] Status ReplayIntoArrayAndTree(uint64_t after, bool tree_too, uint64_t refresh_from,
-                                              uint64_t* replayed);
+  [[nodiscard]] Status ReplayIntoArrayAndTree(uint64_t after, bool tree_too, uint64_t refresh_from, uint64_t* replayed);
   // One record after the replay's start into the array and, when tree_too,
   // the nodes and the buffer beside them; `partial`: the record a writer was
   // killed inside, whose nodes and buffer values are recomputed from the array.

@@ -7,9 +7,9 @@
 #include <memory>
 
 #include "buffers/buffered_array.h"
-#include "buffers/tree/moment_tree.h"
 #include "buffers/ola/ola_file.h"
 #include "buffers/ola/ola_progressive.h"
+#include "buffers/tree/moment_tree.h"
 #include "buffers/tree/progressive_sum.h"
 
 namespace momenta {

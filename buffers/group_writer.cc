@@ -34,9 +34,8 @@ Result<uint64_t> GroupWriter::Submit(std::span<const IndexedValue> updates) {
     const IndexedValue& u = updates[k];
     if (Status s = array.CheckRange(u.index, 1); !s.ok()) return s.WithNote("update #" + std::to_string(k));
     if (!ValueFits(array.dtype(), u.value))
-      return Status::InvalidArgument(path_, "update #" + std::to_string(k) + ": value '" +
-                                                       FormatValue(u.value) + "' does not fit dtype " +
-                                                       std::string(DTypeName(array.dtype())));
+      return Status::InvalidArgument(path_, "update #" + std::to_string(k) + ": value '" + FormatValue(u.value) +
+                                                "' does not fit dtype " + std::string(DTypeName(array.dtype())));
   }
   std::lock_guard<std::mutex> lock(mu_);
   if (closing_) return Status::InvalidArgument(path_, "the group writer is closed");

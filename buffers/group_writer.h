@@ -97,15 +97,15 @@ class GroupWriter {
   const GroupWriterOptions options_;
 
   mutable std::mutex mu_;
-  std::condition_variable work_;  // the applying thread: an update came, or Close
-  std::condition_variable done_;  // waiters: a group was committed or failed
-  std::vector<IndexedValue> open_;  // the open group's updates, in ticket order
+  std::condition_variable work_;                  // the applying thread: an update came, or Close
+  std::condition_variable done_;                  // waiters: a group was committed or failed
+  std::vector<IndexedValue> open_;                // the open group's updates, in ticket order
   std::chrono::steady_clock::time_point opened_;  // when open_ got its first update
-  uint64_t last_ticket_ = 0;       // the newest ticket handed out
-  uint64_t committed_ticket_ = 0;  // every ticket <= this is durable
-  uint64_t durable_sequence_ = 0;  // the log sequence the newest commit reached
-  uint64_t groups_ = 0;            // groups committed
-  uint64_t failed_ticket_ = 0;     // != 0: tickets >= this one fail with failure_
+  uint64_t last_ticket_ = 0;                      // the newest ticket handed out
+  uint64_t committed_ticket_ = 0;                 // every ticket <= this is durable
+  uint64_t durable_sequence_ = 0;                 // the log sequence the newest commit reached
+  uint64_t groups_ = 0;                           // groups committed
+  uint64_t failed_ticket_ = 0;                    // != 0: tickets >= this one fail with failure_
   Status failure_;
   bool closing_ = false;
   bool closed_ = false;

@@ -27,13 +27,15 @@ Result<ShardPlace> ParseShardPlace(const std::string& text, const std::string& w
 
 std::string ShardFileName(std::string_view stem, size_t k, int replica) {
   char name[64];
-  if (replica == 0) std::snprintf(name, sizeof name, ".shard%05zu.npy", k);
-  else std::snprintf(name, sizeof name, ".shard%05zu.r%d.npy", k, replica);
+  if (replica == 0)
+    std::snprintf(name, sizeof name, ".shard%05zu.npy", k);
+  else
+    std::snprintf(name, sizeof name, ".shard%05zu.r%d.npy", k, replica);
   return std::string(stem) + name;
 }
 
-std::vector<ShardEntry> PlanShards(uint64_t n, uint64_t shard_length, std::span<const ShardPlace> places,
-                                   int replicas, const std::string& manifest_path) {
+std::vector<ShardEntry> PlanShards(uint64_t n, uint64_t shard_length, std::span<const ShardPlace> places, int replicas,
+                                   const std::string& manifest_path) {
   assert(n > 0 && shard_length > 0 && !places.empty());
   assert(replicas >= 0 && static_cast<size_t>(replicas) < places.size());
   const std::string stem = std::filesystem::path(manifest_path).stem().string();

@@ -42,7 +42,7 @@ std::string ShardFileName(std::string_view stem, size_t k, int replica);
 // `replicas` places round the list, each at FOLDER/ShardFileName(stem of
 // manifest_path, k, r). REQUIRES: n > 0, shard_length > 0, !places.empty(),
 // 0 <= replicas < places.size().
-std::vector<ShardEntry> PlanShards(uint64_t n, uint64_t shard_length, std::span<const ShardPlace> places,
-                                   int replicas, const std::string& manifest_path);
+std::vector<ShardEntry> PlanShards(uint64_t n, uint64_t shard_length, std::span<const ShardPlace> places, int replicas,
+                                   const std::string& manifest_path);
 
 }  // namespace momenta

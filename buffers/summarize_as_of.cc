@@ -34,10 +34,10 @@ Result<std::map<uint64_t, uint64_t>> ChangedSince(const std::string& log_dir, in
     if (first) {
       first = false;
       if (r.sequence > 1 && r.time > time)
-        return Status::InvalidArgument(
-            log_dir, "the log now starts at sequence " + std::to_string(r.sequence) + " (time " +
-                         std::to_string(r.time) + "); as of " + std::to_string(time) +
-                         " is before it (older segments were removed)");
+        return Status::InvalidArgument(log_dir, "the log now starts at sequence " + std::to_string(r.sequence) +
+                                                    " (time " + std::to_string(r.time) + "); as of " +
+                                                    std::to_string(time) +
+                                                    " is before it (older segments were removed)");
     }
     if (r.time > time) {
       if (!after) {
@@ -48,10 +48,10 @@ Result<std::map<uint64_t, uint64_t>> ChangedSince(const std::string& log_dir, in
       before.emplace(r.index, r.old_raw);  // only the first record after T of each index counts
     } else if (after) {
       return Status::InvalidArgument(
-          log_dir, "record " + std::to_string(r.sequence) + " is stamped " + std::to_string(r.time) + ", at or before " +
-                       std::to_string(time) + ", after record " + std::to_string(first_after) + " stamped " +
-                       std::to_string(first_after_time) + ": the log's times go back, so no state is as of " +
-                       std::to_string(time));
+          log_dir, "record " + std::to_string(r.sequence) + " is stamped " + std::to_string(r.time) +
+                       ", at or before " + std::to_string(time) + ", after record " + std::to_string(first_after) +
+                       " stamped " + std::to_string(first_after_time) +
+                       ": the log's times go back, so no state is as of " + std::to_string(time));
     }
   }
   for (const LogDamage& d : (*reader)->damage())
@@ -127,7 +127,7 @@ Status SummarizeAsOf(BufferedArray& array, std::span<const IndexRange> ranges, i
     return Status::OK();
   }
   return Status::Interrupted(array.array().path(), "a writer kept updating the array; the state as of " +
-                                                        std::to_string(time) + " was not rebuilt (try again)");
+                                                       std::to_string(time) + " was not rebuilt (try again)");
 }
 
 }  // namespace momenta

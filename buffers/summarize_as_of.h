@@ -22,8 +22,8 @@
 #include <span>
 #include <vector>
 
-#include "buffers/buffered_array.h"
 #include "buffers/algebra/range_summary.h"
+#include "buffers/buffered_array.h"
 #include "storage/util/status.h"
 
 namespace momenta {

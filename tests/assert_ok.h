@@ -14,7 +14,9 @@ namespace momenta::testing {
 
 inline const Status& StatusOf(const Status& s) { return s; }
 template <typename T>
-const Status& StatusOf(const Result<T>& r) { return r.status(); }
+const Status& StatusOf(const Result<T>& r) {
+  return r.status();
+}
 
 // gtest predicate-formatter: success when the Status is OK.
 template <typename T>

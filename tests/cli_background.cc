@@ -115,8 +115,7 @@ bool Background::WriteStdin(const std::string& bytes) {
     done += static_cast<size_t>(n);
   }
   const timespec now{};
-  while (sigtimedwait(&pipe_only, nullptr, &now) > 0) {
-  }
+  while (sigtimedwait(&pipe_only, nullptr, &now) > 0) {}
   pthread_sigmask(SIG_SETMASK, &old, nullptr);
   return stdin_fd_ >= 0 && done == bytes.size();
 }

@@ -1,11 +1,11 @@
 #include "tests/test_util.h"
 
 #include <fcntl.h>
-#include <sys/mount.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/mount.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -63,8 +63,7 @@ ssize_t WriteWithoutSigpipe(int fd, const char* data, size_t size) {
   const int saved = errno;
   // Even a write that returns a partial count may have raised it.
   const timespec now{};
-  while (sigtimedwait(&pipe_only, nullptr, &now) > 0) {
-  }
+  while (sigtimedwait(&pipe_only, nullptr, &now) > 0) {}
   pthread_sigmask(SIG_SETMASK, &old, nullptr);
   errno = saved;
   return w;
@@ -95,7 +94,10 @@ CommandResult RunCommand(const std::vector<std::string>& argv, const std::string
   CommandResult result;
   size_t written = 0;
   int in_fd = in_pipe[1];
-  if (input.empty()) { close(in_fd); in_fd = -1; }
+  if (input.empty()) {
+    close(in_fd);
+    in_fd = -1;
+  }
   int out_fd = out_pipe[0], err_fd = err_pipe[0];
   while (out_fd >= 0 || err_fd >= 0 || in_fd >= 0) {
     pollfd fds[3];
@@ -112,7 +114,10 @@ CommandResult RunCommand(const std::vector<std::string>& argv, const std::string
       if (fds[k].fd == in_fd) {
         ssize_t w = WriteWithoutSigpipe(in_fd, input.data() + written, input.size() - written);
         if (w > 0) written += w;
-        if (w < 0 || written == input.size()) { close(in_fd); in_fd = -1; }
+        if (w < 0 || written == input.size()) {
+          close(in_fd);
+          in_fd = -1;
+        }
         continue;
       }
       char buf[65536];
@@ -147,9 +152,7 @@ bool HaveNumpy() {
   return have;
 }
 
-CommandResult RunPython(const std::string& code) {
-  return RunCommand({MOMENTA_PYTHON, "-c", code});
-}
+CommandResult RunPython(const std::string& code) { return RunCommand({MOMENTA_PYTHON, "-c", code}); }
 
 std::vector<std::string> Lines(const std::string& text) {
   std::vector<std::string> out;

@@ -8,10 +8,10 @@
 
 #include "buffers/buffered_array.h"
 #include "buffers/create_array.h"
+#include "storage/util/json_writer.h"
 #include "tools/buffer_options.h"
 #include "tools/cli_common.h"
 #include "tools/commands.h"
-#include "storage/util/json_writer.h"
 
 namespace momenta::cli {
 namespace {
@@ -68,10 +68,9 @@ int RunCreate(const CreateArgs& a) {
     j.Key("allocated_bytes").UInt(allocated).Key("elapsed_us").Double(micros).EndObject();
     std::printf("%s\n", j.str().c_str());
   } else {
-    std::fprintf(stderr, "created %s: %llu x %s (%s of data, %s on disk) in %.1f ms\n",
-                 a.path.c_str(), static_cast<unsigned long long>(ba.length()),
-                 std::string(DTypeName(*dtype)).c_str(), FormatBytes(bytes).c_str(),
-                 FormatBytes(allocated).c_str(), micros / 1000);
+    std::fprintf(stderr, "created %s: %llu x %s (%s of data, %s on disk) in %.1f ms\n", a.path.c_str(),
+                 static_cast<unsigned long long>(ba.length()), std::string(DTypeName(*dtype)).c_str(),
+                 FormatBytes(bytes).c_str(), FormatBytes(allocated).c_str(), micros / 1000);
   }
   return kExitOk;
 }
@@ -88,8 +87,8 @@ struct GetArgs {
 // Resolves a (possibly negative) element index and a count to a range.
 // Malformed text is InvalidArgument (a usage error); a range outside the
 // array is OutOfRange naming `path`.
-Result<IndexRange> ResolveIndex(const std::string& path, std::string_view index,
-                                std::string_view count, uint64_t length) {
+Result<IndexRange> ResolveIndex(const std::string& path, std::string_view index, std::string_view count,
+                                uint64_t length) {
   auto n = ParseCount(count, "--count");
   if (!n.ok()) return n.status();
   auto i = ParseIndex(index, "INDEX");
@@ -97,12 +96,12 @@ Result<IndexRange> ResolveIndex(const std::string& path, std::string_view index,
   const int64_t signed_length = static_cast<int64_t>(length);
   const int64_t first = *i < 0 ? *i + signed_length : *i;
   if (first < 0 || first > signed_length)
-    return Status::OutOfRange(path, "index " + std::string(index) + " is outside the array (length " +
-                                      std::to_string(length) + ")");
+    return Status::OutOfRange(
+        path, "index " + std::string(index) + " is outside the array (length " + std::to_string(length) + ")");
   const uint64_t begin = static_cast<uint64_t>(first);
   if (*n > length - begin)
     return Status::OutOfRange(path, "range " + std::to_string(begin) + ":" + std::to_string(begin + *n) +
-                                      " is outside the array (length " + std::to_string(length) + ")");
+                                        " is outside the array (length " + std::to_string(length) + ")");
   return IndexRange{begin, begin + *n};
 }
 
@@ -115,8 +114,9 @@ int RunGet(const GetArgs& a) {
   constexpr uint64_t kChunk = 1 << 16;
   std::vector<Value> values;
   std::string out;
-  if (a.common.json) out = "{\"path\":" + JsonWriter().String(a.path).str() +
-                           ",\"index\":" + std::to_string(range->begin) + ",\"values\":[";
+  if (a.common.json)
+    out = "{\"path\":" + JsonWriter().String(a.path).str() + ",\"index\":" + std::to_string(range->begin) +
+          ",\"values\":[";
   for (uint64_t at = range->begin; at < range->end; at += kChunk) {
     const uint64_t n = std::min(kChunk, range->end - at);
     if (Status s = f.ReadValues(at, n, &values); !s.ok()) return Fail(s);
@@ -183,7 +183,8 @@ int RunSet(const SetArgs& a) {
 void RegisterArrayCommands(CLI::App& app, Command* run) {
   {
     auto a = std::make_shared<CreateArgs>();
-    CLI::App* sub = app.add_subcommand("create", "create a new sparse .npy array (instant, no disk used until written)");
+    CLI::App* sub =
+        app.add_subcommand("create", "create a new sparse .npy array (instant, no disk used until written)");
     sub->add_option("PATH", a->path, "array file to create (must not exist)")->required();
     sub->add_option("--length,-n", a->length, "number of elements: 1000, 2^40, 3*2^20 (0: an empty array)");
     sub->add_option("--shape", a->shape, "N-D shape instead of --length, e.g. --shape 1024,1024")->delimiter(',');
@@ -213,8 +214,9 @@ void RegisterArrayCommands(CLI::App& app, Command* run) {
     sub->add_option("VALUE", a->values, "values; each must fit the dtype exactly")->required();
     AddWriteFlags(sub, &a->write);
     AddCommonOptions(sub, &a->common);
-    sub->footer("Example: momenta set big.npy 1000 3.5 -2 7e3\n"
-                "(put -- before negative first values if they look like options: set a.npy 0 -- -1)");
+    sub->footer(
+        "Example: momenta set big.npy 1000 3.5 -2 7e3\n"
+        "(put -- before negative first values if they look like options: set a.npy 0 -- -1)");
     sub->callback([a, run] { *run = [a] { return RunSet(*a); }; });
   }
 }

@@ -9,8 +9,10 @@ namespace momenta::cli {
 void AddBufferFlags(CLI::App* sub, BufferFlags* flags) {
   CountIn(sub->add_option("--order", flags->order, "highest index-moment order J kept in the buffer (0..8)"), 0, 8)
       ->capture_default_str();
-  sub->add_option("--ram-budget", flags->ram_budget, "RAM tier size, e.g. 1M (default: 1 MiB per TiB of data, at least 64K)");
-  sub->add_option("--disk-tier", flags->disk_tier, "on: fine levels on disk (default); off: the paper's all-in-RAM bins")
+  sub->add_option("--ram-budget", flags->ram_budget,
+                  "RAM tier size, e.g. 1M (default: 1 MiB per TiB of data, at least 64K)");
+  sub->add_option("--disk-tier", flags->disk_tier,
+                  "on: fine levels on disk (default); off: the paper's all-in-RAM bins")
       ->check(CLI::IsMember({"on", "off"}))
       ->capture_default_str();
   sub->add_option("--leaf", flags->leaf, "elements per disk-tier leaf (default: tree ~0.1% of the array)");
@@ -34,7 +36,8 @@ Result<TreeOptions> MakeTreeOptions(const BufferFlags& flags) {
   t.ram_budget = *budget;
   if (!flags.leaf.empty()) {
     auto leaf = ParseCount(flags.leaf, "--leaf");
-    if (!leaf.ok() || *leaf == 0) return Status::InvalidArgument("--leaf", "'" + flags.leaf + "' is not a positive count");
+    if (!leaf.ok() || *leaf == 0)
+      return Status::InvalidArgument("--leaf", "'" + flags.leaf + "' is not a positive count");
     t.leaf_span = *leaf;
   }
   if (flags.buffer == "ola") {
@@ -87,9 +90,8 @@ Result<LogChoice> ParseLogChoice(const WriteFlags& flags) {
   return log;
 }
 
-Result<BufferedArrayOptions> MakeBufferedOptions(const std::string& path, const CommonOptions& common,
-                                                 bool writable, const TreeOptions& tree, const LogChoice& log,
-                                                 bool rebuild_on_open) {
+Result<BufferedArrayOptions> MakeBufferedOptions(const std::string& path, const CommonOptions& common, bool writable,
+                                                 const TreeOptions& tree, const LogChoice& log, bool rebuild_on_open) {
   auto io = MakeIoOptions(common, writable);
   if (!io.ok()) return io.status();
   BufferedArrayOptions options;
@@ -111,9 +113,9 @@ Result<BufferedArrayOptions> MakeBufferedOptions(const std::string& path, const 
   return options;
 }
 
-Result<std::unique_ptr<BufferedArray>> OpenBuffered(const std::string& path, const CommonOptions& common,
-                                                   bool writable, const TreeOptions& tree, const LogChoice& log,
-                                                   bool rebuild_on_open, bool fresh_array) {
+Result<std::unique_ptr<BufferedArray>> OpenBuffered(const std::string& path, const CommonOptions& common, bool writable,
+                                                    const TreeOptions& tree, const LogChoice& log, bool rebuild_on_open,
+                                                    bool fresh_array) {
   auto options = MakeBufferedOptions(path, common, writable, tree, log, rebuild_on_open);
   if (!options.ok()) return options.status();
   options->fresh_array = fresh_array;

@@ -11,13 +11,13 @@
 namespace momenta::cli {
 
 struct BufferFlags {
-  int order = 2;                  // --order J (index moments 0..J)
-  std::string ram_budget;         // --ram-budget BYTES ("1M", "2^20"; default 2^-20 of the array)
-  std::string disk_tier = "on";   // --disk-tier on|off
-  std::string leaf;               // --leaf N elements per disk-tier leaf (default: ~0.1% tree)
-  uint32_t fanout = 64;           // --fanout F
-  std::string buffer = "hbb";     // --buffer hbb|ola: the buffer kind
-  std::string bin;                // --bin B: cells per Ola bin (default 1024)
+  int order = 2;                 // --order J (index moments 0..J)
+  std::string ram_budget;        // --ram-budget BYTES ("1M", "2^20"; default 2^-20 of the array)
+  std::string disk_tier = "on";  // --disk-tier on|off
+  std::string leaf;              // --leaf N elements per disk-tier leaf (default: ~0.1% tree)
+  uint32_t fanout = 64;          // --fanout F
+  std::string buffer = "hbb";    // --buffer hbb|ola: the buffer kind
+  std::string bin;               // --bin B: cells per Ola bin (default 1024)
 };
 
 void AddBufferFlags(CLI::App* sub, BufferFlags* flags);
@@ -49,15 +49,14 @@ Result<TreeOptions> MakeTreeOptions(const BufferFlags& flags);
 
 // The options OpenBuffered opens PATH with (fresh_array aside): the CLI's
 // backend and sidecar flags, its words of advice, a progress bar on a TTY.
-Result<BufferedArrayOptions> MakeBufferedOptions(const std::string& path, const CommonOptions& common,
-                                                 bool writable, const TreeOptions& tree = {},
-                                                 const LogChoice& log = {}, bool rebuild_on_open = true);
+Result<BufferedArrayOptions> MakeBufferedOptions(const std::string& path, const CommonOptions& common, bool writable,
+                                                 const TreeOptions& tree = {}, const LogChoice& log = {},
+                                                 bool rebuild_on_open = true);
 
 // Opens PATH with its moment buffer, printing notices (fallback backend,
 // rebuilds) on stderr and showing build progress on a TTY.
-Result<std::unique_ptr<BufferedArray>> OpenBuffered(const std::string& path, const CommonOptions& common,
-                                                   bool writable, const TreeOptions& tree = {},
-                                                   const LogChoice& log = {}, bool rebuild_on_open = true,
-                                                   bool fresh_array = false);
+Result<std::unique_ptr<BufferedArray>> OpenBuffered(const std::string& path, const CommonOptions& common, bool writable,
+                                                    const TreeOptions& tree = {}, const LogChoice& log = {},
+                                                    bool rebuild_on_open = true, bool fresh_array = false);
 
 }  // namespace momenta::cli

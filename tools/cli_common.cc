@@ -14,8 +14,8 @@
 #include <filesystem>
 #include <iostream>
 
-#include "storage/util/cancel.h"
 #include "storage/io/huge_pages.h"
+#include "storage/util/cancel.h"
 #include "storage/util/parse_number.h"
 
 namespace momenta::cli {
@@ -83,8 +83,8 @@ int Fail(const Status& status) {
 }
 
 int UsageFail(std::string_view message) {
-  std::fprintf(stderr, "momenta: %.*s\nRun with --help for more information.\n",
-               static_cast<int>(message.size()), message.data());
+  std::fprintf(stderr, "momenta: %.*s\nRun with --help for more information.\n", static_cast<int>(message.size()),
+               message.data());
   return kExitUsage;
 }
 
@@ -147,8 +147,7 @@ void PrintNotice(const std::string& notice) {
   if (!notice.empty()) std::fprintf(stderr, "momenta: note: %s\n", notice.c_str());
 }
 
-Result<std::unique_ptr<ArrayFile>> OpenArray(const std::string& path, const CommonOptions& opts,
-                                            bool writable) {
+Result<std::unique_ptr<ArrayFile>> OpenArray(const std::string& path, const CommonOptions& opts, bool writable) {
   auto io = MakeIoOptions(opts, writable);
   if (!io.ok()) return io.status();
   std::string notice;
@@ -166,9 +165,12 @@ void RemoveDeadTemporaries(const std::string& dir, const std::string& prefix) {
 std::string Counted(uint64_t n, std::string_view singular, std::string_view plural) {
   std::string out = std::to_string(n);
   out += ' ';
-  if (n == 1) out.append(singular);
-  else if (plural.empty()) out.append(singular).append("s");
-  else out.append(plural);
+  if (n == 1)
+    out.append(singular);
+  else if (plural.empty())
+    out.append(singular).append("s");
+  else
+    out.append(plural);
   return out;
 }
 
@@ -188,8 +190,8 @@ void Progress::Update(uint64_t done_bytes) {
   if (now - last_draw_ < std::chrono::milliseconds(200)) return;
   last_draw_ = now;
   double pct = total_ ? 100.0 * static_cast<double>(done_bytes) / static_cast<double>(total_) : 100.0;
-  std::fprintf(stderr, "\r%s: %5.1f%% (%s of %s)   ", label_.c_str(), pct,
-               FormatBytes(done_bytes).c_str(), FormatBytes(total_).c_str());
+  std::fprintf(stderr, "\r%s: %5.1f%% (%s of %s)   ", label_.c_str(), pct, FormatBytes(done_bytes).c_str(),
+               FormatBytes(total_).c_str());
   std::fflush(stderr);
 }
 

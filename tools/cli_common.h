@@ -11,15 +11,15 @@
 #include <string_view>
 
 #include "storage/array/array_file.h"
-#include "storage/util/format_bytes.h"  // FormatBytes, shared with storage's messages
 #include "storage/io/io_backend.h"
+#include "storage/util/format_bytes.h"  // FormatBytes, shared with storage's messages
 #include "storage/util/status.h"
 #include "tools/cli_parse.h"
 
 namespace CLI {
 class App;
 class Option;
-}
+}  // namespace CLI
 
 namespace momenta::cli {
 
@@ -71,8 +71,7 @@ int FailParse(const Status& status);
 // Builds IoOptions from --io; opens the array, printing the backend fallback
 // notice (if any) once on stderr.
 Result<IoOptions> MakeIoOptions(const CommonOptions& opts, bool writable);
-Result<std::unique_ptr<ArrayFile>> OpenArray(const std::string& path, const CommonOptions& opts,
-                                            bool writable);
+Result<std::unique_ptr<ArrayFile>> OpenArray(const std::string& path, const CommonOptions& opts, bool writable);
 void PrintNotice(const std::string& notice);
 
 // Removes the files "<dir>/<prefix><PID>" whose process PID is gone, each
@@ -110,8 +109,7 @@ class Stopwatch {
  public:
   Stopwatch() : start_(std::chrono::steady_clock::now()) {}
   double ElapsedMicros() const {
-    return std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start_)
-        .count();
+    return std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start_).count();
   }
 
  private:

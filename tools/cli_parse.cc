@@ -112,10 +112,20 @@ Result<uint64_t> ParseBytes(const std::string& text, std::string_view what) {
   uint64_t unit = 1;
   std::string body = text;
   switch (text.back()) {
-    case 'K': case 'k': unit = 1 << 10; break;
-    case 'M': case 'm': unit = 1 << 20; break;
-    case 'G': case 'g': unit = 1 << 30; break;
-    default: break;
+    case 'K':
+    case 'k':
+      unit = 1 << 10;
+      break;
+    case 'M':
+    case 'm':
+      unit = 1 << 20;
+      break;
+    case 'G':
+    case 'g':
+      unit = 1 << 30;
+      break;
+    default:
+      break;
   }
   if (unit != 1) body.pop_back();
   auto n = ParseCount(body, what);
@@ -132,11 +142,16 @@ Result<int64_t> ParseDuration(const std::string& text, const char* flag) {
   int64_t v = 0;
   const bool number = ParseInteger(std::string_view(text).substr(0, digits_end), &v);
   int64_t scale = 0;
-  if (unit.empty() || unit == "ms") scale = 1;
-  else if (unit == "s") scale = 1000;
-  else if (unit == "m") scale = 60 * 1000;
-  else if (unit == "h") scale = 3600 * 1000;
-  else if (unit == "d") scale = 24 * 3600 * 1000;
+  if (unit.empty() || unit == "ms")
+    scale = 1;
+  else if (unit == "s")
+    scale = 1000;
+  else if (unit == "m")
+    scale = 60 * 1000;
+  else if (unit == "h")
+    scale = 3600 * 1000;
+  else if (unit == "d")
+    scale = 24 * 3600 * 1000;
   if (!number || scale == 0 || v < 0 || v > kMaxTime / scale)
     return Status::InvalidArgument(flag, "'" + text + "' is not a duration (N, or N with ms, s, m, h, d)");
   return v * scale;

@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "storage/util/cancel.h"
 #include "storage/io/posix_file.h"
+#include "storage/util/cancel.h"
 #include "tools/cli_common.h"
 #include "tools/cli_signals.h"
 #include "tools/commands.h"
@@ -136,8 +136,9 @@ int RunExport(const ExportArgs& a) {
   if (a.dest == "-") {
     if (*format == Format::kNpy) return UsageFail("export to stdout needs --format raw or csv");
     if (*format == Format::kRaw && ::isatty(STDOUT_FILENO) == 1)
-      return UsageFail("export: stdout is a terminal, refusing to write binary (raw) data to it; "
-                       "redirect stdout (> FILE or | PROGRAM) or use --format csv");
+      return UsageFail(
+          "export: stdout is a terminal, refusing to write binary (raw) data to it; "
+          "redirect stdout (> FILE or | PROGRAM) or use --format csv");
     InstallCancelHandlers();
     ByteSink sink(STDOUT_FILENO, "stdout");
     if (Status s = ExportStream(in, *range, *format, ',', sink, "export"); !s.ok()) return FailOrInterrupted(s);

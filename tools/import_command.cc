@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "storage/util/cancel.h"
 #include "storage/io/posix_file.h"
+#include "storage/util/cancel.h"
 #include "tools/buffer_options.h"
 #include "tools/cli_common.h"
 #include "tools/cli_signals.h"
@@ -40,11 +40,13 @@ Result<std::string> ReadAllText(const std::string& path) {
   auto text = ReadWholeInput(path);
   if (!text.ok() || path != "-") return text;
   if (text->rfind("\x93NUMPY", 0) == 0)
-    return Status::InvalidArgument("stdin", "holds a .npy file, but import reads stdin as text "
-                                            "(give the file's path instead of -)");
+    return Status::InvalidArgument("stdin",
+                                   "holds a .npy file, but import reads stdin as text "
+                                   "(give the file's path instead of -)");
   if (text->find('\0') != std::string::npos)
-    return Status::InvalidArgument("stdin", "holds binary data, but import reads stdin as text "
-                                            "(for raw binary give a file path and --dtype)");
+    return Status::InvalidArgument("stdin",
+                                   "holds binary data, but import reads stdin as text "
+                                   "(for raw binary give a file path and --dtype)");
   return text;
 }
 
@@ -90,8 +92,7 @@ Status ImportNpy(const ImportArgs& a, const std::string& dtype_flag, PendingFile
       converted.clear();
       for (uint64_t k = 0; k < n; ++k) {
         auto v = ConvertValue(to, values[k]);
-        if (!v.ok())
-          return v.status().WithContext(a.src + ": element " + std::to_string(at + k));
+        if (!v.ok()) return v.status().WithContext(a.src + ": element " + std::to_string(at + k));
         converted.push_back(*v);
       }
       MOMENTA_RETURN_IF_ERROR(out.WriteValues(at, converted));
@@ -118,8 +119,7 @@ Result<uint64_t> RawLength(const ImportArgs& a, uint64_t size, uint64_t offset, 
 }
 
 Status ImportRaw(const ImportArgs& a, uint64_t offset, PendingFile& pending) {
-  if (a.dtype.empty())
-    return Status::InvalidArgument(a.src, "raw input needs --dtype (the element type of the bytes)");
+  if (a.dtype.empty()) return Status::InvalidArgument(a.src, "raw input needs --dtype (the element type of the bytes)");
   auto dtype = ParseDTypeName(a.dtype);
   if (!dtype.ok()) return dtype.status();
   IoOptions io_opts;
@@ -155,8 +155,7 @@ std::string HeaderNotice(const std::string& name, const TextTable& table) {
   std::string names;
   for (const auto& n : table.names) names += (names.empty() ? "" : ", ") + n;
   if (names.size() > 60) names = names.substr(0, 57) + "...";
-  return name + ": line " + std::to_string(table.header_line) + " holds no number: skipped as a header (" +
-         names + ")";
+  return name + ": line " + std::to_string(table.header_line) + " holds no number: skipped as a header (" + names + ")";
 }
 
 // Rows of K values import as shape (N, K) (tools/text_table.h); a header
@@ -217,15 +216,20 @@ int RunImport(const ImportArgs& a) {
   Stopwatch timer;
   Status s;
   switch (*format) {
-    case Format::kNpy: s = ImportNpy(a, a.dtype, pending); break;
-    case Format::kRaw: s = ImportRaw(a, *offset, pending); break;
-    case Format::kText: s = ImportText(a, *skip_rows, pending); break;
+    case Format::kNpy:
+      s = ImportNpy(a, a.dtype, pending);
+      break;
+    case Format::kRaw:
+      s = ImportRaw(a, *offset, pending);
+      break;
+    case Format::kText:
+      s = ImportText(a, *skip_rows, pending);
+      break;
   }
   if (s.code() == Status::Code::kInterrupted) return FailInterrupted(s, a.dest + " was not created");
   if (!s.ok()) return Fail(s);
   if (Status c = pending.Commit(); !c.ok()) return Fail(c);
-  std::fprintf(stderr, "imported %s into %s in %.1f ms\n", a.src.c_str(), a.dest.c_str(),
-               timer.ElapsedMicros() / 1000);
+  std::fprintf(stderr, "imported %s into %s in %.1f ms\n", a.src.c_str(), a.dest.c_str(), timer.ElapsedMicros() / 1000);
   if (a.build) {  // the buffer asked for, built now (else the first query builds the default one)
     auto tree = MakeTreeOptions(a.buffer);
     if (!tree.ok()) return UsageFail(tree.status().ToString());
@@ -250,7 +254,8 @@ void RegisterImportCommand(CLI::App& app, Command* run) {
   sub->add_option("--offset", a->offset, "raw: skip this many bytes of SRC first (e.g. 44, a WAV's header)");
   sub->add_option("--skip-rows", a->skip_rows,
                   "csv: skip the first N lines (a header; its last line names the columns for --column)");
-  sub->add_option("--column", a->column, "csv: import only column J (from 0; -1 is the last) or the one the header names");
+  sub->add_option("--column", a->column,
+                  "csv: import only column J (from 0; -1 is the last) or the one the header names");
   sub->add_flag("--force", a->force, "replace DEST if it exists");
   AddBufferFlags(sub, &a->buffer);
   for (const char* flag : {"--buffer", "--order", "--bin", "--ram-budget", "--disk-tier", "--leaf", "--fanout"})

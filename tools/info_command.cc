@@ -34,11 +34,16 @@ std::string BufferStateText(const BufferCondition& c, ArrayFile& f) {
     std::snprintf(rough, sizeof rough, "one pass over %s allocated, roughly %.0f s at 1 GiB/s",
                   FormatBytes(pass).c_str(), seconds);
   switch (c.kind) {
-    case Kind::kCurrent: return "current";
-    case Kind::kLiveWriter: return "current (a writer is updating it)";
-    case Kind::kRecover: return "needs recovery: " + c.why + "; the next command replays the log";
-    case Kind::kMissing: return "none yet: the next query builds it (" + std::string(rough) + ")";
-    case Kind::kRebuild: return "stale: " + c.why + "; the next command rebuilds it (" + std::string(rough) + ")";
+    case Kind::kCurrent:
+      return "current";
+    case Kind::kLiveWriter:
+      return "current (a writer is updating it)";
+    case Kind::kRecover:
+      return "needs recovery: " + c.why + "; the next command replays the log";
+    case Kind::kMissing:
+      return "none yet: the next query builds it (" + std::string(rough) + ")";
+    case Kind::kRebuild:
+      return "stale: " + c.why + "; the next command rebuilds it (" + std::string(rough) + ")";
     case Kind::kForeign:
       return "belongs to another array: " + c.why + "; the next command sets it aside and builds a fresh one (" +
              std::string(rough) + ")";
@@ -102,8 +107,7 @@ int RunInfo(const InfoArgs& a) {
   std::printf("dtype:       %s\n", std::string(DTypeName(f.dtype())).c_str());
   std::printf("shape:       (%s)\n", shape.c_str());
   std::printf("length:      %s\n", Counted(f.length(), "element").c_str());
-  std::printf("npy header:  v%s, data at byte %llu\n", version.c_str(),
-              static_cast<unsigned long long>(h.data_offset));
+  std::printf("npy header:  v%s, data at byte %llu\n", version.c_str(), static_cast<unsigned long long>(h.data_offset));
   std::printf("data:        %s (file %s, %s allocated on disk)\n", FormatBytes(h.data_bytes()).c_str(),
               FormatBytes(*size).c_str(), FormatBytes(AllocatedBytes(a.path)).c_str());
   std::printf("sidecar:     %s (%s)\n", sidecar.c_str(), has_sidecar ? "present" : "not yet created");
@@ -127,7 +131,8 @@ int RunInfo(const InfoArgs& a) {
     for (int k = levels; k >= 1; --k) {
       const BufferDescription::Level& l = tree->levels[k - 1];
       std::printf("    level %d: %s of %s, %s, %s\n", k, Counted(l.nodes, "node").c_str(),
-                  Counted(l.span, "element").c_str(), FormatBytes(l.bytes).c_str(), l.in_ram ? "RAM tier" : "disk tier");
+                  Counted(l.span, "element").c_str(), FormatBytes(l.bytes).c_str(),
+                  l.in_ram ? "RAM tier" : "disk tier");
     }
     std::printf("  RAM tier:  %s (budget %s)\n", FormatBytes(tree->ram_tier_bytes).c_str(),
                 FormatBytes(tree->ram_budget).c_str());

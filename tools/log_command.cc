@@ -4,15 +4,15 @@
 #include <cstdio>
 
 #include "storage/array/array_file.h"
-#include "storage/util/cancel.h"
 #include "storage/log/log_codec.h"
 #include "storage/log/log_reader.h"
 #include "storage/log/log_segments.h"
+#include "storage/util/cancel.h"
+#include "storage/util/json_writer.h"
 #include "storage/util/stop_token.h"
 #include "stream/drive/log_wait.h"
 #include "tools/cli_signals.h"
 #include "tools/commands.h"
-#include "storage/util/json_writer.h"
 
 namespace momenta::cli {
 namespace {
@@ -58,9 +58,9 @@ int RunLog(const LogArgs& a) {
   auto recorded = ReadSidecarIdentity(sidecar);
   auto current = SidecarIdentity::Of(a.path, (*array)->header());
   if (recorded.ok() && current.ok() && !recorded->SameLayout(*current))
-    return Fail(Status::InvalidArgument(
-        a.path, "the log in " + sidecar + " belongs to another array (" + recorded->Describe() + "; this one is " +
-                    current->Describe() + "): the next command that opens " + a.path + " sets it aside"));
+    return Fail(Status::InvalidArgument(a.path, "the log in " + sidecar + " belongs to another array (" +
+                                                    recorded->Describe() + "; this one is " + current->Describe() +
+                                                    "): the next command that opens " + a.path + " sets it aside"));
   auto reader = LogReader::Open(sidecar + "/log", options);
   if (!reader.ok()) {
     if (reader.status().code() == Status::Code::kNotFound && !a.tail) return kExitOk;  // no updates yet
@@ -86,9 +86,8 @@ int RunLog(const LogArgs& a) {
       j.Key("new").ElementValue(LogValueFromRaw(dtype, r.new_raw)).EndObject();
       std::printf("%s\n", j.str().c_str());
     } else {
-      std::printf("%llu %lld %llu %s %s\n", static_cast<unsigned long long>(r.sequence),
-                  static_cast<long long>(r.time), static_cast<unsigned long long>(r.index), old_text.c_str(),
-                  new_text.c_str());
+      std::printf("%llu %lld %llu %s %s\n", static_cast<unsigned long long>(r.sequence), static_cast<long long>(r.time),
+                  static_cast<unsigned long long>(r.index), old_text.c_str(), new_text.c_str());
     }
     if (a.tail) std::fflush(stdout);
   }
@@ -105,13 +104,16 @@ void RegisterLogCommand(CLI::App& app, Command* run) {
   sub->add_option("--since", a->since, "only records with time >= T (ms)");
   sub->add_option("--until", a->until, "only records with time < T (ms)");
   sub->add_option("--from", a->from, "only records with sequence >= N (N >= 0: 0, 1000, 2^20)");
-  sub->add_flag("--tail", a->tail, "follow: keep printing new records as they are appended; waits for the array and its log to appear (Ctrl-C or SIGTERM stops it: exit 130 / 143)");
+  sub->add_flag("--tail", a->tail,
+                "follow: keep printing new records as they are appended; waits for the array and its log to appear "
+                "(Ctrl-C or SIGTERM stops it: exit 130 / 143)");
   AddCommonOptions(sub, &a->common);
-  sub->footer("Example: momenta log big.npy --since 1764460800000 --json\n"
-              "Damage and lost records (a segment removed or cut) are reported on stderr with the\n"
-              "sequences lost. A valid record out of place (written twice, or behind a later one) is\n"
-              "reported with its sequence and offset; one not printed before is printed where it lies.\n"
-              "Reads only: the log is never changed (works on read-only media).");
+  sub->footer(
+      "Example: momenta log big.npy --since 1764460800000 --json\n"
+      "Damage and lost records (a segment removed or cut) are reported on stderr with the\n"
+      "sequences lost. A valid record out of place (written twice, or behind a later one) is\n"
+      "reported with its sequence and offset; one not printed before is printed where it lies.\n"
+      "Reads only: the log is never changed (works on read-only media).");
   sub->callback([a, run] { *run = [a] { return RunLog(*a); }; });
 }
 

@@ -23,9 +23,12 @@ std::string SubcommandNames(const CLI::App& app) {
 int NoSubcommand(const CLI::App& app, int argc, char** argv, const CLI::ParseError& e) {
   const std::string first = argc > 1 ? argv[1] : "";
   std::string problem;
-  if (first.empty()) problem = "a subcommand is required";
-  else if (first[0] != '-') problem = "unknown subcommand '" + first + "'";
-  else problem = e.what();
+  if (first.empty())
+    problem = "a subcommand is required";
+  else if (first[0] != '-')
+    problem = "unknown subcommand '" + first + "'";
+  else
+    problem = e.what();
   std::fprintf(stderr, "momenta: %s; the subcommands are: %s\nRun 'momenta --help' for what each does.\n",
                problem.c_str(), SubcommandNames(app).c_str());
   return momenta::cli::kExitUsage;

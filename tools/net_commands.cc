@@ -12,8 +12,8 @@
 #include <memory>
 #include <optional>
 
-#include "storage/util/cancel.h"
 #include "storage/io/posix_file.h"
+#include "storage/util/cancel.h"
 #include "storage/util/stop_token.h"
 #include "stream/net/query_client.h"
 #include "stream/net/root_server.h"
@@ -105,7 +105,8 @@ int RunAsk(const AskArgs& a) {
   auto root = ParseHostPort(a.root, "HOST:PORT");
   if (!root.ok()) return UsageFail(root.status().ToString());
   if (a.words.empty())
-    return UsageFail("no query: count | item J|NAME | frequent PHI | quantile PHI | items | sites | stats | forget SITE");
+    return UsageFail(
+        "no query: count | item J|NAME | frequent PHI | quantile PHI | items | sites | stats | forget SITE");
   std::string line;
   if (a.at) line = "at " + std::to_string(*a.at) + " wait " + std::to_string(a.wait_ms) + " ";
   for (size_t i = 0; i < a.words.size(); ++i) {
@@ -139,7 +140,9 @@ void RegisterNetCommands(CLI::App& app, Command* run) {
     sub->add_option("--listen", a->listen, "HOST:PORT to listen on (port 0: any free port)")->capture_default_str();
     FiniteNumber(sub->add_option("--eps", a->eps, "error bound the root answers within (handed to every site)"))
         ->required();
-    sub->add_option("--window", a->window, "window length W in time units (or 250ms, 10s, 5m, 2h, 1d: the units then read as milliseconds)")->required();
+    sub->add_option("--window", a->window,
+                    "window length W in time units (or 250ms, 10s, 5m, 2h, 1d: the units then read as milliseconds)")
+        ->required();
     sub->add_option("--tardiness", a->tardiness, "items may arrive up to T late (T < W)")->capture_default_str();
     sub->add_option("--token-file", a->token_file, "sites must present the token in this file's first line");
     sub->add_option("--port-file", a->port_file, "write the port bound to this file once listening");
@@ -150,8 +153,8 @@ void RegisterNetCommands(CLI::App& app, Command* run) {
                             "connections of every kind; sites get what the 64 pending and 64 query ones cannot take"),
             130, uint64_t{1} << 20)
         ->capture_default_str();
-    NonNegative(sub->add_option("--handshake-timeout", a->handshake_ms,
-                                "close peers silent this long after connecting, ms"))
+    NonNegative(
+        sub->add_option("--handshake-timeout", a->handshake_ms, "close peers silent this long after connecting, ms"))
         ->capture_default_str();
     NonNegative(sub->add_option("--idle-timeout", a->idle_ms, "close sites silent this long, ms"))
         ->capture_default_str();
@@ -184,9 +187,10 @@ void RegisterNetCommands(CLI::App& app, Command* run) {
     CLI::App* sub = app.add_subcommand(
         "ask", "ask a root: count, item J, frequent PHI, quantile PHI, items, sites, stats; forget SITE");
     sub->add_option("address", a->root, "the root's HOST:PORT")->required();
-    sub->add_option("query", a->words,
-                    "count | item J|NAME | frequent PHI | quantile PHI | items | sites | stats | forget SITE (drop a stale "
-                    "or finished site)")
+    sub->add_option(
+           "query", a->words,
+           "count | item J|NAME | frequent PHI | quantile PHI | items | sites | stats | forget SITE (drop a stale "
+           "or finished site)")
         ->required();
     Integer64(sub->add_option("--at", a->at,
                               "wait until every live site has reported time T (sites report only times nothing "

@@ -47,8 +47,10 @@ std::string StatsJson(const std::vector<StatAnswer>& answers) {
     for (size_t k = 0; k < answers[s].values.size(); ++k) {
       if (k) out += ',';
       const long double v = answers[s].values[k];
-      if (answers[s].is_integer || std::isfinite(v)) out += ValueText(answers[s], k);
-      else out += JsonWriter().Double(static_cast<double>(v)).str();  // "NaN", "Infinity", "-Infinity"
+      if (answers[s].is_integer || std::isfinite(v))
+        out += ValueText(answers[s], k);
+      else
+        out += JsonWriter().Double(static_cast<double>(v)).str();  // "NaN", "Infinity", "-Infinity"
     }
     if (list) out += ']';
   }

@@ -7,10 +7,10 @@
 #include <vector>
 
 #include <span>
-#include "buffers/buffered_array.h"
-#include "buffers/ola/ola_statistics.h"  // OlaAlone
 #include "buffers/algebra/range_summary.h"
 #include "buffers/algebra/statistics.h"
+#include "buffers/buffered_array.h"
+#include "buffers/ola/ola_statistics.h"  // OlaAlone
 #include "storage/npy/dtype.h"
 #include "storage/util/status.h"
 

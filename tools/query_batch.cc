@@ -72,7 +72,8 @@ void PrintTotals(const BatchTotals& t, const char* noun, bool json, double micro
 }
 
 std::string ErrorLine(const QuerySpec& spec, uint64_t line, const Status& error) {
-  if (spec.json) return "{\"line\":" + std::to_string(line) + ",\"error\":" + JsonWriter().String(error.ToString()).str() + "}\n";
+  if (spec.json)
+    return "{\"line\":" + std::to_string(line) + ",\"error\":" + JsonWriter().String(error.ToString()).str() + "}\n";
   return "error: " + error.ToString() + "\n";
 }
 
@@ -246,7 +247,8 @@ int AnswerBins(BufferedArray& ba, const QuerySpec& spec, IndexRange range, uint6
       if (snap) out += ",\"asked\":" + RangeJson(asked[k]);
       out += ",\"stats\":" + StatsJson(*answers) + "}\n";
     } else {
-      out += std::to_string(edges[k].begin) + ":" + std::to_string(edges[k].end) + " " + StatsText(*answers, " ") + "\n";
+      out +=
+          std::to_string(edges[k].begin) + ":" + std::to_string(edges[k].end) + " " + StatsText(*answers, " ") + "\n";
     }
   }
   WriteOut(out);

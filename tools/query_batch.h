@@ -14,9 +14,9 @@
 #include <string>
 #include <vector>
 
-#include "buffers/buffered_array.h"
 #include "buffers/algebra/range_summary.h"
 #include "buffers/algebra/statistics.h"
+#include "buffers/buffered_array.h"
 
 namespace momenta::cli {
 
@@ -59,7 +59,6 @@ std::vector<IndexRange> SizedBins(IndexRange range, uint64_t size);
 // also "asked":[lo,hi], the bin before snapping). A statistic an empty bin
 // cannot give (the mean of nothing) is NaN there. bins > Q - P is refused, and
 // --bin-size over an empty range. Returns the exit code.
-int AnswerBins(BufferedArray& ba, const QuerySpec& spec, IndexRange range, uint64_t bins, uint64_t bin_size,
-               bool snap);
+int AnswerBins(BufferedArray& ba, const QuerySpec& spec, IndexRange range, uint64_t bins, uint64_t bin_size, bool snap);
 
 }  // namespace momenta::cli

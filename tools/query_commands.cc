@@ -14,10 +14,10 @@
 #include "buffers/algebra/moments.h"
 #include "buffers/algebra/statistics.h"
 #include "storage/util/cancel.h"
-#include "tools/cli_signals.h"
-#include "tools/buffer_options.h"
-#include "tools/commands.h"
 #include "storage/util/json_writer.h"
+#include "tools/buffer_options.h"
+#include "tools/cli_signals.h"
+#include "tools/commands.h"
 #include "tools/query_answers.h"
 #include "tools/query_batch.h"
 #include "tools/query_progressive.h"
@@ -38,9 +38,9 @@ struct QueryArgs {
   int degree = 1;
   int ddof = 0;
   bool skipna = false;
-  std::string ranges;       // --ranges FILE|-
+  std::string ranges;  // --ranges FILE|-
   std::string on_error = "stop";
-  std::optional<uint64_t> bins;  // --bins K (given as 0: refused, not ignored)
+  std::optional<uint64_t> bins;      // --bins K (given as 0: refused, not ignored)
   std::optional<uint64_t> bin_size;  // --bin-size N: bins of N elements, the last one shorter
   bool snap = false;
   bool progressive = false;  // --progressive: bounds first, then refinements, then the answer
@@ -78,7 +78,8 @@ int RunQuery(const QueryArgs& a) {
   }
   if (a.range.empty() == a.ranges.empty()) return UsageFail("query: give either --range P:Q or --ranges FILE");
   if (!a.ranges.empty() && (a.bins || a.bin_size))
-    return UsageFail(std::string("query: ") + (a.bin_size ? "--bin-size" : "--bins") + " splits one --range, not --ranges");
+    return UsageFail(std::string("query: ") + (a.bin_size ? "--bin-size" : "--bins") +
+                     " splits one --range, not --ranges");
   if (a.bin_size && *a.bin_size == 0) return UsageFail("query: --bin-size 0: a bin holds at least one element");
   if (a.bins && a.bin_size) return UsageFail("query: give --bins K (how many) or --bin-size N (how long), not both");
   if (a.snap && !a.bins && !a.bin_size) return UsageFail("query: --snap moves the edges of --bins");
@@ -115,8 +116,12 @@ int RunQuery(const QueryArgs& a) {
     const OpenReport& opened = (*ba)->open_report();
     tail.Key("open").BeginObject().Key("rebuilt").Bool(opened.full_pass);
     if (opened.full_pass)
-      tail.Key("rebuild_reason").String(opened.full_pass_reason).Key("rebuild_us").Double(opened.full_pass_seconds * 1e6)
-          .Key("rebuild_bytes_read").UInt(opened.full_pass_bytes_read);
+      tail.Key("rebuild_reason")
+          .String(opened.full_pass_reason)
+          .Key("rebuild_us")
+          .Double(opened.full_pass_seconds * 1e6)
+          .Key("rebuild_bytes_read")
+          .UInt(opened.full_pass_bytes_read);
     tail.Key("replayed").UInt(opened.replayed).Key("recovered").Bool(opened.recovered).EndObject().EndObject();
     out += "," + tail.str().substr(1) + "\n";
     std::fwrite(out.data(), 1, out.size(), stdout);
@@ -156,8 +161,8 @@ int RunBuild(const BuildArgs& a) {
     j.Key("mib_per_s").Double(mib_s).EndObject();
     std::printf("%s\n", j.str().c_str());
   } else {
-    std::fprintf(stderr, "built the moment buffer of %s: read %s of data in %.2f s (%.0f MiB/s)\n",
-                 a.path.c_str(), FormatBytes(stats->data_bytes_read).c_str(), stats->seconds, mib_s);
+    std::fprintf(stderr, "built the moment buffer of %s: read %s of data in %.2f s (%.0f MiB/s)\n", a.path.c_str(),
+                 FormatBytes(stats->data_bytes_read).c_str(), stats->seconds, mib_s);
   }
   return kExitOk;
 }
@@ -203,11 +208,12 @@ void RegisterQueryCommands(CLI::App& app, Command* run) {
                     "one answer per line, in order, each batch of ready lines read together");
     sub->add_option("--on-error", a->on_error,
                     "--ranges: stop at a bad line (default), or skip: answer it with its error, exit 1 at the end");
-    NonNegative(sub->add_option(
-        "--bins", a->bins, "split --range into K equal bins, 1 <= K <= Q - P (1000, 2^10), and answer each (an "
-                           "overview: one line per bin)"));
-    NonNegative(sub->add_option("--bin-size", a->bin_size,
-                                "split --range into bins of N elements from P (1024, 2^10), the last one shorter (frames)"));
+    NonNegative(sub->add_option("--bins", a->bins,
+                                "split --range into K equal bins, 1 <= K <= Q - P (1000, 2^10), and answer each (an "
+                                "overview: one line per bin)"));
+    NonNegative(
+        sub->add_option("--bin-size", a->bin_size,
+                        "split --range into bins of N elements from P (1024, 2^10), the last one shorter (frames)"));
     sub->add_flag("--snap", a->snap, "--bins: move each edge to the nearest leaf boundary (no raw element is read)");
     sub->add_option("--stat,-s", a->stats,
                     "sum count mean var std moment moments com spread polyfit min max sumsq rms (repeat for several)")
@@ -223,35 +229,35 @@ void RegisterQueryCommands(CLI::App& app, Command* run) {
         ->capture_default_str();
     NonNegative(sub->add_option("--ddof", a->ddof, "var/std: 0 population, 1 sample (>= 0)"), INT32_MAX)
         ->capture_default_str();
-    sub->add_flag("--progressive", a->progressive,
-                  "sum, count, mean, sumsq or rms: an estimate with an interval that holds the exact answer first, from "
-                  "the buffer alone, then narrower ones as the end leaves are read, ending with the answer");
+    sub->add_flag(
+        "--progressive", a->progressive,
+        "sum, count, mean, sumsq or rms: an estimate with an interval that holds the exact answer first, from "
+        "the buffer alone, then narrower ones as the end leaves are read, ending with the answer");
     sub->add_flag("--approx", a->approx,
                   "sum, count, mean, sumsq or rms: only the first line of --progressive (reads no byte of the array)");
     sub->add_flag("--skipna", a->skipna,
                   "leave NaN cells out, as np.nansum np.nanmean np.nanvar np.nanstd np.nanmin np.nanmax "
                   "(count: the non-NaN cells; infinities are kept)");
     AddCommonOptions(sub, &a->common);
-    sub->footer("Example: momenta query big.npy --range 1000:2^30 --stat mean --stat std --stat polyfit --degree 2\n"
-                "         momenta query big.npy --ranges ranges.txt --stat sum --json\n"
-                "         momenta query big.npy --range 0:2^40 --bins 1000 --snap --stat mean --stat min --stat max\n"
-                "         momenta query big.npy --range 1000:2^30 --stat sum --progressive --json\n"
-                "         momenta query audio.npy --range 0:900000 --bin-size 1024 --stat rms\n"
-                "An empty range gives count 0 and sum 0; statistics that divide by the count fail on it.\n"
-                "Unlike a NumPy slice, a range is never clipped or emptied (500:100 or 0:2^40 on a shorter array\n"
-                "is refused, saying which side is wrong): a statistic of another range would be a wrong answer.\n"
-                "Bytes read are what was asked of the devices, a batch's overlapping reads merged; --ranges and\n"
-                "--bins end with one line on stderr (with --json a JSON object) of the ranges, the bytes they\n"
-                "cover and the bytes read.\n"
-                "NaN and infinity are answered as NumPy does: sum mean var std min max as np.sum np.mean np.var\n"
-                "np.std np.min np.max (a NaN gives NaN; inf - inf is NaN; var and std with an infinity are NaN);\n"
-                "sumsq and rms as np.sum(y) and np.sqrt(np.mean(y)), y = x.astype(float64)**2 (an infinity gives inf).\n"
-                "moment moments com spread polyfit are NaN whenever the range holds a NaN or an infinity that\n"
-                "is not skipped (polyfit: any NaN, even with --skipna). Text prints nan, inf, -inf; --json\n"
-                "prints the strings \"NaN\", \"Infinity\", \"-Infinity\".");
-    sub->callback([a, run] {
-      *run = [a] { return RunQuery(*a); };
-    });
+    sub->footer(
+        "Example: momenta query big.npy --range 1000:2^30 --stat mean --stat std --stat polyfit --degree 2\n"
+        "         momenta query big.npy --ranges ranges.txt --stat sum --json\n"
+        "         momenta query big.npy --range 0:2^40 --bins 1000 --snap --stat mean --stat min --stat max\n"
+        "         momenta query big.npy --range 1000:2^30 --stat sum --progressive --json\n"
+        "         momenta query audio.npy --range 0:900000 --bin-size 1024 --stat rms\n"
+        "An empty range gives count 0 and sum 0; statistics that divide by the count fail on it.\n"
+        "Unlike a NumPy slice, a range is never clipped or emptied (500:100 or 0:2^40 on a shorter array\n"
+        "is refused, saying which side is wrong): a statistic of another range would be a wrong answer.\n"
+        "Bytes read are what was asked of the devices, a batch's overlapping reads merged; --ranges and\n"
+        "--bins end with one line on stderr (with --json a JSON object) of the ranges, the bytes they\n"
+        "cover and the bytes read.\n"
+        "NaN and infinity are answered as NumPy does: sum mean var std min max as np.sum np.mean np.var\n"
+        "np.std np.min np.max (a NaN gives NaN; inf - inf is NaN; var and std with an infinity are NaN);\n"
+        "sumsq and rms as np.sum(y) and np.sqrt(np.mean(y)), y = x.astype(float64)**2 (an infinity gives inf).\n"
+        "moment moments com spread polyfit are NaN whenever the range holds a NaN or an infinity that\n"
+        "is not skipped (polyfit: any NaN, even with --skipna). Text prints nan, inf, -inf; --json\n"
+        "prints the strings \"NaN\", \"Infinity\", \"-Infinity\".");
+    sub->callback([a, run] { *run = [a] { return RunQuery(*a); }; });
   }
   {
     auto a = std::make_shared<BuildArgs>();
@@ -259,13 +265,15 @@ void RegisterQueryCommands(CLI::App& app, Command* run) {
     sub->add_option("PATH", a->path, "array file (.npy)")->required();
     AddBufferFlags(sub, &a->buffer);
     AddCommonOptions(sub, &a->common);
-    sub->footer("Example: momenta build big.npy --order 4 --ram-budget 1M\n"
-                "Ctrl-C or SIGTERM stops it within a second (exit 130/143); the buffer it had stays.");
+    sub->footer(
+        "Example: momenta build big.npy --order 4 --ram-budget 1M\n"
+        "Ctrl-C or SIGTERM stops it within a second (exit 130/143); the buffer it had stays.");
     sub->callback([a, run] { *run = [a] { return RunBuild(*a); }; });
   }
   {
     auto a = std::make_shared<VerifyArgs>();
-    CLI::App* sub = app.add_subcommand("verify", "recompute the buffer from the array and report mismatches (exit 1 if any)");
+    CLI::App* sub =
+        app.add_subcommand("verify", "recompute the buffer from the array and report mismatches (exit 1 if any)");
     sub->add_option("PATH", a->path, "array file (.npy)")->required();
     AddCommonOptions(sub, &a->common);
     sub->footer("Example: momenta verify big.npy");

@@ -5,12 +5,12 @@
 #include <cstdio>
 #include <memory>
 
-#include "buffers/tree/moment_tree.h"
-#include "buffers/ola/ola_progressive.h"
 #include "buffers/algebra/square_bounds.h"
+#include "buffers/buffered_array_parts.h"
+#include "buffers/ola/ola_progressive.h"
+#include "buffers/tree/moment_tree.h"
 #include "storage/array/array_file.h"
 #include "storage/util/json_writer.h"
-#include "buffers/buffered_array_parts.h"
 #include "tools/cli_common.h"
 #include "tools/query_answers.h"
 
@@ -27,9 +27,12 @@ struct Line {
 
 const char* NanName(NanState s) {
   switch (s) {
-    case NanState::kNo: return "no";
-    case NanState::kMaybe: return "maybe";
-    case NanState::kCertain: return "certain";
+    case NanState::kNo:
+      return "no";
+    case NanState::kMaybe:
+      return "maybe";
+    case NanState::kCertain:
+      return "certain";
   }
   return "?";
 }
@@ -52,8 +55,8 @@ void Print(Stat stat, const Line& line, bool json) {
   std::string out;
   if (json) {
     out = "{\"stat\":\"" + std::string(StatName(stat)) + "\",\"estimate\":" + estimate + ",\"lower\":" + lower +
-          ",\"upper\":" + upper + ",\"exact\":" + (line.exact ? "true" : "false") + ",\"nan\":\"" +
-          NanName(b.nan) + "\",\"array_bytes_read\":" + std::to_string(line.array_bytes) +
+          ",\"upper\":" + upper + ",\"exact\":" + (line.exact ? "true" : "false") + ",\"nan\":\"" + NanName(b.nan) +
+          "\",\"array_bytes_read\":" + std::to_string(line.array_bytes) +
           ",\"elapsed_us\":" + JsonWriter().Double(line.micros).str() + "}\n";
   } else {
     out = std::string(StatName(stat)) + " " + estimate + " [" + lower + ", " + upper + "]" +
@@ -171,8 +174,7 @@ bool ServedProgressively(Stat stat) {
          stat == Stat::kRms;
 }
 
-int AnswerProgressive(BufferedArray& ba, const std::string& path, Stat stat, IndexRange range, bool approx,
-                      bool json) {
+int AnswerProgressive(BufferedArray& ba, const std::string& path, Stat stat, IndexRange range, bool approx, bool json) {
   if (stat == Stat::kSumsq || stat == Stat::kRms) return AnswerSquaresProgressive(ba, path, stat, range, approx, json);
   Stopwatch timer;
   if (stat == Stat::kMean && range.size() == 0)

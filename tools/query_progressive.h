@@ -9,9 +9,9 @@
 
 #include <string>
 
-#include "buffers/buffered_array.h"
 #include "buffers/algebra/range_summary.h"
 #include "buffers/algebra/statistics.h"
+#include "buffers/buffered_array.h"
 
 namespace momenta::cli {
 
@@ -33,7 +33,6 @@ bool ServedProgressively(Stat stat);
 // rebuilt by the ordinary query (a notice says so) and the bounds start over
 // from the new buffer. Returns the exit code.
 // REQUIRES: ServedProgressively(stat); range inside the array
-int AnswerProgressive(BufferedArray& ba, const std::string& path, Stat stat, IndexRange range, bool approx,
-                      bool json);
+int AnswerProgressive(BufferedArray& ba, const std::string& path, Stat stat, IndexRange range, bool approx, bool json);
 
 }  // namespace momenta::cli

@@ -21,7 +21,7 @@
 namespace momenta::cli {
 
 struct RangeLine {
-  bool blank = false;                     // nothing to answer (blank or a comment)
+  bool blank = false;  // nothing to answer (blank or a comment)
   IndexRange range;
   std::optional<std::vector<Stat>> stats;  // the line's "stat" field, when it has one
 };

@@ -13,11 +13,11 @@
 #include <vector>
 
 #include "buffers/shard_plan.h"
-#include "storage/array/shard_manifest.h"
 #include "storage/array/array_file.h"
-#include "storage/util/cancel.h"
-#include "storage/io/posix_file.h"
+#include "storage/array/shard_manifest.h"
 #include "storage/array/sidecar.h"
+#include "storage/io/posix_file.h"
+#include "storage/util/cancel.h"
 #include "tools/buffer_options.h"
 #include "tools/cli_common.h"
 #include "tools/cli_signals.h"
@@ -29,7 +29,7 @@ namespace {
 
 struct ShardArgs {
   CommonOptions common;
-  std::string src;          // a .npy, or empty with --shape
+  std::string src;  // a .npy, or empty with --shape
   std::string manifest;
   std::string shard_length;
   std::vector<std::string> placement;  // WORKER=FOLDER
@@ -132,7 +132,9 @@ int RunShardCreate(const ShardArgs& a) {
   }
   uint64_t n = 1;
   for (uint64_t d : shape) n *= d;
-  if (n == 0) return Fail(Status::InvalidArgument(a.src.empty() ? "--shape" : a.src, "the array is empty; a sharded array has at least one element"));
+  if (n == 0)
+    return Fail(Status::InvalidArgument(a.src.empty() ? "--shape" : a.src,
+                                        "the array is empty; a sharded array has at least one element"));
 
   const std::vector<ShardEntry> plan = PlanShards(n, *per, places, a.replicas, a.manifest);
 
@@ -168,8 +170,9 @@ void RegisterShardCommand(CLI::App& app, Command* run) {
                   "WORKER=FOLDER, repeated: shard k goes to placement k mod P (WORKER: a Dask worker's address or "
                   "--name; FOLDER: an absolute path, as that worker sees it)")
       ->required();
-  NonNegative(sub->add_option("--replicas", a->replicas, "copies of each shard besides its primary, on the next placements"),
-              INT32_MAX)
+  NonNegative(
+      sub->add_option("--replicas", a->replicas, "copies of each shard besides its primary, on the next placements"),
+      INT32_MAX)
       ->capture_default_str();
   sub->add_option("--shape", a->shape, "shape of an empty sharded array, e.g. --shape 2^30 or 1024,1024")
       ->delimiter(',');
@@ -177,10 +180,11 @@ void RegisterShardCommand(CLI::App& app, Command* run) {
       ->capture_default_str();
   AddBufferFlags(sub, &a->buffer);
   AddCommonOptions(sub, &a->common, /*with_json=*/false);
-  sub->footer("Example: momenta shard create big.npy --manifest big.json --shard-length 2^30 \\\n"
-              "           --placement tcp://10.0.0.5:40113=/data/a --placement tcp://10.0.0.6:39001=/data/b\n"
-              "Each FOLDER is where its worker will find the shards (a disk of that machine, mounted here or\n"
-              "copied there); then momenta.dask.ShardedArray(\"big.json\", client) serves them.");
+  sub->footer(
+      "Example: momenta shard create big.npy --manifest big.json --shard-length 2^30 \\\n"
+      "           --placement tcp://10.0.0.5:40113=/data/a --placement tcp://10.0.0.6:39001=/data/b\n"
+      "Each FOLDER is where its worker will find the shards (a disk of that machine, mounted here or\n"
+      "copied there); then momenta.dask.ShardedArray(\"big.json\", client) serves them.");
   sub->callback([a, run] { *run = [a] { return RunShardCreate(*a); }; });
 }
 

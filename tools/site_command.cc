@@ -5,8 +5,8 @@
 #include <chrono>
 #include <memory>
 
-#include "storage/util/cancel.h"
 #include "storage/array/sidecar.h"
+#include "storage/util/cancel.h"
 #include "storage/util/stop_token.h"
 #include "stream/drive/log_source.h"
 #include "stream/drive/log_wait.h"
@@ -83,8 +83,8 @@ int RunSite(const SiteArgs& a) {
   if (!source.ok()) return CancelRequested() ? StopExitCode() : Fail(source.status());
   SiteNames names;
   if (named)
-    *source = std::make_unique<NotingSource>(
-        std::move(*source), [&names](const TimedItem& x) { names.Note(x.item, x.name, x.ts); });
+    *source = std::make_unique<NotingSource>(std::move(*source),
+                                             [&names](const TimedItem& x) { names.Note(x.item, x.name, x.ts); });
   o.cancel_fd = CancelFd();
   auto client = SiteClient::Create(o);
   if (!client.ok()) return UsageFail(client.status().ToString());
@@ -93,9 +93,10 @@ int RunSite(const SiteArgs& a) {
     return CancelRequested() ? StopExitCode() : Fail(st);
 
   if (a.clock == "wall" && !a.log.empty() && (*client)->params().spec.tardiness == 0)
-    return UsageFail("--clock wall on an update log drops every record when the root's tardiness is 0 (each is "
-                     "read after it is stamped): leave --clock at data to follow the log's own time, or start the "
-                     "root with --tardiness (e.g. 1s)");
+    return UsageFail(
+        "--clock wall on an update log drops every record when the root's tardiness is 0 (each is "
+        "read after it is stamped): leave --clock at data to follow the log's own time, or start the "
+        "root with --tardiness (e.g. 1s)");
   SiteLoopOptions loop;
   loop.heartbeat = std::chrono::milliseconds(*heartbeat);
   loop.tick_ms = *tick;
@@ -123,9 +124,11 @@ void RegisterSiteCommand(CLI::App& app, Command* run) {
   sub->add_option("--id", a->id, "this site's name: 1-64 letters, digits, '.', '_' or '-' (the root refuses others)")
       ->required();
   sub->add_option("--log", a->log, "array file (.npy): tail its update log (times in ms; waits for it to appear)");
-  sub->add_option("--sidecar", a->sidecar, "folder of the --log array's sidecar (default: PATH.momenta, or under $MOMENTA_SIDECAR_DIR)");
-  sub->add_option("--input", a->input,
-                  "text file of 'TIMESTAMP ITEM' lines ('TIMESTAMP' alone: the clock moves on; '#' lines skipped), '-' for stdin");
+  sub->add_option("--sidecar", a->sidecar,
+                  "folder of the --log array's sidecar (default: PATH.momenta, or under $MOMENTA_SIDECAR_DIR)");
+  sub->add_option(
+      "--input", a->input,
+      "text file of 'TIMESTAMP ITEM' lines ('TIMESTAMP' alone: the clock moves on; '#' lines skipped), '-' for stdin");
   sub->add_option("--item", a->item,
                   "the item: index, index/G (regions of G elements), value/G or name (--input: any word, counted "
                   "by a 64-bit hash; the root answers with the names)")

@@ -68,8 +68,9 @@ Result<uint64_t> ResolveColumn(const std::string& column, const TextTable& t, co
     return static_cast<uint64_t>(*j < 0 ? *j + k : *j);
   }
   if (t.names.empty())
-    return Status::InvalidArgument(name, flag + " is a name, but there is no header line (a first line of names, "
-                                                "or --skip-rows N with the names on line N); or give an index J from 0");
+    return Status::InvalidArgument(name, flag +
+                                             " is a name, but there is no header line (a first line of names, "
+                                             "or --skip-rows N with the names on line N); or give an index J from 0");
   const auto at = std::find(t.names.begin(), t.names.end(), column);
   const std::string header = "the header on line " + std::to_string(t.header_line);
   if (at == t.names.end())
@@ -161,9 +162,11 @@ Status ForEachTableValue(std::string_view text, const TextTable& table, const st
                          const std::function<Status(std::string_view, uint64_t)>& fn) {
   return ForEachLine(text, name, [&](std::string_view line, uint64_t number) -> Status {
     if (number < table.first_line) return Status::OK();
-    return ForEachToken(line, [&](std::string_view tok, uint64_t index) {
-             return table.pick && index != *table.pick ? Status::OK() : fn(tok, number);
-           }).status();
+    return ForEachToken(line,
+                        [&](std::string_view tok, uint64_t index) {
+                          return table.pick && index != *table.pick ? Status::OK() : fn(tok, number);
+                        })
+        .status();
   });
 }
 

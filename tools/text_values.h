@@ -39,8 +39,14 @@ Status ForEachTextValue(std::string_view text, const std::string& name, Fn&& fn)
       ++i;
       continue;
     }
-    if (c == '#') { while (i < n && text[i] != '\n') ++i; continue; }
-    if (IsTextValueSeparator(c)) { ++i; continue; }
+    if (c == '#') {
+      while (i < n && text[i] != '\n') ++i;
+      continue;
+    }
+    if (IsTextValueSeparator(c)) {
+      ++i;
+      continue;
+    }
     // (Not strchr over the separators: it finds a NUL byte too, as the
     // string's terminator, which made an empty token and no progress.)
     size_t j = i;

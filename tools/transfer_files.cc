@@ -20,9 +20,12 @@ Result<Format> ResolveFormat(const std::string& flag, const std::string& path) {
   std::string f = flag;
   if (f == "auto") {
     const std::string ext = std::filesystem::path(path).extension().string();
-    if (ext == ".npy") f = "npy";
-    else if (ext == ".csv" || ext == ".txt" || ext == ".tsv") f = "csv";
-    else f = "raw";
+    if (ext == ".npy")
+      f = "npy";
+    else if (ext == ".csv" || ext == ".txt" || ext == ".tsv")
+      f = "csv";
+    else
+      f = "raw";
   }
   if (f == "npy") return Format::kNpy;
   if (f == "raw") return Format::kRaw;
@@ -30,9 +33,7 @@ Result<Format> ResolveFormat(const std::string& flag, const std::string& path) {
   return Status::InvalidArgument("--format", "unknown format '" + flag + "' (auto, npy, raw, csv)");
 }
 
-bool AllZero(const char* data, size_t n) {
-  return n == 0 || (data[0] == 0 && std::memcmp(data, data + 1, n - 1) == 0);
-}
+bool AllZero(const char* data, size_t n) { return n == 0 || (data[0] == 0 && std::memcmp(data, data + 1, n - 1) == 0); }
 
 PendingFile::PendingFile(std::string final_path)
     : final_(std::move(final_path)), temp_(final_ + std::string(kPartial) + std::to_string(::getpid())) {
@@ -51,9 +52,8 @@ Status PendingFile::Commit() {
   return Status::OK();
 }
 
-Result<std::unique_ptr<ArrayFile>> CreateDest(const PendingFile& pending, DType dtype,
-                                             std::span<const uint64_t> shape,
-                                             const CommonOptions& common) {
+Result<std::unique_ptr<ArrayFile>> CreateDest(const PendingFile& pending, DType dtype, std::span<const uint64_t> shape,
+                                              const CommonOptions& common) {
   auto io = MakeIoOptions(common, /*writable=*/true);
   if (!io.ok()) return io.status();
   return ArrayFile::Create(pending.temp(), dtype, shape, *io);

@@ -48,8 +48,8 @@ class PendingFile {
 };
 
 // The new array at pending.temp(), opened with the I/O options of `common`.
-Result<std::unique_ptr<ArrayFile>> CreateDest(const PendingFile& pending, DType dtype,
-                                             std::span<const uint64_t> shape, const CommonOptions& common);
+Result<std::unique_ptr<ArrayFile>> CreateDest(const PendingFile& pending, DType dtype, std::span<const uint64_t> shape,
+                                              const CommonOptions& common);
 
 // InvalidArgument when `dest` exists and not `force`.
 Status CheckDestination(const std::string& dest, bool force);

@@ -6,11 +6,11 @@
 #include <string>
 
 #include "storage/util/cancel.h"
+#include "storage/util/json_writer.h"
 #include "storage/util/line_reader.h"
 #include "tools/buffer_options.h"
 #include "tools/cli_signals.h"
 #include "tools/commands.h"
-#include "storage/util/json_writer.h"
 #include "tools/update_follow.h"
 #include "tools/update_parse.h"
 
@@ -33,8 +33,8 @@ struct UpdateArgs {
 
 // An update stopped by a signal: what was applied is committed, and the
 // message says exactly which updates and log sequences that was.
-int FailUpdateInterrupted(const Status& interrupted, BufferedArray& ba, uint64_t before_sequence,
-                          size_t applied, size_t total) {
+int FailUpdateInterrupted(const Status& interrupted, BufferedArray& ba, uint64_t before_sequence, size_t applied,
+                          size_t total) {
   const Status closed = ba.Close();
   const uint64_t after = ba.applied_sequence();
   std::string what;
@@ -42,9 +42,9 @@ int FailUpdateInterrupted(const Status& interrupted, BufferedArray& ba, uint64_t
     what = "no update was applied";
   } else {
     what = "applied the first " + std::to_string(applied) + " of " + Counted(total, "update");
-    what += after > before_sequence ? " (log sequences " + std::to_string(before_sequence + 1) + ".." +
-                                          std::to_string(after) + ")"
-                                    : " (no value changed: nothing logged)";
+    what += after > before_sequence
+                ? " (log sequences " + std::to_string(before_sequence + 1) + ".." + std::to_string(after) + ")"
+                : " (no value changed: nothing logged)";
     what += closed.ok() ? ", the rest not" : ", the rest not; committing them failed: " + closed.ToString();
   }
   return FailInterrupted(interrupted, what);
@@ -133,7 +133,8 @@ int RunUpdate(const UpdateArgs& a) {
 
 void RegisterUpdateCommand(CLI::App& app, Command* run) {
   auto a = std::make_shared<UpdateArgs>();
-  CLI::App* sub = app.add_subcommand("update", "apply 'INDEX VALUE [TIME]' lines (or binary records) to an array, its log and its buffer");
+  CLI::App* sub = app.add_subcommand(
+      "update", "apply 'INDEX VALUE [TIME]' lines (or binary records) to an array, its log and its buffer");
   sub->add_option("PATH", a->path, "array file (.npy)")->required();
   sub->add_option("--input,-i", a->input, "file of updates; - is stdin")->capture_default_str();
   sub->add_flag("--binary", a->binary, "input is 16-byte records: u64 index, f8 value (little-endian)");
@@ -144,20 +145,22 @@ void RegisterUpdateCommand(CLI::App& app, Command* run) {
       ->capture_default_str();
   NonNegative(sub->add_option("--group", a->group, "with --follow: most updates in one group (e.g. 2^16)"))
       ->capture_default_str();
-  sub->add_flag("--ack", a->ack,
-                "with --follow: print 'SEQ COUNT' per group once it is durable per --sync ({\"seq\",\"count\"} with --json)");
+  sub->add_flag(
+      "--ack", a->ack,
+      "with --follow: print 'SEQ COUNT' per group once it is durable per --sync ({\"seq\",\"count\"} with --json)");
   sub->add_option("--on-error", a->on_error, "with --follow: a bad line stops (stop) or is reported and skipped (skip)")
       ->capture_default_str();
   AddWriteFlags(sub, &a->write);
   AddCommonOptions(sub, &a->common);
-  sub->footer("Example: printf '10 3.5\\n11 -2\\n' | momenta update big.npy\n"
-              "All or nothing: the whole input is read and checked, then log, buffer and array space is\n"
-              "reserved for all of it before the first change; a bad line or a full disk changes nothing.\n"
-              "Ctrl-C or SIGTERM stops it between chunks of 4096 updates (exit 130/143): what was\n"
-              "applied is committed, and the message says which updates and log sequences that was.\n"
-              "With --follow, lines are applied as they arrive: producer | momenta update big.npy --follow --ack\n"
-              "prints 'SEQ COUNT' once each group is durable (--sync always|batch; none: applied only);\n"
-              "an acknowledged update survives a crash, an unacknowledged one may or may not.");
+  sub->footer(
+      "Example: printf '10 3.5\\n11 -2\\n' | momenta update big.npy\n"
+      "All or nothing: the whole input is read and checked, then log, buffer and array space is\n"
+      "reserved for all of it before the first change; a bad line or a full disk changes nothing.\n"
+      "Ctrl-C or SIGTERM stops it between chunks of 4096 updates (exit 130/143): what was\n"
+      "applied is committed, and the message says which updates and log sequences that was.\n"
+      "With --follow, lines are applied as they arrive: producer | momenta update big.npy --follow --ack\n"
+      "prints 'SEQ COUNT' once each group is durable (--sync always|batch; none: applied only);\n"
+      "an acknowledged update survives a crash, an unacknowledged one may or may not.");
   sub->callback([a, run] { *run = [a] { return RunUpdate(*a); }; });
 }
 

@@ -50,7 +50,6 @@ struct FollowStats {
 // or a failed Apply or Commit. *stats counts what was done either way.
 // Acknowledged groups stay; an unacknowledged line may or may not have been
 // applied (an update sets a value, so sending it again is harmless).
-[[nodiscard]] Status FollowUpdates(BufferedArray& ba, LineReader& in, const FollowOptions& options,
-                                   FollowStats* stats);
+[[nodiscard]] Status FollowUpdates(BufferedArray& ba, LineReader& in, const FollowOptions& options, FollowStats* stats);
 
 }  // namespace momenta::cli

@@ -3,8 +3,8 @@
 #include <cstring>
 #include <string_view>
 
-#include "storage/util/cancel.h"
 #include "storage/io/huge_pages.h"
+#include "storage/util/cancel.h"
 #include "storage/util/parse_number.h"
 
 namespace momenta::cli {
@@ -36,7 +36,7 @@ std::string_view NextField(std::string_view* rest) {
 }  // namespace
 
 Result<std::optional<IndexedValue>> ParseUpdateLine(std::string_view line, uint64_t line_no, const std::string& name,
-                                                   DType dtype, uint64_t length, int64_t time) {
+                                                    DType dtype, uint64_t length, int64_t time) {
   if (const size_t hash = line.find('#'); hash != std::string_view::npos) line = line.substr(0, hash);
   std::string_view rest = line;
   const std::string_view index_text = NextField(&rest);

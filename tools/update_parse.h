@@ -25,7 +25,7 @@ namespace momenta::cli {
 // One text line of updates, number `line_no` of `name`: the update, or
 // nullopt for a blank or comment-only line; errors as ParseUpdates'.
 Result<std::optional<IndexedValue>> ParseUpdateLine(std::string_view line, uint64_t line_no, const std::string& name,
-                                                   DType dtype, uint64_t length, int64_t time);
+                                                    DType dtype, uint64_t length, int64_t time);
 
 Result<std::vector<IndexedValue>> ParseUpdates(const std::string& text, bool binary, const std::string& name,
                                                DType dtype, uint64_t length, int64_t time);

@@ -8,8 +8,9 @@
 #include <cstdio>
 #include <memory>
 
-#include "storage/util/cancel.h"
 #include "storage/array/sidecar.h"
+#include "storage/util/cancel.h"
+#include "storage/util/json_writer.h"
 #include "storage/util/stop_token.h"
 #include "stream/drive/log_follow.h"
 #include "stream/drive/log_source.h"
@@ -23,14 +24,13 @@
 #include "tools/cli_parse.h"
 #include "tools/cli_signals.h"
 #include "tools/commands.h"
-#include "storage/util/json_writer.h"
 
 namespace momenta::cli {
 namespace {
 
 struct WindowArgs {
   std::string log, input, window, tardiness = "0", every, item = "index", clock = "data";
-  std::string sidecar;  // --sidecar DIR: where the --log array's log lives
+  std::string sidecar;    // --sidecar DIR: where the --log array's log lives
   std::string quantiles;  // empty: 0.5,0.9,0.99 (none for names)
   double eps = 0;
   size_t top = 10;
@@ -50,13 +50,19 @@ void PrintReport(const WindowReport& r, bool json, const NameTable* names) {
     j.Key("top").BeginArray();
     for (const ItemEstimate& e : r.top) {
       j.BeginObject().Key("item");
-      if (names != nullptr) j.String(names->NameOf(e.item)); else j.Int(e.item);
+      if (names != nullptr)
+        j.String(names->NameOf(e.item));
+      else
+        j.Int(e.item);
       j.Key("count").Double(e.count).EndObject();
     }
     j.EndArray().Key("quantiles").BeginArray();
     for (const auto& [phi, v] : r.quantiles) {
       j.BeginObject().Key("phi").Double(phi).Key("value");
-      if (v) j.Int(*v); else j.Null();
+      if (v)
+        j.Int(*v);
+      else
+        j.Null();
       j.EndObject();
     }
     j.EndArray().EndObject();
@@ -68,8 +74,10 @@ void PrintReport(const WindowReport& r, bool json, const NameTable* names) {
   for (size_t i = 0; i < r.top.size(); ++i)
     std::printf("%s%s:%.10g", i ? "," : "", ItemText(r.top[i].item, names).c_str(), r.top[i].count);
   for (const auto& [phi, v] : r.quantiles) {
-    if (v) std::printf(" q%g=%lld", phi, static_cast<long long>(*v));
-    else std::printf(" q%g=none", phi);
+    if (v)
+      std::printf(" q%g=%lld", phi, static_cast<long long>(*v));
+    else
+      std::printf(" q%g=none", phi);
   }
   std::printf("\n");
 }
@@ -124,8 +132,9 @@ int RunWindow(const WindowArgs& a) {
   const bool wall = a.clock == "wall";
   const bool live = wall || a.follow;
   if (wall && !a.log.empty() && *tardiness == 0)
-    return UsageFail("--clock wall on an update log drops every record at --tardiness 0 (each is read after it "
-                     "is stamped): set --tardiness (e.g. 1s), or leave --clock at data to follow the log's own time");
+    return UsageFail(
+        "--clock wall on an update log drops every record at --tardiness 0 (each is read after it "
+        "is stamped): set --tardiness (e.g. 1s), or leave --clock at data to follow the log's own time");
   if (wall && every == 0) every = 1000;
 
   InstallCancelHandlers();
@@ -136,8 +145,8 @@ int RunWindow(const WindowArgs& a) {
   LogSource* const log = dynamic_cast<LogSource*>(source.get());
   NameTable names;
   if (named)
-    source = std::make_unique<NotingSource>(std::move(source),
-                                            [&names](const TimedItem& x) { names.Note(x.item, x.name); });
+    source =
+        std::make_unique<NotingSource>(std::move(source), [&names](const TimedItem& x) { names.Note(x.item, x.name); });
   const ReportFn report = [&](const Summarizer& s) {
     if (named) names.Prune(s.items());
     PrintReport(s.Report(a.top, *phis), a.json, named ? &names : nullptr);
@@ -169,9 +178,12 @@ void RegisterWindowCommand(CLI::App& app, Command* run) {
   CLI::App* sub = app.add_subcommand(
       "window", "sliding-window count, top items and quantiles of an update log or a 'TIMESTAMP ITEM' stream");
   sub->add_option("--log", a->log, "array file (.npy): read its update log (times in ms)");
-  sub->add_option("--sidecar", a->sidecar, "folder of the --log array's sidecar (default: PATH.momenta, or under $MOMENTA_SIDECAR_DIR)");
+  sub->add_option("--sidecar", a->sidecar,
+                  "folder of the --log array's sidecar (default: PATH.momenta, or under $MOMENTA_SIDECAR_DIR)");
   sub->add_option("--input", a->input, "text file of 'TIMESTAMP ITEM' lines, '-' for stdin");
-  sub->add_option("--window", a->window, "window length W in time units (or 250ms, 10s, 5m, 2h, 1d: the units then read as milliseconds)")->required();
+  sub->add_option("--window", a->window,
+                  "window length W in time units (or 250ms, 10s, 5m, 2h, 1d: the units then read as milliseconds)")
+      ->required();
   FiniteNumber(sub->add_option("--eps", a->eps, "error bound: every answer within eps of the window's count"))
       ->required();
   sub->add_option("--tardiness", a->tardiness, "items may arrive up to T late (T < W); later ones are dropped")
@@ -182,11 +194,15 @@ void RegisterWindowCommand(CLI::App& app, Command* run) {
       ->capture_default_str();
   sub->add_option("--every", a->every, "report every T time units instead of at each tick (--clock wall: default 1s)");
   NonNegative(sub->add_option("--top", a->top, "how many top items to print"))->capture_default_str();
-  sub->add_option("--quantiles", a->quantiles, "comma-separated fractions to print quantiles for (default 0.5,0.9,0.99; none with --item name)");
-  sub->add_option("--clock", a->clock, "data: the input's own timestamps (a followed log: its records' times); wall: live, the wall clock in ms")
+  sub->add_option("--quantiles", a->quantiles,
+                  "comma-separated fractions to print quantiles for (default 0.5,0.9,0.99; none with --item name)");
+  sub->add_option(
+         "--clock", a->clock,
+         "data: the input's own timestamps (a followed log: its records' times); wall: live, the wall clock in ms")
       ->check(CLI::IsMember({"data", "wall"}))
       ->capture_default_str();
-  sub->add_flag("--follow", a->follow, "with --log: keep reading new records (waits for the log to appear), on the log's own time");
+  sub->add_flag("--follow", a->follow,
+                "with --log: keep reading new records (waits for the log to appear), on the log's own time");
   sub->add_flag("--json", a->json, "one JSON object per report (NDJSON)");
   sub->footer(
       "Examples:\n"

@@ -64,8 +64,7 @@ std::unique_ptr<BufferedArray> OpenAndSay(const std::string& path, LogSync sync,
   const auto t0 = Clock::now();
   auto ba = OpenWriter(path, sync, 20000);
   if (!ba.ok()) ChildFails(fd, 3, "writer open: " + ba.status().ToString());
-  Say(fd, kOpened, (*ba)->applied_sequence(), static_cast<uint64_t>(MsSince(t0) * 1000),
-      (*ba)->open_report().replayed);
+  Say(fd, kOpened, (*ba)->applied_sequence(), static_cast<uint64_t>(MsSince(t0) * 1000), (*ba)->open_report().replayed);
   return std::move(ba).value();
 }
 
@@ -100,8 +99,8 @@ void RunWriterChild(const std::string& path, LogSync sync, const UpdateStream& s
       ba.reset();
       ba = OpenAndSay(path, sync, fd, true);
       if (ba->applied_sequence() != u - 1)
-        ChildFails(fd, 7, "reopened at sequence " + std::to_string(ba->applied_sequence()) + ", not " +
-                              std::to_string(u - 1));
+        ChildFails(fd, 7,
+                   "reopened at sequence " + std::to_string(ba->applied_sequence()) + ", not " + std::to_string(u - 1));
     }
   }
 }
@@ -133,8 +132,8 @@ void RunReaderChild(const std::string& path, LogSync sync, const UpdateStream& s
     }
     uint64_t as_of = 0;
     auto r = (*ba)->Summarize(p, q, false, nullptr, &as_of);
-    if (!r.ok()) ChildFails(fd, 11, "reader query " + std::to_string(p) + ":" + std::to_string(q) + ": " +
-                                        r.status().ToString());
+    if (!r.ok())
+      ChildFails(fd, 11, "reader query " + std::to_string(p) + ":" + std::to_string(q) + ": " + r.status().ToString());
     Say(fd, kAnswer, p | (q << 32), static_cast<uint64_t>(static_cast<int64_t>(r->exact_sum)), as_of);
     std::this_thread::sleep_for(std::chrono::microseconds(300));
   }

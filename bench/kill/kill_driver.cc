@@ -91,16 +91,19 @@ void PrintWriterReport(const std::string& policy, const WriterRunReport& r) {
   std::string phases;
   for (const auto& [name, n] : r.phase) phases += (phases.empty() ? "" : ", ") + name + " " + std::to_string(n);
   std::printf("\n## --sync %s\n", policy.c_str());
-  std::printf("kills %" PRIu64 " (%s); deferred to the next writer %" PRIu64 ", of which killed again in that recovery %" PRIu64 "\n",
+  std::printf("kills %" PRIu64 " (%s); deferred to the next writer %" PRIu64
+              ", of which killed again in that recovery %" PRIu64 "\n",
               r.kills, phases.c_str(), r.deferred, r.killed_in_recovery);
   std::printf("checks %" PRIu64 ": acknowledged updates %" PRIu64 " (all checked present), applied %" PRIu64
               ", unacknowledged but kept %" PRIu64 ", log records checked %" PRIu64 "\n",
               r.checks, r.acknowledged, r.applied, r.unacked_survived, r.log_records_checked);
   std::printf("answers checked: reader %" PRIu64 ", reopened writer %" PRIu64 "; momenta verify runs %" PRIu64 "\n",
               r.reader_answers, r.driver_answers, r.cli_verifies);
-  std::printf("reopen (recovery) after a kill: median %s ms, max %s ms; a writer's open of a killed state: median %s ms, max %s ms (%zu)\n",
-              Ms(Median(r.reopen_ms)).c_str(), Ms(Max(r.reopen_ms)).c_str(), Ms(Median(r.child_recovery_ms)).c_str(),
-              Ms(Max(r.child_recovery_ms)).c_str(), r.child_recovery_ms.size());
+  std::printf(
+      "reopen (recovery) after a kill: median %s ms, max %s ms; a writer's open of a killed state: median %s ms, max "
+      "%s ms (%zu)\n",
+      Ms(Median(r.reopen_ms)).c_str(), Ms(Max(r.reopen_ms)).c_str(), Ms(Median(r.child_recovery_ms)).c_str(),
+      Ms(Max(r.child_recovery_ms)).c_str(), r.child_recovery_ms.size());
   std::printf("LOST %" PRIu64 ", VERIFY FAILURES %" PRIu64 ", WRONG ANSWERS %" PRIu64 ", other failures %" PRIu64
               "; wall %.0f s\n",
               r.lost, r.verify_failures, r.wrong_answers, r.other_failures, r.seconds);

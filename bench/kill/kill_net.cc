@@ -88,8 +88,8 @@ class NetRun {
 void NetRun::Fail(uint64_t* counter, const std::string& what) {
   ++*counter;
   if (r_.failures.size() < 20) r_.failures.push_back("kill " + std::to_string(r_.kills) + ": " + what);
-  if (o_.verbose) std::fprintf(stderr, "kill_driver: kill %llu: %s\n", static_cast<unsigned long long>(r_.kills),
-                               what.c_str());
+  if (o_.verbose)
+    std::fprintf(stderr, "kill_driver: kill %llu: %s\n", static_cast<unsigned long long>(r_.kills), what.c_str());
 }
 
 bool NetRun::StartRoot(bool fixed_port) {
@@ -116,9 +116,8 @@ void NetRun::StartSite(uint32_t s) {
   // Appended, not "s" + to_string(s): GCC 12 at -O3 warns falsely (-Wrestrict) on that form.
   std::string id = "s";
   id += std::to_string(s);
-  sites_[s] = Spawn({o_.cli, "site", "--root", "127.0.0.1:" + std::to_string(port_), "--id", id,
-                     "--log", ArrayPath(s), "--item", "index/10", "--heartbeat",
-                     std::to_string(o_.heartbeat_ms) + "ms"},
+  sites_[s] = Spawn({o_.cli, "site", "--root", "127.0.0.1:" + std::to_string(port_), "--id", id, "--log", ArrayPath(s),
+                     "--item", "index/10", "--heartbeat", std::to_string(o_.heartbeat_ms) + "ms"},
                     "", o_.dir + "/s" + std::to_string(s) + "-" + std::to_string(spawns_++) + ".err");
 }
 
@@ -236,7 +235,12 @@ NetRunReport NetRun::Run() {
   }
   for (uint64_t k = 0; k < o_.kills && !StopRequested(); ++k) {
     const auto steady_end = Clock::now() + std::chrono::milliseconds(300 + rng_() % 400);
-    wait_until([&] { (void)Poll(0); return false; }, steady_end);
+    wait_until(
+        [&] {
+          (void)Poll(0);
+          return false;
+        },
+        steady_end);
     const uint32_t victim = static_cast<uint32_t>(rng_() % kSites);
     const uint64_t h = o_.heartbeat_ms;
     const uint64_t pause_ms = rng_() % 5 == 0 ? h + rng_() % (7 * h) : rng_() % (2 * h);
@@ -248,7 +252,12 @@ NetRunReport NetRun::Run() {
     } else {
       KillAndReap(sites_[victim]);
     }
-    wait_until([&] { (void)Poll(0); return false; }, killed_at + std::chrono::milliseconds(pause_ms));
+    wait_until(
+        [&] {
+          (void)Poll(0);
+          return false;
+        },
+        killed_at + std::chrono::milliseconds(pause_ms));
     if (StopRequested()) break;
     const auto restarted_at = Clock::now();
     r_.down_ms.push_back(MsSince(killed_at));
@@ -290,10 +299,11 @@ void PrintNetReport(const NetRunReport& r) {
   std::printf("\n## %s killed (heartbeat %" PRIu64 " ms)\n", r.kill_root ? "root" : "site", r.heartbeat_ms);
   std::printf("kills %" PRIu64 ", down for median %.0f ms, max %.0f ms; updates streamed %" PRIu64 "\n", r.kills,
               Median(r.down_ms), Max(r.down_ms), r.updates);
-  std::printf("restart -> answers back within the guarantee: median %.0f ms (%.2f heartbeats), max %.0f ms (%.2f "
-              "heartbeats); within one heartbeat %" PRIu64 " of %zu\n",
-              Median(r.recovery_ms), Median(r.recovery_ms) / h, Max(r.recovery_ms), Max(r.recovery_ms) / h, within,
-              r.recovery_ms.size());
+  std::printf(
+      "restart -> answers back within the guarantee: median %.0f ms (%.2f heartbeats), max %.0f ms (%.2f "
+      "heartbeats); within one heartbeat %" PRIu64 " of %zu\n",
+      Median(r.recovery_ms), Median(r.recovery_ms) / h, Max(r.recovery_ms), Max(r.recovery_ms) / h, within,
+      r.recovery_ms.size());
   std::printf("answers checked %" PRIu64 ", WRONG ANSWERS %" PRIu64 ", not recovered %" PRIu64
               ", other failures %" PRIu64 "; wall %.0f s\n",
               r.answers_checked, r.wrong_answers, r.not_recovered, r.other_failures, r.seconds);

@@ -16,7 +16,7 @@ struct NetRunOptions {
   uint64_t kills = 100;
   uint64_t seed = 1;
   std::string dir;
-  std::string cli;             // the momenta binary
+  std::string cli;              // the momenta binary
   uint64_t heartbeat_ms = 200;  // the sites' --heartbeat
   bool verbose = false;
 };

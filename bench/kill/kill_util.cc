@@ -41,9 +41,7 @@ uint64_t Mix(uint64_t x) {
   return x ^ (x >> 31);
 }
 
-uint64_t RoundSeed(uint64_t seed, uint64_t stream, uint64_t round) {
-  return Mix(seed ^ Mix(stream) ^ Mix(round + 1));
-}
+uint64_t RoundSeed(uint64_t seed, uint64_t stream, uint64_t round) { return Mix(seed ^ Mix(stream) ^ Mix(round + 1)); }
 
 void InstallStopHandler() {
   struct sigaction sa {};
@@ -104,8 +102,7 @@ int WaitChild(pid_t pid, int timeout_ms) {
 void KillAndReap(pid_t pid) {
   if (pid <= 0) return;
   ::kill(pid, SIGKILL);
-  while (waitpid(pid, nullptr, 0) < 0 && errno == EINTR) {
-  }
+  while (waitpid(pid, nullptr, 0) < 0 && errno == EINTR) {}
   UnregisterChild(pid);
 }
 

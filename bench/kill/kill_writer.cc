@@ -30,8 +30,7 @@ struct Answer {
 
 class WriterRun {
  public:
-  explicit WriterRun(const WriterRunOptions& o)
-      : o_(o), stream_(o.seed), model_(stream_), path_(o.dir + "/a.npy") {}
+  explicit WriterRun(const WriterRunOptions& o) : o_(o), stream_(o.seed), model_(stream_), path_(o.dir + "/a.npy") {}
   WriterRunReport Run();
 
  private:
@@ -44,7 +43,7 @@ class WriterRun {
 
   const WriterRunOptions o_;
   const UpdateStream stream_;
-  Model model_;          // the array after updates 1..checked_ (checked_ == model_.prefix())
+  Model model_;  // the array after updates 1..checked_ (checked_ == model_.prefix())
   const std::string path_;
   WriterRunReport r_;
   uint64_t acked_ = 0;   // the highest update any writer saw acknowledged
@@ -87,8 +86,8 @@ WriterRunReport WriterRun::Run() {
 void WriterRun::Fail(uint64_t round, uint64_t* counter, const std::string& what, uint64_t count) {
   *counter += count;
   if (r_.failures.size() < 20) r_.failures.push_back("round " + std::to_string(round) + ": " + what);
-  if (o_.verbose) std::fprintf(stderr, "kill_driver: round %llu: %s\n", static_cast<unsigned long long>(round),
-                               what.c_str());
+  if (o_.verbose)
+    std::fprintf(stderr, "kill_driver: round %llu: %s\n", static_cast<unsigned long long>(round), what.c_str());
 }
 
 bool WriterRun::Round(uint64_t round) {
@@ -126,8 +125,7 @@ bool WriterRun::Round(uint64_t round) {
   SetNonBlocking(rfd[0]);
 
   std::vector<Event> wev, rev;
-  DrainUntil({wfd[0], rfd[0]}, {&wev, &rev},
-             start + std::chrono::microseconds(static_cast<int64_t>(delay_ms * 1000)));
+  DrainUntil({wfd[0], rfd[0]}, {&wev, &rev}, start + std::chrono::microseconds(static_cast<int64_t>(delay_ms * 1000)));
   // The reader's end: it finishes its query, makes two more, and exits
   // within a bounded time (it never waits on a dead writer).
   auto stop_reader = [&] {
@@ -155,12 +153,10 @@ bool WriterRun::Round(uint64_t round) {
   if (defer) stop_reader();
   ::kill(writer, SIGKILL);
   int status = 0;
-  while (waitpid(writer, &status, 0) < 0 && errno == EINTR) {
-  }
+  while (waitpid(writer, &status, 0) < 0 && errno == EINTR) {}
   UnregisterChild(writer);
   if (!defer) stop_reader();
-  while (Drain(wfd[0], &wev)) {
-  }
+  while (Drain(wfd[0], &wev)) {}
   close(wfd[0]);
   if (StopRequested()) return false;
   ++r_.kills;
@@ -173,26 +169,42 @@ bool WriterRun::Round(uint64_t round) {
   bool recovered = false;  // this writer's first open returned
   for (const Event& e : wev) {
     switch (e.kind) {
-      case kOpening: phase = e.a ? "reopen" : "open"; break;
+      case kOpening:
+        phase = e.a ? "reopen" : "open";
+        break;
       case kOpened:
         if (last_deferred_ && !recovered) r_.child_recovery_ms.push_back(static_cast<double>(e.b) / 1000);
         recovered = true;
         phase = "idle";
         break;
-      case kIntent: phase = "apply"; intent_ = std::max(intent_, e.a); break;
-      case kAcked: phase = "idle"; acked_ = std::max(acked_, e.a); break;
-      case kCommitting: phase = "commit"; break;
-      case kCommitted: phase = "idle"; break;
-      case kCheckpointing: phase = "checkpoint"; break;
-      case kChildError: Fail(round, &r_.other_failures, "the writer failed at step " + std::to_string(e.a)); break;
-      default: break;
+      case kIntent:
+        phase = "apply";
+        intent_ = std::max(intent_, e.a);
+        break;
+      case kAcked:
+        phase = "idle";
+        acked_ = std::max(acked_, e.a);
+        break;
+      case kCommitting:
+        phase = "commit";
+        break;
+      case kCommitted:
+        phase = "idle";
+        break;
+      case kCheckpointing:
+        phase = "checkpoint";
+        break;
+      case kChildError:
+        Fail(round, &r_.other_failures, "the writer failed at step " + std::to_string(e.a));
+        break;
+      default:
+        break;
     }
   }
   ++r_.phase[phase];
   if (last_deferred_ && !recovered) ++r_.killed_in_recovery;
   for (const Event& e : rev) {
-    if (e.kind == kAnswer)
-      pending_.push_back({e.a & 0xffffffffu, e.a >> 32, static_cast<int64_t>(e.b), e.c, round});
+    if (e.kind == kAnswer) pending_.push_back({e.a & 0xffffffffu, e.a >> 32, static_cast<int64_t>(e.b), e.c, round});
     if (e.kind == kChildError) Fail(round, &r_.other_failures, "the reader failed at step " + std::to_string(e.a));
   }
   // A deferred kill whose state no writer opened yet stays deferred.
@@ -223,16 +235,19 @@ bool WriterRun::Check(uint64_t round) {
   const uint64_t last = static_cast<uint64_t>(std::max<int64_t>(0, *std::max_element(a.begin(), a.end())));
   const uint64_t checked = model_.prefix();
   if ((*ba)->applied_sequence() != last)
-    Fail(round, &r_.wrong_answers, "the buffer is at log sequence " + std::to_string((*ba)->applied_sequence()) +
-                                       " but the array's last update is " + std::to_string(last));
+    Fail(round, &r_.wrong_answers,
+         "the buffer is at log sequence " + std::to_string((*ba)->applied_sequence()) +
+             " but the array's last update is " + std::to_string(last));
   if (last < acked_)
-    Fail(round, &r_.lost, "updates " + std::to_string(last + 1) + ".." + std::to_string(acked_) +
-                              " were acknowledged and are not in the array", acked_ - last);
+    Fail(round, &r_.lost,
+         "updates " + std::to_string(last + 1) + ".." + std::to_string(acked_) +
+             " were acknowledged and are not in the array",
+         acked_ - last);
   if (last > intent_)
     Fail(round, &r_.wrong_answers, "update " + std::to_string(last) + " is in the array, but no writer began it");
   if (last < checked) {
-    Fail(round, &r_.lost, "the array went back from update " + std::to_string(checked) + " to " +
-                              std::to_string(last), checked - last);
+    Fail(round, &r_.lost, "the array went back from update " + std::to_string(checked) + " to " + std::to_string(last),
+         checked - last);
     return false;
   }
   if (last > acked_) r_.unacked_survived += last - std::max(acked_, checked);
@@ -242,16 +257,16 @@ bool WriterRun::Check(uint64_t round) {
   for (uint64_t i = 0; i < kLength; ++i)
     if (a[i] != model_.at(i) && wrong_elements++ == 0) first_wrong = i;
   if (wrong_elements > 0)
-    Fail(round, &r_.wrong_answers, std::to_string(wrong_elements) + " element(s) differ from the model after update " +
-                                       std::to_string(last) + ", first a[" + std::to_string(first_wrong) + "] = " +
-                                       std::to_string(a[first_wrong]) + ", model " +
-                                       std::to_string(model_.at(first_wrong)));
+    Fail(round, &r_.wrong_answers,
+         std::to_string(wrong_elements) + " element(s) differ from the model after update " + std::to_string(last) +
+             ", first a[" + std::to_string(first_wrong) + "] = " + std::to_string(a[first_wrong]) + ", model " +
+             std::to_string(model_.at(first_wrong)));
   auto report = (*ba)->Verify();
   if (!report.ok()) {
     Fail(round, &r_.verify_failures, "verify: " + report.status().ToString());
   } else if (report->mismatches > 0) {
-    Fail(round, &r_.verify_failures, "verify: " + std::to_string(report->mismatches) + " node(s) differ, " +
-                                         report->examples.front());
+    Fail(round, &r_.verify_failures,
+         "verify: " + std::to_string(report->mismatches) + " node(s) differ, " + report->examples.front());
   }
   std::mt19937_64 rng(RoundSeed(o_.seed, 2, round));
   for (int k = 0; k < 8; ++k) {
@@ -259,10 +274,10 @@ bool WriterRun::Check(uint64_t round) {
     auto s = (*ba)->Summarize(p, q, false);
     ++r_.driver_answers;
     if (!s.ok() || static_cast<int64_t>(s->exact_sum) != model_.Sum(p, q))
-      Fail(round, &r_.wrong_answers, "the reopened writer's sum over " + std::to_string(p) + ":" + std::to_string(q) +
-                                         " is " + (s.ok() ? std::to_string(static_cast<int64_t>(s->exact_sum))
-                                                          : s.status().ToString()) +
-                                         ", model " + std::to_string(model_.Sum(p, q)));
+      Fail(round, &r_.wrong_answers,
+           "the reopened writer's sum over " + std::to_string(p) + ":" + std::to_string(q) + " is " +
+               (s.ok() ? std::to_string(static_cast<int64_t>(s->exact_sum)) : s.status().ToString()) + ", model " +
+               std::to_string(model_.Sum(p, q)));
   }
   if (Status s = (*ba)->Close(); !s.ok()) Fail(round, &r_.other_failures, "close: " + s.ToString());
   ba->reset();
@@ -270,8 +285,7 @@ bool WriterRun::Check(uint64_t round) {
     std::string out, err;
     const int code = RunToEnd({o_.cli, "verify", path_}, o_.dir, 60000, &out, &err);
     ++r_.cli_verifies;
-    if (code != 0)
-      Fail(round, &r_.verify_failures, "momenta verify exited " + std::to_string(code) + ": " + out + err);
+    if (code != 0) Fail(round, &r_.verify_failures, "momenta verify exited " + std::to_string(code) + ": " + out + err);
   }
   return true;
 }
@@ -304,15 +318,15 @@ void WriterRun::CheckLogAndAnswers(uint64_t round, uint64_t last) {
   const uint64_t first = records.empty() ? last + 1 : records.front().sequence;
   for (size_t k = 0; k < records.size(); ++k)
     if (records[k].sequence != first + k) {
-      Fail(round, &r_.wrong_answers, "log sequences jump from " + std::to_string(first + k - 1) + " to " +
-                                         std::to_string(records[k].sequence));
+      Fail(round, &r_.wrong_answers,
+           "log sequences jump from " + std::to_string(first + k - 1) + " to " + std::to_string(records[k].sequence));
       records.resize(k);
       break;
     }
   if (last > checked && (records.empty() || records.back().sequence != last))
-    Fail(round, &r_.wrong_answers, "the log ends at " +
-                                       (records.empty() ? std::string("nothing new") : std::to_string(records.back().sequence)) +
-                                       ", the array at update " + std::to_string(last));
+    Fail(round, &r_.wrong_answers,
+         "the log ends at " + (records.empty() ? std::string("nothing new") : std::to_string(records.back().sequence)) +
+             ", the array at update " + std::to_string(last));
 
   std::sort(pending_.begin(), pending_.end(), [](const Answer& x, const Answer& y) { return x.as_of < y.as_of; });
   size_t next = 0;
@@ -321,12 +335,13 @@ void WriterRun::CheckLogAndAnswers(uint64_t round, uint64_t last) {
       const Answer& x = pending_[next];
       ++r_.reader_answers;
       if (x.as_of < u) {
-        Fail(x.round, &r_.wrong_answers, "a reader answered as of sequence " + std::to_string(x.as_of) +
-                                             ", before the state it started from");
+        Fail(x.round, &r_.wrong_answers,
+             "a reader answered as of sequence " + std::to_string(x.as_of) + ", before the state it started from");
       } else if (x.sum != model_.Sum(x.p, x.q)) {
-        Fail(x.round, &r_.wrong_answers, "a reader's sum over " + std::to_string(x.p) + ":" + std::to_string(x.q) +
-                                             " as of " + std::to_string(x.as_of) + " is " + std::to_string(x.sum) +
-                                             ", model " + std::to_string(model_.Sum(x.p, x.q)));
+        Fail(x.round, &r_.wrong_answers,
+             "a reader's sum over " + std::to_string(x.p) + ":" + std::to_string(x.q) + " as of " +
+                 std::to_string(x.as_of) + " is " + std::to_string(x.sum) + ", model " +
+                 std::to_string(model_.Sum(x.p, x.q)));
       }
     }
   };
@@ -340,18 +355,19 @@ void WriterRun::CheckLogAndAnswers(uint64_t round, uint64_t last) {
       std::memcpy(&new_value, &rec.new_raw, 8);
       ++r_.log_records_checked;
       if (rec.index != i || new_value != static_cast<int64_t>(u) || old_value != model_.at(i))
-        Fail(round, &r_.wrong_answers, "log record " + std::to_string(u) + " is a[" + std::to_string(rec.index) +
-                                           "]: " + std::to_string(old_value) + " -> " + std::to_string(new_value) +
-                                           ", model a[" + std::to_string(i) + "]: " + std::to_string(model_.at(i)) +
-                                           " -> " + std::to_string(u));
+        Fail(round, &r_.wrong_answers,
+             "log record " + std::to_string(u) + " is a[" + std::to_string(rec.index) +
+                 "]: " + std::to_string(old_value) + " -> " + std::to_string(new_value) + ", model a[" +
+                 std::to_string(i) + "]: " + std::to_string(model_.at(i)) + " -> " + std::to_string(u));
     }
     model_.AdvanceTo(u);
     answer_at(u);
   }
   for (; next < pending_.size(); ++next) {
     ++r_.reader_answers;
-    Fail(pending_[next].round, &r_.lost, "a reader answered as of sequence " + std::to_string(pending_[next].as_of) +
-                                              ", after the last update that survived (" + std::to_string(last) + ")");
+    Fail(pending_[next].round, &r_.lost,
+         "a reader answered as of sequence " + std::to_string(pending_[next].as_of) +
+             ", after the last update that survived (" + std::to_string(last) + ")");
   }
   pending_.clear();
 }

@@ -4,10 +4,10 @@
 
 #include "bench/moments/format.h"
 #include "bench/moments/query_stats.h"
-#include "buffers/tree/moment_tree.h"
 #include "buffers/algebra/range_summary.h"
 #include "buffers/algebra/statistics.h"
 #include "buffers/buffered_array_parts.h"
+#include "buffers/tree/moment_tree.h"
 
 namespace momenta::moments_driver {
 namespace {
@@ -42,10 +42,10 @@ std::string TierText(BufferedArray& ba) {
   MomentTree& t = TreeOf(ba);
   const TreeLayout& l = t.layout();
   std::string s = "leaf " + std::to_string(l.leaf_span()) + " elements (" +
-                  Bytes(static_cast<double>(l.leaf_span() * 8)) + "), " +
-                  std::to_string(l.levels()) + " levels, fanout " + std::to_string(l.fanout()) +
-                  ", RAM tier levels " + std::to_string(l.ram_from()) + ".." +
-                  std::to_string(l.levels()) + " = " + Bytes(static_cast<double>(t.ram_tier_bytes()));
+                  Bytes(static_cast<double>(l.leaf_span() * 8)) + "), " + std::to_string(l.levels()) +
+                  " levels, fanout " + std::to_string(l.fanout()) + ", RAM tier levels " +
+                  std::to_string(l.ram_from()) + ".." + std::to_string(l.levels()) + " = " +
+                  Bytes(static_cast<double>(t.ram_tier_bytes()));
   if (l.ram_from() > 1)
     s += ", disk tier levels 1.." + std::to_string(l.ram_from() - 1) + " = " +
          Bytes(static_cast<double>(t.disk_tier_bytes())) + " (sparse)";
@@ -71,18 +71,18 @@ Sample ColdQuery(const DriverPaths& paths, BufferedArray& ba, const Range& r, bo
   return s;
 }
 
-QueryRun RunQueries(const DriverContext& ctx, BufferedArray& ba, int count, bool extremes,
-                    const std::string& label) {
+QueryRun RunQueries(const DriverContext& ctx, BufferedArray& ba, int count, bool extremes, const std::string& label) {
   const std::vector<Range>& ranges = ctx.ranges.ranges;
   QueryRun run{label, {}};
   const auto t0 = Clock::now();
   for (int k = 0; k < count && k < static_cast<int>(ranges.size()); ++k)
     run.samples.push_back(ColdQuery(ctx.paths, ba, ranges[k], extremes));
   const QueryRow all = Summarize(run, -1);
-  std::printf("queries %-34s n=%zu p50 %s p99 %s mean %s; array %s, tier %s, %.1f requests per query"
-              " (%.0f s with the drops)\n",
-              label.c_str(), all.n, Ms(all.p50).c_str(), Ms(all.p99).c_str(), Ms(all.mean).c_str(),
-              Bytes(all.array_bytes).c_str(), Bytes(all.tier_bytes).c_str(), all.requests, Since(t0));
+  std::printf(
+      "queries %-34s n=%zu p50 %s p99 %s mean %s; array %s, tier %s, %.1f requests per query"
+      " (%.0f s with the drops)\n",
+      label.c_str(), all.n, Ms(all.p50).c_str(), Ms(all.p99).c_str(), Ms(all.mean).c_str(),
+      Bytes(all.array_bytes).c_str(), Bytes(all.tier_bytes).c_str(), all.requests, Since(t0));
   std::fflush(stdout);
   return run;
 }

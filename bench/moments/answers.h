@@ -32,8 +32,7 @@ Sample ColdQuery(const DriverPaths& paths, BufferedArray& ba, const Range& r, bo
 
 // The first `count` of ctx.ranges.ranges as cold queries (sum+mean+var, or
 // min+max with `extremes`); prints one "queries" line.
-QueryRun RunQueries(const DriverContext& ctx, BufferedArray& ba, int count, bool extremes,
-                    const std::string& label);
+QueryRun RunQueries(const DriverContext& ctx, BufferedArray& ba, int count, bool extremes, const std::string& label);
 
 // One Rebuild with `options`, the array's and the tree's pages dropped first.
 BuildRun TimedRebuild(const DriverPaths& paths, BufferedArray& ba, const TreeOptions& options);

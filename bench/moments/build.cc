@@ -13,19 +13,18 @@
 #include "bench/moments/files.h"
 #include "bench/moments/format.h"
 #include "bench/moments/split_mix.h"
-#include "buffers/tree/moment_tree.h"
 #include "buffers/algebra/range_summary.h"
+#include "buffers/buffered_array_parts.h"
+#include "buffers/tree/moment_tree.h"
 #include "storage/io/extents.h"
 #include "storage/io/io_backend.h"
-#include "buffers/buffered_array_parts.h"
 
 namespace momenta::moments_driver {
 namespace {
 
 // The data extents read in batches of batch_bytes, each one ReadBatch of
 // 1 MiB requests, page cache dropped first. GB/s.
-double ReadPass(const DriverContext& ctx, IoBackend& backend, const std::vector<ByteRange>& ext,
-                uint64_t batch_bytes) {
+double ReadPass(const DriverContext& ctx, IoBackend& backend, const std::vector<ByteRange>& ext, uint64_t batch_bytes) {
   AlignedBuffer buf(batch_bytes);
   DropCache(ctx.paths.array);
   uint64_t total = 0;
@@ -55,8 +54,7 @@ double SummarizePass(const std::vector<double>& data, uint64_t leaf_span, int or
       std::vector<double> scratch(leaf_span);
       double local = 0;
       for (uint64_t at = t * leaf_span; at < elems; at += threads * leaf_span) {
-        RangeSummary s = RangeSummary::OfElements(order, DType::kF8,
-                                                  reinterpret_cast<const char*>(data.data() + at),
+        RangeSummary s = RangeSummary::OfElements(order, DType::kF8, reinterpret_cast<const char*>(data.data() + at),
                                                   leaf_span, scratch.data());
         local += static_cast<double>(s.values.count());
       }
@@ -74,8 +72,8 @@ BuildBreakdown ProfileBuild(const DriverContext& ctx, uint64_t leaf_span, int or
   BuildBreakdown b;
   IoOptions io;  // auto: io_uring with O_DIRECT where possible, as the build
   auto backend = Must(OpenIoBackend(ctx.paths.array, io), "open a read backend");
-  auto ext = Must(DataExtents(ctx.paths.array, kNpyHeaderBytes, kNpyHeaderBytes + ctx.config.length() * 8),
-                  "data extents");
+  auto ext =
+      Must(DataExtents(ctx.paths.array, kNpyHeaderBytes, kNpyHeaderBytes + ctx.config.length() * 8), "data extents");
   b.read_chunked_gbs = ReadPass(ctx, *backend, ext, 16 * kMiB);
   b.read_64_gbs = ReadPass(ctx, *backend, ext, 64 * kMiB);
   b.read_window_gbs = ReadPass(ctx, *backend, ext, 256 * kMiB);
@@ -95,15 +93,16 @@ void TimedRebuilds(DriverContext& ctx, BufferedArray& ba) {
   for (int k = 0; k < std::max(1, ctx.config.builds); ++k) {
     rep.builds_on.push_back(TimedRebuild(ctx.paths, ba, TreeOptions{}));
     const BuildRun& b = rep.builds_on.back();
-    std::printf("build: Rebuild (disk tier on) %.2f s wall, BuildStats %.2f s, %s read: %.0f MB/s\n", b.wall,
-                b.seconds, Bytes(static_cast<double>(b.bytes)).c_str(), static_cast<double>(b.bytes) / b.wall / 1e6);
+    std::printf("build: Rebuild (disk tier on) %.2f s wall, BuildStats %.2f s, %s read: %.0f MB/s\n", b.wall, b.seconds,
+                Bytes(static_cast<double>(b.bytes)).c_str(), static_cast<double>(b.bytes) / b.wall / 1e6);
   }
   rep.breakdown = ProfileBuild(ctx, TreeOf(ba).layout().leaf_span(), TreeOf(ba).order());
   rep.have_breakdown = true;
-  std::printf("build profile: read pattern alone %.2f GB/s (64 MiB batches %.2f GB/s, 256 MiB %.2f GB/s); "
-              "summarizing %.2f GB/s (1 thread), %.2f GB/s (2)\n",
-              rep.breakdown.read_chunked_gbs, rep.breakdown.read_64_gbs, rep.breakdown.read_window_gbs,
-              rep.breakdown.cpu1_gbs, rep.breakdown.cpu2_gbs);
+  std::printf(
+      "build profile: read pattern alone %.2f GB/s (64 MiB batches %.2f GB/s, 256 MiB %.2f GB/s); "
+      "summarizing %.2f GB/s (1 thread), %.2f GB/s (2)\n",
+      rep.breakdown.read_chunked_gbs, rep.breakdown.read_64_gbs, rep.breakdown.read_window_gbs, rep.breakdown.cpu1_gbs,
+      rep.breakdown.cpu2_gbs);
 }
 
 }  // namespace

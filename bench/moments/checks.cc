@@ -36,8 +36,7 @@ void CheckAnswer(DriverContext& ctx, const char* label, const Range& r, const An
     const Err es = ErrorOf(m.sum, e.sum, e.abs), em = ErrorOf(m.mean, e.mean(), e.abs / n),
               ev = ErrorOf(m.var, e.var(), e.sq / n);
     for (const Err& x : {es, em, ev}) ok &= x.rel <= 1e-9L || x.scaled <= 1e-9L;
-    line = Fmt("sum %.12e", static_cast<double>(m.sum)) +
-           Fmt(" rel.err %.1e", static_cast<double>(es.rel)) +
+    line = Fmt("sum %.12e", static_cast<double>(m.sum)) + Fmt(" rel.err %.1e", static_cast<double>(es.rel)) +
            Fmt(", mean rel.err %.1e", static_cast<double>(em.rel)) +
            Fmt(", var rel.err %.1e", static_cast<double>(ev.rel));
   }
@@ -61,9 +60,8 @@ void CompareRuns(DriverContext& ctx, const QueryRun& a, const QueryRun& b, bool 
       bad += d > 2e-9L;
     }
   }
-  std::printf("check %s vs %s on %zu ranges: %s (largest relative difference %.1e)\n",
-              a.label.c_str(), b.label.c_str(), n, bad == 0 ? "OK" : "DIFFER",
-              static_cast<double>(worst));
+  std::printf("check %s vs %s on %zu ranges: %s (largest relative difference %.1e)\n", a.label.c_str(), b.label.c_str(),
+              n, bad == 0 ? "OK" : "DIFFER", static_cast<double>(worst));
   ctx.correct &= bad == 0;
 }
 

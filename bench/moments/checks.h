@@ -12,8 +12,7 @@ namespace momenta::moments_driver {
 // the value itself, or (for values near 0 by cancellation) within 1e-9 of
 // the accuracy bound's scale (Σ|a|, Σ|a|/n, Σa²/n; DESIGN.md §5); min and
 // max (`extremes`) must be equal.
-void CheckAnswer(DriverContext& ctx, const char* label, const Range& r, const Answer& m, bool extremes,
-                 const Exact& e);
+void CheckAnswer(DriverContext& ctx, const char* label, const Range& r, const Answer& m, bool extremes, const Exact& e);
 
 // Two runs' answers on the same ranges (disk tier on vs off): sum, mean and
 // var within 2e-9 relative, min and max equal.

@@ -50,8 +50,10 @@ void ApplyQuick(Config& c) {
 // when it is not one.
 template <class T>
 bool ParseFlagValue(const std::string& v, T* out) {
-  if constexpr (std::is_same_v<T, double>) return ParseReal(v, out);
-  else if constexpr (std::is_integral_v<T>) return ParseInteger(v, out);
+  if constexpr (std::is_same_v<T, double>)
+    return ParseReal(v, out);
+  else if constexpr (std::is_integral_v<T>)
+    return ParseInteger(v, out);
   else {
     *out = v;
     return true;
@@ -62,9 +64,11 @@ bool ParseFlagValue(const std::string& v, T* out) {
 // that a later flag overrides an earlier one (and --quick).
 template <class T>
 void AddFlag(CLI::App& app, const std::string& key, T* field) {
-  app.add_option_function<std::string>("--" + key, [key, field](const std::string& v) {
-        if (!ParseFlagValue(v, field)) Die("bad value for --" + key + ": '" + v + "'");
-      })->trigger_on_parse();
+  app.add_option_function<std::string>("--" + key,
+                                       [key, field](const std::string& v) {
+                                         if (!ParseFlagValue(v, field)) Die("bad value for --" + key + ": '" + v + "'");
+                                       })
+      ->trigger_on_parse();
 }
 
 void AddFlags(CLI::App& app, Config& c) {
@@ -93,10 +97,12 @@ void AddFlags(CLI::App& app, Config& c) {
   AddFlag(app, "python", &c.python);
   app.add_flag_callback("--quick", [&c] { ApplyQuick(c); })->trigger_on_parse();
   app.set_help_flag();  // our own usage text, not CLI11's
-  app.add_flag_callback("-h,--help", [] {
-        Usage();
-        std::exit(0);
-      })->trigger_on_parse();
+  app.add_flag_callback("-h,--help",
+                        [] {
+                          Usage();
+                          std::exit(0);
+                        })
+      ->trigger_on_parse();
 }
 
 bool IsNameValue(const std::string& a) { return a.rfind("--", 0) == 0 && a.find('=') != std::string::npos; }

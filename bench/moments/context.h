@@ -33,10 +33,10 @@ struct DriverContext {
 
   const Config config;
   const DriverPaths paths;
-  const DeviceId device;       // config.dir's device, for the disk counters
-  QuerySet ranges;             // drawn after the setup
+  const DeviceId device;  // config.dir's device, for the disk counters
+  QuerySet ranges;        // drawn after the setup
   Report report;
-  bool correct = true;         // every answer checked so far was right
+  bool correct = true;          // every answer checked so far was right
   std::vector<PhaseUse> usage;  // one entry per finished phase, in order
 };
 

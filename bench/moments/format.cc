@@ -8,10 +8,14 @@ namespace momenta::moments_driver {
 
 std::string Bytes(double b) {
   char buf[64];
-  if (b >= 10.0 * kGiB) std::snprintf(buf, sizeof buf, "%.1f GiB", b / kGiB);
-  else if (b >= 10.0 * kMiB) std::snprintf(buf, sizeof buf, "%.1f MiB", b / kMiB);
-  else if (b >= 10.0 * kKiB) std::snprintf(buf, sizeof buf, "%.1f KiB", b / kKiB);
-  else std::snprintf(buf, sizeof buf, "%.0f B", b);
+  if (b >= 10.0 * kGiB)
+    std::snprintf(buf, sizeof buf, "%.1f GiB", b / kGiB);
+  else if (b >= 10.0 * kMiB)
+    std::snprintf(buf, sizeof buf, "%.1f MiB", b / kMiB);
+  else if (b >= 10.0 * kKiB)
+    std::snprintf(buf, sizeof buf, "%.1f KiB", b / kKiB);
+  else
+    std::snprintf(buf, sizeof buf, "%.0f B", b);
   return buf;
 }
 

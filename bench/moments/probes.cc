@@ -20,8 +20,8 @@ uint64_t MachineBusyTicks() {
   uint64_t busy = 0;
   if (FILE* f = std::fopen("/proc/stat", "r")) {
     unsigned long long v[8] = {0};
-    if (std::fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5],
-                    &v[6], &v[7]) == 8)
+    if (std::fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6],
+                    &v[7]) == 8)
       busy = v[0] + v[1] + v[2] + v[5] + v[6] + v[7];
     std::fclose(f);
   }
@@ -35,8 +35,8 @@ uint64_t OwnTicks() {
   unsigned long long ut = 0, st = 0, cut = 0, cst = 0;
   // After ") ": state(3) ppid(4) ... utime(14) stime(15) cutime(16) cstime(17).
   if (close != std::string::npos &&
-      std::sscanf(stat.c_str() + close + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu %llu %llu",
-                  &ut, &st, &cut, &cst) == 4)
+      std::sscanf(stat.c_str() + close + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu %llu %llu", &ut, &st,
+                  &cut, &cst) == 4)
     return ut + st + cut + cst;
   return 0;
 }
@@ -87,7 +87,8 @@ Snapshot TakeSnapshot(DeviceId device) {
 
 std::string PhaseUse::Text() const {
   std::string s = Fmt("other processes used %.2f CPUs", others_cores);
-  if (have_dev) s += "; the device moved " + Bytes(dev_read) + " read, " + Bytes(dev_write) + " written (this run's included)";
+  if (have_dev)
+    s += "; the device moved " + Bytes(dev_read) + " read, " + Bytes(dev_write) + " written (this run's included)";
   return s;
 }
 

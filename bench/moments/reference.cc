@@ -109,8 +109,7 @@ Exact ExtentScan(const std::string& array, uint64_t p, uint64_t q) {
 
 void WarmData(const std::string& array, const std::vector<uint64_t>& starts, uint64_t region_elems) {
   const int fd = OpenForReading(array);
-  for (uint64_t start : starts)
-    ::posix_fadvise(fd, kNpyHeaderBytes + start * 8, region_elems * 8, POSIX_FADV_WILLNEED);
+  for (uint64_t start : starts) ::posix_fadvise(fd, kNpyHeaderBytes + start * 8, region_elems * 8, POSIX_FADV_WILLNEED);
   std::vector<char> buf(8 * kMiB);
   for (uint64_t start : starts)
     for (uint64_t at = 0; at < region_elems * 8; at += buf.size())

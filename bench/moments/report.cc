@@ -42,20 +42,20 @@ void PrintBuildRows(const DriverContext& ctx) {
                 r.builds_on.size(), runs.c_str(), speed / 1e6, ref.c_str(), verdict.c_str());
   }
   if (r.build_off.wall > 0)
-    std::printf("| build, disk tier off (%.2f s; reads %s: whole 2^%d-element leaves, holes too) | %.0f MB/s | | | %s |\n",
-                r.build_off.wall, Bytes(static_cast<double>(r.build_off.bytes)).c_str(),
-                static_cast<int>(std::log2(static_cast<double>(r.leaf_off))), BuildSpeed(r, r.build_off) / 1e6,
-                fio > 0 ? Fmt("%.0f%% of fio", 100 * BuildSpeed(r, r.build_off) / fio).c_str() : "");
+    std::printf(
+        "| build, disk tier off (%.2f s; reads %s: whole 2^%d-element leaves, holes too) | %.0f MB/s | | | %s |\n",
+        r.build_off.wall, Bytes(static_cast<double>(r.build_off.bytes)).c_str(),
+        static_cast<int>(std::log2(static_cast<double>(r.leaf_off))), BuildSpeed(r, r.build_off) / 1e6,
+        fio > 0 ? Fmt("%.0f%% of fio", 100 * BuildSpeed(r, r.build_off) / fio).c_str() : "");
 }
 
 void PrintQueryRows(const DriverContext& ctx) {
   const Config& g = ctx.config;
   const QueryRow on = Summarize(ctx.report.on, -1), off = Summarize(ctx.report.off, -1);
   if (on.n > 0) {
-    const std::string floor =
-        g.fio_rand_p50_us > 0 ? Fmt("fio randread p50: 4 KiB %.0f us", g.fio_rand_p50_us) +
-                                    Fmt(", 64 KiB %.0f us", g.fio_rand64k_p50_us)
-                              : "fio n/a";
+    const std::string floor = g.fio_rand_p50_us > 0 ? Fmt("fio randread p50: 4 KiB %.0f us", g.fio_rand_p50_us) +
+                                                          Fmt(", 64 KiB %.0f us", g.fio_rand64k_p50_us)
+                                                    : "fio n/a";
     std::printf("| cold query p50, disk tier on (sum+mean+var) | %s | %s | <= 2 ms | %s |\n", Ms(on.p50).c_str(),
                 floor.c_str(), Verdict(on.p50 <= 2e-3).c_str());
     std::printf("| cold query p99, disk tier on | %s | | | |\n", Ms(on.p99).c_str());
@@ -74,8 +74,10 @@ void PrintScanRows(const Report& r) {
     if (!r.scan_numpy.empty()) n += r.scan_numpy[k].seconds;
   }
   const double k = static_cast<double>(r.scan_cpp.size());
-  std::printf("| scan of the same ranges, C++ pread loop (mean of %zu) | %.2f s | momenta %s on them | | %.0fx momenta's time |\n",
-              r.scan_cpp.size(), c / k, Ms(m / k).c_str(), c / m);
+  std::printf(
+      "| scan of the same ranges, C++ pread loop (mean of %zu) | %.2f s | momenta %s on them | | %.0fx momenta's time "
+      "|\n",
+      r.scan_cpp.size(), c / k, Ms(m / k).c_str(), c / m);
   if (!r.scan_numpy.empty())
     std::printf("| scan of the same ranges, NumPy memmap (mean of %zu) | %.2f s | | | %.0fx momenta's time |\n",
                 r.scan_numpy.size(), n / k, n / m);
@@ -85,17 +87,22 @@ void PrintUpdateRows(const DriverContext& ctx) {
   const Config& g = ctx.config;
   const Report& r = ctx.report;
   if (!r.have_updates) return;
-  std::printf("| warm updates to a hot set (%s resident and dirty, in %d windows), Apply batches of %" PRIu64 ", median of %d rounds | %.2f M/s | %.2f M per second of CPU | >= 1 M/s | %s |\n",
-              Bytes(static_cast<double>(r.hot_pages) * 4096).c_str(), g.regions, g.batch, g.update_rounds, r.upd_hot / 1e6,
-              r.upd_hot_cpu / 1e6, Verdict(r.upd_hot >= 1e6).c_str());
+  std::printf("| warm updates to a hot set (%s resident and dirty, in %d windows), Apply batches of %" PRIu64
+              ", median of %d rounds | %.2f M/s | %.2f M per second of CPU | >= 1 M/s | %s |\n",
+              Bytes(static_cast<double>(r.hot_pages) * 4096).c_str(), g.regions, g.batch, g.update_rounds,
+              r.upd_hot / 1e6, r.upd_hot_cpu / 1e6, Verdict(r.upd_hot >= 1e6).c_str());
   std::printf("| warm updates to the hot set, one Apply per update | %.2f M/s | | | |\n", r.upd_hot_single / 1e6);
-  std::printf("| warm updates scattered over all %s of data (each dirties a clean cached page), batches of %" PRIu64 ", median | %.2f M/s | kernel floor: bare stores %.2f M/s, bare pwrites %.2f M/s (same pages) | | %.0f%% of the faster floor |\n",
+  std::printf("| warm updates scattered over all %s of data (each dirties a clean cached page), batches of %" PRIu64
+              ", median | %.2f M/s | kernel floor: bare stores %.2f M/s, bare pwrites %.2f M/s (same pages) | | %.0f%% "
+              "of the faster floor |\n",
               Bytes(static_cast<double>(g.data_bytes())).c_str(), g.batch, r.upd_burst / 1e6, r.upd_floor / 1e6,
               r.upd_floor_pwrite / 1e6, 100 * r.upd_burst / std::max(r.upd_floor, r.upd_floor_pwrite));
   std::printf("| warm scattered updates, one Apply per update | %.2f M/s | | | |\n", r.upd_single / 1e6);
-  std::printf("| sustained updates: %s in batches, then fdatasync (every touched page written back) | %.2f M/s | %.1f s applying + %.1f s syncing | | |\n",
-              Fmt("%.1f M", static_cast<double>(g.sustained_updates) / 1e6).c_str(), r.upd_sustained / 1e6,
-              r.sustained_apply_s, r.sustained_sync_s);
+  std::printf(
+      "| sustained updates: %s in batches, then fdatasync (every touched page written back) | %.2f M/s | %.1f s "
+      "applying + %.1f s syncing | | |\n",
+      Fmt("%.1f M", static_cast<double>(g.sustained_updates) / 1e6).c_str(), r.upd_sustained / 1e6, r.sustained_apply_s,
+      r.sustained_sync_s);
 }
 
 // The table of measures against their references and targets.
@@ -107,7 +114,8 @@ void PrintMeasureTable(const DriverContext& ctx) {
   PrintScanRows(r);
   PrintUpdateRows(ctx);
   if (r.have_verify)
-    std::printf("| Verify after %" PRIu64 " updates | %" PRIu64 " mismatches in %" PRIu64 " nodes (%.1f s) | | 0 | %s |\n",
+    std::printf("| Verify after %" PRIu64 " updates | %" PRIu64 " mismatches in %" PRIu64
+                " nodes (%.1f s) | | 0 | %s |\n",
                 r.updates_total, r.verify.mismatches, r.verify.nodes_checked, r.verify_seconds,
                 Verdict(r.verify.mismatches == 0).c_str());
   std::printf("| answers checked (exact scans, tiers on vs off, after updates) | %s | | all right | %s |\n",
@@ -120,7 +128,9 @@ void PrintColdQueryTable(const DriverContext& ctx) {
   const Report& r = ctx.report;
   if (r.on.samples.empty() && r.off.samples.empty()) return;
   std::printf("\nCold queries (array and tree pages dropped before each; the RAM tier is mapped):\n\n");
-  std::printf("| tier | stats | ranges | n | p50 | p99 | mean | max | array bytes/query | tier bytes/query | requests/query |\n");
+  std::printf(
+      "| tier | stats | ranges | n | p50 | p99 | mean | max | array bytes/query | tier bytes/query | requests/query "
+      "|\n");
   std::printf("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
   for (const QueryRun* run : {&r.on, &r.on_ext, &r.off, &r.off_ext}) {
     if (run->samples.empty()) continue;
@@ -128,18 +138,22 @@ void PrintColdQueryTable(const DriverContext& ctx) {
       const QueryRow q = Summarize(*run, kind);
       const bool on_tier = run == &r.on || run == &r.on_ext;
       const bool ext = run == &r.on_ext || run == &r.off_ext;
-      std::printf("| %s | %s | %s | %zu | %s | %s | %s | %s | %s | %s | %.1f |\n", on_tier ? "disk tier on" : "off (paper)",
-                  ext ? "min+max" : "sum+mean+var", kind < 0 ? "all" : kind == 0 ? "data at both ends" : "anywhere",
+      std::printf("| %s | %s | %s | %zu | %s | %s | %s | %s | %s | %s | %.1f |\n",
+                  on_tier ? "disk tier on" : "off (paper)", ext ? "min+max" : "sum+mean+var",
+                  kind < 0    ? "all"
+                  : kind == 0 ? "data at both ends"
+                              : "anywhere",
                   q.n, Ms(q.p50).c_str(), Ms(q.p99).c_str(), Ms(q.mean).c_str(), Ms(q.max).c_str(),
                   Bytes(q.array_bytes).c_str(), Bytes(q.tier_bytes).c_str(), q.requests);
     }
   }
   const double fio = FioBytesPerSecond(g);
-  std::printf("\nFloor (fio on the same file system, O_DIRECT, io_uring): randread qd 1 p50 %s (4 KiB), %s (64 KiB); "
-              "sequential read 1 MiB qd 32: %s.\n",
-              g.fio_rand_p50_us > 0 ? Fmt("%.0f us", g.fio_rand_p50_us).c_str() : "n/a",
-              g.fio_rand64k_p50_us > 0 ? Fmt("%.0f us", g.fio_rand64k_p50_us).c_str() : "n/a",
-              fio > 0 ? Fmt("%.0f MB/s", fio / 1e6).c_str() : "n/a");
+  std::printf(
+      "\nFloor (fio on the same file system, O_DIRECT, io_uring): randread qd 1 p50 %s (4 KiB), %s (64 KiB); "
+      "sequential read 1 MiB qd 32: %s.\n",
+      g.fio_rand_p50_us > 0 ? Fmt("%.0f us", g.fio_rand_p50_us).c_str() : "n/a",
+      g.fio_rand64k_p50_us > 0 ? Fmt("%.0f us", g.fio_rand64k_p50_us).c_str() : "n/a",
+      fio > 0 ? Fmt("%.0f MB/s", fio / 1e6).c_str() : "n/a");
 }
 
 void PrintScanTable(const Report& r) {
@@ -164,26 +178,31 @@ void PrintWhereTimeGoes(const DriverContext& ctx) {
   if (r.have_breakdown && !r.builds_on.empty()) {
     const BuildRun best = BestBuild(r);
     const BuildBreakdown& b = r.breakdown;
-    std::printf("- build: %.2f GB/s of data (BuildStats %.2f s of %.2f s wall). Its read pattern alone (16 MiB batches "
-                "of 1 MiB, as buffers/tree/tree_build.cc): %.2f GB/s; the same bytes 64 MiB per batch: %.2f GB/s, 256 MiB: %.2f GB/s. "
-                "Summarizing warm leaves: %.2f GB/s on 1 thread, %.2f GB/s on 2.\n",
-                BuildSpeed(r, best) / 1e9, best.seconds, best.wall, b.read_chunked_gbs, b.read_64_gbs, b.read_window_gbs,
-                b.cpu1_gbs, b.cpu2_gbs);
+    std::printf(
+        "- build: %.2f GB/s of data (BuildStats %.2f s of %.2f s wall). Its read pattern alone (16 MiB batches "
+        "of 1 MiB, as buffers/tree/tree_build.cc): %.2f GB/s; the same bytes 64 MiB per batch: %.2f GB/s, 256 MiB: "
+        "%.2f GB/s. "
+        "Summarizing warm leaves: %.2f GB/s on 1 thread, %.2f GB/s on 2.\n",
+        BuildSpeed(r, best) / 1e9, best.seconds, best.wall, b.read_chunked_gbs, b.read_64_gbs, b.read_window_gbs,
+        b.cpu1_gbs, b.cpu2_gbs);
   }
   if (r.leaf_off > 0)
-    std::printf("- disk tier off: a query reads up to half a %s bin on each side (shorter side); allocating "
-                "and zeroing a scratch of 2 leaves (%s), as buffers/tree/range_query.cc does per query, takes %.0f ms alone.\n",
-                Bytes(static_cast<double>(r.leaf_off * 8)).c_str(), Bytes(static_cast<double>(r.leaf_off * 16)).c_str(),
-                r.off_scratch_ms);
+    std::printf(
+        "- disk tier off: a query reads up to half a %s bin on each side (shorter side); allocating "
+        "and zeroing a scratch of 2 leaves (%s), as buffers/tree/range_query.cc does per query, takes %.0f ms alone.\n",
+        Bytes(static_cast<double>(r.leaf_off * 8)).c_str(), Bytes(static_cast<double>(r.leaf_off * 16)).c_str(),
+        r.off_scratch_ms);
   if (!r.have_updates) return;
-  std::printf("- one update: %.2f us in batches of %" PRIu64 ", %.2f us one per Apply (which adds a stat() of "
+  std::printf("- one update: %.2f us in batches of %" PRIu64
+              ", %.2f us one per Apply (which adds a stat() of "
               "%.2f us, the batch bracket and the refresh bookkeeping); the array side alone (ReadRaw and WriteRaw of "
               "one element) is timed in bench/moments_bench.cc.\n",
               1e6 / r.upd_burst, ctx.config.batch, 1e6 / r.upd_single, r.t_stat * 1e6);
-  std::printf("- each random update dirties a 4 KiB page of the array: the burst left %.0f MiB dirty; the kernel "
-              "starts writing back at %.0f MiB and throttles writers near %.0f MiB, after which updates run at "
-              "the disk's write-back pace.\n",
-              r.dirty_after_burst_mib, r.dirty_background_mib, r.dirty_threshold_mib);
+  std::printf(
+      "- each random update dirties a 4 KiB page of the array: the burst left %.0f MiB dirty; the kernel "
+      "starts writing back at %.0f MiB and throttles writers near %.0f MiB, after which updates run at "
+      "the disk's write-back pace.\n",
+      r.dirty_after_burst_mib, r.dirty_background_mib, r.dirty_threshold_mib);
   for (const auto& [name, rate] : r.upd_backend)
     std::printf("- burst updates with the array opened with --io %s: %.2f M/s\n", name.c_str(), rate / 1e6);
 }

@@ -75,7 +75,8 @@ void RunScans(DriverContext& ctx) {
     const Range& r = ranges[k];
     const long double want = rep.scan_momenta[k].answer.sum;
     const long double rel = std::fabs(rep.scan_numpy[k].sum - want) / std::max(std::fabs(want), 1e-300L);
-    std::printf("scan [%" PRIu64 ", %" PRIu64 ") NumPy memmap %.2f s (%.2f GB/s), its sum differs from momenta's by %.1e relative\n",
+    std::printf("scan [%" PRIu64 ", %" PRIu64
+                ") NumPy memmap %.2f s (%.2f GB/s), its sum differs from momenta's by %.1e relative\n",
                 r.p, r.q, rep.scan_numpy[k].seconds,
                 static_cast<double>((r.q - r.p) * 8) / rep.scan_numpy[k].seconds / 1e9, static_cast<double>(rel));
   }

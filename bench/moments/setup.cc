@@ -28,9 +28,8 @@ constexpr uint64_t kAlignElems = kMiB / 8;  // region starts: 1 MiB aligned
 // The setup text: a kept array is reused only when this matches.
 std::string SetupText(const Config& g, const std::vector<uint64_t>& starts) {
   std::string t = "momenta moments_driver setup v1\n";
-  t += "seed " + std::to_string(g.seed) + "\nlength " + std::to_string(g.length()) +
-       "\nregion_elems " + std::to_string(g.region_elems()) + "\nregions " +
-       std::to_string(g.regions) + "\nstarts";
+  t += "seed " + std::to_string(g.seed) + "\nlength " + std::to_string(g.length()) + "\nregion_elems " +
+       std::to_string(g.region_elems()) + "\nregions " + std::to_string(g.regions) + "\nstarts";
   for (uint64_t s : starts) {
     t += ' ';
     t += std::to_string(s);
@@ -58,8 +57,7 @@ bool KeptSetupMatches(const DriverContext& ctx, const std::string& want) {
   const Config& g = ctx.config;
   std::string have;
   struct stat st;
-  return g.keep && ReadFileText(ctx.paths.setup, &have) && have == want &&
-         ::stat(ctx.paths.array.c_str(), &st) == 0 &&
+  return g.keep && ReadFileText(ctx.paths.setup, &have) && have == want && ::stat(ctx.paths.array.c_str(), &st) == 0 &&
          static_cast<uint64_t>(st.st_size) == kNpyHeaderBytes + g.length() * 8 &&
          static_cast<uint64_t>(st.st_blocks) * 512 >= g.data_bytes();
 }
@@ -73,9 +71,8 @@ void WriteRegions(const DriverContext& ctx, const std::vector<uint64_t>& starts)
   io.writable = true;
   const uint64_t shape[1] = {g.length()};
   auto array = Must(ArrayFile::Create(ctx.paths.array, DType::kF8, shape, io), "create the array");
-  std::printf("setup: writing %d regions of %" PRIu64 " MiB (%s) into a sparse %s array...\n",
-              g.regions, g.region_mib, Bytes(static_cast<double>(g.data_bytes())).c_str(),
-              Bytes(static_cast<double>(g.length() * 8)).c_str());
+  std::printf("setup: writing %d regions of %" PRIu64 " MiB (%s) into a sparse %s array...\n", g.regions, g.region_mib,
+              Bytes(static_cast<double>(g.data_bytes())).c_str(), Bytes(static_cast<double>(g.length() * 8)).c_str());
   std::fflush(stdout);
   const uint64_t chunk = 8 * kMiB / 8;
   std::vector<double> buf(chunk);
@@ -127,8 +124,8 @@ Setup MakeSetup(const DriverContext& ctx) {
 }
 
 uint64_t DataBytesOnDisk(const DriverContext& ctx) {
-  auto ext = Must(DataExtents(ctx.paths.array, kNpyHeaderBytes, kNpyHeaderBytes + ctx.config.length() * 8),
-                  "data extents");
+  auto ext =
+      Must(DataExtents(ctx.paths.array, kNpyHeaderBytes, kNpyHeaderBytes + ctx.config.length() * 8), "data extents");
   uint64_t b = 0;
   for (const ByteRange& r : ext) b += r.end - r.begin;
   return b;

@@ -6,8 +6,8 @@
 #include "bench/moments/answers.h"
 #include "bench/moments/checks.h"
 #include "bench/moments/format.h"
-#include "buffers/tree/moment_tree.h"
 #include "buffers/buffered_array_parts.h"
+#include "buffers/tree/moment_tree.h"
 
 namespace momenta::moments_driver {
 namespace {

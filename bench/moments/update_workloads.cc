@@ -84,8 +84,7 @@ double BarePwrites(const DriverContext& ctx, BufferedArray& ba, const std::vecto
   return rate;
 }
 
-double ApplyBatches(BufferedArray& ba, const std::vector<IndexedValue>& u, uint64_t batch,
-                    double* per_cpu_second) {
+double ApplyBatches(BufferedArray& ba, const std::vector<IndexedValue>& u, uint64_t batch, double* per_cpu_second) {
   const auto t0 = Clock::now();
   const double c0 = ThreadCpuSeconds();
   for (uint64_t at = 0; at < u.size(); at += batch) {

@@ -14,8 +14,8 @@
 #include "bench/moments/query_stats.h"
 #include "bench/moments/reference.h"
 #include "bench/moments/update_workloads.h"
-#include "buffers/tree/moment_tree.h"
 #include "buffers/buffered_array_parts.h"
+#include "buffers/tree/moment_tree.h"
 
 namespace momenta::moments_driver {
 namespace {
@@ -68,10 +68,11 @@ void ScatteredRounds(DriverContext& ctx, BufferedArray& ba, std::mt19937_64& rng
     scattered_single.push_back(ApplyBatches(ba, single, 1));
     rep.updates_total += single.size();
     Settle(ba);
-    std::printf("updates: round %d scattered: floor %.2f M/s by bare stores, %.2f M/s by bare pwrites; momenta "
-                "%.2f M/s in batches of %" PRIu64 " (%.0f MiB dirty after them), %.2f M/s one per Apply\n",
-                round + 1, floor_stores.back() / 1e6, floor_pwrites.back() / 1e6, scattered.back() / 1e6, g.batch,
-                rep.dirty_after_burst_mib, scattered_single.back() / 1e6);
+    std::printf(
+        "updates: round %d scattered: floor %.2f M/s by bare stores, %.2f M/s by bare pwrites; momenta "
+        "%.2f M/s in batches of %" PRIu64 " (%.0f MiB dirty after them), %.2f M/s one per Apply\n",
+        round + 1, floor_stores.back() / 1e6, floor_pwrites.back() / 1e6, scattered.back() / 1e6, g.batch,
+        rep.dirty_after_burst_mib, scattered_single.back() / 1e6);
   }
   rep.upd_floor = Median(floor_stores);
   rep.upd_floor_pwrite = Median(floor_pwrites);
@@ -98,10 +99,11 @@ void HotSetRounds(DriverContext& ctx, BufferedArray& ba, std::mt19937_64& rng) {
     const auto hot_single = MakeHotUpdates(ctx, windows, rng, g.single_updates);
     hot_single_rates.push_back(ApplyBatches(ba, hot_single, 1));
     rep.updates_total += hot.size() + hot_single.size();
-    std::printf("updates: round %d hot set of %s: %.2f M/s in batches of %" PRIu64 " (%.2f M per CPU second), "
+    std::printf("updates: round %d hot set of %s: %.2f M/s in batches of %" PRIu64
+                " (%.2f M per CPU second), "
                 "%.2f M/s one per Apply\n",
-                round + 1, Bytes(static_cast<double>(rep.hot_pages) * 4096).c_str(), hot_rates.back() / 1e6,
-                g.batch, hot_cpu_rates.back() / 1e6, hot_single_rates.back() / 1e6);
+                round + 1, Bytes(static_cast<double>(rep.hot_pages) * 4096).c_str(), hot_rates.back() / 1e6, g.batch,
+                hot_cpu_rates.back() / 1e6, hot_single_rates.back() / 1e6);
   }
   rep.upd_hot = Median(hot_rates);
   rep.upd_hot_cpu = Median(hot_cpu_rates);
@@ -121,8 +123,8 @@ void Sustained(DriverContext& ctx, BufferedArray& ba, std::mt19937_64& rng) {
   rep.sustained_sync_s = Since(t1);
   rep.upd_sustained = static_cast<double>(many.size()) / Since(t0);
   rep.updates_total += many.size();
-  std::printf("updates: %.2f M/s sustained (%zu updates: %.1f s applying, %.1f s fdatasync)\n",
-              rep.upd_sustained / 1e6, many.size(), rep.sustained_apply_s, rep.sustained_sync_s);
+  std::printf("updates: %.2f M/s sustained (%zu updates: %.1f s applying, %.1f s fdatasync)\n", rep.upd_sustained / 1e6,
+              many.size(), rep.sustained_apply_s, rep.sustained_sync_s);
 }
 
 // Burst updates with the array opened afresh with --io pread and --io mmap.

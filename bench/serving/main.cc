@@ -12,10 +12,10 @@
 #include <cstdio>
 
 #include "bench/serving/phases.h"
+#include "buffers/buffered_array_parts.h"
 #include "buffers/tree/moment_tree.h"
 #include "storage/array/array_file.h"
 #include "storage/array/sidecar.h"
-#include "buffers/buffered_array_parts.h"
 
 int main(int argc, char** argv) {
   using namespace momenta::serving;
@@ -28,8 +28,8 @@ int main(int argc, char** argv) {
                 static_cast<unsigned long long>(ctx.length),
                 static_cast<unsigned long long>(TreeOf(*ba).layout().leaf_span()), ba->array().io().Name().c_str());
   }
-  ctx.ranges = DrawRanges(ctx.flags.array, ctx.length, ctx.flags.queries, uint64_t{1} << ctx.flags.min_len_log2,
-                          ctx.flags.seed);
+  ctx.ranges =
+      DrawRanges(ctx.flags.array, ctx.length, ctx.flags.queries, uint64_t{1} << ctx.flags.min_len_log2, ctx.flags.seed);
   std::printf("| case | figure | reference | ratio |\n|---|---|---|---|\n");
   if (ctx.flags.Wants("inproc")) RunInProcess(ctx);
   if (ctx.flags.Wants("cli")) RunCli(ctx);

@@ -5,10 +5,10 @@
 #include <cstdio>
 #include <thread>
 
-#include "buffers/tree/moment_tree.h"
 #include "buffers/algebra/statistics.h"
-#include "storage/array/array_file.h"
 #include "buffers/buffered_array_parts.h"
+#include "buffers/tree/moment_tree.h"
+#include "storage/array/array_file.h"
 
 namespace momenta::serving {
 namespace {
@@ -68,8 +68,8 @@ void CheckAgainstSingles(Context& ctx, BufferedArray& ba, const std::vector<Inde
 }
 
 std::vector<Range> KindZero(const Context& ctx, uint64_t count) {
-  std::vector<Range> all = DrawRanges(ctx.flags.array, ctx.length, 2 * count, uint64_t{1} << ctx.flags.min_len_log2,
-                                      ctx.flags.seed + 7);
+  std::vector<Range> all =
+      DrawRanges(ctx.flags.array, ctx.length, 2 * count, uint64_t{1} << ctx.flags.min_len_log2, ctx.flags.seed + 7);
   std::vector<Range> out;
   for (const Range& r : all)
     if (r.kind == 0) out.push_back(r);
@@ -80,7 +80,7 @@ std::vector<Range> KindZero(const Context& ctx, uint64_t count) {
 
 void RunInProcess(Context& ctx) {
   auto first = OpenReader(ctx, true), direct = OpenReader(ctx, false);
-  std::vector<double> cold[2][2], warm[2][2];  // [kind][cache_first]
+  std::vector<double> cold[2][2], warm[2][2];       // [kind][cache_first]
   for (size_t k = 0; k < ctx.ranges.size(); ++k) {  // which goes first alternates
     const Range& r = ctx.ranges[k];
     for (int turn = 0; turn < 2; ++turn) {
@@ -123,9 +123,10 @@ void RunCli(Context& ctx) {
   std::string out;
   for (uint64_t k = 0; k < ctx.flags.cli_runs; ++k) {
     const Range& r = ctx.ranges[(2 * k) % ctx.ranges.size()];  // kind 0: data at both ends
-    const std::vector<std::string> query = {ctx.flags.cli, "query",  ctx.flags.array, "--range",
-                                            std::to_string(r.p) + ":" + std::to_string(r.q), "--stat", "sum",
-                                            "--stat", "mean", "--stat", "var", "--json"};
+    const std::vector<std::string> query = {
+        ctx.flags.cli, "query", ctx.flags.array, "--range", std::to_string(r.p) + ":" + std::to_string(r.q),
+        "--stat",      "sum",   "--stat",        "mean",    "--stat",
+        "var",         "--json"};
     WarmEnds(ctx.flags.array, *ba, r);
     version.push_back(RunTimed({ctx.flags.cli, "--version"}, &out));
     warm.push_back(RunTimed(query, &out));
@@ -179,8 +180,7 @@ void RunBatches(Context& ctx) {
             std::to_string(per_query).substr(0, 4) + " reads per query) vs fio 16 KiB randread qd 32 / reads per query",
         PerSecond(qps), PerSecond(bound), qps / bound);
   } else {
-    Row("batch of " + std::to_string(ranges.size()) + " ranges, cold (no --fio-iops: no bound)", PerSecond(qps), "",
-        0);
+    Row("batch of " + std::to_string(ranges.size()) + " ranges, cold (no --fio-iops: no bound)", PerSecond(qps), "", 0);
   }
   CheckAgainstSingles(ctx, *ba, ranges, out, 50, false, "cold batch");
   for (const Range& r : drawn) WarmEnds(ctx.flags.array, *ba, r);
@@ -217,11 +217,12 @@ void RunBins(Context& ctx) {
       sum.tier_bytes += c.tier_bytes;
       sum.ram_nodes += c.ram_nodes;
     }
-    std::printf("|   %s: %llu read requests before merging (%.1f MiB of the array, %.1f MiB of the disk tier), "
-                "%llu RAM-tier nodes; at fio's %.0f IOPS the requests alone take %.1f ms | | | |\n",
-                what, static_cast<unsigned long long>(sum.requests), sum.array_bytes / 1048576.0,
-                sum.tier_bytes / 1048576.0, static_cast<unsigned long long>(sum.ram_nodes), ctx.flags.fio_iops,
-                ctx.flags.fio_iops > 0 ? 1e3 * static_cast<double>(sum.requests) / ctx.flags.fio_iops : 0.0);
+    std::printf(
+        "|   %s: %llu read requests before merging (%.1f MiB of the array, %.1f MiB of the disk tier), "
+        "%llu RAM-tier nodes; at fio's %.0f IOPS the requests alone take %.1f ms | | | |\n",
+        what, static_cast<unsigned long long>(sum.requests), sum.array_bytes / 1048576.0, sum.tier_bytes / 1048576.0,
+        static_cast<unsigned long long>(sum.ram_nodes), ctx.flags.fio_iops,
+        ctx.flags.fio_iops > 0 ? 1e3 * static_cast<double>(sum.requests) / ctx.flags.fio_iops : 0.0);
   };
   std::vector<double> exact_s, snapped_s;
   for (int round = 0; round < 3; ++round) {  // interleaved: exact, snapped
@@ -239,8 +240,8 @@ void RunBins(Context& ctx) {
     snapped_s.push_back(Seconds() - start);
     if (round == 0) reads("snapped bins");
   }
-  Row(std::to_string(k) + " exact bins of the whole array, cold, mean+min+max; target 100 ms", Ms(Median(exact_s)),
-      "", 0);
+  Row(std::to_string(k) + " exact bins of the whole array, cold, mean+min+max; target 100 ms", Ms(Median(exact_s)), "",
+      0);
   Row(std::to_string(k) + " snapped bins, cold; target 20 ms", Ms(Median(snapped_s)), Ms(Median(exact_s)),
       Median(snapped_s) / Median(exact_s));
 }

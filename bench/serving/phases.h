@@ -7,10 +7,10 @@ namespace momenta::serving {
 
 struct Context {
   Flags flags;
-  std::string sidecar;            // the array's sidecar folder
+  std::string sidecar;  // the array's sidecar folder
   uint64_t length = 0;
-  std::vector<Range> ranges;      // flags.queries ranges, kinds alternating
-  bool correct = true;            // every checked answer was right
+  std::vector<Range> ranges;  // flags.queries ranges, kinds alternating
+  bool correct = true;        // every checked answer was right
 };
 
 // One range at a time inside this process: cold (caches dropped before each

@@ -129,8 +129,7 @@ void RunRevisit(Context& ctx) {
     char cost[256];
     std::snprintf(cost, sizeof cost, "device %.0f KiB/query, %.1f pages/query left cached",
                   Median(r.device_bytes) / 1024, Median(r.cached_pages));
-    std::printf("| revisit %zu ranges x5 after a drop, %s | %s | %s | |\n", ranges.size(), names[policy], figure,
-                cost);
+    std::printf("| revisit %zu ranges x5 after a drop, %s | %s | %s | |\n", ranges.size(), names[policy], figure, cost);
   }
   std::fflush(stdout);
 }

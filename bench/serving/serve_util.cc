@@ -10,10 +10,10 @@
 #include <cstdlib>
 #include <random>
 
+#include "buffers/buffered_array_parts.h"
 #include "buffers/tree/moment_tree.h"
 #include "storage/io/extents.h"
 #include "storage/util/parse_number.h"
-#include "buffers/buffered_array_parts.h"
 
 namespace momenta::serving {
 
@@ -49,20 +49,34 @@ Flags ParseFlags(int argc, char** argv) {
     auto real = [&](double* out) {
       if (!ParseReal(value, out) || *out < 0) Die("--" + name + ": '" + value + "' is not a number >= 0");
     };
-    if (name == "array") f.array = value;
-    else if (name == "cli") f.cli = value;
-    else if (name == "parts") f.parts = value;
-    else if (name == "seed") integer(&f.seed);
-    else if (name == "queries") integer(&f.queries);
-    else if (name == "cli-runs") integer(&f.cli_runs);
-    else if (name == "batch") integer(&f.batch);
-    else if (name == "bins") integer(&f.bins);
-    else if (name == "min-len-log2") integer(&f.min_len_log2);
-    else if (name == "fio-iops") real(&f.fio_iops);
-    else if (name == "seconds") real(&f.seconds);
-    else if (name == "revisit-reps") integer(&f.revisit_reps);
-    else if (name == "revisit-policy") f.revisit_policy = value;
-    else Die("unknown flag --" + name);
+    if (name == "array")
+      f.array = value;
+    else if (name == "cli")
+      f.cli = value;
+    else if (name == "parts")
+      f.parts = value;
+    else if (name == "seed")
+      integer(&f.seed);
+    else if (name == "queries")
+      integer(&f.queries);
+    else if (name == "cli-runs")
+      integer(&f.cli_runs);
+    else if (name == "batch")
+      integer(&f.batch);
+    else if (name == "bins")
+      integer(&f.bins);
+    else if (name == "min-len-log2")
+      integer(&f.min_len_log2);
+    else if (name == "fio-iops")
+      real(&f.fio_iops);
+    else if (name == "seconds")
+      real(&f.seconds);
+    else if (name == "revisit-reps")
+      integer(&f.revisit_reps);
+    else if (name == "revisit-policy")
+      f.revisit_policy = value;
+    else
+      Die("unknown flag --" + name);
   }
   if (f.array.empty()) Die("--array=PATH is required (an array with its buffer, e.g. moments_driver's kept one)");
   if (f.Wants("cli") && f.cli.empty()) Die("the cli part needs --cli=PATH of the momenta binary");

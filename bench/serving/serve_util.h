@@ -12,18 +12,18 @@
 namespace momenta::serving {
 
 struct Flags {
-  std::string array;                  // --array: an existing .npy with its buffer (required)
-  std::string cli;                    // --cli: the momenta binary (the CLI phase needs it)
+  std::string array;  // --array: an existing .npy with its buffer (required)
+  std::string cli;    // --cli: the momenta binary (the CLI phase needs it)
   std::string parts = "inproc,cli,batch,bins,threads,revisit";
   uint64_t seed = 20240601;
-  uint64_t queries = 100;             // ranges per in-process set
-  uint64_t cli_runs = 21;             // CLI runs per case (interleaved with --version)
-  uint64_t batch = 2048;              // ranges per cold batch
+  uint64_t queries = 100;  // ranges per in-process set
+  uint64_t cli_runs = 21;  // CLI runs per case (interleaved with --version)
+  uint64_t batch = 2048;   // ranges per cold batch
   uint64_t bins = 1000;
-  uint64_t min_len_log2 = 27;         // ranges of at least 2^27 elements (1 GiB of f8)
-  double fio_iops = 0;                // fio randread 16 KiB at depth 32, IOPS (the batch bound)
-  double seconds = 2;                 // each threads measurement
-  uint64_t revisit_reps = 3;          // revisit: drops per read policy
+  uint64_t min_len_log2 = 27;           // ranges of at least 2^27 elements (1 GiB of f8)
+  double fio_iops = 0;                  // fio randread 16 KiB at depth 32, IOPS (the batch bound)
+  double seconds = 2;                   // each threads measurement
+  uint64_t revisit_reps = 3;            // revisit: drops per read policy
   std::string revisit_policy = "both";  // revisit: "kept", "direct" or both (one alone for strace -c)
   bool Wants(const char* part) const;
 };

@@ -25,9 +25,7 @@ class Int192 {
  public:
   constexpr Int192() = default;
   // `v` sign-extended.
-  static constexpr Int192 Of(Int128 v) {
-    return Int192(static_cast<UInt128>(v), v < 0 ? ~uint64_t{0} : 0);
-  }
+  static constexpr Int192 Of(Int128 v) { return Int192(static_cast<UInt128>(v), v < 0 ? ~uint64_t{0} : 0); }
   // v², exact. REQUIRES: |v| < 2^64 (every integer cell value)
   static constexpr Int192 Square(Int128 v) {
     const UInt128 m = v < 0 ? -static_cast<UInt128>(v) : static_cast<UInt128>(v);

@@ -125,8 +125,7 @@ __attribute__((target("avx2"))) void BlockMomentsWide(const double* a, size_t n,
 }
 
 // BlockDeviations (below) with four lanes, bit for bit as BlockMomentsWide is.
-__attribute__((target("avx2"))) void BlockDeviationsWide(const double* a, size_t n, double k, double* s1,
-                                                         double* s2) {
+__attribute__((target("avx2"))) void BlockDeviationsWide(const double* a, size_t n, double k, double* s1, double* s2) {
   const Vec4 kv = {k, k, k, k};
   Vec4 sum = {}, sq = {};
   size_t i = 0;
@@ -180,7 +179,8 @@ void AccumulateRun(const double* a, size_t n, uint64_t first_offset, long double
   for (size_t start = 0; start < n; start += kBlockCells) {
     double block[J + 1];
 #ifdef MOMENTA_WIDE_KERNELS
-    if (wide) BlockMomentsWide<J, kAbs>(a + start, std::min(kBlockCells, n - start), block);
+    if (wide)
+      BlockMomentsWide<J, kAbs>(a + start, std::min(kBlockCells, n - start), block);
     else
 #endif
       BlockMoments<J, kAbs>(a + start, std::min(kBlockCells, n - start), block);
@@ -195,8 +195,7 @@ constexpr std::array<RunKernel, sizeof...(J)> MakeRunKernels(std::index_sequence
   return {&AccumulateRun<static_cast<int>(J), kAbs>...};
 }
 constexpr auto kRunKernels = MakeRunKernels<false>(std::make_index_sequence<kMaxMomentTerms>{});
-constexpr auto kMagnitudeKernels =
-    MakeRunKernels<true>(std::make_index_sequence<kMaxMomentTerms>{});
+constexpr auto kMagnitudeKernels = MakeRunKernels<true>(std::make_index_sequence<kMaxMomentTerms>{});
 
 // *s1 = Σ (a − k), *s2 = Σ (a − k)² over n <= kBlockCells cells, in double.
 void BlockDeviations(const double* a, size_t n, double k, double* s1, double* s2) {
@@ -242,9 +241,8 @@ MomentTerms Shifted(const MomentTerms& m, int order, long double delta) {
 Status Empty(std::string_view stat) { return Status::InvalidArgument(stat, "the range is empty"); }
 
 Status OrderTooHigh(std::string_view stat, std::string_view what, int asked, int stored) {
-  return Status::InvalidArgument(stat, std::string(what) + " " + std::to_string(asked) +
-                                           " exceeds the stored order " +
-                                           std::to_string(stored));
+  return Status::InvalidArgument(
+      stat, std::string(what) + " " + std::to_string(asked) + " exceeds the stored order " + std::to_string(stored));
 }
 
 Status NeedsOrder(std::string_view stat, int needed, int stored) {
@@ -258,9 +256,7 @@ MomentTerms ShiftedTerms(const MomentTerms& m, int order, long double delta) { r
 
 // ---- IndexMoments -------------------------------------------------------------
 
-IndexMoments::IndexMoments(int order) : order_(order) {
-  assert(0 <= order && order <= kMaxMomentOrder);
-}
+IndexMoments::IndexMoments(int order) : order_(order) { assert(0 <= order && order <= kMaxMomentOrder); }
 
 IndexMoments IndexMoments::Of(int order, std::span<const double> values) {
   IndexMoments run(order);
@@ -306,8 +302,7 @@ IndexMoments Merge(const IndexMoments& left, const IndexMoments& right) {
   assert(left.order_ == right.order_);
   IndexMoments total(left.order_);
   total.count_ = left.count_ + right.count_;
-  const MomentTerms shifted =
-      Shifted(right.m_, right.order_, static_cast<long double>(left.count_));
+  const MomentTerms shifted = Shifted(right.m_, right.order_, static_cast<long double>(left.count_));
   for (int t = 0; t <= left.order_; ++t) total.m_[t] = left.m_[t] + shifted[t];
   return total;
 }
@@ -330,15 +325,12 @@ IndexMoments UnmergeLeft(const IndexMoments& total, const IndexMoments& right) {
   assert(total.order_ == right.order_ && right.count_ <= total.count_);
   IndexMoments left(total.order_);
   left.count_ = total.count_ - right.count_;
-  const MomentTerms shifted =
-      Shifted(right.m_, right.order_, static_cast<long double>(left.count_));
+  const MomentTerms shifted = Shifted(right.m_, right.order_, static_cast<long double>(left.count_));
   for (int t = 0; t <= total.order_; ++t) left.m_[t] = total.m_[t] - shifted[t];
   return left;
 }
 
-MomentTerms ShiftTo(const IndexMoments& run, long double center) {
-  return Shifted(run.terms(), run.order(), -center);
-}
+MomentTerms ShiftTo(const IndexMoments& run, long double center) { return Shifted(run.terms(), run.order(), -center); }
 
 MomentTerms MagnitudesAbout(const IndexMoments& magnitudes, long double center) {
   return Shifted(magnitudes.terms(), magnitudes.order(), std::fabs(center));
@@ -361,12 +353,11 @@ ValueMoments ValueMoments::Of(std::span<const double> values) {
   for (size_t start = 0; start < values.size(); start += kBlockCells) {
     double block_s1, block_s2;
 #ifdef MOMENTA_WIDE_KERNELS
-    if (wide) BlockDeviationsWide(values.data() + start, std::min(kBlockCells, values.size() - start), k,
-                                  &block_s1, &block_s2);
+    if (wide)
+      BlockDeviationsWide(values.data() + start, std::min(kBlockCells, values.size() - start), k, &block_s1, &block_s2);
     else
 #endif
-      BlockDeviations(values.data() + start, std::min(kBlockCells, values.size() - start), k,
-                      &block_s1, &block_s2);
+      BlockDeviations(values.data() + start, std::min(kBlockCells, values.size() - start), k, &block_s1, &block_s2);
     s1 += block_s1;
     s2 += block_s2;
   }
@@ -468,9 +459,8 @@ ValueMoments Merge(const ValueMoments& a, const ValueMoments& b) {
   if (a.count_ == 0) return b;
   if (b.count_ == 0) return a;
   const uint64_t count = a.count_ + b.count_;
-  const long double mean =
-      a.shift_ + (a.s1_ + b.s1_ + b.count_ * (static_cast<long double>(b.shift_) - a.shift_)) /
-                     static_cast<long double>(count);
+  const long double mean = a.shift_ + (a.s1_ + b.s1_ + b.count_ * (static_cast<long double>(b.shift_) - a.shift_)) /
+                                          static_cast<long double>(count);
   const double k = static_cast<double>(mean);
   const ValueMoments ak = a.RecenteredAt(k);
   const ValueMoments bk = b.RecenteredAt(k);
@@ -487,9 +477,7 @@ ValueMoments Unmerge(const ValueMoments& total, const ValueMoments& part) {
   if (part.count_ == 0) return total;
   if (part.count_ == total.count_) return ValueMoments();
   const ValueMoments pk = part.RecenteredAt(total.shift_);
-  return ValueMoments(total.count_ - part.count_, total.shift_, total.s1_ - pk.s1_,
-                      total.s2_ - pk.s2_)
-      .Recentered();
+  return ValueMoments(total.count_ - part.count_, total.shift_, total.s1_ - pk.s1_, total.s2_ - pk.s2_).Recentered();
 }
 
 // ---- Extremes -----------------------------------------------------------------
@@ -545,18 +533,15 @@ Result<long double> VarianceFor(std::string_view stat, const ValueMoments& range
   if (ddof < 0) return Status::InvalidArgument(stat, "ddof must be >= 0");
   if (range.count() == 0) return Empty(stat);
   if (range.count() <= static_cast<uint64_t>(ddof)) {
-    return Status::InvalidArgument(stat, "ddof " + std::to_string(ddof) + " needs more than " +
-                                             std::to_string(ddof) + " cells, the range has " +
-                                             std::to_string(range.count()));
+    return Status::InvalidArgument(stat, "ddof " + std::to_string(ddof) + " needs more than " + std::to_string(ddof) +
+                                             " cells, the range has " + std::to_string(range.count()));
   }
   return range.central_sum_of_squares() / static_cast<long double>(range.count() - ddof);
 }
 
 }  // namespace
 
-Result<long double> Variance(const ValueMoments& range, int ddof) {
-  return VarianceFor("var", range, ddof);
-}
+Result<long double> Variance(const ValueMoments& range, int ddof) { return VarianceFor("var", range, ddof); }
 
 Result<long double> StdDev(const ValueMoments& range, int ddof) {
   Result<long double> var = VarianceFor("std", range, ddof);
@@ -609,8 +594,7 @@ Result<long double> Spread(const IndexMoments& range) {
   // of mixed sign: InvalidArgument.
   const long double rounding = 64 * std::numeric_limits<long double>::epsilon() * std::fabs(m2 / m0);
   if (-ratio <= rounding) return 0.0L;
-  return Status::InvalidArgument("spread",
-                                 "values of mixed sign make the weighted index variance negative");
+  return Status::InvalidArgument("spread", "values of mixed sign make the weighted index variance negative");
 }
 
 Result<MomentTerms> PolyFit(const IndexMoments& range, int degree) {
@@ -618,10 +602,9 @@ Result<MomentTerms> PolyFit(const IndexMoments& range, int degree) {
   if (degree > range.order()) return OrderTooHigh("polyfit", "degree", degree, range.order());
   if (range.count() == 0) return Empty("polyfit");
   if (range.count() <= static_cast<uint64_t>(degree)) {
-    return Status::InvalidArgument(
-        "polyfit", "a degree-" + std::to_string(degree) + " fit needs at least " +
-                       std::to_string(degree + 1) + " cells, the range has " +
-                       std::to_string(range.count()));
+    return Status::InvalidArgument("polyfit", "a degree-" + std::to_string(degree) + " fit needs at least " +
+                                                  std::to_string(degree + 1) + " cells, the range has " +
+                                                  std::to_string(range.count()));
   }
   MomentTerms coefficients{};
   const std::span<const long double> moments(range.terms().data(), degree + 1);

@@ -153,7 +153,7 @@ inline void IndexMoments::Store(std::span<double> values, std::span<double> resi
 }
 
 inline IndexMoments IndexMoments::Load(int order, uint64_t count, std::span<const double> values,
-                                std::span<const double> residues) {
+                                       std::span<const double> residues) {
   assert(values.size() == static_cast<size_t>(order + 1));
   assert(residues.empty() || residues.size() == values.size());
   IndexMoments run(order);
@@ -246,8 +246,8 @@ class ValueMoments {
 
   uint64_t count() const { return count_; }
   double shift() const { return shift_; }
-  long double sum_of_deviations() const { return s1_; }             // Σ(a − K)
-  long double sum_of_squared_deviations() const { return s2_; }     // Σ(a − K)²
+  long double sum_of_deviations() const { return s1_; }          // Σ(a − K)
+  long double sum_of_squared_deviations() const { return s2_; }  // Σ(a − K)²
   // K + S1/n. REQUIRES: count() > 0
   long double mean() const;
   // Σ(a − mean)² = S2 − S1²/n, clamped at 0 (0 for an empty run).
@@ -280,9 +280,9 @@ class ValueMoments {
   ValueMoments Recentered() const;  // shift = mean rounded to double
 
   uint64_t count_ = 0;
-  double shift_ = 0;     // K; 0 when empty
-  long double s1_ = 0;   // Σ(a − K)
-  long double s2_ = 0;   // Σ(a − K)²
+  double shift_ = 0;    // K; 0 when empty
+  long double s1_ = 0;  // Σ(a − K)
+  long double s2_ = 0;  // Σ(a − K)²
 };
 
 // The union of two runs (values have no positions: order does not matter).

@@ -9,11 +9,23 @@ namespace {
 
 // Bernoulli numbers B_0..B_16 with the B_1 = −1/2 convention, which makes
 // Faulhaber's formula sum x^m over x = 0..w−1.
-constexpr std::array<long double, kMaxPowerSumExponent + 1> kBernoulli = {
-    1.0L,         -1.0L / 2.0L, 1.0L / 6.0L,   0.0L, -1.0L / 30.0L,      0.0L,
-    1.0L / 42.0L, 0.0L,         -1.0L / 30.0L, 0.0L, 5.0L / 66.0L,       0.0L,
-    -691.0L / 2730.0L,          0.0L,          7.0L / 6.0L,              0.0L,
-    -3617.0L / 510.0L};
+constexpr std::array<long double, kMaxPowerSumExponent + 1> kBernoulli = {1.0L,
+                                                                          -1.0L / 2.0L,
+                                                                          1.0L / 6.0L,
+                                                                          0.0L,
+                                                                          -1.0L / 30.0L,
+                                                                          0.0L,
+                                                                          1.0L / 42.0L,
+                                                                          0.0L,
+                                                                          -1.0L / 30.0L,
+                                                                          0.0L,
+                                                                          5.0L / 66.0L,
+                                                                          0.0L,
+                                                                          -691.0L / 2730.0L,
+                                                                          0.0L,
+                                                                          7.0L / 6.0L,
+                                                                          0.0L,
+                                                                          -3617.0L / 510.0L};
 
 // Below this w the direct sum is cheap and Faulhaber's terms start to cancel.
 constexpr uint64_t kDirectSumMaxW = 32;
@@ -43,8 +55,7 @@ long double ScaledPowerSum(uint64_t w, int m) {
   return (wl + tail) / static_cast<long double>(m + 1);
 }
 
-bool FitPolynomial(uint64_t w, std::span<const long double> moments,
-                   std::span<long double> coefficients) {
+bool FitPolynomial(uint64_t w, std::span<const long double> moments, std::span<long double> coefficients) {
   const int terms = static_cast<int>(coefficients.size());
   assert(w >= 1 && terms >= 1 && terms <= kMaxFitDegree + 1);
   assert(moments.size() >= coefficients.size());

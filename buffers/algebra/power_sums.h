@@ -54,7 +54,6 @@ long double ScaledPowerSum(uint64_t w, int m);
 // long double (only when w <= D, which callers reject first).
 // REQUIRES: w >= 1, 1 <= coefficients.size() <= kMaxFitDegree + 1,
 //           moments.size() >= coefficients.size()
-[[nodiscard]] bool FitPolynomial(uint64_t w, std::span<const long double> moments,
-                                 std::span<long double> coefficients);
+[[nodiscard]] bool FitPolynomial(uint64_t w, std::span<const long double> moments, std::span<long double> coefficients);
 
 }  // namespace momenta

@@ -134,8 +134,8 @@ bool SpreadBound(const PartialLeaf& e, uint64_t u_in, uint64_t u_out, ld* lo, ld
   const ld c_r = std::max<ld>(0, Up(s2_r - s1_low * s1_low / n_r, s2_r));
   const ld u = static_cast<ld>(u_in);
   const ld center = u * k + u * (s1_r / n_r);
-  const ld radius = Up(u * e1 / n_r + std::sqrt((u / n_r) * static_cast<ld>(u_out) * c_r) * (1 + 8 * kUlp),
-                       u * e1 / n_r);
+  const ld radius =
+      Up(u * e1 / n_r + std::sqrt((u / n_r) * static_cast<ld>(u_out) * c_r) * (1 + 8 * kUlp), u * e1 / n_r);
   const ld mag = std::fabs(u * k) + std::fabs(u * s1_r / n_r) + radius;
   *lo = Down(center - radius, mag);
   *hi = Up(center + radius, mag);
@@ -272,8 +272,12 @@ double DoubleAbove(long double x) {
 void KnownCells::Add(const Value& v, double shift) {
   ++count;
   switch (v.kind) {
-    case Value::Kind::kInt: exact_sum += v.i; break;
-    case Value::Kind::kUInt: exact_sum += static_cast<Int128>(v.u); break;
+    case Value::Kind::kInt:
+      exact_sum += v.i;
+      break;
+    case Value::Kind::kUInt:
+      exact_sum += static_cast<Int128>(v.u);
+      break;
     case Value::Kind::kFloat:
       if (std::isnan(v.f)) {
         ++nonfinite.nan;

@@ -84,7 +84,7 @@ struct KnownCells {
   long double dev_sq = 0;      // Σ (a − K)²
   long double finite_sq = 0;   // Σ a² over the finite cells, in order (square_bounds.h)
   NonFiniteCounts nonfinite;
-  Int128 exact_sum = 0;        // integer dtypes
+  Int128 exact_sum = 0;  // integer dtypes
   // One more cell, value v of the leaf whose value shift is `shift`.
   void Add(const Value& v, double shift);
 };
@@ -95,24 +95,22 @@ struct KnownCells {
 // known_outside.count <= leaf.count() − inside
 struct PartialLeaf {
   RangeSummary leaf;
-  uint64_t leaf_index = 0;  // which leaf (for the caller's reads)
-  bool fresh = false;       // no incremental update since the build (tighter allowance: range_bounds.cc)
+  uint64_t leaf_index = 0;    // which leaf (for the caller's reads)
+  bool fresh = false;         // no incremental update since the build (tighter allowance: range_bounds.cc)
   uint64_t inside_first = 0;  // offset in the leaf of the first cell inside (the inside is contiguous)
   uint64_t inside = 0;
   KnownCells known_inside, known_outside;
   // Every cell inside, or every cell outside, has been read: the inside sum is determined.
-  bool determined() const {
-    return known_inside.count == inside || known_outside.count == leaf.count() - inside;
-  }
+  bool determined() const { return known_inside.count == inside || known_outside.count == leaf.count() - inside; }
 };
 
 // The whole nodes inside the range, added one at a time.
 struct WholeNodes {
   bool fresh = false;  // set before Add: no incremental update since the build (range_bounds.cc)
   uint64_t count = 0;
-  long double finite_sum = 0;  // Σ of the nodes' stored finite sums
-  long double slack = 0;       // Σ kNodeSumRelativeError · f · max|a|, plus the rounding of the sum
-  long double magnitude = 0;   // Σ |stored sum|
+  long double finite_sum = 0;    // Σ of the nodes' stored finite sums
+  long double slack = 0;         // Σ kNodeSumRelativeError · f · max|a|, plus the rounding of the sum
+  long double magnitude = 0;     // Σ |stored sum|
   long double finite_sumsq = 0;  // Σ of the nodes' finite Σa² (square_bounds.h: NodeSquares)
   long double sumsq_slack = 0;   // Σ of their allowances, plus the rounding of the sum
   NonFiniteCounts nonfinite;

@@ -48,23 +48,40 @@ void ExactSumsOf(const char* bytes, size_t count, Int128* sum, Int192* sumsq) {
 
 void ExactSums(DType t, const char* bytes, size_t count, Int128* sum, Int192* sumsq) {
   switch (t) {
-    case DType::kI8: ExactSumsOf<int64_t>(bytes, count, sum, sumsq); break;
-    case DType::kI4: ExactSumsOf<int32_t>(bytes, count, sum, sumsq); break;
-    case DType::kI2: ExactSumsOf<int16_t>(bytes, count, sum, sumsq); break;
-    case DType::kI1: ExactSumsOf<int8_t>(bytes, count, sum, sumsq); break;
-    case DType::kU8: ExactSumsOf<uint64_t>(bytes, count, sum, sumsq); break;
-    case DType::kU4: ExactSumsOf<uint32_t>(bytes, count, sum, sumsq); break;
-    case DType::kU2: ExactSumsOf<uint16_t>(bytes, count, sum, sumsq); break;
-    case DType::kU1: ExactSumsOf<uint8_t>(bytes, count, sum, sumsq); break;
+    case DType::kI8:
+      ExactSumsOf<int64_t>(bytes, count, sum, sumsq);
+      break;
+    case DType::kI4:
+      ExactSumsOf<int32_t>(bytes, count, sum, sumsq);
+      break;
+    case DType::kI2:
+      ExactSumsOf<int16_t>(bytes, count, sum, sumsq);
+      break;
+    case DType::kI1:
+      ExactSumsOf<int8_t>(bytes, count, sum, sumsq);
+      break;
+    case DType::kU8:
+      ExactSumsOf<uint64_t>(bytes, count, sum, sumsq);
+      break;
+    case DType::kU4:
+      ExactSumsOf<uint32_t>(bytes, count, sum, sumsq);
+      break;
+    case DType::kU2:
+      ExactSumsOf<uint16_t>(bytes, count, sum, sumsq);
+      break;
+    case DType::kU1:
+      ExactSumsOf<uint8_t>(bytes, count, sum, sumsq);
+      break;
     case DType::kF8:
-    case DType::kF4: break;
+    case DType::kF4:
+      break;
   }
 }
 
 }  // namespace
 
-RangeSummary RangeSummary::OfElements(int order, DType t, const char* bytes, size_t count,
-                                      double* scratch, bool extremes) {
+RangeSummary RangeSummary::OfElements(int order, DType t, const char* bytes, size_t count, double* scratch,
+                                      bool extremes) {
   // f8 cells that sit at 8-byte boundaries (a read's landing buffer, a
   // mapping: always, as a .npy header is a multiple of 64 bytes) are
   // summarized where they are; copying them first cost more than the sums.
@@ -96,9 +113,12 @@ RangeSummary RangeSummary::OfElements(int order, DType t, const char* bytes, siz
       finite.push_back(x);
       continue;
     }
-    if (std::isnan(x)) ++s.nonfinite.nan;
-    else if (x > 0) ++s.nonfinite.pos_inf;
-    else ++s.nonfinite.neg_inf;
+    if (std::isnan(x))
+      ++s.nonfinite.nan;
+    else if (x > 0)
+      ++s.nonfinite.pos_inf;
+    else
+      ++s.nonfinite.neg_inf;
     x = 0;  // the index moments count it as 0
   }
   if (s.nonfinite.total() > 0) s.index = IndexMoments::Of(order, v);
@@ -200,9 +220,7 @@ void Split(long double v, double* slot) {
   slot[1] = static_cast<double>(v - static_cast<long double>(slot[0]));
 }
 
-long double Join(const double* slot) {
-  return static_cast<long double>(slot[0]) + static_cast<long double>(slot[1]);
-}
+long double Join(const double* slot) { return static_cast<long double>(slot[0]) + static_cast<long double>(slot[1]); }
 
 void StoreValues(const ValueMoments& v, double* node, const Slots& at) {
   node[at.shift()] = v.shift();
@@ -336,8 +354,7 @@ constexpr auto kDecodeRunKernels = MakeDecodeRunKernels(std::make_index_sequence
 
 }  // namespace
 
-RangeSummary NodeCodec::DecodeRun(const double* first, uint64_t count, uint64_t span,
-                                  uint64_t last_span) const {
+RangeSummary NodeCodec::DecodeRun(const double* first, uint64_t count, uint64_t span, uint64_t last_span) const {
   assert(count >= 1 && last_span >= 1 && last_span <= span);
   assert(0 <= order_ && order_ <= kMaxMomentOrder);
   return kDecodeRunKernels[order_](first, count, span, last_span);
@@ -385,15 +402,14 @@ void NodeCodec::SetExtremes(double* node, const Extremes& e) const {
   node[at.max()] = e.max;
 }
 
-NodeCodec::UpdateOutcome NodeCodec::ApplyUpdate(double* node, uint64_t count, uint64_t offset,
-                                                double old_value, double new_value,
-                                                const ExactChange& exact) const {
+NodeCodec::UpdateOutcome NodeCodec::ApplyUpdate(double* node, uint64_t count, uint64_t offset, double old_value,
+                                                double new_value, const ExactChange& exact) const {
   const Slots at(order_);
   UpdateOutcome out;
   const bool old_finite = std::isfinite(old_value), new_finite = std::isfinite(new_value);
   // The index moments count a non-finite cell as 0.
-  const long double delta = static_cast<long double>(new_finite ? new_value : 0.0) -
-                            static_cast<long double>(old_finite ? old_value : 0.0);
+  const long double delta =
+      static_cast<long double>(new_finite ? new_value : 0.0) - static_cast<long double>(old_finite ? old_value : 0.0);
   if (delta != 0) {
     IndexMoments index = IndexMoments::Load(order_, count, std::span<const double>(node, at.terms),
                                             std::span<const double>(node + at.terms, at.terms));
@@ -416,8 +432,10 @@ NodeCodec::UpdateOutcome NodeCodec::ApplyUpdate(double* node, uint64_t count, ui
     } else {
       tally(old_value, -1);
     }
-    if (new_finite) values.Insert(new_value);
-    else tally(new_value, +1);
+    if (new_finite)
+      values.Insert(new_value);
+    else
+      tally(new_value, +1);
     StoreCounts(counts, node, at);
   }
   StoreValues(values, node, at);
@@ -430,11 +448,11 @@ NodeCodec::UpdateOutcome NodeCodec::ApplyUpdate(double* node, uint64_t count, ui
   const long double after = values.sum_of_squared_deviations();
   const long double s1 = std::fabs(values.sum_of_deviations());
   const long double ulp = std::numeric_limits<long double>::epsilon();
-  const long double drift = node[at.drift()] +
-                            8 * ulp * (std::max(before, after) + s1 * s1 / std::max<uint64_t>(values.count(), 1));
+  const long double drift =
+      node[at.drift()] + 8 * ulp * (std::max(before, after) + s1 * s1 / std::max<uint64_t>(values.count(), 1));
   node[at.drift()] = static_cast<double>(drift);
-  out.drifted = drift > kDriftLimit * values.central_sum_of_squares() && drift > 0 &&
-                !(std::isnan(drift) || std::isinf(drift));
+  out.drifted =
+      drift > kDriftLimit * values.central_sum_of_squares() && drift > 0 && !(std::isnan(drift) || std::isinf(drift));
 
   AddExact(node, at, exact);
 
@@ -478,8 +496,8 @@ NodeCodec::UpdateOutcome NodeCodec::ApplyDelta(double* node, uint64_t count, con
                              (std::max(before, after) + s1 * s1 / std::max<uint64_t>(values.count(), 1) +
                               static_cast<long double>(d.changes) * about.s2_magnitude);
   node[at.drift()] = static_cast<double>(drift);
-  out.drifted = drift > kDriftLimit * values.central_sum_of_squares() && drift > 0 &&
-                !(std::isnan(drift) || std::isinf(drift));
+  out.drifted =
+      drift > kDriftLimit * values.central_sum_of_squares() && drift > 0 && !(std::isnan(drift) || std::isinf(drift));
 
   AddExact(node, at, d.exact);
   // Every old value is a cell of the node, so some was an extreme exactly
@@ -502,6 +520,5 @@ std::string RangeProblem(int64_t p, int64_t q, uint64_t length) {
   if (p > q) return "P > Q (" + std::to_string(p) + " > " + std::to_string(q) + ")";
   return "";
 }
-
 
 }  // namespace momenta

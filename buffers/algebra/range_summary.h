@@ -46,8 +46,8 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <string>
 #include <span>
+#include <string>
 
 #include "buffers/algebra/exact_squares.h"
 #include "buffers/algebra/moments.h"
@@ -65,7 +65,7 @@ struct NonFiniteCounts {
 };
 
 struct RangeSummary {
-  IndexMoments index;  // count = every cell; moments over the finite cells (others count as 0)
+  IndexMoments index;   // count = every cell; moments over the finite cells (others count as 0)
   ValueMoments values;  // over the finite cells only: values.count() = count() − nonfinite.total()
   Extremes extremes;    // over the non-NaN cells (infinities included)
   NonFiniteCounts nonfinite;
@@ -82,8 +82,8 @@ struct RangeSummary {
   // infinity cost one pass; a float run that has some is summarized again
   // with those cells set aside. Without `extremes` the result's extremes are
   // left empty (a query that does not need min/max skips that pass).
-  static RangeSummary OfElements(int order, DType t, const char* bytes, size_t count,
-                                 double* scratch, bool extremes = true);
+  static RangeSummary OfElements(int order, DType t, const char* bytes, size_t count, double* scratch,
+                                 bool extremes = true);
 };
 
 // `left` followed by `right` (index moments shift by left.count()).
@@ -156,8 +156,8 @@ class NodeCodec {
     bool extremes_may_shrink = false;  // the old value was an extreme: recompute extremes
     bool drifted = false;              // rounding drift past kDriftLimit: recompute the node
   };
-  UpdateOutcome ApplyUpdate(double* node, uint64_t count, uint64_t offset, double old_value,
-                            double new_value, const ExactChange& exact) const;
+  UpdateOutcome ApplyUpdate(double* node, uint64_t count, uint64_t offset, double old_value, double new_value,
+                            const ExactChange& exact) const;
   // The gathered change of several distinct cells of the node, each finite
   // before and after (node_delta.h), applied at once: what ApplyUpdate per
   // cell gives, up to rounding, which the drift slot is charged with (the

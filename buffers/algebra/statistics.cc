@@ -8,10 +8,9 @@
 namespace momenta {
 namespace {
 
-constexpr Stat kAllStats[] = {Stat::kSum,    Stat::kCount,  Stat::kMean,    Stat::kVar,
-                              Stat::kStd,    Stat::kMoment, Stat::kMoments, Stat::kCom,
-                              Stat::kSpread, Stat::kPolyfit, Stat::kMin,    Stat::kMax,
-                              Stat::kSumsq,  Stat::kRms};
+constexpr Stat kAllStats[] = {Stat::kSum,    Stat::kCount,   Stat::kMean,  Stat::kVar,    Stat::kStd,
+                              Stat::kMoment, Stat::kMoments, Stat::kCom,   Stat::kSpread, Stat::kPolyfit,
+                              Stat::kMin,    Stat::kMax,     Stat::kSumsq, Stat::kRms};
 static_assert(sizeof(kAllStats) / sizeof(kAllStats[0]) == kStatCount);
 
 StatAnswer One(Stat s, long double v) {
@@ -25,20 +24,34 @@ StatAnswer One(Stat s, long double v) {
 
 std::string_view StatName(Stat s) {
   switch (s) {
-    case Stat::kSum: return "sum";
-    case Stat::kCount: return "count";
-    case Stat::kMean: return "mean";
-    case Stat::kVar: return "var";
-    case Stat::kStd: return "std";
-    case Stat::kMoment: return "moment";
-    case Stat::kMoments: return "moments";
-    case Stat::kCom: return "com";
-    case Stat::kSpread: return "spread";
-    case Stat::kPolyfit: return "polyfit";
-    case Stat::kMin: return "min";
-    case Stat::kMax: return "max";
-    case Stat::kSumsq: return "sumsq";
-    case Stat::kRms: return "rms";
+    case Stat::kSum:
+      return "sum";
+    case Stat::kCount:
+      return "count";
+    case Stat::kMean:
+      return "mean";
+    case Stat::kVar:
+      return "var";
+    case Stat::kStd:
+      return "std";
+    case Stat::kMoment:
+      return "moment";
+    case Stat::kMoments:
+      return "moments";
+    case Stat::kCom:
+      return "com";
+    case Stat::kSpread:
+      return "spread";
+    case Stat::kPolyfit:
+      return "polyfit";
+    case Stat::kMin:
+      return "min";
+    case Stat::kMax:
+      return "max";
+    case Stat::kSumsq:
+      return "sumsq";
+    case Stat::kRms:
+      return "rms";
   }
   return "?";
 }
@@ -52,8 +65,7 @@ Result<Stat> ParseStat(std::string_view name, const std::string& what) {
 }
 
 bool NeedsExtremes(std::span<const Stat> stats) {
-  return std::any_of(stats.begin(), stats.end(),
-                     [](Stat s) { return s == Stat::kMin || s == Stat::kMax; });
+  return std::any_of(stats.begin(), stats.end(), [](Stat s) { return s == Stat::kMin || s == Stat::kMax; });
 }
 
 std::string Int128ToString(Int128 v) {
@@ -81,8 +93,7 @@ constexpr long double kInf = std::numeric_limits<long double>::infinity();
 IndexMoments Benign(const IndexMoments& range) {
   std::array<double, kMaxMomentTerms> values{};
   values[0] = 1;
-  return IndexMoments::Load(range.order(), range.count(),
-                            std::span<const double>(values.data(), range.order() + 1));
+  return IndexMoments::Load(range.order(), range.count(), std::span<const double>(values.data(), range.order() + 1));
 }
 
 // The index statistics, from the finite cells' moments.
@@ -166,12 +177,11 @@ Result<StatAnswer> SquaresStat(Stat stat, const RangeSummary& range, DType dtype
 }  // namespace
 
 bool ServedByIndexMoments(Stat stat) {
-  return stat != Stat::kVar && stat != Stat::kStd && stat != Stat::kMin && stat != Stat::kMax &&
-         stat != Stat::kSumsq && stat != Stat::kRms;
+  return stat != Stat::kVar && stat != Stat::kStd && stat != Stat::kMin && stat != Stat::kMax && stat != Stat::kSumsq &&
+         stat != Stat::kRms;
 }
 
-Result<StatAnswer> ComputeIndexStat(Stat stat, const StatParams& params, const IndexMoments& index,
-                                    uint64_t p) {
+Result<StatAnswer> ComputeIndexStat(Stat stat, const StatParams& params, const IndexMoments& index, uint64_t p) {
   const uint64_t n = index.count();
   switch (stat) {
     case Stat::kCount: {
@@ -180,7 +190,8 @@ Result<StatAnswer> ComputeIndexStat(Stat stat, const StatParams& params, const I
       a.integer = n;
       return a;
     }
-    case Stat::kSum: return One(stat, Sum(index));
+    case Stat::kSum:
+      return One(stat, Sum(index));
     case Stat::kMean:
       if (n == 0) return Status::InvalidArgument("mean", "the range is empty");
       return One(stat, Sum(index) / static_cast<long double>(n));
@@ -188,14 +199,16 @@ Result<StatAnswer> ComputeIndexStat(Stat stat, const StatParams& params, const I
     case Stat::kMoments:
     case Stat::kCom:
     case Stat::kSpread:
-    case Stat::kPolyfit: return IndexStat(stat, params, index, p);
+    case Stat::kPolyfit:
+      return IndexStat(stat, params, index, p);
     default:
-      return Status::InvalidArgument(StatName(stat), "needs value moments or extremes, which index moments do not hold");
+      return Status::InvalidArgument(StatName(stat),
+                                     "needs value moments or extremes, which index moments do not hold");
   }
 }
 
-Result<StatAnswer> ComputeStat(Stat stat, const StatParams& params, const RangeSummary& range,
-                               uint64_t p, DType dtype) {
+Result<StatAnswer> ComputeStat(Stat stat, const StatParams& params, const RangeSummary& range, uint64_t p,
+                               DType dtype) {
   const NonFiniteCounts& nf = range.nonfinite;
   const uint64_t n = range.count();
   // Cells the answer is over (count and divisor), and whether a NaN decides it.
@@ -242,7 +255,8 @@ Result<StatAnswer> ComputeStat(Stat stat, const StatParams& params, const RangeS
       return One(stat, *v);
     }
     case Stat::kSumsq:
-    case Stat::kRms: return SquaresStat(stat, range, dtype, kept, nan_in);
+    case Stat::kRms:
+      return SquaresStat(stat, range, dtype, kept, nan_in);
     case Stat::kMin:
     case Stat::kMax: {
       if (n == 0) return Status::InvalidArgument(StatName(stat), "the range is empty");

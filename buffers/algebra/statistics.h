@@ -17,7 +17,20 @@ namespace momenta {
 
 // New statistics go at the end: a Stat's position is its code in Python (kStatNames).
 enum class Stat {
-  kSum, kCount, kMean, kVar, kStd, kMoment, kMoments, kCom, kSpread, kPolyfit, kMin, kMax, kSumsq, kRms
+  kSum,
+  kCount,
+  kMean,
+  kVar,
+  kStd,
+  kMoment,
+  kMoments,
+  kCom,
+  kSpread,
+  kPolyfit,
+  kMin,
+  kMax,
+  kSumsq,
+  kRms
 };
 inline constexpr int kStatCount = static_cast<int>(Stat::kRms) + 1;
 
@@ -32,11 +45,11 @@ Result<Stat> ParseStat(std::string_view name, const std::string& what);
 bool NeedsExtremes(std::span<const Stat> stats);
 
 struct StatParams {
-  std::optional<int> order;           // moment: K (default 1); moments: 0..K (default: the buffer's J)
-  std::optional<long double> about;   // center c (absolute index; default: p)
-  int degree = 1;                     // polyfit degree
-  int ddof = 0;                       // var/std: 0 population, 1 sample
-  bool skipna = false;                // NaN cells left out, as NumPy's nan* functions
+  std::optional<int> order;          // moment: K (default 1); moments: 0..K (default: the buffer's J)
+  std::optional<long double> about;  // center c (absolute index; default: p)
+  int degree = 1;                    // polyfit degree
+  int ddof = 0;                      // var/std: 0 population, 1 sample
+  bool skipna = false;               // NaN cells left out, as NumPy's nan* functions
 };
 
 struct StatAnswer {
@@ -78,8 +91,7 @@ struct StatAnswer {
 //    assume every cell of the range: any NaN or infinity makes it NaN.
 // Errors that do not depend on the data (an order above J, an empty range,
 // too few cells for a degree or ddof) come first, whatever the values.
-Result<StatAnswer> ComputeStat(Stat stat, const StatParams& params, const RangeSummary& range,
-                               uint64_t p, DType dtype);
+Result<StatAnswer> ComputeStat(Stat stat, const StatParams& params, const RangeSummary& range, uint64_t p, DType dtype);
 
 // The statistics a range known only by its index moments can give (a buffer
 // that keeps no value moments, extremes or exact sums, such as Ola's):

@@ -44,8 +44,7 @@ OlaBuffer::Builder::Builder(const OlaLayout& layout)
 // i = k·b + r adds W_{s+l,i}·a_i to V_1(s + l), l < N.
 Status OlaBuffer::Builder::Append(std::span<const double> cells) {
   if (cells.size() > layout_.length() - next_)
-    return Status::InvalidArgument("ola", "more cells appended than the array's " +
-                                              std::to_string(layout_.length()));
+    return Status::InvalidArgument("ola", "more cells appended than the array's " + std::to_string(layout_.length()));
   const uint64_t b = layout_.bin();
   const uint64_t m = layout_.last_point(1);
   const int N = layout_.nodes();
@@ -87,8 +86,7 @@ void OlaBuffer::Builder::FlushBin() {
 
 Status OlaBuffer::Builder::AppendZeros(uint64_t count) {
   if (count > layout_.length() - next_)
-    return Status::InvalidArgument("ola", "more cells appended than the array's " +
-                                              std::to_string(layout_.length()));
+    return Status::InvalidArgument("ola", "more cells appended than the array's " + std::to_string(layout_.length()));
   next_ += count;
   return Status::OK();
 }
@@ -131,11 +129,10 @@ Result<OlaBuffer> OlaBuffer::Build(const OlaOptions& options, std::span<const do
 
 Result<OlaBuffer> OlaBuffer::FromSlots(const OlaLayout& layout, std::vector<double> slots) {
   if (slots.size() != layout.slots())
-    return Status::InvalidArgument("ola", "expected " + std::to_string(layout.slots()) + " slots, got " +
-                                              std::to_string(slots.size()));
+    return Status::InvalidArgument(
+        "ola", "expected " + std::to_string(layout.slots()) + " slots, got " + std::to_string(slots.size()));
   for (size_t s = 0; s < slots.size(); ++s)
-    if (!std::isfinite(slots[s]))
-      return Status::InvalidArgument("ola", "slot " + std::to_string(s) + " is not finite");
+    if (!std::isfinite(slots[s])) return Status::InvalidArgument("ola", "slot " + std::to_string(s) + " is not finite");
   return OlaBuffer(layout, std::move(slots));
 }
 
@@ -147,11 +144,11 @@ Result<OlaBuffer> OlaBuffer::FromSlots(const OlaLayout& layout, std::vector<doub
 
 Status OlaBuffer::Update(uint64_t i, double old_value, double new_value, std::vector<uint64_t>* changed) {
   if (i >= layout_.length())
-    return Status::OutOfRange("ola", "cell " + std::to_string(i) + " is past the array's " +
-                                         std::to_string(layout_.length()));
+    return Status::OutOfRange("ola",
+                              "cell " + std::to_string(i) + " is past the array's " + std::to_string(layout_.length()));
   if (!std::isfinite(new_value))
-    return Status::InvalidArgument("ola", "cell " + std::to_string(i) +
-                                              " would not be finite: the Ola buffer holds finite values only");
+    return Status::InvalidArgument(
+        "ola", "cell " + std::to_string(i) + " would not be finite: the Ola buffer holds finite values only");
   const long double delta = static_cast<long double>(new_value) - static_cast<long double>(old_value);
   if (delta == 0) return Status::OK();
   Propagate(i, delta, [&](int level, uint64_t point, long double d) {

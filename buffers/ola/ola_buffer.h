@@ -44,9 +44,9 @@
 #include <vector>
 
 #include "buffers/algebra/moments.h"
+#include "buffers/algebra/range_summary.h"
 #include "buffers/ola/ola_layout.h"
 #include "buffers/ola/ola_stencil.h"
-#include "buffers/algebra/range_summary.h"
 #include "storage/util/status.h"
 
 namespace momenta {
@@ -73,10 +73,10 @@ class OlaBuffer {
     // the same N nodes: summed apart first, N multiply-adds per cell).
     void FlushBin();
 
-    uint64_t next_ = 0;              // cells appended so far
-    std::vector<long double> acc_;   // slots, accumulated in long double
-    uint64_t bin_ = UINT64_MAX;      // the bin whose non-node cells bin_sums_ holds (none: UINT64_MAX)
-    uint64_t bin_first_ = 0;         // its stencil's first node (level 1)
+    uint64_t next_ = 0;             // cells appended so far
+    std::vector<long double> acc_;  // slots, accumulated in long double
+    uint64_t bin_ = UINT64_MAX;     // the bin whose non-node cells bin_sums_ holds (none: UINT64_MAX)
+    uint64_t bin_first_ = 0;        // its stencil's first node (level 1)
     long double bin_sums_[kOlaNodeLimit] = {};
   };
 
@@ -87,13 +87,13 @@ class OlaBuffer {
   // A buffer over slots kept elsewhere (a mapped file, buffers/ola/ola_file.h):
   // reads and updates go to `slots` in place; nothing is checked or copied.
   // REQUIRES: slots.size() == layout.slots(); the storage outlives the buffer
-  static OlaBuffer OverSlots(const OlaLayout& layout, std::span<double> slots) {
-    return OlaBuffer(layout, {}, slots);
-  }
+  static OlaBuffer OverSlots(const OlaLayout& layout, std::span<double> slots) { return OlaBuffer(layout, {}, slots); }
 
   // Moves keep a view a view, and an owned buffer's view on its own slots.
   OlaBuffer(OlaBuffer&& other) noexcept
-      : layout_(std::move(other.layout_)), stencil_(other.stencil_), owned_(std::move(other.owned_)),
+      : layout_(std::move(other.layout_)),
+        stencil_(other.stencil_),
+        owned_(std::move(other.owned_)),
         slots_(other.slots_.data() == owned_.data() ? std::span<double>(owned_) : other.slots_) {}
   OlaBuffer& operator=(OlaBuffer&&) = delete;
 
@@ -111,8 +111,7 @@ class OlaBuffer {
   // W·(new − old), O(N) points per level, O(N² L) work.
   // InvalidArgument when new_value is not finite; OutOfRange when i >= length.
   // `changed` (optional) receives the slots it changed (appended, unsorted).
-  [[nodiscard]] Status Update(uint64_t i, double old_value, double new_value,
-                              std::vector<uint64_t>* changed = nullptr);
+  [[nodiscard]] Status Update(uint64_t i, double old_value, double new_value, std::vector<uint64_t>* changed = nullptr);
 
   // The stored values (level >= 1, point) an update of cell i changes, in
   // level order (what Update(i, ...) stores into). REQUIRES: i < length()
@@ -157,13 +156,14 @@ class OlaBuffer {
 
  private:
   OlaBuffer(const OlaLayout& layout, std::vector<double> owned, std::span<double> view = {})
-      : layout_(layout), stencil_(layout.nodes(), layout.bin()), owned_(std::move(owned)),
+      : layout_(layout),
+        stencil_(layout.nodes(), layout.bin()),
+        owned_(std::move(owned)),
         slots_(view.data() ? view : std::span<double>(owned_)) {}
 
   // A delta at cell i carried up the levels: store(level, point, d) for every
   // stored value it changes (levels >= 1), in level order.
-  void Propagate(uint64_t i, long double delta,
-                 const std::function<void(int, uint64_t, long double)>& store) const;
+  void Propagate(uint64_t i, long double delta, const std::function<void(int, uint64_t, long double)>& store) const;
   // Answer's sum over levels first_level..L (cells: level 0's, when first_level is 0).
   IndexMoments Accumulate(uint64_t p, uint64_t q, int first_level,
                           std::span<const std::span<const double>> cells) const;

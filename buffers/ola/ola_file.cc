@@ -9,8 +9,8 @@
 #include <cstring>
 #include <limits>
 
-#include "storage/util/crc32c.h"
 #include "storage/io/extents.h"
+#include "storage/util/crc32c.h"
 
 namespace momenta {
 namespace {
@@ -64,9 +64,9 @@ uint32_t OlaFile::BlockCheck(uint64_t block) const {
   return crc | 1;
 }
 
-Result<std::unique_ptr<OlaFile>> OlaFile::Build(const std::string& path, ArrayFile& array,
-                                                const OlaOptions& options, uint64_t sequence,
-                                                const ArrayIdentity& identity, uint64_t* bytes_read) {
+Result<std::unique_ptr<OlaFile>> OlaFile::Build(const std::string& path, ArrayFile& array, const OlaOptions& options,
+                                                uint64_t sequence, const ArrayIdentity& identity,
+                                                uint64_t* bytes_read) {
   auto layout = OlaLayout::Make(options, array.length());
   if (!layout.ok()) return layout.status().WithNote(array.path());
   // Level 1 and up from the array's data extents, in order; holes are zeros.
@@ -144,8 +144,8 @@ Result<std::unique_ptr<OlaFile>> OlaFile::Open(const std::string& path, bool wri
   if (h.version != kVersion) return Bad(path, "file has format version " + std::to_string(h.version));
   if (h.params_crc != ParamsCrcOf(h)) return Bad(path, "header fails its check");
   if (h.nodes != static_cast<uint32_t>(layout->nodes()) || h.bin != layout->bin() ||
-      h.levels != static_cast<uint32_t>(layout->levels()) || h.length != length ||
-      h.slots != layout->slots() || h.storage != static_cast<uint32_t>(layout->storage()))
+      h.levels != static_cast<uint32_t>(layout->levels()) || h.length != length || h.slots != layout->slots() ||
+      h.storage != static_cast<uint32_t>(layout->storage()))
     return Bad(path, "file was made for other parameters or another array length");
   if ((*file)->size() != FileBytes(h.slots)) return Bad(path, "file has the wrong size");
   const uint64_t slots_offset = SlotsOffset(h.slots);
@@ -191,8 +191,7 @@ Status OlaFile::CheckSlots(std::span<const IndexRange> runs) const {
 
 double OlaFile::max_abs_held() const {
   // A writer in another process may raise it meanwhile: one aligned 8-byte load.
-  const double m =
-      std::atomic_ref<double>(const_cast<double&>(header().max_abs_held)).load(std::memory_order_acquire);
+  const double m = std::atomic_ref<double>(const_cast<double&>(header().max_abs_held)).load(std::memory_order_acquire);
   return std::isfinite(m) && m >= 0 ? m : std::numeric_limits<double>::infinity();
 }
 

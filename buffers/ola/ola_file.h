@@ -59,14 +59,14 @@ enum OlaState : uint32_t {
 };
 
 struct OlaFileHeader {
-  char magic[8];          // "MOMOLA\0\0"
-  uint32_t version;       // 2 (1 had no max_abs_held: such a file is rebuilt)
-  uint32_t state;         // OlaState
+  char magic[8];     // "MOMOLA\0\0"
+  uint32_t version;  // 2 (1 had no max_abs_held: such a file is rebuilt)
+  uint32_t state;    // OlaState
   // Parameters (the layout is OlaLayout::Make of these with max_levels = levels).
-  uint32_t nodes;         // N
-  uint32_t storage;       // OlaStorage (always kExplicitLevels in a file)
-  uint64_t bin;           // b
-  uint32_t levels;        // L
+  uint32_t nodes;    // N
+  uint32_t storage;  // OlaStorage (always kExplicitLevels in a file)
+  uint64_t bin;      // b
+  uint32_t levels;   // L
   uint32_t reserved0;
   uint64_t length;        // array cells
   uint64_t slots;         // layout.slots()
@@ -80,7 +80,7 @@ struct OlaFileHeader {
   // now) do not bound once a cell has been overwritten; this does, so a
   // progressive bound through the levels holds after updates too.
   double max_abs_held;
-  ArrayIdentity array;    // clean: the array's identity then
+  ArrayIdentity array;  // clean: the array's identity then
 };
 
 class OlaFile {
@@ -89,9 +89,9 @@ class OlaFile {
   // zeros, skipped) into a new file at `path`, state clean as of `sequence`
   // and `identity`, synced. InvalidArgument naming the array when a cell is
   // NaN or infinite (the Ola buffer holds finite values only).
-  static Result<std::unique_ptr<OlaFile>> Build(const std::string& path, ArrayFile& array,
-                                                const OlaOptions& options, uint64_t sequence,
-                                                const ArrayIdentity& identity, uint64_t* bytes_read = nullptr);
+  static Result<std::unique_ptr<OlaFile>> Build(const std::string& path, ArrayFile& array, const OlaOptions& options,
+                                                uint64_t sequence, const ArrayIdentity& identity,
+                                                uint64_t* bytes_read = nullptr);
   // Maps an existing file, checking its magic, version, size, params_crc and
   // that it was made for `options` and `length` cells (Corruption naming the
   // file otherwise). Block checks are left to CheckSlots.
@@ -154,7 +154,7 @@ class OlaFile {
   uint32_t BlockCheck(uint64_t block) const;
 
   std::unique_ptr<MappedFile> file_;
-  OlaBuffer buffer_;          // a view over the mapped slots
+  OlaBuffer buffer_;  // a view over the mapped slots
   uint64_t slots_offset_;
   std::vector<uint64_t> changed_;  // slots changed since the last Seal
 };

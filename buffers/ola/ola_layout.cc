@@ -16,8 +16,8 @@ bool MulFits(uint64_t a, uint64_t b, uint64_t* out) { return !__builtin_mul_over
 Result<OlaLayout> OlaLayout::Make(const OlaOptions& options, uint64_t length) {
   const int N = options.nodes;
   if (N < 2 || N % 2 != 0)
-    return Status::InvalidArgument("ola", "stencils have an even number of nodes N >= 2 (orders 0..N−1); got N = " +
-                                              std::to_string(N));
+    return Status::InvalidArgument(
+        "ola", "stencils have an even number of nodes N >= 2 (orders 0..N−1); got N = " + std::to_string(N));
   if (N > kOlaMaxNodes)
     return Status::InvalidArgument(
         "ola", "order " + std::to_string(N - 1) + " needs " + std::to_string(N) +

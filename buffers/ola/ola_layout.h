@@ -31,9 +31,9 @@ namespace momenta {
 enum class OlaStorage { kInPlace, kExplicitLevels };
 
 struct OlaOptions {
-  int nodes = 4;        // N: stencil nodes; index moments of orders 0..N−1 are served. Even, 2..kOlaMaxNodes
-  uint64_t bin = 16;    // b: cells per bin (>= 2)
-  int max_levels = 0;   // 0: as many as the shape and the growth limit allow
+  int nodes = 4;       // N: stencil nodes; index moments of orders 0..N−1 are served. Even, 2..kOlaMaxNodes
+  uint64_t bin = 16;   // b: cells per bin (>= 2)
+  int max_levels = 0;  // 0: as many as the shape and the growth limit allow
   OlaStorage storage = OlaStorage::kInPlace;
   long double max_growth = 0;  // 0: kOlaMaxGrowth (a larger one only to measure what it costs: OLA.md)
 };
@@ -54,12 +54,12 @@ class OlaLayout {
   // b < 2, or the shape overflows 64 bits.
   static Result<OlaLayout> Make(const OlaOptions& options, uint64_t length);
 
-  uint64_t length() const { return length_; }          // n: cells the user has
-  uint64_t padded_length() const { return padded_; }   // n' = m_L·b^L + 1 >= n
+  uint64_t length() const { return length_; }         // n: cells the user has
+  uint64_t padded_length() const { return padded_; }  // n' = m_L·b^L + 1 >= n
   uint64_t bin() const { return bin_; }
   int nodes() const { return nodes_; }
   int max_order() const { return nodes_ - 1; }
-  int levels() const { return levels_; }               // L >= 1
+  int levels() const { return levels_; }  // L >= 1
   OlaStorage storage() const { return storage_; }
   // Λ: max over stencils of Σ_j |W_{j,i}|, and Λ^L.
   long double lebesgue() const { return lebesgue_; }

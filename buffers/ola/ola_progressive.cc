@@ -8,8 +8,8 @@
 #include <limits>
 #include <thread>
 
-#include "buffers/tree/tree_seqlock.h"  // Epoch: the seqlock on the tree header
 #include "buffers/ola/ola_refine.h"
+#include "buffers/tree/tree_seqlock.h"  // Epoch: the seqlock on the tree header
 
 namespace momenta {
 namespace {
@@ -26,8 +26,8 @@ long double MaxAbs(const Extremes& e) {
 
 }  // namespace
 
-OlaProgressiveSum::OlaProgressiveSum(MomentTree& tree, const OlaFile* ola, ArrayFile& array, uint64_t p,
-                                     uint64_t q, IoBackend* array_io)
+OlaProgressiveSum::OlaProgressiveSum(MomentTree& tree, const OlaFile* ola, ArrayFile& array, uint64_t p, uint64_t q,
+                                     IoBackend* array_io)
     : tree_(tree), ola_(ola), array_(array), p_(p), q_(q), tree_sum_(tree, array, p, q, array_io) {}
 
 Result<SumBound> OlaProgressiveSum::Start() {
@@ -105,14 +105,14 @@ Result<SumBound> OlaProgressiveSum::LevelBoundOnce(int k) {
     }
   }
   // The stored values' rounding: the Ola buffer's bound over [p − R, q + R).
-  const uint64_t R = std::min<uint64_t>(array_.length(), static_cast<uint64_t>(layout.nodes()) * layout.span(layout.levels()));
+  const uint64_t R =
+      std::min<uint64_t>(array_.length(), static_cast<uint64_t>(layout.nodes()) * layout.span(layout.levels()));
   const uint64_t reach_begin = p_ > R ? p_ - R : 0, reach_end = std::min(array_.length(), q_ + R);
   // Σ|a| over the reach: from the tree's leaves on a fresh build, else
   // (updates since) at most the reach's cells times the largest |a| held.
-  Result<long double> reach_abs =
-      FreshBuild() ? AbsBound(reach_begin, reach_end)
-             : Result<long double>(static_cast<long double>(reach_end - reach_begin) * ola_->max_abs_held() *
-                                   (1 + kArithmeticSlack));
+  Result<long double> reach_abs = FreshBuild() ? AbsBound(reach_begin, reach_end)
+                                               : Result<long double>(static_cast<long double>(reach_end - reach_begin) *
+                                                                     ola_->max_abs_held() * (1 + kArithmeticSlack));
   if (!reach_abs.ok()) return reach_abs.status();
   const long double allowance = kOlaRelativeError * *reach_abs + kArithmeticSlack * magnitude;
   SumBound b;

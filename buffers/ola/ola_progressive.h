@@ -45,10 +45,10 @@
 
 #include <cstdint>
 
-#include "buffers/tree/moment_tree.h"
-#include "buffers/ola/ola_file.h"
-#include "buffers/tree/progressive_sum.h"
 #include "buffers/algebra/range_bounds.h"
+#include "buffers/ola/ola_file.h"
+#include "buffers/tree/moment_tree.h"
+#include "buffers/tree/progressive_sum.h"
 #include "storage/array/array_file.h"
 
 namespace momenta {

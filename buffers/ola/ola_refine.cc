@@ -13,8 +13,8 @@ uint64_t SaturatingMul(uint64_t a, uint64_t b) { return b != 0 && a > UINT64_MAX
 // The values of P_k h_k at level `level`'s points [first, last] (level <= k):
 // at level k, f at the point's cell; below, each non-node point interpolated
 // from the next level's stencil nodes (a node point takes its node's value).
-std::vector<long double> Interpolant(const OlaLayout& layout, const OlaStencil& stencil, int level, int k,
-                                     uint64_t p, uint64_t q, uint64_t first, uint64_t last) {
+std::vector<long double> Interpolant(const OlaLayout& layout, const OlaStencil& stencil, int level, int k, uint64_t p,
+                                     uint64_t q, uint64_t first, uint64_t last) {
   std::vector<long double> out(last - first + 1);
   if (level == k) {
     const uint64_t span = layout.span(k);
@@ -76,14 +76,13 @@ std::vector<IndexRange> OlaResidualCells(const OlaLayout& layout, int level, uin
 }
 
 long double OlaResidualWeightBound(const OlaLayout& layout, int level) {
-  const long double lambda = layout.bin() <= OlaStencil::kTableBins
-                                 ? layout.lebesgue()
-                                 : std::ldexp(1.0L, layout.nodes() - 1);
+  const long double lambda =
+      layout.bin() <= OlaStencil::kTableBins ? layout.lebesgue() : std::ldexp(1.0L, layout.nodes() - 1);
   return (1 + std::pow(lambda, static_cast<long double>(level))) / 2;
 }
 
-std::vector<long double> OlaResidualWeights(const OlaLayout& layout, const OlaStencil& stencil, int level,
-                                            uint64_t p, uint64_t q, IndexRange cells) {
+std::vector<long double> OlaResidualWeights(const OlaLayout& layout, const OlaStencil& stencil, int level, uint64_t p,
+                                            uint64_t q, IndexRange cells) {
   assert(level >= 1 && level <= layout.levels() && cells.end <= layout.length());
   if (cells.begin >= cells.end) return {};
   std::vector<long double> w = Interpolant(layout, stencil, 0, level, p, q, cells.begin, cells.end - 1);

@@ -27,9 +27,9 @@
 #include <cstdint>
 #include <vector>
 
+#include "buffers/algebra/range_summary.h"
 #include "buffers/ola/ola_layout.h"
 #include "buffers/ola/ola_stencil.h"
-#include "buffers/algebra/range_summary.h"
 
 namespace momenta {
 
@@ -43,7 +43,7 @@ long double OlaResidualWeightBound(const OlaLayout& layout, int level);
 // w_c = f(c) − (P_k h_k)(c) for the cells of `cells`, in order, computed in
 // long double level by level down from k (about N·(1 + 1/b + …) multiply-adds
 // a cell). REQUIRES: p <= q <= length(), 1 <= level <= L, cells within [0, length())
-std::vector<long double> OlaResidualWeights(const OlaLayout& layout, const OlaStencil& stencil, int level,
-                                            uint64_t p, uint64_t q, IndexRange cells);
+std::vector<long double> OlaResidualWeights(const OlaLayout& layout, const OlaStencil& stencil, int level, uint64_t p,
+                                            uint64_t q, IndexRange cells);
 
 }  // namespace momenta

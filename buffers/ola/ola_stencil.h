@@ -25,8 +25,8 @@ namespace momenta {
 inline constexpr int kOlaNodeLimit = 16;  // the largest N the stencil code handles (measurements)
 
 struct OlaWeights {
-  uint64_t first = 0;                           // s: the first node
-  std::array<long double, kOlaNodeLimit> w{};   // w[l] = W_{s+l, i}, l < N
+  uint64_t first = 0;                          // s: the first node
+  std::array<long double, kOlaNodeLimit> w{};  // w[l] = W_{s+l, i}, l < N
 };
 
 class OlaStencil {
@@ -71,7 +71,7 @@ class OlaStencil {
   const int nodes_;
   const uint64_t bin_;
   std::array<long double, kOlaNodeLimit> denominators_{};  // Π_{l' != l} (l − l')
-  std::vector<long double> interior_;  // (r − 1)·N + l: interior weights, b <= kTableBins
+  std::vector<long double> interior_;                      // (r − 1)·N + l: interior weights, b <= kTableBins
 };
 
 }  // namespace momenta

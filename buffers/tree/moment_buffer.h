@@ -23,10 +23,10 @@
 #include <string>
 #include <vector>
 
+#include "buffers/algebra/range_summary.h"
 #include "buffers/tree/buffer_description.h"
 #include "buffers/tree/moment_tree.h"
 #include "buffers/tree/range_query.h"
-#include "buffers/algebra/range_summary.h"
 #include "buffers/tree/tree_build.h"
 #include "storage/array/array_file.h"
 #include "storage/log/log_format.h"
@@ -65,9 +65,9 @@ class MomentBuffer {
   // Replaces the index moments of out[k] (the tree's summaries of ranges[k])
   // with the kind's own; costs[k] (optional) and *attempt (optional) are
   // added what that read. Kind hbb: nothing to do.
-  [[nodiscard]] virtual Status AddIndexMoments(const QueryIo& io, ArrayFile& array,
-                                               std::span<const IndexRange> ranges, std::vector<RangeSummary>* out,
-                                               std::vector<QueryCost>* costs, QueryCost* attempt) const = 0;
+  [[nodiscard]] virtual Status AddIndexMoments(const QueryIo& io, ArrayFile& array, std::span<const IndexRange> ranges,
+                                               std::vector<RangeSummary>* out, std::vector<QueryCost>* costs,
+                                               QueryCost* attempt) const = 0;
   // InvalidArgument naming the array unless IndexMoments can answer (kind
   // hbb: "has no Ola buffer"), before anything is read.
   [[nodiscard]] virtual Status CheckIndexAlone(const MomentTree& tree, const ArrayFile& array) const = 0;

@@ -49,9 +49,10 @@ Status CheckHeader(const std::string& path, const TreeFileHeader& h, const char*
     return Status::NotSupported(path, "moment buffer format version " + U(h.version) + " (this momenta reads " +
                                           U(kOldestTreeVersion) + ".." + U(kTreeVersion) + ")");
   if (h.params_crc != ParamsCrc(h))
-    return Status::Corruption(path, "moment buffer header fails its check (params_crc: magic, version, order, "
-                                    "fanout, leaf_span, ram_budget, disk_tier, node_bytes, length or dtype "
-                                    "changed, or params_crc itself)");
+    return Status::Corruption(path,
+                              "moment buffer header fails its check (params_crc: magic, version, order, "
+                              "fanout, leaf_span, ram_budget, disk_tier, node_bytes, length or dtype "
+                              "changed, or params_crc itself)");
   auto bad = [&](const char* field, uint64_t value, const std::string& why) {
     return Status::Corruption(path, std::string("header field ") + field + " " + U(value) + " " + why);
   };
@@ -75,9 +76,10 @@ Status CheckHeader(const std::string& path, const TreeFileHeader& h, const char*
   if (h.state == kTreeClean) {
     if (h.write_epoch % 2 != 0) return bad("write_epoch", h.write_epoch, "is odd in a clean buffer");
     if (h.clean_crc != SealedHeaderCrc(h))
-      return Status::Corruption(path, "moment buffer header fails its check (clean_crc: state, array identity, "
-                                      "log_sequence, checkpoint_sequence, write_epoch, top_mask or "
-                                      "updates_since_build changed)");
+      return Status::Corruption(path,
+                                "moment buffer header fails its check (clean_crc: state, array identity, "
+                                "log_sequence, checkpoint_sequence, write_epoch, top_mask or "
+                                "updates_since_build changed)");
   }
   return Status::OK();
 }
@@ -91,8 +93,8 @@ uint64_t ResolveRamBudget(uint64_t requested, uint64_t array_bytes) {
 
 TreeLayout LayoutOf(const TreeFileHeader& h) { return TreeLayout(ParamsOf(h)); }
 
-MomentTree::MomentTree(std::unique_ptr<MappedFile> file, std::unique_ptr<IoBackend> io,
-                       TreeLayout layout, int order, bool bind_slot)
+MomentTree::MomentTree(std::unique_ptr<MappedFile> file, std::unique_ptr<IoBackend> io, TreeLayout layout, int order,
+                       bool bind_slot)
     : file_(std::move(file)),
       io_(std::move(io)),
       layout_(std::move(layout)),
@@ -105,8 +107,7 @@ MomentTree::MomentTree(std::unique_ptr<MappedFile> file, std::unique_ptr<IoBacke
 MomentTree::~MomentTree() = default;
 
 Result<std::unique_ptr<MomentTree>> MomentTree::Create(const std::string& path, ArrayFile& array,
-                                                       const TreeOptions& options,
-                                                       const IoOptions& io) {
+                                                       const TreeOptions& options, const IoOptions& io) {
   if (options.order < 0 || options.order > kMaxMomentOrder)
     return Status::InvalidArgument(path, "moment order must be 0.." + std::to_string(kMaxMomentOrder));
   if (options.fanout < 2 || options.fanout > kMaxFanout)
@@ -140,16 +141,14 @@ Result<std::unique_ptr<MomentTree>> MomentTree::Create(const std::string& path, 
   tree_io.direct = false;  // node reads must see the mapping's stores
   auto backend = OpenIoBackend(path, tree_io);
   if (!backend.ok()) return backend.status();
-  return std::unique_ptr<MomentTree>(
-      new MomentTree(std::move(file).value(), std::move(backend).value(), std::move(layout), options.order, /*bind_slot=*/true));
+  return std::unique_ptr<MomentTree>(new MomentTree(std::move(file).value(), std::move(backend).value(),
+                                                    std::move(layout), options.order, /*bind_slot=*/true));
 }
 
-Result<std::unique_ptr<MomentTree>> MomentTree::Open(const std::string& path, bool writable,
-                                                     const IoOptions& io) {
+Result<std::unique_ptr<MomentTree>> MomentTree::Open(const std::string& path, bool writable, const IoOptions& io) {
   auto file = MappedFile::Open(path, writable);
   if (!file.ok()) return file.status();
-  if ((*file)->size() < kTreeHeaderBytes)
-    return Status::Corruption(path, "too short for a moment-buffer header");
+  if ((*file)->size() < kTreeHeaderBytes) return Status::Corruption(path, "too short for a moment-buffer header");
   // A live writer may change the header while it is copied (a checkpoint
   // seals it, then marks it clean): a copy that fails its check while the
   // header is still moving is taken again.
@@ -166,14 +165,13 @@ Result<std::unique_ptr<MomentTree>> MomentTree::Open(const std::string& path, bo
   TreeLayout layout(ParamsOf(h));
   if (layout.leaf_span() != h.leaf_span)
     return Status::Corruption(path, "header field leaf_span " + std::to_string(h.leaf_span) +
-                                        " is not the one its parameters give (" +
-                                        std::to_string(layout.leaf_span()) + ")");
+                                        " is not the one its parameters give (" + std::to_string(layout.leaf_span()) +
+                                        ")");
   if ((*file)->size() != FileBytes(layout, h.node_bytes))
     return Status::Corruption(path, "size " + std::to_string((*file)->size()) +
                                         " does not match its parameters (expected " +
                                         std::to_string(FileBytes(layout, h.node_bytes)) + ")");
-  if (layout.levels() > 0 && layout.nodes(layout.levels()) < 64 &&
-      (h.top_mask >> layout.nodes(layout.levels())) != 0)
+  if (layout.levels() > 0 && layout.nodes(layout.levels()) < 64 && (h.top_mask >> layout.nodes(layout.levels())) != 0)
     return Status::Corruption(path, "header field top_mask names top-level nodes that do not exist");
   IoOptions tree_io = io;
   tree_io.writable = false;
@@ -204,13 +202,16 @@ void MomentTree::MarkClean() {
 
 Status MomentTree::VerifyNode(int level, uint64_t j, const double* node, ParentMemo* memo) const {
   auto damaged = [&](const std::string& what) {
-    return Status::Corruption(path(), what + ": node " + std::to_string(j) + " of level " + std::to_string(level) +
-                                          " fails its check");
+    return Status::Corruption(
+        path(), what + ": node " + std::to_string(j) + " of level " + std::to_string(level) + " fails its check");
   };
   switch (codec_.Classify(Slot(level, j), node)) {
-    case NodeCodec::NodeState::kWritten: return Status::OK();
-    case NodeCodec::NodeState::kDamaged: return damaged("moment buffer damaged (bytes do not match the node's check)");
-    case NodeCodec::NodeState::kHole: break;
+    case NodeCodec::NodeState::kWritten:
+      return Status::OK();
+    case NodeCodec::NodeState::kDamaged:
+      return damaged("moment buffer damaged (bytes do not match the node's check)");
+    case NodeCodec::NodeState::kHole:
+      break;
   }
   // A hole stands for zeros only if it was never written.
   uint64_t mask;
@@ -259,8 +260,7 @@ Status MomentTree::AllocateNodes(int level, uint64_t first, uint64_t count) {
   for (uint64_t p = first_page; p <= last_page && all_known; ++p)
     all_known = (allocated_pages_[p / 64] >> (p % 64)) & 1;
   if (all_known) return Status::OK();
-  MOMENTA_RETURN_IF_ERROR(file_->Allocate(kTreeHeaderBytes + first_page * kPage,
-                                          (last_page - first_page + 1) * kPage));
+  MOMENTA_RETURN_IF_ERROR(file_->Allocate(kTreeHeaderBytes + first_page * kPage, (last_page - first_page + 1) * kPage));
   for (uint64_t p = first_page; p <= last_page; ++p) allocated_pages_[p / 64] |= uint64_t{1} << (p % 64);
   return Status::OK();
 }
@@ -273,12 +273,8 @@ void MomentTree::FetchNodes(int level, uint64_t first, uint64_t count, IndexSet*
     if (asked->insert(p)) file_->Prefetch(p * kPage, kPage);
 }
 
-uint64_t MomentTree::ram_tier_bytes() const {
-  return layout_.ram_nodes() * codec_.bytes();
-}
+uint64_t MomentTree::ram_tier_bytes() const { return layout_.ram_nodes() * codec_.bytes(); }
 
-uint64_t MomentTree::disk_tier_bytes() const {
-  return (layout_.total_nodes() - layout_.ram_nodes()) * codec_.bytes();
-}
+uint64_t MomentTree::disk_tier_bytes() const { return (layout_.total_nodes() - layout_.ram_nodes()) * codec_.bytes(); }
 
 }  // namespace momenta

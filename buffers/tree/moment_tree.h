@@ -18,8 +18,8 @@
 #include <vector>
 
 #include "buffers/algebra/range_summary.h"
-#include "buffers/tree/tree_file.h"
 #include "buffers/tree/index_set.h"
+#include "buffers/tree/tree_file.h"
 #include "buffers/tree/tree_layout.h"
 #include "buffers/tree/tree_options.h"
 #include "buffers/tree/verified_nodes.h"
@@ -47,16 +47,13 @@ class MomentTree {
   // fails its check (params_crc; clean_crc when the state is clean) or a
   // field is impossible (parameters, layout, state, an odd write_epoch in a
   // clean header, padding), or the file's size does not match its parameters.
-  static Result<std::unique_ptr<MomentTree>> Open(const std::string& path, bool writable,
-                                                  const IoOptions& io);
+  static Result<std::unique_ptr<MomentTree>> Open(const std::string& path, bool writable, const IoOptions& io);
 
   const std::string& path() const { return file_->path(); }
   const TreeLayout& layout() const { return layout_; }
   const NodeCodec& codec() const { return codec_; }
   TreeFileHeader& header() { return *reinterpret_cast<TreeFileHeader*>(file_->data()); }
-  const TreeFileHeader& header() const {
-    return *reinterpret_cast<const TreeFileHeader*>(file_->data());
-  }
+  const TreeFileHeader& header() const { return *reinterpret_cast<const TreeFileHeader*>(file_->data()); }
   int order() const { return codec_.order(); }
 
   // Byte offset of node j of `level` in the tree file, and its stored doubles.
@@ -66,9 +63,7 @@ class MomentTree {
   }
   // The node's place in the node array: what its check binds (NodeCodec).
   uint64_t Slot(int level, uint64_t j) const { return layout_.node_base(level) + j; }
-  double* Node(int level, uint64_t j) {
-    return reinterpret_cast<double*>(file_->data() + NodeOffset(level, j));
-  }
+  double* Node(int level, uint64_t j) { return reinterpret_cast<double*>(file_->data() + NodeOffset(level, j)); }
   const double* Node(int level, uint64_t j) const {
     return reinterpret_cast<const double*>(file_->data() + NodeOffset(level, j));
   }
@@ -140,8 +135,8 @@ class MomentTree {
   [[nodiscard]] Status FlushHeader();
 
  private:
-  MomentTree(std::unique_ptr<MappedFile> file, std::unique_ptr<IoBackend> io, TreeLayout layout,
-             int order, bool bind_slot);
+  MomentTree(std::unique_ptr<MappedFile> file, std::unique_ptr<IoBackend> io, TreeLayout layout, int order,
+             bool bind_slot);
 
   std::unique_ptr<MappedFile> file_;
   std::unique_ptr<IoBackend> io_;

@@ -27,8 +27,8 @@
 #include <span>
 #include <vector>
 
-#include "buffers/tree/moment_tree.h"
 #include "buffers/algebra/range_bounds.h"
+#include "buffers/tree/moment_tree.h"
 #include "storage/array/array_file.h"
 #include "storage/io/io_backend.h"
 
@@ -98,9 +98,9 @@ class ProgressiveSum {
   WholeNodes whole_;
   std::vector<PartialLeaf> ends_;
   std::vector<Step> steps_;
-  size_t next_ = 0;       // steps_[next_] is the next read
-  bool fresh_ = false;    // the tree had no incremental update since its build (at Start)
-  SumBound last_;         // the last bound returned
+  size_t next_ = 0;     // steps_[next_] is the next read
+  bool fresh_ = false;  // the tree had no incremental update since its build (at Start)
+  SumBound last_;       // the last bound returned
   uint64_t array_bytes_ = 0;
   std::vector<char> bytes_;
 };

@@ -75,7 +75,7 @@ std::vector<ReadRequest> PlanArrayReads(ArrayFile& array, std::vector<RawPiece>&
 struct NodeSource {
   int level;
   uint64_t first, count;
-  size_t read;                  // its request among the query's node reads; SIZE_MAX: from the mapping
+  size_t read;                   // its request among the query's node reads; SIZE_MAX: from the mapping
   const double* data = nullptr;  // once read: the first node's doubles
 };
 struct NodeReads {
@@ -120,8 +120,8 @@ struct ScratchDoubles {
 // right.
 class Combiner {
  public:
-  Combiner(MomentTree& tree, ArrayFile& array, IoBackend& array_io, const NodeReads& nodes,
-           size_t first_complement, bool need_extremes, QueryCost& c, ScratchDoubles& scratch)
+  Combiner(MomentTree& tree, ArrayFile& array, IoBackend& array_io, const NodeReads& nodes, size_t first_complement,
+           bool need_extremes, QueryCost& c, ScratchDoubles& scratch)
       : tree_(tree),
         array_(array),
         array_io_(array_io),
@@ -201,9 +201,7 @@ class Combiner {
   QueryCost& c_;
   // Room for min(n, kSlice) converted elements (grown, never shrunk: the
   // batch's pieces share it).
-  void Scratch(uint64_t n) {
-    scratch_.Reserve(std::min(n, kSlice));
-  }
+  void Scratch(uint64_t n) { scratch_.Reserve(std::min(n, kSlice)); }
   ScratchDoubles& scratch_;
   Status direct_status_;
 };
@@ -229,8 +227,7 @@ RangeSummary Combiner::PieceSummary(const RawPiece& r, bool left_side) {
         complement.values.count() > 0
             ? std::fabs(complement.values.RecenteredAt(leaf.values.shift()).sum_of_squared_deviations())
             : 0.0L;
-    const long double error =
-        kDriftLimit * leaf.values.central_sum_of_squares() + 0x1p-50L * (leaf_s2 + complement_s2);
+    const long double error = kDriftLimit * leaf.values.central_sum_of_squares() + 0x1p-50L * (leaf_s2 + complement_s2);
     if (error > 1e-10L * part.values.central_sum_of_squares()) {
       const uint64_t leaf_first = layout_.node_first(1, r.leaf), leaf_end = layout_.node_end(1, r.leaf);
       part = left_side ? DirectSummary(r.end, leaf_end) : DirectSummary(leaf_first, r.begin);
@@ -299,8 +296,8 @@ Result<RangeSummary> FinishQuery(MomentTree& tree, ArrayFile& array, IoBackend& 
 
 }  // namespace
 
-Result<RangeSummary> SummarizeRange(MomentTree& tree, ArrayFile& array, uint64_t p, uint64_t q,
-                                    bool need_extremes, QueryCost* cost) {
+Result<RangeSummary> SummarizeRange(MomentTree& tree, ArrayFile& array, uint64_t p, uint64_t q, bool need_extremes,
+                                    QueryCost* cost) {
   assert(p <= q && q <= array.length());
   const IndexRange range{p, q};
   std::vector<RangeSummary> out;
@@ -354,8 +351,8 @@ Status SummarizeRanges(MomentTree& tree, ArrayFile& array, std::span<const Index
     for (NodeSource& s : planned[k].nodes.sources)
       if (s.read != SIZE_MAX) s.data = reinterpret_cast<const double*>(node_batch.Where(node_base[k] + s.read));
     const QueryCost planned_cost = c[k];
-    auto summary = FinishQuery(tree, array, array_io, ranges[k].begin, ranges[k].end, planned[k], need_extremes,
-                               epoch, c[k], scratch);
+    auto summary = FinishQuery(tree, array, array_io, ranges[k].begin, ranges[k].end, planned[k], need_extremes, epoch,
+                               c[k], scratch);
     // A piece read on its own (the direct fallback) went to the device too.
     device.array_bytes += c[k].array_bytes - planned_cost.array_bytes;
     device.requests += c[k].requests - planned_cost.requests;

@@ -25,8 +25,8 @@
 #include <span>
 #include <vector>
 
-#include "buffers/tree/moment_tree.h"
 #include "buffers/algebra/range_summary.h"
+#include "buffers/tree/moment_tree.h"
 #include "storage/array/array_file.h"
 #include "storage/io/read_coalescing.h"
 
@@ -39,8 +39,8 @@ namespace momenta {
 // check") and no answer. (A reader racing a writer may see a node mid-change: the
 // seqlock around the call discards such a result, error or not.)
 // REQUIRES: p <= q <= array.length(); tree describes array
-Result<RangeSummary> SummarizeRange(MomentTree& tree, ArrayFile& array, uint64_t p, uint64_t q,
-                                    bool need_extremes, QueryCost* cost = nullptr);
+Result<RangeSummary> SummarizeRange(MomentTree& tree, ArrayFile& array, uint64_t p, uint64_t q, bool need_extremes,
+                                    QueryCost* cost = nullptr);
 
 // The backends a query reads through; null: the array's and the tree's own.
 // (A thread sharing a read-only BufferedArray brings backends of its own:

@@ -22,8 +22,7 @@ class TreeBuffer final : public MomentBuffer {
   void Describe(BufferDescription*) const override {}
 
   [[nodiscard]] Status AddIndexMoments(const QueryIo&, ArrayFile&, std::span<const IndexRange>,
-                                       std::vector<RangeSummary>*, std::vector<QueryCost>*,
-                                       QueryCost*) const override {
+                                       std::vector<RangeSummary>*, std::vector<QueryCost>*, QueryCost*) const override {
     return Status::OK();
   }
   [[nodiscard]] Status CheckIndexAlone(const MomentTree& tree, const ArrayFile& array) const override;
@@ -39,9 +38,7 @@ class TreeBuffer final : public MomentBuffer {
 
   std::string ReplayableFor(uint64_t) const override { return ""; }
   void Touched(DType, const LogRecord&) override {}
-  [[nodiscard]] Status Recompute(DType, const LogRecord&, const CellReader&) override {
-    return Status::OK();
-  }
+  [[nodiscard]] Status Recompute(DType, const LogRecord&, const CellReader&) override { return Status::OK(); }
 
   [[nodiscard]] Status Verify(ArrayFile&, uint64_t*, const std::function<void(std::string)>&) const override {
     return Status::OK();

@@ -1,8 +1,8 @@
 #include "buffers/tree/tree_build.h"
 
 #include <algorithm>
-#include <cmath>
 #include <chrono>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <future>
@@ -10,8 +10,8 @@
 #include <thread>
 #include <vector>
 
-#include "storage/util/cancel.h"
 #include "storage/io/extents.h"
+#include "storage/util/cancel.h"
 
 namespace momenta {
 namespace {
@@ -21,7 +21,7 @@ namespace {
 // drain at its end costs little next to streaming it (16 MiB steps reached
 // ~1 GB/s where 256 MiB reached 1.6 GB/s on a 1.4 GB/s virtio disk).
 constexpr uint64_t kChunkBytes = 64 << 20;
-constexpr uint64_t kRequestBytes = 1 << 20;   // one read request (many in flight)
+constexpr uint64_t kRequestBytes = 1 << 20;  // one read request (many in flight)
 
 struct LeafRun {
   uint64_t first = 0;  // leaf index
@@ -114,8 +114,8 @@ Result<BuildStats> BuildTree(ArrayFile& array, MomentTree& tree, const BuildProg
   for (const LeafRun& r : runs) {
     for (uint64_t a = r.first; a < r.first + r.count; a += leaves_per_chunk) {
       chunks.push_back({a, std::min(leaves_per_chunk, r.first + r.count - a)});
-      const uint64_t bytes = (layout.node_end(1, chunks.back().first + chunks.back().count - 1) -
-                              layout.node_first(1, a)) * item;
+      const uint64_t bytes =
+          (layout.node_end(1, chunks.back().first + chunks.back().count - 1) - layout.node_first(1, a)) * item;
       total += bytes;
       largest = std::max(largest, bytes);
     }
@@ -144,9 +144,7 @@ Result<BuildStats> BuildTree(ArrayFile& array, MomentTree& tree, const BuildProg
     // Both cores: the chunk's leaves split in two halves.
     pending = std::async(std::launch::async, [&tree, &array, buf, chunk, item, &layout] {
       const uint64_t half = chunk.count / 2;
-      std::thread other([&] {
-        SummarizeLeaves(tree, array.dtype(), buf, chunk.first, half);
-      });
+      std::thread other([&] { SummarizeLeaves(tree, array.dtype(), buf, chunk.first, half); });
       const char* second = buf + (layout.node_first(1, chunk.first + half) - layout.node_first(1, chunk.first)) * item;
       SummarizeLeaves(tree, array.dtype(), second, chunk.first + half, chunk.count - half);
       other.join();

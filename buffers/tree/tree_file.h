@@ -39,23 +39,23 @@ Result<ArrayIdentity> IdentityOf(const std::string& array_path);
 inline constexpr uint64_t kTreeHeaderBytes = 4096;
 
 struct TreeFileHeader {
-  char magic[8];            // "MOMTREE\0"
-  uint32_t version;         // 4; 3 and 2 (before exact integer sums of squares) and 1 (before
-                            // NaN counts and checks) are refused and rebuilt
-  uint32_t state;           // TreeState
+  char magic[8];     // "MOMTREE\0"
+  uint32_t version;  // 4; 3 and 2 (before exact integer sums of squares) and 1 (before
+                     // NaN counts and checks) are refused and rebuilt
+  uint32_t state;    // TreeState
   // Parameters (the layout is a pure function of these).
-  uint32_t order;           // J: index moments 0..J
+  uint32_t order;  // J: index moments 0..J
   uint32_t fanout;
-  uint64_t leaf_span;       // elements per level-1 node
-  uint64_t ram_budget;      // bytes
-  uint32_t disk_tier;       // 1 = two tiers, 0 = every level in RAM
+  uint64_t leaf_span;   // elements per level-1 node
+  uint64_t ram_budget;  // bytes
+  uint32_t disk_tier;   // 1 = two tiers, 0 = every level in RAM
   uint32_t node_bytes;
-  uint64_t length;          // array elements
-  uint32_t dtype;           // DType
-  uint32_t ola_nodes;       // buffer kind: 0 hbb; N > 0 ola, an Ola buffer of N nodes in "ola" beside (ola_file.h)
-  ArrayIdentity array;      // identity of the array when the buffer was last made consistent
-  uint64_t log_sequence;    // every update-log record <= this is applied to array and nodes (while
-                            // updating, records >= chunk_first_sequence may still owe their nodes)
+  uint64_t length;        // array elements
+  uint32_t dtype;         // DType
+  uint32_t ola_nodes;     // buffer kind: 0 hbb; N > 0 ola, an Ola buffer of N nodes in "ola" beside (ola_file.h)
+  ArrayIdentity array;    // identity of the array when the buffer was last made consistent
+  uint64_t log_sequence;  // every update-log record <= this is applied to array and nodes (while
+                          // updating, records >= chunk_first_sequence may still owe their nodes)
   uint64_t updates_since_build;
   // Fields below were added within format 1 (files from before read them as 0).
   uint64_t checkpoint_sequence;  // nodes and this header were last made durable at this log sequence
@@ -63,15 +63,15 @@ struct TreeFileHeader {
   uint64_t write_epoch;          // seqlock: odd while a writer changes the array or nodes
   int64_t reader_wait_until_ns;  // a starved reader asks writers to pause until then (CLOCK_MONOTONIC)
   uint32_t durable_marks;        // 1: the last writer kept state changes durable (sync != none)
-  uint32_t ola_bin;         // the Ola buffer's bin b (0 with ola_nodes 0)
+  uint32_t ola_bin;              // the Ola buffer's bin b (0 with ola_nodes 0)
   // First log sequence of the chunk being applied: nodes that records
   // [chunk_first_sequence, log_sequence] touched may owe a recomputation
   // (an extreme that shrank, drift) that a crash interrupted.
   uint64_t chunk_first_sequence;
   // Format 2: checks.
-  uint32_t params_crc;      // CRC32C of magic, version, then order .. dtype (state left out)
-  uint32_t clean_crc;       // state kTreeClean: CRC32C of the sealed header (SealedHeaderCrc)
-  uint64_t top_mask;        // bit j: node j of the top level has been written (its check is not 0)
+  uint32_t params_crc;  // CRC32C of magic, version, then order .. dtype (state left out)
+  uint32_t clean_crc;   // state kTreeClean: CRC32C of the sealed header (SealedHeaderCrc)
+  uint64_t top_mask;    // bit j: node j of the top level has been written (its check is not 0)
 };
 static_assert(sizeof(ArrayIdentity) == 40);
 static_assert(sizeof(TreeFileHeader) ==

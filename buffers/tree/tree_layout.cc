@@ -73,9 +73,7 @@ uint64_t TreeLayout::ram_nodes() const {
   return s;
 }
 
-uint64_t TreeLayout::node_end(int level, uint64_t j) const {
-  return std::min((j + 1) * span_[level], length_);
-}
+uint64_t TreeLayout::node_end(int level, uint64_t j) const { return std::min((j + 1) * span_[level], length_); }
 
 TreeLayout::Plan TreeLayout::Decompose(uint64_t p, uint64_t q) const {
   assert(p <= q && q <= length_);

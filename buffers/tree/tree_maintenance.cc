@@ -195,8 +195,8 @@ void TreeMaintenance::SizeTouchedForTree(const MomentTree& tree) {
   // Sized for the tree's layout; a rebuild may change it: start afresh (what
   // was listed belonged to the old file).
   const TreeLayout& layout = tree.layout();
-  const std::array<uint64_t, 4> shape = {static_cast<uint64_t>(layout.levels()), layout.leaf_span(),
-                                         layout.fanout(), layout.length()};
+  const std::array<uint64_t, 4> shape = {static_cast<uint64_t>(layout.levels()), layout.leaf_span(), layout.fanout(),
+                                         layout.length()};
   touched_tree_ = &tree;
   if (shape == touched_shape_) return;
   touched_shape_ = shape;

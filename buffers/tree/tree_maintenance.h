@@ -23,9 +23,9 @@
 #include <span>
 #include <vector>
 
+#include "buffers/algebra/node_delta.h"
 #include "buffers/tree/index_set.h"
 #include "buffers/tree/moment_tree.h"
-#include "buffers/algebra/node_delta.h"
 #include "storage/array/array_file.h"
 #include "storage/array/array_store.h"
 
@@ -81,8 +81,8 @@ class TreeMaintenance {
   // Flush reseals them (once per node per run, not per change).
   std::vector<std::vector<uint64_t>> touched_;
   std::vector<std::vector<uint64_t>> touched_bits_;  // per level: bit j set while node j is in touched_
-  std::array<uint64_t, 4> touched_shape_{};  // levels, leaf span, fan-out, length they are sized for
-  const MomentTree* touched_tree_ = nullptr;  // the tree SizeTouchedForTree last looked at
+  std::array<uint64_t, 4> touched_shape_{};          // levels, leaf span, fan-out, length they are sized for
+  const MomentTree* touched_tree_ = nullptr;         // the tree SizeTouchedForTree last looked at
   // ApplyGathered's scratch, per level in turn: the nodes changed, their
   // deltas (same positions), and node -> position.
   std::vector<uint64_t> group_nodes_, next_nodes_;

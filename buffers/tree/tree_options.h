@@ -18,7 +18,7 @@ struct TreeOptions {
   uint64_t ram_budget = 0;  // bytes; 0 = 2^-20 of the array's bytes, at least kMinRamBudget
   bool disk_tier = true;
   uint32_t fanout = 64;
-  uint64_t leaf_span = 0;   // 0 = default (tree about 0.1% of the array)
+  uint64_t leaf_span = 0;  // 0 = default (tree about 0.1% of the array)
   // Buffer kind ola (buffers/ola/OLA.md, ola_file.h): an Ola buffer of this many
   // stencil nodes (index moments 0..N−1; even, 2..8) and bin kept beside the
   // tree, answering the index-moment statistics; 0: kind hbb, the tree alone.
@@ -40,7 +40,6 @@ inline TreeOptions WithOlaBuffer(TreeOptions t, int order, uint64_t bin) {
   if (bin != 0) t.ola_bin = bin;
   return t;
 }
-
 
 // The RAM budget TreeOptions resolves to for an array of `array_bytes`.
 uint64_t ResolveRamBudget(uint64_t requested, uint64_t array_bytes);

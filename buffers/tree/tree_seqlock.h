@@ -76,9 +76,8 @@ namespace internal {
 
 // Creates a tree file at `path` for `array`, fills it from the array and
 // marks it clean with the array's current identity and `log_sequence`.
-Result<std::unique_ptr<MomentTree>> BuildTreeFile(const std::string& path, ArrayFile& array,
-                                                  const TreeOptions& options, const IoOptions& io,
-                                                  const BuildProgress& progress, BuildStats* stats,
+Result<std::unique_ptr<MomentTree>> BuildTreeFile(const std::string& path, ArrayFile& array, const TreeOptions& options,
+                                                  const IoOptions& io, const BuildProgress& progress, BuildStats* stats,
                                                   uint64_t log_sequence = 0);
 
 }  // namespace internal

@@ -10,13 +10,13 @@
 #include <limits>
 #include <mutex>
 
-#include "buffers/create_array.h"
-#include "buffers/tree/moment_tree.h"
-#include "buffers/ola/ola_progressive.h"
-#include "buffers/ola/ola_statistics.h"
 #include "buffers/algebra/square_bounds.h"
 #include "buffers/buffered_array_parts.h"
+#include "buffers/create_array.h"
+#include "buffers/ola/ola_progressive.h"
+#include "buffers/ola/ola_statistics.h"
 #include "buffers/summarize_as_of.h"
+#include "buffers/tree/moment_tree.h"
 #include "python/src/interruptible.h"
 #include "python/src/py_status.h"
 #include "python/src/stat_answers.h"
@@ -215,8 +215,7 @@ IndexRange ArrayHandle::Resolve(int64_t p, int64_t q, uint64_t length) const {
   return {static_cast<uint64_t>(b), static_cast<uint64_t>(e)};
 }
 
-PlacedSummary ArrayHandle::Summary(int64_t p, int64_t q, bool extremes, const int64_t* as_of,
-                                   uint64_t* array_bytes) {
+PlacedSummary ArrayHandle::Summary(int64_t p, int64_t q, bool extremes, const int64_t* as_of, uint64_t* array_bytes) {
   PlacedSummary out;
   out.dtype = dtype_;
   out.extremes = extremes;
@@ -267,8 +266,8 @@ py::array_t<double> ArrayHandle::SummaryRows(const py::array_t<int64_t>& starts,
       if (s[k] < 0 || e[k] < s[k] || static_cast<uint64_t>(e[k]) > ba.length())
         ThrowIfError(Status::OutOfRange(path_, "range #" + std::to_string(k) + " " + std::to_string(s[k]) + ":" +
                                                    std::to_string(e[k]) + " is outside the array (length " +
-                                                   std::to_string(ba.length()) + "): " +
-                                                   RangeProblem(s[k], e[k], ba.length())));
+                                                   std::to_string(ba.length()) +
+                                                   "): " + RangeProblem(s[k], e[k], ba.length())));
     std::vector<IndexRange> ranges;
     std::vector<RangeSummary> summaries;
     all.reserve(n);
@@ -289,8 +288,8 @@ py::array_t<double> ArrayHandle::SummaryRows(const py::array_t<int64_t>& starts,
 }
 
 py::list ArrayHandle::Stats(const py::array_t<int64_t>& starts, const py::array_t<int64_t>& stops,
-                            const std::vector<int>& codes, bool skipna, int ddof, int order, double about,
-                            int degree, bool empty_nan) {
+                            const std::vector<int>& codes, bool skipna, int ddof, int order, double about, int degree,
+                            bool empty_nan) {
   if (starts.ndim() != 1 || stops.ndim() != 1 || starts.size() != stops.size())
     ThrowIfError(Status::InvalidArgument("stats", "starts and stops must be 1-d arrays of one length"));
   const auto n = static_cast<size_t>(starts.size());
@@ -313,8 +312,8 @@ py::list ArrayHandle::Stats(const py::array_t<int64_t>& starts, const py::array_
       if (s[k] < 0 || e[k] < s[k] || static_cast<uint64_t>(e[k]) > ba.length())
         ThrowIfError(Status::OutOfRange(path_, "range #" + std::to_string(k) + " " + std::to_string(s[k]) + ":" +
                                                    std::to_string(e[k]) + " is outside the array (length " +
-                                                   std::to_string(ba.length()) + "): " +
-                                                   RangeProblem(s[k], e[k], ba.length())));
+                                                   std::to_string(ba.length()) +
+                                                   "): " + RangeProblem(s[k], e[k], ba.length())));
     for (size_t first = 0; first < n; first += kBatchChunk) {
       const size_t count = std::min(kBatchChunk, n - first);
       ranges.resize(count);
@@ -329,9 +328,9 @@ py::list ArrayHandle::Stats(const py::array_t<int64_t>& starts, const py::array_
           auto answer = summaries.AnswerOne(k, stats[c], params);
           if (!answer.ok()) {
             if (!(empty_nan && ranges[k].size() == 0))
-              throw StatusError{answer.status().WithContext(
-                  path_ + ": range #" + std::to_string(row) + " " + std::to_string(ranges[k].begin) + ":" +
-                  std::to_string(ranges[k].end))};
+              throw StatusError{answer.status().WithContext(path_ + ": range #" + std::to_string(row) + " " +
+                                                            std::to_string(ranges[k].begin) + ":" +
+                                                            std::to_string(ranges[k].end))};
             columns.PutNan(row, c);
             continue;
           }
@@ -371,8 +370,8 @@ void ArrayHandle::Apply(const py::array_t<int64_t>& indices, const py::array& va
   }
   for (size_t k = 0; k < n; ++k) {
     if (idx[k] < 0)
-      ThrowIfError(Status::OutOfRange(path_, "update #" + std::to_string(k) + ": index " + std::to_string(idx[k]) +
-                                                 " is before the start"));
+      ThrowIfError(Status::OutOfRange(
+          path_, "update #" + std::to_string(k) + ": index " + std::to_string(idx[k]) + " is before the start"));
     updates[k] = {static_cast<uint64_t>(idx[k]), v[k], t ? t[k] : time};
     if (t && t[k] == kLogTimeNow)
       ThrowIfError(Status::InvalidArgument("update", "time " + std::to_string(t[k]) + " is reserved"));
@@ -500,9 +499,9 @@ void RegisterArray(py::module_& m) {
             if (ola) a.tree = WithOlaBuffer(a.tree, order, bin);  // the Python side checked order <= 7, bin >= 2
             return ArrayHandle::Create(a, dtype, shape);
           },
-          py::arg("path"), py::arg("dtype"), py::arg("shape"), py::arg("order"), py::arg("ram_budget"),
-          py::arg("leaf"), py::arg("fanout"), py::arg("disk_tier"), py::arg("io"), py::arg("sidecar"),
-          py::arg("sync"), py::arg("ola"), py::arg("bin"))
+          py::arg("path"), py::arg("dtype"), py::arg("shape"), py::arg("order"), py::arg("ram_budget"), py::arg("leaf"),
+          py::arg("fanout"), py::arg("disk_tier"), py::arg("io"), py::arg("sidecar"), py::arg("sync"), py::arg("ola"),
+          py::arg("bin"))
       .def("info", &ArrayHandle::Info)
       .def("stat", &ArrayHandle::Stat)
       .def("stats", &ArrayHandle::Stats)
@@ -520,19 +519,18 @@ void RegisterArray(py::module_& m) {
       .def("write", &ArrayHandle::Write)
       .def("apply", &ArrayHandle::Apply)
       .def("commit", &ArrayHandle::Commit)
-      .def(
-          "rebuild",
-          [](ArrayHandle& h, int order, uint64_t ram_budget, uint64_t leaf, uint32_t fanout, bool disk_tier, bool ola,
-             uint64_t bin) {
-            TreeOptions t;
-            t.order = order;
-            t.ram_budget = ram_budget;
-            t.leaf_span = leaf;
-            t.fanout = fanout;
-            t.disk_tier = disk_tier;
-            if (ola) t = WithOlaBuffer(t, order, bin);
-            return h.Rebuild(t);
-          })
+      .def("rebuild",
+           [](ArrayHandle& h, int order, uint64_t ram_budget, uint64_t leaf, uint32_t fanout, bool disk_tier, bool ola,
+              uint64_t bin) {
+             TreeOptions t;
+             t.order = order;
+             t.ram_budget = ram_budget;
+             t.leaf_span = leaf;
+             t.fanout = fanout;
+             t.disk_tier = disk_tier;
+             if (ola) t = WithOlaBuffer(t, order, bin);
+             return h.Rebuild(t);
+           })
       .def("close", &ArrayHandle::Close)
       .def("_time_stat", &ArrayHandle::TimeStat)
       .def("_time_stats", &ArrayHandle::TimeStats)
@@ -540,8 +538,7 @@ void RegisterArray(py::module_& m) {
       .def_property_readonly("applied_sequence", &ArrayHandle::applied_sequence);
   m.attr("kStatNames") = [] {
     py::list names;
-    for (int code = 0; code < momenta::kStatCount; ++code)
-      names.append(std::string(StatName(StatOf(code))));
+    for (int code = 0; code < momenta::kStatCount; ++code) names.append(std::string(StatName(StatOf(code))));
     return names;
   }();
   m.attr("kLogTimeNow") = kLogTimeNow;

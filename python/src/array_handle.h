@@ -22,8 +22,8 @@
 #include <string>
 #include <vector>
 
-#include "buffers/buffered_array.h"
 #include "buffers/algebra/statistics.h"
+#include "buffers/buffered_array.h"
 #include "python/src/summary_binding.h"
 
 namespace momenta::python {
@@ -36,9 +36,9 @@ struct OpenArgs {
   std::string path;
   bool writable = false;
   std::string io = "auto";
-  std::string sidecar;      // empty: beside the array, or under MOMENTA_SIDECAR_DIR
+  std::string sidecar;  // empty: beside the array, or under MOMENTA_SIDECAR_DIR
   std::string sync = "batch";
-  TreeOptions tree;         // used when the buffer is (re)built
+  TreeOptions tree;  // used when the buffer is (re)built
 };
 
 class ArrayHandle {
@@ -93,8 +93,8 @@ class ArrayHandle {
   // The summaries of every [starts[k], stops[k]) (as Stats checks them) as
   // rows (summary_binding.h), in one batch; with `as_of` (not None) as of
   // that log time (buffers/summarize_as_of.h).
-  py::array_t<double> SummaryRows(const py::array_t<int64_t>& starts, const py::array_t<int64_t>& stops,
-                                  bool extremes, const py::object& as_of);
+  py::array_t<double> SummaryRows(const py::array_t<int64_t>& starts, const py::array_t<int64_t>& stops, bool extremes,
+                                  const py::object& as_of);
 
   // a[first + k] = values[k] (BufferedArray::Write); `values` is int64,
   // uint64 or float64, and each must fit the dtype.
@@ -114,7 +114,8 @@ class ArrayHandle {
   // range once per round, `rounds` rounds; returns seconds in all. TimeStats:
   // one Stats-like pass (the answers discarded); returns seconds.
   double TimeStat(int stat, const py::array_t<int64_t>& starts, const py::array_t<int64_t>& stops, int rounds);
-  double TimeStats(const py::array_t<int64_t>& starts, const py::array_t<int64_t>& stops, const std::vector<int>& stats);
+  double TimeStats(const py::array_t<int64_t>& starts, const py::array_t<int64_t>& stops,
+                   const std::vector<int>& stats);
   uint64_t applied_sequence();
 
  private:
@@ -132,8 +133,10 @@ class ArrayHandle {
   struct QueryLock {
     explicit QueryLock(std::shared_mutex& mu, bool writable)
         : shared(mu, std::defer_lock), exclusive(mu, std::defer_lock) {
-      if (writable) exclusive.lock();
-      else shared.lock();
+      if (writable)
+        exclusive.lock();
+      else
+        shared.lock();
     }
     std::shared_lock<std::shared_mutex> shared;
     std::unique_lock<std::shared_mutex> exclusive;

@@ -16,8 +16,8 @@
 
 #include <pybind11/pybind11.h>
 
-#include <csignal>
 #include <condition_variable>
+#include <csignal>
 #include <exception>
 #include <mutex>
 #include <optional>

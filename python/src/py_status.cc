@@ -14,18 +14,25 @@ ErrorClasses* g_classes = nullptr;
 py::object ClassFor(const Status& s) {
   const ErrorClasses& c = *g_classes;
   switch (s.code()) {
-    case Status::Code::kNotFound: return c.not_found;
+    case Status::Code::kNotFound:
+      return c.not_found;
     case Status::Code::kIOError: {
       const py::int_ number(s.sys_errno());
       if (c.by_errno.contains(number)) return c.by_errno[number].cast<py::object>();
       return c.storage;
     }
-    case Status::Code::kCorruption: return c.corruption;
-    case Status::Code::kNotSupported: return c.not_supported;
-    case Status::Code::kInvalidArgument: return c.invalid;
-    case Status::Code::kOutOfRange: return c.out_of_range;
-    case Status::Code::kInterrupted: return c.cancelled;
-    case Status::Code::kOk: break;
+    case Status::Code::kCorruption:
+      return c.corruption;
+    case Status::Code::kNotSupported:
+      return c.not_supported;
+    case Status::Code::kInvalidArgument:
+      return c.invalid;
+    case Status::Code::kOutOfRange:
+      return c.out_of_range;
+    case Status::Code::kInterrupted:
+      return c.cancelled;
+    case Status::Code::kOk:
+      break;
   }
   return c.base;
 }
@@ -38,8 +45,7 @@ void Raise(const Status& s) {
   const py::object cls = ClassFor(s);
   py::object e = cls(py::str(s.ToString()));
   // OSError subclasses: errno as an attribute; the message stays the library's line.
-  if (s.sys_errno() != 0 && PyObject_IsSubclass(cls.ptr(), PyExc_OSError) == 1)
-    e.attr("errno") = s.sys_errno();
+  if (s.sys_errno() != 0 && PyObject_IsSubclass(cls.ptr(), PyExc_OSError) == 1) e.attr("errno") = s.sys_errno();
   PyErr_SetObject(cls.ptr(), e.ptr());
 }
 

@@ -8,10 +8,9 @@
 namespace momenta::python {
 namespace {
 
-constexpr Stat kStats[] = {Stat::kSum,    Stat::kCount,  Stat::kMean,    Stat::kVar,
-                           Stat::kStd,    Stat::kMoment, Stat::kMoments, Stat::kCom,
-                           Stat::kSpread, Stat::kPolyfit, Stat::kMin,    Stat::kMax,
-                           Stat::kSumsq,  Stat::kRms};
+constexpr Stat kStats[] = {Stat::kSum,    Stat::kCount,   Stat::kMean,  Stat::kVar,    Stat::kStd,
+                           Stat::kMoment, Stat::kMoments, Stat::kCom,   Stat::kSpread, Stat::kPolyfit,
+                           Stat::kMin,    Stat::kMax,     Stat::kSumsq, Stat::kRms};
 static_assert(sizeof(kStats) / sizeof(kStats[0]) == kStatCount);
 
 }  // namespace
@@ -85,8 +84,7 @@ Status StatColumns::Put(size_t row, size_t c, const StatAnswer& a, const std::st
     }
     return Status::OK();
   }
-  if (a.values.size() != width_[c])
-    return Status::InvalidArgument(what, "the buffer's order changed during the call");
+  if (a.values.size() != width_[c]) return Status::InvalidArgument(what, "the buffer's order changed during the call");
   double* out = static_cast<double*>(data_[c]) + row * width_[c];
   for (size_t j = 0; j < width_[c]; ++j) out[j] = static_cast<double>(a.values[j]);
   return Status::OK();

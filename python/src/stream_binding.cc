@@ -47,8 +47,8 @@ class WindowHandle {
     CheckTime(t, "time");
     std::lock_guard hold(mu_);
     if (t < s_.now())
-      ThrowIfError(Status::InvalidArgument("window", "time " + std::to_string(t) + " is before the clock (" +
-                                                         std::to_string(s_.now()) + ")"));
+      ThrowIfError(Status::InvalidArgument(
+          "window", "time " + std::to_string(t) + " is before the clock (" + std::to_string(s_.now()) + ")"));
     s_.AdvanceTo(t);
   }
 
@@ -123,8 +123,7 @@ class ClientHandle {
   }
   // The answer's lines (without the closing empty line).
   std::string Ask(const std::string& line, double timeout_s) {
-    if (line.find('\n') != std::string::npos)
-      ThrowIfError(Status::InvalidArgument("ask", "a query is one line"));
+    if (line.find('\n') != std::string::npos) ThrowIfError(Status::InvalidArgument("ask", "a query is one line"));
     const auto timeout = timeout_s < 0 ? timeout_ : Millis(timeout_s);
     py::gil_scoped_release unlocked;
     std::lock_guard hold(mu_);

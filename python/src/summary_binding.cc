@@ -70,8 +70,8 @@ PlacedSummary FromBytes(const py::bytes& b) {
   uint16_t version;
   std::memcpy(&version, in.data() + 4, 2);
   if (version != kVersion)
-    ThrowIfError(Status::NotSupported(what, "version " + std::to_string(version) + " (this build reads " +
-                                                   std::to_string(kVersion) + ")"));
+    ThrowIfError(Status::NotSupported(
+        what, "version " + std::to_string(version) + " (this build reads " + std::to_string(kVersion) + ")"));
   const auto code = static_cast<uint8_t>(in[6]);
   const int order = static_cast<uint8_t>(in[7]);
   if (code > static_cast<uint8_t>(DType::kU1)) ThrowIfError(Status::Corruption(what, "unknown dtype code"));
@@ -127,7 +127,8 @@ PlacedSummary MergeAll(const std::vector<const PlacedSummary*>& parts) {
 Result<StatAnswer> Answer(const PlacedSummary& s, Stat stat, const StatParams& params) {
   const Stat one[] = {stat};
   if (NeedsExtremes(one) && !s.extremes)
-    return Status::InvalidArgument(Where(s), std::string(StatName(stat)) + " needs the extremes, and it was taken without them");
+    return Status::InvalidArgument(Where(s),
+                                   std::string(StatName(stat)) + " needs the extremes, and it was taken without them");
   auto a = ComputeStat(stat, params, s.range, s.start, s.dtype);
   if (!a.ok()) return a.status().WithContext(Where(s));
   return a;
@@ -145,8 +146,9 @@ py::list RowsStats(const py::array_t<double, py::array::c_style>& rows, const py
   const NodeCodec codec(order, false);
   const auto m = static_cast<size_t>(row_starts.size());
   const auto r = static_cast<size_t>(ends.size());
-  if (rows.ndim() != 2 || static_cast<size_t>(rows.shape(0)) != m || static_cast<size_t>(rows.shape(1)) != codec.doubles() ||
-      static_cast<size_t>(row_stops.size()) != m || static_cast<size_t>(range_starts.size()) != r)
+  if (rows.ndim() != 2 || static_cast<size_t>(rows.shape(0)) != m ||
+      static_cast<size_t>(rows.shape(1)) != codec.doubles() || static_cast<size_t>(row_stops.size()) != m ||
+      static_cast<size_t>(range_starts.size()) != r)
     ThrowIfError(Status::InvalidArgument(what, "rows, their starts and stops, and the ranges do not agree in shape"));
   std::vector<Stat> stats;
   for (int c : codes) stats.push_back(StatOf(c));
@@ -170,8 +172,8 @@ py::list RowsStats(const py::array_t<double, py::array::c_style>& rows, const py
       for (; row < end; ++row) {
         const std::string piece = what + ": piece " + std::to_string(rs[row]) + ":" + std::to_string(re[row]);
         if (rs[row] < 0 || re[row] < rs[row] || static_cast<uint64_t>(rs[row]) != at)
-          ThrowIfError(Status::InvalidArgument(piece, "does not start where the range's pieces before it stop (" +
-                                                          std::to_string(at) + ")"));
+          ThrowIfError(Status::InvalidArgument(
+              piece, "does not start where the range's pieces before it stop (" + std::to_string(at) + ")"));
         const double* node = data + row * codec.doubles();
         const auto count = static_cast<uint64_t>(re[row] - rs[row]);
         CheckCounts(node, order, count, piece);
@@ -185,7 +187,7 @@ py::list RowsStats(const py::array_t<double, py::array::c_style>& rows, const py
         if (!answer.ok()) {
           if (!(empty_nan && total.count() == 0))
             ThrowIfError(answer.status().WithContext(what + ": range #" + std::to_string(g) + " " +
-                                                      std::to_string(ps[g]) + ":" + std::to_string(at)));
+                                                     std::to_string(ps[g]) + ":" + std::to_string(at)));
           columns.PutNan(g, c);
           continue;
         }
@@ -236,27 +238,26 @@ void RegisterSummary(py::module_& m) {
       .def(py::pickle([](const PlacedSummary& s) { return ToBytes(s); },
                       [](const py::bytes& b) { return FromBytes(b); }));
   m.def("_merge_summaries", [](const std::vector<const PlacedSummary*>& parts) { return MergeAll(parts); });
-  m.def("_summary_stat", [](const PlacedSummary& s, int code, bool skipna, int ddof, int order, double about,
-                            int degree) {
-    auto a = Answer(s, StatOf(code), MakeParams(skipna, ddof, order, about, degree));
-    return AnswerObject(ValueOrThrow(std::move(a)));
-  });
-  m.def("_summary_from_row",
-        [](const py::array_t<double, py::array::c_style>& row, uint64_t start, uint64_t stop,
-           const std::string& dtype, int order, bool extremes) {
-          if (order < 0 || order > kMaxMomentOrder || stop < start ||
-              row.size() != static_cast<py::ssize_t>(NodeCodec(order, false).doubles()))
-            ThrowIfError(Status::InvalidArgument("summary row", "does not match its order or range"));
-          PlacedSummary s;
-          s.dtype = ValueOrThrow(ParseDTypeName(dtype));
-          s.start = start;
-          s.extremes = extremes;
-          const std::string what = "summary row " + std::to_string(start) + ":" + std::to_string(stop);
-          CheckCounts(row.data(), order, stop - start, what);
-          s.range = DecodeNode(row.data(), order, stop - start, what);
-          if (!extremes) s.range.extremes = Extremes{};
-          return s;
+  m.def("_summary_stat",
+        [](const PlacedSummary& s, int code, bool skipna, int ddof, int order, double about, int degree) {
+          auto a = Answer(s, StatOf(code), MakeParams(skipna, ddof, order, about, degree));
+          return AnswerObject(ValueOrThrow(std::move(a)));
         });
+  m.def("_summary_from_row", [](const py::array_t<double, py::array::c_style>& row, uint64_t start, uint64_t stop,
+                                const std::string& dtype, int order, bool extremes) {
+    if (order < 0 || order > kMaxMomentOrder || stop < start ||
+        row.size() != static_cast<py::ssize_t>(NodeCodec(order, false).doubles()))
+      ThrowIfError(Status::InvalidArgument("summary row", "does not match its order or range"));
+    PlacedSummary s;
+    s.dtype = ValueOrThrow(ParseDTypeName(dtype));
+    s.start = start;
+    s.extremes = extremes;
+    const std::string what = "summary row " + std::to_string(start) + ":" + std::to_string(stop);
+    CheckCounts(row.data(), order, stop - start, what);
+    s.range = DecodeNode(row.data(), order, stop - start, what);
+    if (!extremes) s.range.extremes = Extremes{};
+    return s;
+  });
   m.def("_rows_stats", &RowsStats);
   m.def("_empty_summary", [](uint64_t start, const std::string& dtype, int order) {
     if (order < 0 || order > kMaxMomentOrder) ThrowIfError(Status::InvalidArgument("summary", "order outside 0..8"));

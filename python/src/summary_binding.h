@@ -38,8 +38,8 @@ namespace momenta::python {
 namespace py = pybind11;
 
 struct PlacedSummary {
-  RangeSummary range;     // index moments about `start`
-  uint64_t start = 0;     // the run is [start, start + range.count())
+  RangeSummary range;  // index moments about `start`
+  uint64_t start = 0;  // the run is [start, start + range.count())
   DType dtype = DType::kF8;
   bool extremes = false;  // range.extremes holds the run's min and max
 };

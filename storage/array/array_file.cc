@@ -4,9 +4,9 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <functional>
 #include <cassert>
 #include <cerrno>
+#include <functional>
 
 #include "storage/array/array_store.h"
 #include "storage/io/file_size_limit.h"
@@ -78,8 +78,7 @@ Result<std::unique_ptr<ArrayFile>> ArrayFile::Create(const std::string& path, DT
   return file;
 }
 
-Result<std::unique_ptr<ArrayFile>> ArrayFile::Open(const std::string& path, IoOptions io,
-                                                   std::string* notice) {
+Result<std::unique_ptr<ArrayFile>> ArrayFile::Open(const std::string& path, IoOptions io, std::string* notice) {
   auto backend = OpenIoBackend(path, io, notice);
   if (!backend.ok()) return backend.status();
   return OpenWith(std::move(backend).value());
@@ -98,15 +97,13 @@ Result<std::unique_ptr<ArrayFile>> ArrayFile::OpenWith(std::unique_ptr<IoBackend
   // A short file that is empty or starts like a .npy file is truncated, not foreign.
   const size_t magic = std::min(have, kNpyMagic.size());
   if (have < kPreambleBytes && std::string_view(preamble, magic) == kNpyMagic.substr(0, magic))
-    return Status::Corruption(path, "file is " + std::to_string(*size) +
-                                        " bytes, shorter than the " +
+    return Status::Corruption(path, "file is " + std::to_string(*size) + " bytes, shorter than the " +
                                         std::to_string(kPreambleBytes) + "-byte .npy preamble");
   auto header_size = NpyHeaderSize(std::span<const char>(preamble, have), path);
   if (!header_size.ok()) return header_size.status();
   if (*header_size > *size)
-    return Status::Corruption(path, "file is " + std::to_string(*size) +
-                                        " bytes, shorter than its " + std::to_string(*header_size) +
-                                        "-byte .npy header");
+    return Status::Corruption(path, "file is " + std::to_string(*size) + " bytes, shorter than its " +
+                                        std::to_string(*header_size) + "-byte .npy header");
 
   std::string bytes(*header_size, '\0');
   MOMENTA_RETURN_IF_ERROR(io->Read(0, bytes.size(), bytes.data()));
@@ -114,11 +111,10 @@ Result<std::unique_ptr<ArrayFile>> ArrayFile::OpenWith(std::unique_ptr<IoBackend
   if (!header.ok()) return header.status();
   const uint64_t need = header->data_offset + header->data_bytes();
   if (*size < need)
-    return Status::Corruption(
-        path, "file is " + std::to_string(*size) + " bytes, shorter than the " +
-                  std::to_string(need) + " bytes its header promises (" +
-                  std::to_string(header->data_offset) + " + " + std::to_string(header->length()) +
-                  " elements of " + std::string(DTypeName(header->dtype)) + "); truncated?");
+    return Status::Corruption(path, "file is " + std::to_string(*size) + " bytes, shorter than the " +
+                                        std::to_string(need) + " bytes its header promises (" +
+                                        std::to_string(header->data_offset) + " + " + std::to_string(header->length()) +
+                                        " elements of " + std::string(DTypeName(header->dtype)) + "); truncated?");
   return std::unique_ptr<ArrayFile>(new ArrayFile(std::move(io), std::move(header).value()));
 }
 
@@ -139,10 +135,9 @@ uint64_t ArrayFile::ByteOffset(uint64_t index) const {
 Status ArrayFile::CheckRange(uint64_t first, uint64_t count) const {
   if (first <= length_ && count <= length_ - first) return Status::OK();
   const std::string len = "(length " + std::to_string(length_) + ")";
-  if (count == 1)
-    return Status::OutOfRange(path(), "index " + std::to_string(first) + " is past the end " + len);
-  return Status::OutOfRange(path(), "range " + std::to_string(first) + ":" + EndText(first, count) +
-                                        " is outside the array " + len);
+  if (count == 1) return Status::OutOfRange(path(), "index " + std::to_string(first) + " is past the end " + len);
+  return Status::OutOfRange(
+      path(), "range " + std::to_string(first) + ":" + EndText(first, count) + " is outside the array " + len);
 }
 
 Status ArrayFile::CheckSize() {
@@ -150,9 +145,8 @@ Status ArrayFile::CheckSize() {
   if (!size.ok()) return size.status();
   const uint64_t need = header_.data_offset + header_.data_bytes();
   if (*size < need)
-    return Status::IOError(path(), "file is " + std::to_string(*size) +
-                                       " bytes, shorter than the " + std::to_string(need) +
-                                       " bytes its header promises (it shrank?)");
+    return Status::IOError(path(), "file is " + std::to_string(*size) + " bytes, shorter than the " +
+                                       std::to_string(need) + " bytes its header promises (it shrank?)");
   return Status::OK();
 }
 
@@ -221,9 +215,8 @@ Status ArrayFile::WriteValues(uint64_t first, std::span<const Value> values) {
   std::vector<char> raw(values.size() * size);
   for (size_t k = 0; k < values.size(); ++k) {
     if (!ValueFits(dtype(), values[k]))
-      return Status::InvalidArgument(path(), "value " + FormatValue(values[k]) +
-                                                 " does not fit dtype " +
-                                                 std::string(DTypeName(dtype())));
+      return Status::InvalidArgument(
+          path(), "value " + FormatValue(values[k]) + " does not fit dtype " + std::string(DTypeName(dtype())));
     EncodeValue(dtype(), values[k], raw.data() + k * size);
   }
   return WriteRaw(first, values.size(), raw.data());

@@ -14,10 +14,10 @@
 #include <string>
 #include <vector>
 
-#include "storage/npy/dtype.h"
-#include "storage/io/io_backend.h"
-#include "storage/npy/npy_format.h"
 #include "storage/array/sidecar.h"  // SidecarPath: where the buffer and the log live
+#include "storage/io/io_backend.h"
+#include "storage/npy/dtype.h"
+#include "storage/npy/npy_format.h"
 #include "storage/util/status.h"
 
 namespace momenta {
@@ -37,14 +37,13 @@ class ArrayFile {
   // zero bytes at a page-aligned end of file.) On failure nothing is left
   // behind and an existing file is never touched.
   static Result<std::unique_ptr<ArrayFile>> Create(const std::string& path, DType dtype,
-                                                   std::span<const uint64_t> shape,
-                                                   IoOptions io, std::string* notice = nullptr);
+                                                   std::span<const uint64_t> shape, IoOptions io,
+                                                   std::string* notice = nullptr);
 
   // Opens an existing .npy file in place. Rejects (Corruption / NotSupported,
   // naming the file) a foreign or damaged header, unsupported dtypes,
   // fortran_order, and a file shorter than its header says.
-  static Result<std::unique_ptr<ArrayFile>> Open(const std::string& path, IoOptions io,
-                                                 std::string* notice = nullptr);
+  static Result<std::unique_ptr<ArrayFile>> Open(const std::string& path, IoOptions io, std::string* notice = nullptr);
 
   // Wraps an already open backend (tests inject faulty backends this way).
   static Result<std::unique_ptr<ArrayFile>> OpenWith(std::unique_ptr<IoBackend> io);

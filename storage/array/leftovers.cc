@@ -24,8 +24,8 @@ void RemoveFilesOfDeadProcesses(const std::string& dir, const std::vector<std::s
       if (::kill(pid, 0) == 0 || errno == EPERM) break;  // alive (or another user's)
       const std::string path = it->path().string();
       if (::unlink(path.c_str()) == 0 && notices)
-        notices->push_back("removed " + path + ", left by a command that was killed (process " +
-                           std::to_string(pid) + " is gone)");
+        notices->push_back("removed " + path + ", left by a command that was killed (process " + std::to_string(pid) +
+                           " is gone)");
       break;
     }
   }

@@ -43,8 +43,8 @@ Status WriteShardManifest(const std::string& path, const ShardManifest& manifest
   const std::string tmp = path + ".partial-" + std::to_string(::getpid());
   std::FILE* f = std::fopen(tmp.c_str(), "wx");
   if (!f) return Status::FromErrno(tmp, errno);
-  const bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size() && std::fflush(f) == 0 &&
-                  ::fsync(::fileno(f)) == 0;
+  const bool ok =
+      std::fwrite(text.data(), 1, text.size(), f) == text.size() && std::fflush(f) == 0 && ::fsync(::fileno(f)) == 0;
   const int err = errno;
   std::fclose(f);
   if (!ok || ::rename(tmp.c_str(), path.c_str()) != 0) {

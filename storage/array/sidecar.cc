@@ -11,8 +11,8 @@
 #include <ctime>
 #include <filesystem>
 
-#include "storage/util/crc32c.h"
 #include "storage/io/posix_file.h"
+#include "storage/util/crc32c.h"
 
 namespace momenta {
 namespace {

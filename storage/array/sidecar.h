@@ -54,8 +54,8 @@ struct SidecarIdentity {
   static Result<SidecarIdentity> Of(const std::string& array_path, const NpyHeader& header);
   // Same dtype, shape and layout: the log's records decode against it.
   bool SameLayout(const SidecarIdentity& o) const {
-    return dtype == o.dtype && length == o.length && data_offset == o.data_offset &&
-           shape_hash == o.shape_hash && ndim == o.ndim;
+    return dtype == o.dtype && length == o.length && data_offset == o.data_offset && shape_hash == o.shape_hash &&
+           ndim == o.ndim;
   }
   bool SameFile(const SidecarIdentity& o) const { return device == o.device && inode == o.inode; }
   // "f8 (1000,) at byte 4096"

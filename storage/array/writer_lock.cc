@@ -16,8 +16,7 @@ constexpr std::string_view kLockedByAnotherWriter = "locked by another writer";
 }  // namespace
 
 bool IsLockedByAnotherWriter(const Status& s) {
-  return s.code() == Status::Code::kIOError &&
-         s.ToString().find(kLockedByAnotherWriter) != std::string::npos;
+  return s.code() == Status::Code::kIOError && s.ToString().find(kLockedByAnotherWriter) != std::string::npos;
 }
 
 namespace {
@@ -64,8 +63,7 @@ bool WriterIsAlive(const std::string& lock_path, long* pid) {
   return true;
 }
 
-Result<std::unique_ptr<WriterLock>> WriterLock::Acquire(const std::string& lock_path,
-                                                        const std::string& subject) {
+Result<std::unique_ptr<WriterLock>> WriterLock::Acquire(const std::string& lock_path, const std::string& subject) {
   auto fd = OpenFile(lock_path, O_RDWR | O_CREAT, 0644);
   if (!fd.ok()) return fd.status();
   struct flock l = WholeFile(F_WRLCK);
@@ -76,8 +74,8 @@ Result<std::unique_ptr<WriterLock>> WriterLock::Acquire(const std::string& lock_
   if (rc != 0) {
     if (errno != EAGAIN && errno != EACCES) return Status::FromErrno(lock_path, errno);
     const long pid = HolderPid(fd->get());
-    return Status::IOError(subject, std::string(kLockedByAnotherWriter) + " (pid " +
-                                        (pid > 0 ? std::to_string(pid) : "unknown") + ")");
+    return Status::IOError(
+        subject, std::string(kLockedByAnotherWriter) + " (pid " + (pid > 0 ? std::to_string(pid) : "unknown") + ")");
   }
   const std::string text = std::to_string(::getpid()) + "\n";
   if (::ftruncate(fd->get(), 0) != 0) return Status::FromErrno(lock_path, errno);
@@ -85,10 +83,8 @@ Result<std::unique_ptr<WriterLock>> WriterLock::Acquire(const std::string& lock_
   return std::unique_ptr<WriterLock>(new WriterLock(lock_path, std::move(*fd)));
 }
 
-Result<std::unique_ptr<WriterLock>> LockArrayForWriting(const std::string& array_path,
-                                                        const std::string& sidecar) {
-  if (::mkdir(sidecar.c_str(), 0755) != 0 && errno != EEXIST)
-    return Status::FromErrno(sidecar, errno);
+Result<std::unique_ptr<WriterLock>> LockArrayForWriting(const std::string& array_path, const std::string& sidecar) {
+  if (::mkdir(sidecar.c_str(), 0755) != 0 && errno != EEXIST) return Status::FromErrno(sidecar, errno);
   return WriterLock::Acquire(sidecar + "/writer.lock", array_path);
 }
 

@@ -32,8 +32,7 @@ class WriterLock {
   // it (another process, or another object in this one) the result is
   // "IO error: <subject>: locked by another writer (pid N)", or "(pid
   // unknown)" when the holder has not written its pid yet.
-  static Result<std::unique_ptr<WriterLock>> Acquire(const std::string& lock_path,
-                                                    const std::string& subject);
+  static Result<std::unique_ptr<WriterLock>> Acquire(const std::string& lock_path, const std::string& subject);
 
   const std::string& path() const { return path_; }
 
@@ -55,8 +54,7 @@ bool WriterIsAlive(const std::string& lock_path, long* pid = nullptr);
 
 // The array's writer lock, "<sidecar>/writer.lock" (the sidecar folder is
 // created if missing); errors name the array path.
-Result<std::unique_ptr<WriterLock>> LockArrayForWriting(const std::string& array_path,
-                                                        const std::string& sidecar);
+Result<std::unique_ptr<WriterLock>> LockArrayForWriting(const std::string& array_path, const std::string& sidecar);
 Result<std::unique_ptr<WriterLock>> LockArrayForWriting(const std::string& array_path);
 
 }  // namespace momenta

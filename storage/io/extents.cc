@@ -23,7 +23,7 @@ Result<std::vector<ByteRange>> DataExtentsOf(int fd, const std::string& path, ui
   while (at < end) {
     off_t data = ::lseek(fd, static_cast<off_t>(at), SEEK_DATA);
     if (data < 0) {
-      if (errno == ENXIO) break;  // no data after `at`
+      if (errno == ENXIO) break;                     // no data after `at`
       if (errno == EINVAL || errno == EOPNOTSUPP) {  // no SEEK_DATA here: all data
         out.push_back({at, end});
         break;

@@ -24,8 +24,7 @@ struct sigaction g_previous_sigbus;  // the handler we replaced; written once
 bool FaultIsOurs(const Recovery* r, const siginfo_t* info) {
   if (r == nullptr || info == nullptr || info->si_code <= 0) return false;  // <= 0: sent, not a fault
   const char* addr = static_cast<const char*>(info->si_addr);
-  return (addr >= r->source && addr < r->source + r->length) ||
-         (addr >= r->dest && addr < r->dest + r->length);
+  return (addr >= r->source && addr < r->source + r->length) || (addr >= r->dest && addr < r->dest + r->length);
 }
 
 void OnSigbus(int sig, siginfo_t* info, void* context) {
@@ -76,11 +75,20 @@ void InstallFaultGuard() {
   t_recovery = &recovery;
   std::atomic_signal_fence(std::memory_order_seq_cst);
   switch (length) {  // an element's size: one move, not a call to memcpy
-    case 1: std::memcpy(dest, src, 1); break;
-    case 2: std::memcpy(dest, src, 2); break;
-    case 4: std::memcpy(dest, src, 4); break;
-    case 8: std::memcpy(dest, src, 8); break;
-    default: std::memcpy(dest, src, length);
+    case 1:
+      std::memcpy(dest, src, 1);
+      break;
+    case 2:
+      std::memcpy(dest, src, 2);
+      break;
+    case 4:
+      std::memcpy(dest, src, 4);
+      break;
+    case 8:
+      std::memcpy(dest, src, 8);
+      break;
+    default:
+      std::memcpy(dest, src, length);
   }
   std::atomic_signal_fence(std::memory_order_seq_cst);
   t_recovery = nullptr;

@@ -3,12 +3,12 @@
 #include "storage/io/io_backend.h"
 
 #include <fcntl.h>
+#include <linux/fs.h>
+#include <linux/stat.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
-#include <linux/fs.h>
-#include <linux/stat.h>
 
 #include "storage/io/io_backends_internal.h"
 #include "storage/io/posix_file.h"
@@ -21,17 +21,21 @@ Status IoBackend::ReadBatch(std::span<const ReadRequest> requests) {
 }
 
 Status IoBackend::ReadBatchWith(std::span<const ReadRequest> mine, IoBackend& other,
-                               std::span<const ReadRequest> theirs) {
+                                std::span<const ReadRequest> theirs) {
   MOMENTA_RETURN_IF_ERROR(ReadBatch(mine));
   return other.ReadBatch(theirs);
 }
 
 std::string_view IoKindName(IoKind kind) {
   switch (kind) {
-    case IoKind::kAuto: return "auto";
-    case IoKind::kUring: return "uring";
-    case IoKind::kMmap: return "mmap";
-    case IoKind::kPread: return "pread";
+    case IoKind::kAuto:
+      return "auto";
+    case IoKind::kUring:
+      return "uring";
+    case IoKind::kMmap:
+      return "mmap";
+    case IoKind::kPread:
+      return "pread";
   }
   return "?";
 }
@@ -39,12 +43,11 @@ std::string_view IoKindName(IoKind kind) {
 Result<IoKind> ParseIoKind(std::string_view text, const std::string& what) {
   for (IoKind k : {IoKind::kAuto, IoKind::kUring, IoKind::kMmap, IoKind::kPread})
     if (text == IoKindName(k)) return k;
-  return Status::InvalidArgument(what, "unknown backend '" + std::string(text) +
-                                          "' (expected auto, uring, mmap or pread)");
+  return Status::InvalidArgument(what,
+                                 "unknown backend '" + std::string(text) + "' (expected auto, uring, mmap or pread)");
 }
 
-Result<std::unique_ptr<IoBackend>> OpenIoBackend(const std::string& path,
-                                                 const IoOptions& options,
+Result<std::unique_ptr<IoBackend>> OpenIoBackend(const std::string& path, const IoOptions& options,
                                                  std::string* notice) {
   switch (options.kind) {
     case IoKind::kPread:

@@ -129,8 +129,7 @@ struct IoOptions {
 // *notice (when non-null) is set to one line saying which backend was chosen
 // and why, e.g. "io_uring unavailable (Operation not permitted): using pread".
 // A named backend that cannot start is an error, not a fallback.
-Result<std::unique_ptr<IoBackend>> OpenIoBackend(const std::string& path,
-                                                 const IoOptions& options,
+Result<std::unique_ptr<IoBackend>> OpenIoBackend(const std::string& path, const IoOptions& options,
                                                  std::string* notice = nullptr);
 
 // Alignment that O_DIRECT needs for memory and for file offsets/lengths on the

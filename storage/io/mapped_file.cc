@@ -31,12 +31,9 @@ MappedFile::~MappedFile() {
   if (fd_ >= 0) ::close(fd_);
 }
 
-Status MappedFile::Allocate(uint64_t offset, uint64_t length) {
-  return AllocateRange(fd_, path_, offset, length);
-}
+Status MappedFile::Allocate(uint64_t offset, uint64_t length) { return AllocateRange(fd_, path_, offset, length); }
 
-Result<std::unique_ptr<MappedFile>> MappedFile::Create(const std::string& path, uint64_t size,
-                                                       bool allocate_all) {
+Result<std::unique_ptr<MappedFile>> MappedFile::Create(const std::string& path, uint64_t size, bool allocate_all) {
   {
     auto fd = OpenFile(path, O_RDWR | O_CREAT | O_TRUNC);
     if (!fd.ok()) return fd.status();
@@ -46,24 +43,22 @@ Result<std::unique_ptr<MappedFile>> MappedFile::Create(const std::string& path, 
   return Open(path, /*writable=*/true, size);
 }
 
-Result<std::unique_ptr<MappedFile>> MappedFile::Open(const std::string& path, bool writable,
-                                                     uint64_t expected_size) {
+Result<std::unique_ptr<MappedFile>> MappedFile::Open(const std::string& path, bool writable, uint64_t expected_size) {
   auto fd = OpenFile(path, writable ? O_RDWR : O_RDONLY);
   if (!fd.ok()) return fd.status();
   auto size = FileSize(fd->get(), path);
   if (!size.ok()) return size.status();
   const uint64_t actual = *size;
   if (actual == 0 || (expected_size != 0 && actual != expected_size))
-    return Status::Corruption(path, "size is " + std::to_string(actual) + " bytes, expected " +
-                                        std::to_string(expected_size));
+    return Status::Corruption(
+        path, "size is " + std::to_string(actual) + " bytes, expected " + std::to_string(expected_size));
   // Boost.Interprocess throws; this is the seam where that stops.
   try {
     auto impl = std::make_unique<Impl>();
     const auto mode = writable ? bip::read_write : bip::read_only;
     impl->mapping = bip::file_mapping(path.c_str(), mode);
     impl->region = bip::mapped_region(impl->mapping, mode, 0, actual);
-    return std::unique_ptr<MappedFile>(
-        new MappedFile(path, std::move(impl), writable, fd->release()));
+    return std::unique_ptr<MappedFile>(new MappedFile(path, std::move(impl), writable, fd->release()));
   } catch (const bip::interprocess_exception& e) {
     return Status::IOError(path, std::string("cannot map: ") + e.what());
   }

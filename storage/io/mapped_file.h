@@ -32,12 +32,10 @@ class MappedFile {
 
   // Creates (or truncates) `path` to `size` zero bytes and maps it writable.
   // allocate_all: reserve every block now; else the file stays sparse.
-  static Result<std::unique_ptr<MappedFile>> Create(const std::string& path, uint64_t size,
-                                                    bool allocate_all);
+  static Result<std::unique_ptr<MappedFile>> Create(const std::string& path, uint64_t size, bool allocate_all);
   // Maps an existing file; Corruption unless its size is `expected_size`
   // (pass 0 to accept any non-zero size).
-  static Result<std::unique_ptr<MappedFile>> Open(const std::string& path, bool writable,
-                                                  uint64_t expected_size = 0);
+  static Result<std::unique_ptr<MappedFile>> Open(const std::string& path, bool writable, uint64_t expected_size = 0);
 
   const std::string& path() const { return path_; }
   char* data() { return data_; }

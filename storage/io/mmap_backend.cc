@@ -54,8 +54,7 @@ Status FromBoost(const std::string& path, const std::exception& e) {
 
 bool SameFile(int fd_a, int fd_b) {
   struct stat a, b;
-  return ::fstat(fd_a, &a) == 0 && ::fstat(fd_b, &b) == 0 && a.st_dev == b.st_dev &&
-         a.st_ino == b.st_ino;
+  return ::fstat(fd_a, &a) == 0 && ::fstat(fd_b, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino;
 }
 
 class MmapBackend final : public FdBackend {
@@ -72,8 +71,7 @@ class MmapBackend final : public FdBackend {
     if (*size == mapped_size_) return Status::OK();
     try {
       region_ = *size == 0 ? bip::mapped_region()
-                           : bip::mapped_region(mapping_, bip::read_only, 0,
-                                                static_cast<size_t>(*size));
+                           : bip::mapped_region(mapping_, bip::read_only, 0, static_cast<size_t>(*size));
       mapped_size_ = *size;
       // No fault-time read-around: with a large read_ahead_kb it reads
       // megabytes for each 4 KiB random read. Prefetch() asks for what reads need.
@@ -96,11 +94,9 @@ class MmapBackend final : public FdBackend {
     Prefetch(offset, length);
     if (GuardedCopy(dest, base + offset, length)) return Status::OK();
     (void)Remap();  // shrink the view to what is left; the next read sees the new end
-    return Status::IOError(path(), "read of " + std::to_string(length) + " bytes at offset " +
-                                       std::to_string(offset) +
+    return Status::IOError(path(), "read of " + std::to_string(length) + " bytes at offset " + std::to_string(offset) +
                                        " faulted in the mapping (file shrank?)");
   }
-
 
  private:
   // Asks the kernel (MADV_WILLNEED, asynchronous) for the pages of a read of
@@ -136,7 +132,7 @@ class MmapBackend final : public FdBackend {
   }
 
   const bip::file_mapping mapping_;  // the same file, opened by Boost for mapping
-  bip::mapped_region region_;      // bytes [0, mapped_size_) of the file; empty when 0
+  bip::mapped_region region_;        // bytes [0, mapped_size_) of the file; empty when 0
   uint64_t mapped_size_ = 0;
   uint64_t next_offset_ = 0;     // where the last read ended (sequential detection)
   uint64_t prefetched_end_ = 0;  // Prefetch() last asked for pages up to here
@@ -144,8 +140,7 @@ class MmapBackend final : public FdBackend {
 
 }  // namespace
 
-Result<std::unique_ptr<IoBackend>> OpenMmapBackend(const std::string& path,
-                                                   const IoOptions& options) {
+Result<std::unique_ptr<IoBackend>> OpenMmapBackend(const std::string& path, const IoOptions& options) {
   auto fd = OpenFile(path, options.writable ? O_RDWR : O_RDONLY);
   if (!fd.ok()) return fd.status();
   InstallFaultGuard();
@@ -153,8 +148,7 @@ Result<std::unique_ptr<IoBackend>> OpenMmapBackend(const std::string& path,
     bip::file_mapping mapping(path.c_str(), bip::read_only);
     const int map_fd = mapping.get_mapping_handle().handle;
     ::fcntl(map_fd, F_SETFD, FD_CLOEXEC);  // Boost opens without O_CLOEXEC
-    if (!SameFile(fd->get(), map_fd))
-      return Status::IOError(path, "file was replaced while it was being opened");
+    if (!SameFile(fd->get(), map_fd)) return Status::IOError(path, "file was replaced while it was being opened");
     auto backend = std::make_unique<MmapBackend>(path, std::move(fd).value(), std::move(mapping));
     MOMENTA_RETURN_IF_ERROR(backend->Remap());
     return std::unique_ptr<IoBackend>(std::move(backend));

@@ -31,8 +31,7 @@ Result<FileDescriptor> OpenFile(const std::string& path, int flags, int mode) {
 }
 
 Status ReadPastEnd(const std::string& path, uint64_t offset, size_t length) {
-  return Status::IOError(path, "read of " + std::to_string(length) + " bytes at offset " +
-                                   std::to_string(offset) +
+  return Status::IOError(path, "read of " + std::to_string(length) + " bytes at offset " + std::to_string(offset) +
                                    " runs past end of file (file shrank?)");
 }
 
@@ -50,8 +49,7 @@ Status PreadFully(int fd, const std::string& path, uint64_t offset, size_t lengt
   return Status::OK();
 }
 
-Status PwriteFully(int fd, const std::string& path, uint64_t offset, size_t length,
-                   const char* src) {
+Status PwriteFully(int fd, const std::string& path, uint64_t offset, size_t length, const char* src) {
   size_t done = 0;
   while (done < length) {
     ssize_t w = ::pwrite(fd, src + done, length - done, static_cast<off_t>(offset + done));
@@ -92,8 +90,8 @@ Status SyncDirectory(const std::string& dir) {
   return Status::OK();
 }
 
-Result<FileDescriptor> ReplaceFile(const std::string& path, const std::string& temp,
-                                   std::string_view bytes, bool sync) {
+Result<FileDescriptor> ReplaceFile(const std::string& path, const std::string& temp, std::string_view bytes,
+                                   bool sync) {
   auto fd = OpenFile(temp, O_RDWR | O_CREAT | O_TRUNC, 0644);
   if (!fd.ok()) return fd.status();
   Status s = AllocateRange(fd->get(), temp, 0, bytes.size());

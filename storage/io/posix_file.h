@@ -24,7 +24,11 @@ class FileDescriptor {
 
   int get() const { return fd_; }
   bool valid() const { return fd_ >= 0; }
-  int release() { int fd = fd_; fd_ = -1; return fd; }
+  int release() {
+    int fd = fd_;
+    fd_ = -1;
+    return fd;
+  }
 
  private:
   int fd_ = -1;
@@ -37,8 +41,7 @@ Result<FileDescriptor> OpenFile(const std::string& path, int flags, int mode = 0
 // of file first is "IO error: <path>: read past end of file (file shrank?)".
 Status PreadFully(int fd, const std::string& path, uint64_t offset, size_t length, char* dest);
 // Writes all `length` bytes (retrying short writes and EINTR).
-Status PwriteFully(int fd, const std::string& path, uint64_t offset, size_t length,
-                   const char* src);
+Status PwriteFully(int fd, const std::string& path, uint64_t offset, size_t length, const char* src);
 // fallocate(FALLOC_FL_KEEP_SIZE) over the range: blocks reserved, file size
 // unchanged; OK when the file system lacks it.
 Status AllocateRange(int fd, const std::string& path, uint64_t offset, uint64_t length);
@@ -56,8 +59,7 @@ Status SyncDirectory(const std::string& dir);
 // the new file survives a machine crash once this returns. On failure `temp`
 // is removed and `path` is as it was. Returns the new file, open read-write
 // (for a caller that goes on writing it in place).
-Result<FileDescriptor> ReplaceFile(const std::string& path, const std::string& temp,
-                                   std::string_view bytes, bool sync);
+Result<FileDescriptor> ReplaceFile(const std::string& path, const std::string& temp, std::string_view bytes, bool sync);
 
 // The message of a read that ran past end of file.
 Status ReadPastEnd(const std::string& path, uint64_t offset, size_t length);

@@ -20,8 +20,7 @@ class PreadBackend final : public FdBackend {
 
 }  // namespace
 
-Result<std::unique_ptr<IoBackend>> OpenPreadBackend(const std::string& path,
-                                                    const IoOptions& options) {
+Result<std::unique_ptr<IoBackend>> OpenPreadBackend(const std::string& path, const IoOptions& options) {
   auto fd = OpenFile(path, options.writable ? O_RDWR : O_RDONLY);
   if (!fd.ok()) return fd.status();
   return std::unique_ptr<IoBackend>(new PreadBackend(path, std::move(fd).value()));

@@ -28,8 +28,7 @@ char* ReadArena::Reserve(size_t bytes) {
   return memory_.get();
 }
 
-CoalescedReads::CoalescedReads(std::span<const ReadRequest> requests, size_t max_bytes)
-    : members_(requests.size()) {
+CoalescedReads::CoalescedReads(std::span<const ReadRequest> requests, size_t max_bytes) : members_(requests.size()) {
   std::vector<size_t> order(requests.size());
   std::iota(order.begin(), order.end(), size_t{0});
   std::erase_if(order, [&](size_t k) { return requests[k].length == 0; });

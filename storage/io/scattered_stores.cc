@@ -5,9 +5,7 @@
 namespace momenta {
 
 ScatteredStores::ScatteredStores(MappedFile* file)
-    : file_(file),
-      prepared_((file->size() / kBlockBytes + 64) / 64, 0),
-      resident_blocks_(prepared_.size(), 0) {
+    : file_(file), prepared_((file->size() / kBlockBytes + 64) / 64, 0), resident_blocks_(prepared_.size(), 0) {
   file_->AdviseRandomAccess();
 }
 
@@ -35,8 +33,8 @@ void ScatteredStores::Fetch(std::vector<uint64_t>* offsets) {
     const uint64_t block = v[begin] / kBlockBytes;
     size_t end = begin + 1;
     while (end < v.size() && v[end] / kBlockBytes == block) ++end;
-    const uint64_t block_pages = (std::min(file_->size(), (block + 1) * kBlockBytes) - block * kBlockBytes +
-                                  kPageBytes - 1) / kPageBytes;
+    const uint64_t block_pages =
+        (std::min(file_->size(), (block + 1) * kBlockBytes) - block * kBlockBytes + kPageBytes - 1) / kPageBytes;
     if (!((prepared_[block / 64] >> (block % 64)) & 1)) PrepareBlock(block, /*keep=*/4 * (end - begin) >= block_pages);
     FetchInBlock(v.data() + begin, end - begin);
     begin = end;

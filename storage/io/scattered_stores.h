@@ -95,10 +95,10 @@ class ScatteredStores {
   void FetchInBlock(const uint64_t* offsets, size_t count);
 
   MappedFile* const file_;
-  std::vector<uint64_t> prepared_;  // bit per block: prepared in this process
+  std::vector<uint64_t> prepared_;         // bit per block: prepared in this process
   std::vector<uint64_t> resident_blocks_;  // bit per block: every page cached when last looked at
   uint64_t fetches_ = 0;                   // Fetch calls since resident_blocks_ was last cleared
-  std::vector<unsigned char> resident_;  // scratch for mincore
+  std::vector<unsigned char> resident_;    // scratch for mincore
   uint64_t blocks_dropped_ = 0;
   uint64_t pages_fetched_ = 0;
 };

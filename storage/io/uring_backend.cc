@@ -97,8 +97,8 @@ class Ring {
 
 class UringBackend final : public FdBackend {
  public:
-  UringBackend(std::string path, FileDescriptor buffered, FileDescriptor direct,
-               DirectIoAlignment align, size_t direct_min_bytes, unsigned depth, bool cache_first)
+  UringBackend(std::string path, FileDescriptor buffered, FileDescriptor direct, DirectIoAlignment align,
+               size_t direct_min_bytes, unsigned depth, bool cache_first)
       : FdBackend(std::move(path), std::move(buffered)),
         direct_fd_(std::move(direct)),
         align_(align),
@@ -121,18 +121,14 @@ class UringBackend final : public FdBackend {
     return 0;
   }
 
-  std::string Name() const override {
-    return direct_fd_.valid() ? "io_uring (O_DIRECT)" : "io_uring";
-  }
+  std::string Name() const override { return direct_fd_.valid() ? "io_uring (O_DIRECT)" : "io_uring"; }
 
   Status Read(uint64_t offset, size_t length, char* dest) override {
     const ReadRequest request{offset, length, dest};
     return ReadBatch(std::span<const ReadRequest>(&request, 1));
   }
 
-  Status ReadBatch(std::span<const ReadRequest> requests) override {
-    return RunBatch(requests, nullptr, {});
-  }
+  Status ReadBatch(std::span<const ReadRequest> requests) override { return RunBatch(requests, nullptr, {}); }
   // With another io_uring backend, both files' reads share this ring's window.
   Status ReadBatchWith(std::span<const ReadRequest> mine, IoBackend& other,
                        std::span<const ReadRequest> theirs) override {
@@ -141,15 +137,14 @@ class UringBackend final : public FdBackend {
     return RunBatch(mine, peer, theirs);
   }
 
-
  private:
   // One request in flight. Its address is the SQE's user_data.
   struct Op {
     const ReadRequest* request = nullptr;
     UringBackend* file = nullptr;  // whose descriptors the read uses
-    size_t done = 0;  // bytes [0, done) of the request are filled
-    bool direct = false;    // the SQE in flight reads through O_DIRECT
-    bool buffered = false;  // from now on through the page cache (an O_DIRECT read failed)
+    size_t done = 0;               // bytes [0, done) of the request are filled
+    bool direct = false;           // the SQE in flight reads through O_DIRECT
+    bool buffered = false;         // from now on through the page cache (an O_DIRECT read failed)
   };
 
   // Reads `mine` from this file and `theirs` from `peer` (may be null) through
@@ -214,8 +209,7 @@ class UringBackend final : public FdBackend {
     const uint64_t offset = r.offset + op->done;
     char* dest = r.dest + op->done;
     size_t length = std::min(r.length - op->done, kMaxSqeBytes);
-    const bool direct =
-        !op->buffered && r.length >= file.direct_min_bytes_ && file.DirectOk(offset, length, dest);
+    const bool direct = !op->buffered && r.length >= file.direct_min_bytes_ && file.DirectOk(offset, length, dest);
     op->direct = direct;
     io_uring_sqe* sqe = io_uring_get_sqe(ring_.get());
     assert(sqe != nullptr && "more ops in flight than submission slots");
@@ -224,8 +218,7 @@ class UringBackend final : public FdBackend {
       io_uring_prep_read(sqe, index, dest, static_cast<unsigned>(length), offset);
       sqe->flags |= IOSQE_FIXED_FILE;
     } else {
-      io_uring_prep_read(sqe, direct ? file.direct_fd_.get() : file.fd(), dest,
-                         static_cast<unsigned>(length), offset);
+      io_uring_prep_read(sqe, direct ? file.direct_fd_.get() : file.fd(), dest, static_cast<unsigned>(length), offset);
     }
     io_uring_sqe_set_data(sqe, op);
   }
@@ -235,11 +228,11 @@ class UringBackend final : public FdBackend {
   const size_t direct_min_bytes_;   // IoOptions::direct_min_bytes
   bool cache_first_;                // IoOptions::cache_first, until the file system refuses RWF_NOWAIT
   Ring ring_;
-  bool started_ = false;       // the ring is set up (Start; lazily, once rings are known to work)
-  bool fixed_files_ = false;   // fds registered: index 0 buffered, 1 direct
-  std::vector<Op> ops_;        // queue_depth slots, never resized (SQEs point into it)
-  std::vector<Op*> free_;      // slots not in flight
-  Status broken_;              // set when the ring itself failed; every later call returns it
+  bool started_ = false;      // the ring is set up (Start; lazily, once rings are known to work)
+  bool fixed_files_ = false;  // fds registered: index 0 buffered, 1 direct
+  std::vector<Op> ops_;       // queue_depth slots, never resized (SQEs point into it)
+  std::vector<Op*> free_;     // slots not in flight
+  Status broken_;             // set when the ring itself failed; every later call returns it
 };
 
 // Submission policy. The first window (up to queue_depth reads) goes to the
@@ -264,9 +257,7 @@ Status UringBackend::RunBatch(std::span<const ReadRequest> mine, UringBackend* p
   size_t next = 0;       // requests [0, next) of mine, then of theirs, have been handed to an op
   size_t in_flight = 0;  // ops holding a request
   const size_t total = mine.size() + theirs.size();
-  auto request_at = [&](size_t k) -> const ReadRequest& {
-    return k < mine.size() ? mine[k] : theirs[k - mine.size()];
-  };
+  auto request_at = [&](size_t k) -> const ReadRequest& { return k < mine.size() ? mine[k] : theirs[k - mine.size()]; };
   // Gives `op` the next non-empty request and queues its SQE; false when
   // there is none (or an error stopped the batch).
   // Requests the page cache fills whole never take a slot of the ring.
@@ -320,8 +311,8 @@ Status UringBackend::RunBatch(std::span<const ReadRequest> mine, UringBackend* p
         op->buffered = true;
         again = true;
       } else if (error.ok()) {
-        error = res == 0 ? ReadPastEnd(op->file->path(), r.offset, r.length)
-                         : Status::FromErrno(op->file->path(), -res);
+        error =
+            res == 0 ? ReadPastEnd(op->file->path(), r.offset, r.length) : Status::FromErrno(op->file->path(), -res);
       }
       if (again) {
         Queue(op);
@@ -340,8 +331,7 @@ Status UringBackend::RunBatch(std::span<const ReadRequest> mine, UringBackend* p
 
 }  // namespace
 
-Result<std::unique_ptr<IoBackend>> OpenUringBackend(const std::string& path,
-                                                    const IoOptions& options) {
+Result<std::unique_ptr<IoBackend>> OpenUringBackend(const std::string& path, const IoOptions& options) {
   auto buffered = OpenFile(path, options.writable ? O_RDWR : O_RDONLY);
   if (!buffered.ok()) return buffered.status();
   // Advice only: a file system that ignores it reads ahead as before.
@@ -358,9 +348,8 @@ Result<std::unique_ptr<IoBackend>> OpenUringBackend(const std::string& path,
   }
 
   const unsigned depth = std::clamp(options.queue_depth, 1u, kMaxDepth);
-  auto backend = std::make_unique<UringBackend>(path, std::move(buffered).value(),
-                                                std::move(direct), align, options.direct_min_bytes, depth,
-                                                options.cache_first);
+  auto backend = std::make_unique<UringBackend>(path, std::move(buffered).value(), std::move(direct), align,
+                                                options.direct_min_bytes, depth, options.cache_first);
   // The first backend of the process sets its ring up now: that is the probe
   // kAuto falls back on. Once one ring worked, the others are set up at
   // their first batch of their own, so a backend that only ever reads as a

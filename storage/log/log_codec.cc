@@ -9,13 +9,9 @@ namespace momenta {
 
 namespace {
 
-uint32_t HeaderCrc(const LogSegmentHeader& h) {
-  return Crc32c(&h, offsetof(LogSegmentHeader, crc));
-}
+uint32_t HeaderCrc(const LogSegmentHeader& h) { return Crc32c(&h, offsetof(LogSegmentHeader, crc)); }
 
-uint32_t FrameHeaderCrc(const LogFrameHeader& h) {
-  return Crc32c(&h, offsetof(LogFrameHeader, header_crc));
-}
+uint32_t FrameHeaderCrc(const LogFrameHeader& h) { return Crc32c(&h, offsetof(LogFrameHeader, header_crc)); }
 
 }  // namespace
 
@@ -50,19 +46,18 @@ LogSegmentHeader MakeLogSegmentHeader(uint64_t first_sequence, DType dtype, uint
 Result<LogSegmentHeader> DecodeLogSegmentHeader(std::string_view bytes, const std::string& file) {
   LogSegmentHeader h;
   if (bytes.size() < sizeof h)
-    return Status::Corruption(file, "segment header is short (" + std::to_string(bytes.size()) +
-                                        " of " + std::to_string(sizeof h) + " bytes)");
+    return Status::Corruption(file, "segment header is short (" + std::to_string(bytes.size()) + " of " +
+                                        std::to_string(sizeof h) + " bytes)");
   std::memcpy(&h, bytes.data(), sizeof h);
   if (std::memcmp(h.magic, kLogMagic, sizeof h.magic) != 0)
     return Status::Corruption(file, "not an update-log segment (bad magic)");
   if (h.crc != HeaderCrc(h)) return Status::Corruption(file, "segment header checksum mismatch");
   if (h.version > kLogVersion)
     return Status::NotSupported(file, "update-log format version " + std::to_string(h.version) +
-                                          " is newer than this momenta reads (" +
-                                          std::to_string(kLogVersion) + ")");
+                                          " is newer than this momenta reads (" + std::to_string(kLogVersion) + ")");
   if (h.version == 0 || h.header_bytes != sizeof h)
-    return Status::Corruption(file, "segment header has version " + std::to_string(h.version) +
-                                        " and size " + std::to_string(h.header_bytes));
+    return Status::Corruption(file, "segment header has version " + std::to_string(h.version) + " and size " +
+                                        std::to_string(h.header_bytes));
   const char name[3] = {static_cast<char>(h.dtype_kind), static_cast<char>('0' + h.itemsize), 0};
   auto dtype = ParseDTypeName(name);
   if (!dtype.ok() || h.itemsize == 0 || h.itemsize > 8)

@@ -10,8 +10,8 @@
 #include <string_view>
 #include <vector>
 
-#include "storage/npy/dtype.h"
 #include "storage/log/log_format.h"
+#include "storage/npy/dtype.h"
 #include "storage/util/status.h"
 
 namespace momenta {
@@ -35,9 +35,7 @@ DType LogSegmentDType(const LogSegmentHeader& h);
 // Appends one frame holding `records` (sequences must be consecutive) to *out.
 // REQUIRES: 1 <= records.size() <= kMaxFrameRecords
 void AppendLogFrame(std::span<const LogRecord> records, std::string* out);
-inline uint64_t LogFrameBytes(uint64_t count) {
-  return sizeof(LogFrameHeader) + count * sizeof(LogRecord);
-}
+inline uint64_t LogFrameBytes(uint64_t count) { return sizeof(LogFrameHeader) + count * sizeof(LogRecord); }
 
 // A frame header whose crc and fields check (1 <= count <= kMaxFrameRecords,
 // payload_bytes == count * sizeof(LogRecord)); nullopt otherwise.

@@ -4,9 +4,7 @@ namespace momenta {
 
 namespace {
 
-std::string Plural(uint64_t n, const char* word) {
-  return std::to_string(n) + " " + word + (n == 1 ? "" : "s");
-}
+std::string Plural(uint64_t n, const char* word) { return std::to_string(n) + " " + word + (n == 1 ? "" : "s"); }
 
 }  // namespace
 
@@ -14,12 +12,11 @@ std::string LogDamage::ToString() const {
   std::string out = segment + ": ";
   switch (kind) {
     case Kind::kTornTail:
-      out += "torn tail of " + Plural(bytes, "byte") + " at offset " + std::to_string(offset) +
-             (cut ? " cut" : "") + " (" + problem + ")";
+      out += "torn tail of " + Plural(bytes, "byte") + " at offset " + std::to_string(offset) + (cut ? " cut" : "") +
+             " (" + problem + ")";
       break;
     case Kind::kCorruptFrames:
-      out += Plural(bytes, "corrupt byte") + " at offset " + std::to_string(offset) +
-             " skipped (" + problem + ")";
+      out += Plural(bytes, "corrupt byte") + " at offset " + std::to_string(offset) + " skipped (" + problem + ")";
       break;
     case Kind::kBadSegment:
       out += std::string(cut ? "segment removed" : "segment skipped") + " (" + problem + ")";
@@ -34,16 +31,17 @@ std::string LogDamage::ToString() const {
     case Kind::kBadMark:
       return out + problem + "; sequence numbers of lost records cannot be told";
     case Kind::kOutOfPlace:
-      return out + (records_skipped == 1 ? "record " + std::to_string(first_skipped)
-                                         : "records " + std::to_string(first_skipped) + ".." +
-                                               std::to_string(first_skipped + records_skipped - 1)) +
+      return out +
+             (records_skipped == 1 ? "record " + std::to_string(first_skipped)
+                                   : "records " + std::to_string(first_skipped) + ".." +
+                                         std::to_string(first_skipped + records_skipped - 1)) +
              " at offset " + std::to_string(offset) + " out of place (" + problem + ": sequence " +
-             std::to_string(after) + " was read before) " + (returned ? "returned where it lies (so the loss reported before it is not one)" : "skipped") +
+             std::to_string(after) + " was read before) " +
+             (returned ? "returned where it lies (so the loss reported before it is not one)" : "skipped") +
              ", kept in the file";
     case Kind::kUnusedSequences:
-      return out + Plural(records_lost.value_or(0), "sequence") + " " + std::to_string(first_lost) +
-             ".." + std::to_string(first_lost + records_lost.value_or(0) - 1) + " not reused (" +
-             problem + ")";
+      return out + Plural(records_lost.value_or(0), "sequence") + " " + std::to_string(first_lost) + ".." +
+             std::to_string(first_lost + records_lost.value_or(0) - 1) + " not reused (" + problem + ")";
   }
   if (!records_lost) {
     if (kind != Kind::kBadSegment) out += "; records lost: unknown";

@@ -22,7 +22,7 @@ namespace momenta {
 inline constexpr char kLogMagic[8] = {'M', 'O', 'M', 'L', 'O', 'G', '\0', '\0'};
 inline constexpr uint32_t kLogVersion = 1;
 inline constexpr uint32_t kMaxFrameRecords = 65536;  // larger appends span several frames
-inline constexpr int64_t kLogTimeNow = INT64_MIN;     // LogRecord::time: "stamp with wall clock"
+inline constexpr int64_t kLogTimeNow = INT64_MIN;    // LogRecord::time: "stamp with wall clock"
 
 struct LogSegmentHeader {
   char magic[8];
@@ -40,9 +40,9 @@ static_assert(sizeof(LogFrameHeader) == 4 + 4 + 4 + 4);
 
 // One update, exactly as stored. Values are raw element bytes (see log_codec.h).
 struct LogRecord {
-  uint64_t sequence = 0;     // assigned by LogWriter::Append
+  uint64_t sequence = 0;       // assigned by LogWriter::Append
   int64_t time = kLogTimeNow;  // ms since the Unix epoch unless the caller chose its own clock
-  uint64_t index = 0;        // flat element index
+  uint64_t index = 0;          // flat element index
   uint64_t old_raw = 0;
   uint64_t new_raw = 0;
   bool operator==(const LogRecord&) const = default;

@@ -8,8 +8,8 @@
 #include <cstring>
 #include <fstream>
 
-#include "storage/util/crc32c.h"
 #include "storage/log/log_segments.h"
+#include "storage/util/crc32c.h"
 
 namespace momenta {
 
@@ -38,8 +38,8 @@ LogMarkSlot EncodeSlot(const LogMark& m) {
 std::optional<LogMark> DecodeSlot(const char* bytes) {
   LogMarkSlot s;
   std::memcpy(&s, bytes, sizeof s);
-  if (std::memcmp(s.magic, kLogMarkMagic, sizeof s.magic) != 0 || s.crc != SlotCrc(s) ||
-      s.version != kLogMarkVersion || s.generation == 0 || s.logged > s.reserved)
+  if (std::memcmp(s.magic, kLogMarkMagic, sizeof s.magic) != 0 || s.crc != SlotCrc(s) || s.version != kLogMarkVersion ||
+      s.generation == 0 || s.logged > s.reserved)
     return std::nullopt;
   LogMark m;
   m.generation = s.generation;
@@ -105,14 +105,12 @@ Result<std::optional<LogMark>> ReadLogMark(const std::string& log_dir) {
     if (m && (!best || m->generation > best->generation)) best = m;
   }
   if (!best)
-    return Status::Corruption(path, "high-water mark unreadable (" + std::to_string(got) +
-                                        " bytes, no slot checks)");
+    return Status::Corruption(path, "high-water mark unreadable (" + std::to_string(got) + " bytes, no slot checks)");
   return best;
 }
 
-Result<LogMarkFile> LogMarkFile::Open(const std::string& log_dir,
-                                      const std::optional<LogMark>& current, uint64_t logged,
-                                      uint64_t reserved, bool sync) {
+Result<LogMarkFile> LogMarkFile::Open(const std::string& log_dir, const std::optional<LogMark>& current,
+                                      uint64_t logged, uint64_t reserved, bool sync) {
   LogMarkFile f;
   f.path_ = LogMarkPath(log_dir);
   if (current) f.mark_ = *current;
@@ -124,8 +122,8 @@ Result<LogMarkFile> LogMarkFile::Open(const std::string& log_dir,
     first.reserved = reserved;
     first.boot = CurrentLogBootId();
     const LogMarkSlot slots[2] = {EncodeSlot(first), EncodeSlot(first)};
-    auto fd = ReplaceFile(f.path_, f.path_ + ".tmp",
-                          std::string_view(reinterpret_cast<const char*>(slots), kFileBytes), sync);
+    auto fd = ReplaceFile(f.path_, f.path_ + ".tmp", std::string_view(reinterpret_cast<const char*>(slots), kFileBytes),
+                          sync);
     if (!fd.ok()) return fd.status();
     f.mark_ = first;
     f.fd_ = std::move(*fd);
@@ -148,8 +146,7 @@ Status LogMarkFile::Write(uint64_t logged, uint64_t reserved, bool sync) {
   next.boot = CurrentLogBootId();
   const LogMarkSlot slot = EncodeSlot(next);
   const uint64_t offset = (next.generation % 2) * kSlotBytes;
-  MOMENTA_RETURN_IF_ERROR(
-      PwriteFully(fd_.get(), path_, offset, sizeof slot, reinterpret_cast<const char*>(&slot)));
+  MOMENTA_RETURN_IF_ERROR(PwriteFully(fd_.get(), path_, offset, sizeof slot, reinterpret_cast<const char*>(&slot)));
   if (sync) MOMENTA_RETURN_IF_ERROR(SyncData(fd_.get(), path_));
   mark_ = next;
   return Status::OK();

@@ -88,8 +88,8 @@ class LogMarkFile {
   // place (synced when `sync`), so a crash leaves no half-made mark (the
   // temporary it may leave is removed by the next Open).
   // REQUIRES: logged <= reserved
-  static Result<LogMarkFile> Open(const std::string& log_dir, const std::optional<LogMark>& current,
-                                  uint64_t logged, uint64_t reserved, bool sync);
+  static Result<LogMarkFile> Open(const std::string& log_dir, const std::optional<LogMark>& current, uint64_t logged,
+                                  uint64_t reserved, bool sync);
 
   const LogMark& mark() const { return mark_; }
   // Writes logged/reserved (this boot) to the next slot; synced when `sync`.

@@ -11,13 +11,11 @@
 
 namespace momenta {
 
-LogReader::LogReader(std::string dir, LogReaderOptions options)
-    : dir_(std::move(dir)), options_(options) {}
+LogReader::LogReader(std::string dir, LogReaderOptions options) : dir_(std::move(dir)), options_(options) {}
 
 LogReader::~LogReader() = default;
 
-Result<std::unique_ptr<LogReader>> LogReader::Open(const std::string& log_dir,
-                                                   LogReaderOptions options) {
+Result<std::unique_ptr<LogReader>> LogReader::Open(const std::string& log_dir, LogReaderOptions options) {
   std::unique_ptr<LogReader> r(new LogReader(log_dir, options));
   // The mark first: every record at or below it was written before it, so
   // the segments listed after it hold them unless they were lost.
@@ -46,12 +44,10 @@ Status LogReader::List() {
   if (last_opened_) {
     // The first segment newer than the one opened last.
     next_segment_ = static_cast<size_t>(
-        std::lower_bound(segments_.begin(), segments_.end(), *last_opened_ + 1, by_first) -
-        segments_.begin());
+        std::lower_bound(segments_.begin(), segments_.end(), *last_opened_ + 1, by_first) - segments_.begin());
   } else {
     // The last segment starting at or before from_sequence (it may hold it).
-    const auto it = std::lower_bound(segments_.begin(), segments_.end(),
-                                     options_.from_sequence + 1, by_first);
+    const auto it = std::lower_bound(segments_.begin(), segments_.end(), options_.from_sequence + 1, by_first);
     next_segment_ = it == segments_.begin() ? 0 : static_cast<size_t>(it - segments_.begin()) - 1;
   }
   return Status::OK();
@@ -90,7 +86,7 @@ Result<bool> LogReader::AtSegmentEnd() {
     const uint64_t old_size = current_->size();
     MOMENTA_RETURN_IF_ERROR(current_->Refresh());
     if (current_->size() != old_size) return true;  // appended (or cut): scan on
-    if (!newer) return false;                        // nothing new for now
+    if (!newer) return false;                       // nothing new for now
     current_final_ = true;
     return true;  // scan once more as a finished segment
   }
@@ -163,9 +159,7 @@ void LogReader::TakeOutOfPlace(LogDamage d) {
     ++never_read;
     if (options_.out_of_order) kept.push_back(frame_[k]);
   }
-  d.problem = never_read == 0            ? "a duplicate"
-              : never_read == stale ? "out of order"
-                                         : "duplicates and out of order";
+  d.problem = never_read == 0 ? "a duplicate" : never_read == stale ? "out of order" : "duplicates and out of order";
   d.returned = !kept.empty();
   kept.insert(kept.end(), frame_.begin() + static_cast<ptrdiff_t>(stale), frame_.end());
   frame_ = std::move(kept);
@@ -190,9 +184,8 @@ void LogReader::CheckEnd() {
   d.kind = LogDamage::Kind::kMissingEnd;
   d.segment = last_path_.empty() ? dir_ : last_path_;
   d.offset = current_ ? current_->size() : 0;
-  d.problem = "the log ends at sequence " + std::to_string(expected - 1) +
-              ", but the high-water mark says sequence " + std::to_string(*mark_logged_) +
-              " was logged";
+  d.problem = "the log ends at sequence " + std::to_string(expected - 1) + ", but the high-water mark says sequence " +
+              std::to_string(*mark_logged_) + " was logged";
   d.records_lost = lost;
   d.first_lost = expected;
   damage_.push_back(std::move(d));
@@ -202,9 +195,7 @@ Result<bool> LogReader::Next(LogRecord* record) {
   for (;;) {
     while (frame_pos_ < frame_.size()) {
       const LogRecord& r = frame_[frame_pos_++];
-      if (r.sequence < options_.from_sequence || r.time < options_.since ||
-          r.time >= options_.until)
-        continue;
+      if (r.sequence < options_.from_sequence || r.time < options_.since || r.time >= options_.until) continue;
       *record = r;
       return true;
     }

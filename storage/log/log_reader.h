@@ -38,10 +38,10 @@
 #include <utility>
 #include <vector>
 
-#include "storage/npy/dtype.h"
 #include "storage/log/log_damage.h"
 #include "storage/log/log_format.h"
 #include "storage/log/log_segments.h"
+#include "storage/npy/dtype.h"
 #include "storage/util/status.h"
 
 namespace momenta {
@@ -49,8 +49,8 @@ namespace momenta {
 class SegmentScanner;
 
 struct LogReaderOptions {
-  uint64_t from_sequence = 0;                               // records below are skipped
-  int64_t since = std::numeric_limits<int64_t>::min();      // time filter: since <= time < until
+  uint64_t from_sequence = 0;                           // records below are skipped
+  int64_t since = std::numeric_limits<int64_t>::min();  // time filter: since <= time < until
   int64_t until = std::numeric_limits<int64_t>::max();
   // Follow a live log: at the end, Next() returns false "for now" and a later
   // call picks up frames appended since, across rotation to new segments.
@@ -73,8 +73,7 @@ class LogReader {
 
   // Opens the log folder (e.g. LogDirPath(array)). NotFound when it does not
   // exist. Reads nothing yet.
-  static Result<std::unique_ptr<LogReader>> Open(const std::string& log_dir,
-                                                 LogReaderOptions options = {});
+  static Result<std::unique_ptr<LogReader>> Open(const std::string& log_dir, LogReaderOptions options = {});
 
   // The next record that passes the filters: true and *record set, or false at
   // the end of the log (follow: the end for now). Damage met on the way is
@@ -118,24 +117,24 @@ class LogReader {
   const std::string dir_;
   const LogReaderOptions options_;
   std::vector<LogSegmentFile> segments_;
-  size_t next_segment_ = 0;                   // index into segments_ of the next to open
-  std::optional<uint64_t> last_opened_;       // first sequence of the segment opened last
-  std::unique_ptr<SegmentScanner> current_;   // null between segments
-  bool current_final_ = false;                // a newer segment exists: current_ gets no more frames
-  std::vector<LogRecord> frame_;              // the current frame's records
-  size_t frame_pos_ = 0;                      // records of frame_ already looked at
-  std::optional<uint64_t> last_sequence_;     // of the last valid frame read
-  std::optional<uint64_t> expected_;          // the sequence the next valid frame should start at
-  std::vector<size_t> unsettled_;             // damage_ met since the last valid frame
+  size_t next_segment_ = 0;                  // index into segments_ of the next to open
+  std::optional<uint64_t> last_opened_;      // first sequence of the segment opened last
+  std::unique_ptr<SegmentScanner> current_;  // null between segments
+  bool current_final_ = false;               // a newer segment exists: current_ gets no more frames
+  std::vector<LogRecord> frame_;             // the current frame's records
+  size_t frame_pos_ = 0;                     // records of frame_ already looked at
+  std::optional<uint64_t> last_sequence_;    // of the last valid frame read
+  std::optional<uint64_t> expected_;         // the sequence the next valid frame should start at
+  std::vector<size_t> unsettled_;            // damage_ met since the last valid frame
   // Sequence ranges [first, last] skipped over by the frames read so far
   // (sorted; the oldest dropped past kMaxGaps): out-of-place records in them
   // were never returned.
   static constexpr size_t kMaxGaps = 4096;
   std::vector<std::pair<uint64_t, uint64_t>> gaps_;
   std::vector<LogDamage> damage_;
-  std::optional<uint64_t> mark_logged_;       // the high-water mark's `logged`, as read at Open
-  bool end_checked_ = false;                  // CheckEnd ran
-  std::string last_path_;                     // the segment opened last
+  std::optional<uint64_t> mark_logged_;  // the high-water mark's `logged`, as read at Open
+  bool end_checked_ = false;             // CheckEnd ran
+  std::string last_path_;                // the segment opened last
   DType dtype_ = DType::kF8;
   uint64_t array_tag_ = 0;
 };

@@ -6,10 +6,10 @@
 #include <algorithm>
 #include <cerrno>
 
+#include "storage/io/posix_file.h"
 #include "storage/log/log_codec.h"
 #include "storage/log/log_scan.h"
 #include "storage/log/log_segments.h"
-#include "storage/io/posix_file.h"
 
 namespace momenta {
 
@@ -37,9 +37,9 @@ LogDamage Gap(const std::string& segment, uint64_t offset, uint64_t first_lost, 
 // One segment read whole: its last valid record, and its damage with each
 // loss settled against the valid frame after it.
 struct WholeScan {
-  std::optional<uint64_t> last;    // the last valid record's sequence
-  bool frames = false;             // a whole frame was met (in place or not)
-  uint64_t last_end = 0;           // the end of the last valid frame (or of the header)
+  std::optional<uint64_t> last;  // the last valid record's sequence
+  bool frames = false;           // a whole frame was met (in place or not)
+  uint64_t last_end = 0;         // the end of the last valid frame (or of the header)
   std::vector<LogDamage> damage;
   std::optional<size_t> unsettled;  // damage[*unsettled]: not yet followed by a valid frame
   // The sequence the next valid record should have.
@@ -85,8 +85,8 @@ Status ScanWhole(SegmentScanner& s, uint64_t first_sequence, WholeScan* out) {
 // *last (when the segment's end is a valid frame, or it was scanned) gets the
 // sequence of its last record: in a damaged folder it may lie at or beyond
 // the next segments' (a segment restored or copied in), and readers return it.
-Status CheckOlderSegment(const LogSegmentFile& seg, const LogSegmentFile& next,
-                         std::vector<LogDamage>* out, std::optional<uint64_t>* last_record) {
+Status CheckOlderSegment(const LogSegmentFile& seg, const LogSegmentFile& next, std::vector<LogDamage>* out,
+                         std::optional<uint64_t>* last_record) {
   auto opened = SegmentScanner::Open(seg.path, seg.first_sequence);
   if (!opened.ok()) {
     if (opened.status().code() == Status::Code::kNotFound) return Status::OK();
@@ -115,8 +115,7 @@ Status CheckOlderSegment(const LogSegmentFile& seg, const LogSegmentFile& next,
   WholeScan scan;
   MOMENTA_RETURN_IF_ERROR(ScanWhole(s, seg.first_sequence, &scan));
   *last_record = scan.last;
-  scan.Settle(scan.expected(seg.first_sequence), next.first_sequence, next.path,
-              sizeof(LogSegmentHeader));
+  scan.Settle(scan.expected(seg.first_sequence), next.first_sequence, next.path, sizeof(LogSegmentHeader));
   out->insert(out->end(), scan.damage.begin(), scan.damage.end());
   return Status::OK();
 }
@@ -241,18 +240,17 @@ void SettleNextSequence(const std::string& log_dir, const std::vector<LogSegment
   if (KnownHandedOut(*r, options) > last) {
     top = KnownHandedOut(*r, options);
     const std::vector<LogDamage>& nd = newest.damage;
-    const bool told = !nd.empty() && nd.back().kind == LogDamage::Kind::kTornTail &&
-                      nd.back().first_lost == last + 1 && nd.back().records_lost.value_or(0) == top - last;
+    const bool told = !nd.empty() && nd.back().kind == LogDamage::Kind::kTornTail && nd.back().first_lost == last + 1 &&
+                      nd.back().records_lost.value_or(0) == top - last;
     if (!told) {
       LogDamage d;
       d.kind = LogDamage::Kind::kMissingEnd;
       d.segment = newest.index ? segments[*newest.index].path : log_dir;
       d.offset = newest.index ? r->active_end : 0;
       d.problem = "the log ends at sequence " + std::to_string(last) + ", but " +
-                  (logged >= needed ? "the high-water mark says sequence " + std::to_string(logged) +
-                                          " was logged"
-                                    : "sequence " + std::to_string(needed) +
-                                          " is reflected by the log's user (its checkpoint)");
+                  (logged >= needed
+                       ? "the high-water mark says sequence " + std::to_string(logged) + " was logged"
+                       : "sequence " + std::to_string(needed) + " is reflected by the log's user (its checkpoint)");
       d.records_lost = top - last;
       d.first_lost = last + 1;
       r->damage.push_back(std::move(d));

@@ -9,15 +9,15 @@
 #include <string>
 #include <vector>
 
-#include "storage/npy/dtype.h"
 #include "storage/log/log_damage.h"
 #include "storage/log/log_mark.h"
+#include "storage/npy/dtype.h"
 #include "storage/util/status.h"
 
 namespace momenta {
 
 struct LogRecoveryOptions {
-  uint64_t first_sequence = 1;     // the first sequence of an empty log
+  uint64_t first_sequence = 1;  // the first sequence of an empty log
   // 0: none. Else the next sequence is at least this, and a log ending below
   // min_next_sequence - 1 has lost [last + 1, min_next_sequence - 1] (e.g. the
   // caller's checkpoint reflects records the log no longer holds).
@@ -31,15 +31,15 @@ struct LogRecoveryOptions {
 
 // What RecoverLog found and did.
 struct LogRecovery {
-  uint64_t next_sequence = 0;      // the sequence the writer hands out next
-  uint64_t last_sequence = 0;      // the last valid record's (0: none)
-  std::string active_segment;      // the newest segment, to append to; empty: start a new one
-  uint64_t active_end = 0;         // its size after the cut
-  std::optional<DType> dtype;      // from the newest readable segment header
+  uint64_t next_sequence = 0;  // the sequence the writer hands out next
+  uint64_t last_sequence = 0;  // the last valid record's (0: none)
+  std::string active_segment;  // the newest segment, to append to; empty: start a new one
+  uint64_t active_end = 0;     // its size after the cut
+  std::optional<DType> dtype;  // from the newest readable segment header
   uint64_t array_tag = 0;
-  std::optional<LogMark> mark;     // the high-water mark as found (nullopt: none or unreadable)
+  std::optional<LogMark> mark;  // the high-water mark as found (nullopt: none or unreadable)
   bool mark_unreadable = false;
-  std::vector<LogDamage> damage;   // every loss found, in log order
+  std::vector<LogDamage> damage;  // every loss found, in log order
   uint64_t bytes_cut = 0;
 };
 

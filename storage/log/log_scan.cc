@@ -17,8 +17,7 @@ constexpr size_t kScanChunk = 1024 * 1024;
 constexpr size_t kFrameHeaderBytes = sizeof(LogFrameHeader);
 }  // namespace
 
-Result<std::unique_ptr<SegmentScanner>> SegmentScanner::Open(const std::string& path,
-                                                             uint64_t name_sequence) {
+Result<std::unique_ptr<SegmentScanner>> SegmentScanner::Open(const std::string& path, uint64_t name_sequence) {
   auto fd = OpenFile(path, O_RDONLY);
   if (!fd.ok()) {
     if (fd.status().sys_errno() == ENOENT) return Status::NotFound(path, "segment removed");
@@ -32,9 +31,9 @@ Result<std::unique_ptr<SegmentScanner>> SegmentScanner::Open(const std::string& 
   if (!header.ok()) {
     s->header_status_ = header.status();
   } else if (header->first_sequence != name_sequence) {
-    s->header_status_ = Status::Corruption(
-        path, "header says first sequence " + std::to_string(header->first_sequence) +
-                  ", the file name " + std::to_string(name_sequence));
+    s->header_status_ =
+        Status::Corruption(path, "header says first sequence " + std::to_string(header->first_sequence) +
+                                     ", the file name " + std::to_string(name_sequence));
   } else {
     s->header_ = *header;
   }
@@ -47,7 +46,7 @@ Status SegmentScanner::Refresh() {
   if (!size.ok()) return size.status();
   size_ = *size;
   if (offset_ > size_) offset_ = size_;  // cut behind us
-  buffer_.clear();  // a writer may have cut and rewritten bytes we hold
+  buffer_.clear();                       // a writer may have cut and rewritten bytes we hold
   return Status::OK();
 }
 
@@ -66,8 +65,7 @@ Result<std::string_view> SegmentScanner::View(uint64_t offset, size_t length) {
   buffer_offset_ = offset;
   size_t done = 0;
   while (done < want) {
-    const ssize_t r = ::pread(fd_.get(), buffer_.data() + done, want - done,
-                              static_cast<off_t>(offset + done));
+    const ssize_t r = ::pread(fd_.get(), buffer_.data() + done, want - done, static_cast<off_t>(offset + done));
     if (r < 0) {
       if (errno == EINTR) continue;
       buffer_.clear();
@@ -92,8 +90,7 @@ Result<std::string> SegmentScanner::TryFrame(uint64_t at, std::vector<LogRecord>
   if (!h) return std::string("bad frame header");
   *claimed = h->count;
   const uint64_t bytes = LogFrameBytes(h->count);
-  if (bytes > size_ - at)
-    return "frame of " + std::to_string(bytes) + " bytes runs past the end of the file";
+  if (bytes > size_ - at) return "frame of " + std::to_string(bytes) + " bytes runs past the end of the file";
   auto payload = View(at + kFrameHeaderBytes, h->payload_bytes);
   if (!payload.ok()) return payload.status();
   if (payload->size() < h->payload_bytes)
@@ -210,8 +207,7 @@ LogDamage SegmentScanner::DamageOf(const Step& step) const {
   return d;
 }
 
-LogDamage SegmentScanner::OutOfPlaceOf(const Step& step, const std::vector<LogRecord>& records,
-                                       uint64_t after) const {
+LogDamage SegmentScanner::OutOfPlaceOf(const Step& step, const std::vector<LogRecord>& records, uint64_t after) const {
   assert(step.kind == Step::kFrame && step.stale > 0 && step.stale <= records.size());
   LogDamage d;
   d.kind = LogDamage::Kind::kOutOfPlace;

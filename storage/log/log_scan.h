@@ -19,9 +19,9 @@
 #include <string>
 #include <vector>
 
+#include "storage/io/posix_file.h"
 #include "storage/log/log_damage.h"
 #include "storage/log/log_format.h"
-#include "storage/io/posix_file.h"
 #include "storage/util/status.h"
 
 namespace momenta {
@@ -35,8 +35,7 @@ class SegmentScanner {
   // first sequence its file name gives). NotFound when the file is gone; other
   // OS failures are IO errors. A bad header is not an error here: see
   // header_status().
-  static Result<std::unique_ptr<SegmentScanner>> Open(const std::string& path,
-                                                      uint64_t name_sequence);
+  static Result<std::unique_ptr<SegmentScanner>> Open(const std::string& path, uint64_t name_sequence);
 
   const std::string& path() const { return path_; }
   // OK, or why the header is unusable: Corruption (short, foreign, damaged,
@@ -60,7 +59,7 @@ class SegmentScanner {
     // kFrame: how many of the frame's first records have a sequence at or
     // below `after` (out of place: duplicates, or behind a later frame).
     uint32_t stale = 0;
-    std::string problem;          // kDamage: why that frame was refused, a few words
+    std::string problem;  // kDamage: why that frame was refused, a few words
   };
   // Looks at offset(). kEnd: offset() == size(). kFrame: the frame's records
   // replace *records and offset() moves past it; Step::stale counts its
@@ -109,7 +108,7 @@ class SegmentScanner {
   LogSegmentHeader header_{};
   uint64_t size_ = 0;
   uint64_t offset_ = 0;
-  std::string buffer_;       // file bytes [buffer_offset_, buffer_offset_ + buffer_.size())
+  std::string buffer_;  // file bytes [buffer_offset_, buffer_offset_ + buffer_.size())
   uint64_t buffer_offset_ = 0;
 };
 

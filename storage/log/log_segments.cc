@@ -54,9 +54,8 @@ Result<std::vector<LogSegmentFile>> ListLogSegments(const std::string& dir) {
   const int err = errno;
   ::closedir(d);
   if (err != 0) return Status::FromErrno(dir, err);
-  std::sort(out.begin(), out.end(), [](const LogSegmentFile& a, const LogSegmentFile& b) {
-    return a.first_sequence < b.first_sequence;
-  });
+  std::sort(out.begin(), out.end(),
+            [](const LogSegmentFile& a, const LogSegmentFile& b) { return a.first_sequence < b.first_sequence; });
   return out;
 }
 

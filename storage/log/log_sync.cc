@@ -4,9 +4,12 @@ namespace momenta {
 
 std::string_view LogSyncName(LogSync sync) {
   switch (sync) {
-    case LogSync::kAlways: return "always";
-    case LogSync::kBatch: return "batch";
-    case LogSync::kNone: return "none";
+    case LogSync::kAlways:
+      return "always";
+    case LogSync::kBatch:
+      return "batch";
+    case LogSync::kNone:
+      return "none";
   }
   return "?";
 }

@@ -12,7 +12,7 @@
 namespace momenta {
 
 enum class LogSync { kAlways, kBatch, kNone };
-std::string_view LogSyncName(LogSync sync);                 // "always" | "batch" | "none"
+std::string_view LogSyncName(LogSync sync);  // "always" | "batch" | "none"
 // The policy LogSyncName gives `text`; else InvalidArgument naming `what`, the
 // caller's word for where the text came from (a CLI says "--sync").
 Result<LogSync> ParseLogSync(std::string_view text, const std::string& what);

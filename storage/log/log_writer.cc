@@ -18,13 +18,12 @@ namespace momenta {
 
 namespace {
 
-constexpr uint64_t kReserveAhead = 1 << 20;  // blocks reserved past the frame being written
+constexpr uint64_t kReserveAhead = 1 << 20;       // blocks reserved past the frame being written
 constexpr std::string_view kTempSuffix = ".tmp";  // a segment not yet published
 
 // rename(2) that refuses to replace an existing `to`.
 Status RenameNoReplace(const std::string& from, const std::string& to) {
-  if (::renameat2(AT_FDCWD, from.c_str(), AT_FDCWD, to.c_str(), RENAME_NOREPLACE) == 0)
-    return Status::OK();
+  if (::renameat2(AT_FDCWD, from.c_str(), AT_FDCWD, to.c_str(), RENAME_NOREPLACE) == 0) return Status::OK();
   if (errno != EINVAL && errno != ENOSYS) return Status::FromErrno(to, errno);
   // A file system without RENAME_NOREPLACE: link refuses to replace too.
   if (::link(from.c_str(), to.c_str()) != 0) return Status::FromErrno(to, errno);
@@ -61,8 +60,7 @@ Status MakeDirs(const std::filesystem::path& dir) {
 }
 
 int64_t WallClockMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
+  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
       .count();
 }
 
@@ -73,12 +71,10 @@ LogWriter::LogWriter(std::string dir, LogWriterOptions options, std::unique_ptr<
 
 LogWriter::~LogWriter() { TrimReservation(); }
 
-Result<std::unique_ptr<LogWriter>> LogWriter::Open(const std::string& log_dir,
-                                                   LogWriterOptions options) {
+Result<std::unique_ptr<LogWriter>> LogWriter::Open(const std::string& log_dir, LogWriterOptions options) {
   if (options.first_sequence == 0)
     return Status::InvalidArgument(log_dir, "the first sequence number must be at least 1");
-  if (options.segment_bytes == 0)
-    return Status::InvalidArgument(log_dir, "the segment size must be positive");
+  if (options.segment_bytes == 0) return Status::InvalidArgument(log_dir, "the segment size must be positive");
   MOMENTA_RETURN_IF_ERROR(MakeDirs(log_dir));
   auto lock = WriterLock::Acquire(log_dir + "/writer.lock", log_dir);
   if (!lock.ok()) return lock.status();
@@ -90,8 +86,7 @@ Result<std::unique_ptr<LogWriter>> LogWriter::Open(const std::string& log_dir,
   auto recovery = RecoverLog(log_dir, ro);
   if (!recovery.ok()) return recovery.status();
   if (recovery->dtype && *recovery->dtype != options.dtype)
-    return Status::InvalidArgument(log_dir, "the log holds dtype " +
-                                                std::string(DTypeName(*recovery->dtype)) +
+    return Status::InvalidArgument(log_dir, "the log holds dtype " + std::string(DTypeName(*recovery->dtype)) +
                                                 ", not " + std::string(DTypeName(options.dtype)));
 
   std::unique_ptr<LogWriter> w(new LogWriter(log_dir, std::move(options), std::move(*lock)));
@@ -100,8 +95,7 @@ Result<std::unique_ptr<LogWriter>> LogWriter::Open(const std::string& log_dir,
   // A log without a readable mark gets one; the sequences it reserves start
   // at the next record.
   const uint64_t logged = w->recovery_.mark ? w->recovery_.mark->logged : 0;
-  auto mark = LogMarkFile::Open(log_dir, w->recovery_.mark, logged,
-                                std::max(logged, w->next_sequence_ - 1),
+  auto mark = LogMarkFile::Open(log_dir, w->recovery_.mark, logged, std::max(logged, w->next_sequence_ - 1),
                                 w->options_.sync != LogSync::kNone);
   if (!mark.ok()) return mark.status();
   w->mark_ = std::move(*mark);
@@ -131,8 +125,7 @@ Status LogWriter::StartSegment() {
   MOMENTA_RETURN_IF_ERROR(Fault(LogFileOp::kCreate, path));
   auto fd = OpenFile(temp, O_RDWR | O_CREAT | O_TRUNC, 0644);
   if (!fd.ok()) return fd.status();
-  const LogSegmentHeader h =
-      MakeLogSegmentHeader(next_sequence_, options_.dtype, options_.array_tag);
+  const LogSegmentHeader h = MakeLogSegmentHeader(next_sequence_, options_.dtype, options_.array_tag);
   Status s = Fault(LogFileOp::kReserve, path);
   if (s.ok()) s = AllocateRange(fd->get(), path, 0, sizeof h);
   if (s.ok()) s = Fault(LogFileOp::kWrite, path);
@@ -151,8 +144,7 @@ Status LogWriter::StartSegment() {
 }
 
 Status LogWriter::FinishSegment() {
-  if (options_.sync != LogSync::kNone && (synced_end_ < end_ || dir_unsynced_))
-    MOMENTA_RETURN_IF_ERROR(SyncNow());
+  if (options_.sync != LogSync::kNone && (synced_end_ < end_ || dir_unsynced_)) MOMENTA_RETURN_IF_ERROR(SyncNow());
   MOMENTA_RETURN_IF_ERROR(MarkLogged());
   TrimReservation();
   fd_ = FileDescriptor();
@@ -165,8 +157,7 @@ Status LogWriter::ReserveSequences(uint64_t last) {
   // Ahead by 64Ki, or by as many as this writer has handed out so far: a
   // long-running writer rewrites the mark O(log n) times.
   const uint64_t ahead = std::max(kLogMarkReserveAhead, last - opened_at_ + 1);
-  return mark_.Write(mark_.mark().logged, last + ahead,
-                     options_.sync != LogSync::kNone);
+  return mark_.Write(mark_.mark().logged, last + ahead, options_.sync != LogSync::kNone);
 }
 
 Status LogWriter::MarkLogged() {

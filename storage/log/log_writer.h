@@ -56,14 +56,14 @@
 #include <string>
 #include <string_view>
 
-#include "storage/npy/dtype.h"
+#include "storage/array/writer_lock.h"
+#include "storage/io/posix_file.h"
 #include "storage/log/log_format.h"
 #include "storage/log/log_mark.h"
 #include "storage/log/log_recovery.h"
 #include "storage/log/log_sync.h"
-#include "storage/io/posix_file.h"
+#include "storage/npy/dtype.h"
 #include "storage/util/status.h"
-#include "storage/array/writer_lock.h"
 
 namespace momenta {
 
@@ -71,12 +71,12 @@ namespace momenta {
 enum class LogFileOp { kCreate, kReserve, kWrite, kSync };
 
 struct LogWriterOptions {
-  DType dtype = DType::kF8;      // of the array; must match an existing log's
-  uint64_t array_tag = 0;        // the caller's identity of the array: stored in new segment
-                                 // headers for readers, not checked against old ones
+  DType dtype = DType::kF8;  // of the array; must match an existing log's
+  uint64_t array_tag = 0;    // the caller's identity of the array: stored in new segment
+                             // headers for readers, not checked against old ones
   LogSync sync = LogSync::kBatch;
   uint64_t segment_bytes = uint64_t{64} << 20;  // rotate past this size
-  uint64_t first_sequence = 1;   // the first sequence of an empty log (>= 1)
+  uint64_t first_sequence = 1;                  // the first sequence of an empty log (>= 1)
   // 0: none. The writer never hands out a sequence below it, and a log that
   // ends below min_next_sequence - 1 is reported as having lost
   // [last + 1, min_next_sequence - 1] (e.g. the last sequence a checkpoint
@@ -101,8 +101,7 @@ class LogWriter {
   // Creates the folder if needed (and its parent), locks it, recovers it.
   // Errors: the lock ("IO error: <dir>: locked by another writer (pid N)"), a
   // log of another dtype (Invalid argument), IO errors, newer format.
-  static Result<std::unique_ptr<LogWriter>> Open(const std::string& log_dir,
-                                                 LogWriterOptions options);
+  static Result<std::unique_ptr<LogWriter>> Open(const std::string& log_dir, LogWriterOptions options);
 
   // What Open's recovery found and cut.
   const LogRecovery& recovery() const { return recovery_; }
@@ -145,8 +144,8 @@ class LogWriter {
  private:
   LogWriter(std::string dir, LogWriterOptions options, std::unique_ptr<WriterLock> lock);
   [[nodiscard]] Status Fault(LogFileOp op, const std::string& path) const;
-  [[nodiscard]] Status StartSegment();   // creates the segment named next_sequence_
-  [[nodiscard]] Status FinishSegment();  // syncs per policy, trims, closes
+  [[nodiscard]] Status StartSegment();                 // creates the segment named next_sequence_
+  [[nodiscard]] Status FinishSegment();                // syncs per policy, trims, closes
   [[nodiscard]] Status ReserveBlocks(uint64_t bytes);  // blocks for [end_, end_ + bytes)
   // The mark's `reserved` raised to cover sequences up to `last`.
   [[nodiscard]] Status ReserveSequences(uint64_t last);
@@ -160,17 +159,17 @@ class LogWriter {
   std::unique_ptr<WriterLock> lock_;
   LogRecovery recovery_;
   uint64_t next_sequence_ = 1;
-  uint64_t opened_at_ = 1;         // next_sequence_ when Open returned
-  std::string segment_;            // path of the segment appended to ("" before the first)
-  FileDescriptor fd_;              // open on segment_
-  uint64_t end_ = 0;               // bytes [0, end_) of segment_ hold its header and whole frames
-  uint64_t synced_end_ = 0;        // bytes [0, synced_end_) of segment_ survived the last sync
-  uint64_t reserved_end_ = 0;      // blocks of [0, reserved_end_) are allocated
-  bool dir_unsynced_ = false;      // a segment was created since the folder's last fsync
-  LogMarkFile mark_;               // the high-water mark
-  uint64_t unit_left_ = 0;         // records of the last Reserve still to come: no rotation
-  Status stopped_;                 // not OK: the writer stopped after this error
-  std::string frame_;              // encoding buffer, reused
+  uint64_t opened_at_ = 1;     // next_sequence_ when Open returned
+  std::string segment_;        // path of the segment appended to ("" before the first)
+  FileDescriptor fd_;          // open on segment_
+  uint64_t end_ = 0;           // bytes [0, end_) of segment_ hold its header and whole frames
+  uint64_t synced_end_ = 0;    // bytes [0, synced_end_) of segment_ survived the last sync
+  uint64_t reserved_end_ = 0;  // blocks of [0, reserved_end_) are allocated
+  bool dir_unsynced_ = false;  // a segment was created since the folder's last fsync
+  LogMarkFile mark_;           // the high-water mark
+  uint64_t unit_left_ = 0;     // records of the last Reserve still to come: no rotation
+  Status stopped_;             // not OK: the writer stopped after this error
+  std::string frame_;          // encoding buffer, reused
 };
 
 }  // namespace momenta

@@ -23,7 +23,7 @@ namespace {
 
 struct DTypeInfo {
   DType type;
-  std::string_view name;  // "f8"
+  std::string_view name;       // "f8"
   std::string_view long_name;  // "float64"
   size_t size;
   bool is_integer;
@@ -84,9 +84,7 @@ Status NotANumber(std::string_view text) {
 }
 
 std::string_view TrimSpace(std::string_view s) {
-  auto space = [](char c) {
-    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
-  };
+  auto space = [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; };
   while (!s.empty() && space(s.front())) s.remove_prefix(1);
   while (!s.empty() && space(s.back())) s.remove_suffix(1);
   return s;
@@ -201,9 +199,12 @@ bool IntegerParts(const Value& v, bool* negative, uint64_t* magnitude) {
 
 double AsDouble(const Value& v) {
   switch (v.kind) {
-    case Value::Kind::kInt: return static_cast<double>(v.i);
-    case Value::Kind::kUInt: return static_cast<double>(v.u);
-    case Value::Kind::kFloat: return v.f;
+    case Value::Kind::kInt:
+      return static_cast<double>(v.i);
+    case Value::Kind::kUInt:
+      return static_cast<double>(v.u);
+    case Value::Kind::kFloat:
+      return v.f;
   }
   return 0;
 }
@@ -243,8 +244,7 @@ Result<Value> ParseValue(DType t, std::string_view raw_text) {
     // Not a decimal literal: say "not finite" for nan/inf, else "not a number".
     double f;
     bool overflow;
-    if (ParseReal(text, &f, &overflow) && !std::isfinite(f))
-      return DoesNotFit(t, text, "not a finite number");
+    if (ParseReal(text, &f, &overflow) && !std::isfinite(f)) return DoesNotFit(t, text, "not a finite number");
     return NotANumber(text);
   }
   bool overflow = false;
@@ -306,25 +306,43 @@ void EncodeValue(DType t, const Value& v, char* bytes) {
   // Two's complement: the low bytes of the 64-bit pattern are the narrow value.
   const uint64_t bits = negative ? ~magnitude + 1 : magnitude;
   switch (DTypeSize(t)) {
-    case 8: Store(bits, bytes); break;
-    case 4: Store(static_cast<uint32_t>(bits), bytes); break;
-    case 2: Store(static_cast<uint16_t>(bits), bytes); break;
-    default: Store(static_cast<uint8_t>(bits), bytes); break;
+    case 8:
+      Store(bits, bytes);
+      break;
+    case 4:
+      Store(static_cast<uint32_t>(bits), bytes);
+      break;
+    case 2:
+      Store(static_cast<uint16_t>(bits), bytes);
+      break;
+    default:
+      Store(static_cast<uint8_t>(bits), bytes);
+      break;
   }
 }
 
 Value DecodeValue(DType t, const char* bytes) {
   switch (t) {
-    case DType::kF8: return Value::Float(Load<double>(bytes));
-    case DType::kF4: return Value::Float(static_cast<double>(Load<float>(bytes)));
-    case DType::kI8: return Value::Int(Load<int64_t>(bytes));
-    case DType::kI4: return Value::Int(Load<int32_t>(bytes));
-    case DType::kI2: return Value::Int(Load<int16_t>(bytes));
-    case DType::kI1: return Value::Int(Load<int8_t>(bytes));
-    case DType::kU8: return Value::UInt(Load<uint64_t>(bytes));
-    case DType::kU4: return Value::UInt(Load<uint32_t>(bytes));
-    case DType::kU2: return Value::UInt(Load<uint16_t>(bytes));
-    case DType::kU1: return Value::UInt(Load<uint8_t>(bytes));
+    case DType::kF8:
+      return Value::Float(Load<double>(bytes));
+    case DType::kF4:
+      return Value::Float(static_cast<double>(Load<float>(bytes)));
+    case DType::kI8:
+      return Value::Int(Load<int64_t>(bytes));
+    case DType::kI4:
+      return Value::Int(Load<int32_t>(bytes));
+    case DType::kI2:
+      return Value::Int(Load<int16_t>(bytes));
+    case DType::kI1:
+      return Value::Int(Load<int8_t>(bytes));
+    case DType::kU8:
+      return Value::UInt(Load<uint64_t>(bytes));
+    case DType::kU4:
+      return Value::UInt(Load<uint32_t>(bytes));
+    case DType::kU2:
+      return Value::UInt(Load<uint16_t>(bytes));
+    case DType::kU1:
+      return Value::UInt(Load<uint8_t>(bytes));
   }
   assert(false && "unknown dtype");
   return Value();
@@ -338,16 +356,27 @@ double DecodeDouble(DType t, const char* bytes) {
 
 void DecodeDoubles(DType t, const char* bytes, size_t count, double* out) {
   switch (t) {
-    case DType::kF8: std::memcpy(out, bytes, count * sizeof(double)); return;
-    case DType::kF4: return DecodeAll<float>(bytes, count, out);
-    case DType::kI8: return DecodeAll<int64_t>(bytes, count, out);
-    case DType::kI4: return DecodeAll<int32_t>(bytes, count, out);
-    case DType::kI2: return DecodeAll<int16_t>(bytes, count, out);
-    case DType::kI1: return DecodeAll<int8_t>(bytes, count, out);
-    case DType::kU8: return DecodeAll<uint64_t>(bytes, count, out);
-    case DType::kU4: return DecodeAll<uint32_t>(bytes, count, out);
-    case DType::kU2: return DecodeAll<uint16_t>(bytes, count, out);
-    case DType::kU1: return DecodeAll<uint8_t>(bytes, count, out);
+    case DType::kF8:
+      std::memcpy(out, bytes, count * sizeof(double));
+      return;
+    case DType::kF4:
+      return DecodeAll<float>(bytes, count, out);
+    case DType::kI8:
+      return DecodeAll<int64_t>(bytes, count, out);
+    case DType::kI4:
+      return DecodeAll<int32_t>(bytes, count, out);
+    case DType::kI2:
+      return DecodeAll<int16_t>(bytes, count, out);
+    case DType::kI1:
+      return DecodeAll<int8_t>(bytes, count, out);
+    case DType::kU8:
+      return DecodeAll<uint64_t>(bytes, count, out);
+    case DType::kU4:
+      return DecodeAll<uint32_t>(bytes, count, out);
+    case DType::kU2:
+      return DecodeAll<uint16_t>(bytes, count, out);
+    case DType::kU1:
+      return DecodeAll<uint8_t>(bytes, count, out);
   }
   assert(false && "unknown dtype");
 }
@@ -368,16 +397,18 @@ std::string FormatFloat(F f) {
 
 std::string FormatValue(const Value& v) {
   switch (v.kind) {
-    case Value::Kind::kInt: return std::to_string(v.i);
-    case Value::Kind::kUInt: return std::to_string(v.u);
-    case Value::Kind::kFloat: return FormatFloat(v.f);
+    case Value::Kind::kInt:
+      return std::to_string(v.i);
+    case Value::Kind::kUInt:
+      return std::to_string(v.u);
+    case Value::Kind::kFloat:
+      return FormatFloat(v.f);
   }
   return "?";
 }
 
 std::string FormatValue(DType t, const Value& v) {
-  if (t == DType::kF4 && v.kind == Value::Kind::kFloat && ValueFits(t, v))
-    return FormatFloat(static_cast<float>(v.f));
+  if (t == DType::kF4 && v.kind == Value::Kind::kFloat && ValueFits(t, v)) return FormatFloat(static_cast<float>(v.f));
   return FormatValue(v);
 }
 

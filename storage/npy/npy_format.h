@@ -36,8 +36,8 @@ inline constexpr size_t kMaxNpyDims = 64;
 
 struct NpyHeader {
   DType dtype = DType::kF8;
-  std::vector<uint64_t> shape;   // () for a 0-d array: one element
-  uint64_t data_offset = 0;      // byte where element 0 starts
+  std::vector<uint64_t> shape;  // () for a 0-d array: one element
+  uint64_t data_offset = 0;     // byte where element 0 starts
   int major_version = 1;
   int minor_version = 0;
 
@@ -88,8 +88,7 @@ Status ValidateNpyShape(DType dtype, std::span<const uint64_t> shape, const std:
 // REQUIRES: data_offset is a multiple of 64, at most 65536 (a v1.0 header)
 // and large enough for the dict; ValidateNpyShape(dtype, shape) is OK (then
 // 4096 is always large enough).
-std::string EncodeNpyHeader(DType dtype, std::span<const uint64_t> shape,
-                            uint64_t data_offset = kMomentaDataOffset);
+std::string EncodeNpyHeader(DType dtype, std::span<const uint64_t> shape, uint64_t data_offset = kMomentaDataOffset);
 
 // The smallest multiple of 64 that holds the v1.0 header of `shape` (at most
 // about 1.5 KiB). Used for empty arrays: numpy.load(mmap_mode='r') cannot map

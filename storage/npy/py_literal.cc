@@ -22,8 +22,7 @@ bool Hashable(const PyLiteral& v) {
 
 class Parser : public PyLexer {
  public:
-  Parser(std::string_view text, PyHeaderText encoding)
-      : PyLexer(text, encoding == PyHeaderText::kLatin1Python2) {}
+  Parser(std::string_view text, PyHeaderText encoding) : PyLexer(text, encoding == PyHeaderText::kLatin1Python2) {}
 
   bool ParseAll(PyLiteral* out) {
     for (char c : text_)
@@ -106,8 +105,7 @@ class Parser : public PyLexer {
   // A backslash that ends a line joins it to the next one.
   // (Not at the very end: Python wants more after it.)
   bool Continuation() {
-    if (pos_ + 2 < text_.size() && text_[pos_] == '\\' &&
-        (text_[pos_ + 1] == '\n' || text_[pos_ + 1] == '\r')) {
+    if (pos_ + 2 < text_.size() && text_[pos_] == '\\' && (text_[pos_ + 1] == '\n' || text_[pos_ + 1] == '\r')) {
       ++pos_;
       SkipLineBreak();
       return true;
@@ -194,8 +192,7 @@ class Parser : public PyLexer {
       return true;
     }
     if (c == '(' || c == '[' || c == '{') {
-      if (depth + 1 > kMaxPyNesting)
-        return Fail("nesting deeper than " + std::to_string(kMaxPyNesting) + " brackets");
+      if (depth + 1 > kMaxPyNesting) return Fail("nesting deeper than " + std::to_string(kMaxPyNesting) + " brackets");
       if (c == '(') return ParseParens(out, depth + 1, plain);
       if (c == '[') return ParseSequence(out, Kind::kList, ']', depth + 1);
       return ParseBraces(out, depth + 1);
@@ -254,8 +251,7 @@ class Parser : public PyLexer {
     }
     out->kind = Kind::kTuple;
     out->items.push_back(std::move(first));
-    if (pos_ >= text_.size() || text_[pos_] != ',')
-      return Fail("expected ',' or ')' but found " + Here());
+    if (pos_ >= text_.size() || text_[pos_] != ',') return Fail("expected ',' or ')' but found " + Here());
     ++pos_;
     return ParseItems(out, ')', depth);
   }
@@ -315,8 +311,7 @@ class Parser : public PyLexer {
     for (;;) {
       if (!Hashable(out->items.back())) return Fail("unhashable dict key before byte " + std::to_string(pos_));
       Skip(depth);
-      if (pos_ >= text_.size() || text_[pos_] != ':')
-        return Fail("expected ':' after a key but found " + Here());
+      if (pos_ >= text_.size() || text_[pos_] != ':') return Fail("expected ':' after a key but found " + Here());
       ++pos_;
       out->items.emplace_back();
       if (!ParseValue(&out->items.back(), depth)) return false;
@@ -346,8 +341,7 @@ class Parser : public PyLexer {
         while (pos_ < text_.size() && (text_[pos_] == ' ' || text_[pos_] == '\t' || text_[pos_] == '\f')) ++pos_;
         if (!Continuation()) break;
       }
-      if (pos_ < text_.size() && text_[pos_] == 'L' &&
-          (pos_ + 1 == text_.size() || !IsPyWordChar(text_[pos_ + 1]))) {
+      if (pos_ < text_.size() && text_[pos_] == 'L' && (pos_ + 1 == text_.size() || !IsPyWordChar(text_[pos_ + 1]))) {
         ++pos_;
         return true;
       }
@@ -387,8 +381,7 @@ class Parser : public PyLexer {
 
 }  // namespace
 
-bool ParsePyLiteral(std::string_view text, PyHeaderText encoding, PyLiteral* out,
-                    std::string* error) {
+bool ParsePyLiteral(std::string_view text, PyHeaderText encoding, PyLiteral* out, std::string* error) {
   if (encoding == PyHeaderText::kUtf8) {
     size_t bad = 0;
     if (!ValidPyUtf8(text, &bad)) {

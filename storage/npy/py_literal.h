@@ -31,8 +31,7 @@ namespace momenta {
 inline constexpr int kMaxPyNesting = 200;
 
 struct PyLiteral {
-  enum class Kind { kStr, kBytes, kInt, kFloat, kComplex, kBool, kNone, kEllipsis,
-                    kTuple, kList, kSet, kDict };
+  enum class Kind { kStr, kBytes, kInt, kFloat, kComplex, kBool, kNone, kEllipsis, kTuple, kList, kSet, kDict };
   Kind kind = Kind::kNone;
   std::string text;        // kStr: UTF-8 (lone surrogates as their 3-byte form); kBytes: the bytes
   bool negative = false;   // kInt: the sign (never set for 0)
@@ -52,7 +51,6 @@ enum class PyHeaderText {
 
 // Parses `text` as ast.literal_eval would (see above). On failure returns
 // false and sets *error (e.g. "unterminated string at byte 12").
-bool ParsePyLiteral(std::string_view text, PyHeaderText encoding, PyLiteral* out,
-                    std::string* error);
+bool ParsePyLiteral(std::string_view text, PyHeaderText encoding, PyLiteral* out, std::string* error);
 
 }  // namespace momenta

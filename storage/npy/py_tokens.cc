@@ -7,9 +7,7 @@ using Kind = PyLiteral::Kind;
 
 bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 bool IsHex(char c) { return IsDigit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'); }
-int HexValue(char c) {
-  return IsDigit(c) ? c - '0' : (c >= 'a' && c <= 'f') ? c - 'a' + 10 : c - 'A' + 10;
-}
+int HexValue(char c) { return IsDigit(c) ? c - '0' : (c >= 'a' && c <= 'f') ? c - 'a' + 10 : c - 'A' + 10; }
 void AppendUtf8(uint32_t cp, std::string* out) {
   if (cp < 0x80) {
     out->push_back(static_cast<char>(cp));
@@ -62,9 +60,7 @@ bool ValidPyUtf8(std::string_view s, size_t* bad) {
   return true;
 }
 
-bool PyLexer::AtLineBreak() const {
-  return pos_ < text_.size() && (text_[pos_] == '\n' || text_[pos_] == '\r');
-}
+bool PyLexer::AtLineBreak() const { return pos_ < text_.size() && (text_[pos_] == '\n' || text_[pos_] == '\r'); }
 
 void PyLexer::SkipLineBreak() {
   if (text_[pos_] == '\r' && pos_ + 1 < text_.size() && text_[pos_ + 1] == '\n') ++pos_;
@@ -153,8 +149,7 @@ bool PyLexer::LexNumber(PyLiteral* out) {
     return true;
   }
   // A decimal integer: no leading zeros unless it is all zeros.
-  if (int_digits.size() > 1 && int_digits[0] == '0' &&
-      int_digits.find_first_not_of('0') != std::string::npos)
+  if (int_digits.size() > 1 && int_digits[0] == '0' && int_digits.find_first_not_of('0') != std::string::npos)
     return Fail("leading zeros in a decimal integer at byte " + std::to_string(start));
   out->kind = Kind::kInt;
   for (char d : int_digits) Accumulate(out, 10, static_cast<uint64_t>(d - '0'));
@@ -170,10 +165,8 @@ void PyLexer::Accumulate(PyLiteral* v, uint64_t base, uint64_t digit) {
 // At a string literal: an optional prefix of r/u/b/f letters, then a quote.
 bool PyLexer::StringStart() const {
   size_t p = pos_;
-  while (p < text_.size() && p - pos_ < 2 && std::string_view("rRuUbBfF").find(text_[p]) != std::string_view::npos)
-    ++p;
-  return p < text_.size() && (text_[p] == '\'' || text_[p] == '"') &&
-         (p == pos_ || p == pos_ + 1 || p == pos_ + 2);
+  while (p < text_.size() && p - pos_ < 2 && std::string_view("rRuUbBfF").find(text_[p]) != std::string_view::npos) ++p;
+  return p < text_.size() && (text_[p] == '\'' || text_[p] == '"') && (p == pos_ || p == pos_ + 1 || p == pos_ + 2);
 }
 
 bool PyLexer::ParseStringPrefix(bool* raw_out, bool* bytes_out) {
@@ -188,10 +181,9 @@ bool PyLexer::ParseStringPrefix(bool* raw_out, bool* bytes_out) {
     ++pos_;
   }
   const size_t prefix = pos_ - start;
-  const bool valid_prefix =
-      prefix == 0 || (prefix == 1) ||
-      (prefix == 2 && raw && (bytes || format) && !unicode &&
-       static_cast<char>(text_[start] | 0x20) != static_cast<char>(text_[start + 1] | 0x20));
+  const bool valid_prefix = prefix == 0 || (prefix == 1) ||
+                            (prefix == 2 && raw && (bytes || format) && !unicode &&
+                             static_cast<char>(text_[start] | 0x20) != static_cast<char>(text_[start + 1] | 0x20));
   if (!valid_prefix) {
     pos_ = start;
     return Fail("unexpected " + Here() + " (not a string prefix)");
@@ -209,21 +201,43 @@ bool PyLexer::ParseEscape(bool bytes, std::string* out) {
   const char e = text_[pos_ + 1];
   pos_ += 2;
   switch (e) {
-    case '\n': return true;
+    case '\n':
+      return true;
     case '\r':
       if (pos_ < text_.size() && text_[pos_] == '\n') ++pos_;
       return true;
-    case '\\': out->push_back('\\'); return true;
-    case '\'': out->push_back('\''); return true;
-    case '"': out->push_back('"'); return true;
-    case 'a': out->push_back('\a'); return true;
-    case 'b': out->push_back('\b'); return true;
-    case 'f': out->push_back('\f'); return true;
-    case 'n': out->push_back('\n'); return true;
-    case 'r': out->push_back('\r'); return true;
-    case 't': out->push_back('\t'); return true;
-    case 'v': out->push_back('\v'); return true;
-    default: break;
+    case '\\':
+      out->push_back('\\');
+      return true;
+    case '\'':
+      out->push_back('\'');
+      return true;
+    case '"':
+      out->push_back('"');
+      return true;
+    case 'a':
+      out->push_back('\a');
+      return true;
+    case 'b':
+      out->push_back('\b');
+      return true;
+    case 'f':
+      out->push_back('\f');
+      return true;
+    case 'n':
+      out->push_back('\n');
+      return true;
+    case 'r':
+      out->push_back('\r');
+      return true;
+    case 't':
+      out->push_back('\t');
+      return true;
+    case 'v':
+      out->push_back('\v');
+      return true;
+    default:
+      break;
   }
   if (e >= '0' && e <= '7') {
     uint32_t v = static_cast<uint32_t>(e - '0');
@@ -252,8 +266,7 @@ bool PyLexer::ParseEscape(bool bytes, std::string* out) {
     }
     return true;
   }
-  if (!bytes && e == 'N')
-    return Fail("a \\N{...} escape at byte " + std::to_string(pos_ - 2) + " (not supported)");
+  if (!bytes && e == 'N') return Fail("a \\N{...} escape at byte " + std::to_string(pos_ - 2) + " (not supported)");
   if (static_cast<unsigned char>(e) >= 0x80) {  // backslash + a non-ASCII character: kept
     out->push_back('\\');
     --pos_;

@@ -21,11 +21,16 @@ std::atomic<int> g_wake_write{-1};
 
 std::string SignalName(int signal) {
   switch (signal) {
-    case SIGINT: return "SIGINT";
-    case SIGTERM: return "SIGTERM";
-    case SIGHUP: return "SIGHUP";
-    case SIGQUIT: return "SIGQUIT";
-    default: return "signal " + std::to_string(signal);
+    case SIGINT:
+      return "SIGINT";
+    case SIGTERM:
+      return "SIGTERM";
+    case SIGHUP:
+      return "SIGHUP";
+    case SIGQUIT:
+      return "SIGQUIT";
+    default:
+      return "signal " + std::to_string(signal);
   }
 }
 
@@ -67,8 +72,7 @@ void ResetCancel() {
   g_request.store(-1, std::memory_order_relaxed);
   if (const int r = g_wake_read.load(); r >= 0) {
     char drain[64];
-    while (::read(r, drain, sizeof drain) > 0) {
-    }
+    while (::read(r, drain, sizeof drain) > 0) {}
   }
 }
 

@@ -51,16 +51,15 @@ uint32_t Crc32cExtendPortable(uint32_t crc, const void* data, size_t n) {
   for (; n >= 8; n -= 8, p += 8) {
     const uint64_t v = Load64(p) ^ c;
     c = kTables[7][v & 0xFF] ^ kTables[6][(v >> 8) & 0xFF] ^ kTables[5][(v >> 16) & 0xFF] ^
-        kTables[4][(v >> 24) & 0xFF] ^ kTables[3][(v >> 32) & 0xFF] ^
-        kTables[2][(v >> 40) & 0xFF] ^ kTables[1][(v >> 48) & 0xFF] ^ kTables[0][v >> 56];
+        kTables[4][(v >> 24) & 0xFF] ^ kTables[3][(v >> 32) & 0xFF] ^ kTables[2][(v >> 40) & 0xFF] ^
+        kTables[1][(v >> 48) & 0xFF] ^ kTables[0][v >> 56];
   }
   for (; n > 0; --n, ++p) c = (c >> 8) ^ kTables[0][(c ^ *p) & 0xFF];
   return ~c;
 }
 
 #if defined(__x86_64__)
-__attribute__((target("sse4.2"))) uint32_t Crc32cExtendHardware(uint32_t crc, const void* data,
-                                                                  size_t n) {
+__attribute__((target("sse4.2"))) uint32_t Crc32cExtendHardware(uint32_t crc, const void* data, size_t n) {
   const auto* p = static_cast<const unsigned char*>(data);
   uint64_t c = ~crc;
   for (; n >= 8; n -= 8, p += 8) c = _mm_crc32_u64(c, Load64(p));

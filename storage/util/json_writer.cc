@@ -33,11 +33,21 @@ void JsonWriter::AppendEscaped(std::string_view s) {
   out_ += '"';
   for (unsigned char c : s) {
     switch (c) {
-      case '"': out_ += "\\\""; break;
-      case '\\': out_ += "\\\\"; break;
-      case '\n': out_ += "\\n"; break;
-      case '\r': out_ += "\\r"; break;
-      case '\t': out_ += "\\t"; break;
+      case '"':
+        out_ += "\\\"";
+        break;
+      case '\\':
+        out_ += "\\\\";
+        break;
+      case '\n':
+        out_ += "\\n";
+        break;
+      case '\r':
+        out_ += "\\r";
+        break;
+      case '\t':
+        out_ += "\\t";
+        break;
       default:
         if (c < 0x20) {
           char buf[8];
@@ -93,9 +103,12 @@ JsonWriter& JsonWriter::Null() {
 
 JsonWriter& JsonWriter::ElementValue(const Value& v) {
   switch (v.kind) {
-    case Value::Kind::kInt: return Int(v.i);
-    case Value::Kind::kUInt: return UInt(v.u);
-    case Value::Kind::kFloat: return Double(v.f);
+    case Value::Kind::kInt:
+      return Int(v.i);
+    case Value::Kind::kUInt:
+      return UInt(v.u);
+    case Value::Kind::kFloat:
+      return Double(v.f);
   }
   return Null();
 }

@@ -16,10 +16,28 @@ namespace momenta {
 
 class JsonWriter {
  public:
-  JsonWriter& BeginObject() { Separate(); out_ += '{'; first_ = true; return *this; }
-  JsonWriter& EndObject() { out_ += '}'; first_ = false; return *this; }
-  JsonWriter& BeginArray() { Separate(); out_ += '['; first_ = true; return *this; }
-  JsonWriter& EndArray() { out_ += ']'; first_ = false; return *this; }
+  JsonWriter& BeginObject() {
+    Separate();
+    out_ += '{';
+    first_ = true;
+    return *this;
+  }
+  JsonWriter& EndObject() {
+    out_ += '}';
+    first_ = false;
+    return *this;
+  }
+  JsonWriter& BeginArray() {
+    Separate();
+    out_ += '[';
+    first_ = true;
+    return *this;
+  }
+  JsonWriter& EndArray() {
+    out_ += ']';
+    first_ = false;
+    return *this;
+  }
   // The next value written is this key's value.
   JsonWriter& Key(std::string_view key);
   JsonWriter& String(std::string_view s);

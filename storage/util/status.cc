@@ -8,14 +8,22 @@ namespace {
 
 std::string_view KindName(Status::Code code) {
   switch (code) {
-    case Status::Code::kOk: return "OK";
-    case Status::Code::kIOError: return "IO error";
-    case Status::Code::kCorruption: return "Corruption";
-    case Status::Code::kInvalidArgument: return "Invalid argument";
-    case Status::Code::kOutOfRange: return "Out of range";
-    case Status::Code::kNotFound: return "Not found";
-    case Status::Code::kNotSupported: return "Not supported";
-    case Status::Code::kInterrupted: return "Interrupted";
+    case Status::Code::kOk:
+      return "OK";
+    case Status::Code::kIOError:
+      return "IO error";
+    case Status::Code::kCorruption:
+      return "Corruption";
+    case Status::Code::kInvalidArgument:
+      return "Invalid argument";
+    case Status::Code::kOutOfRange:
+      return "Out of range";
+    case Status::Code::kNotFound:
+      return "Not found";
+    case Status::Code::kNotSupported:
+      return "Not supported";
+    case Status::Code::kInterrupted:
+      return "Interrupted";
   }
   return "Unknown";
 }

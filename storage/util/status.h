@@ -34,9 +34,7 @@ class [[nodiscard]] Status {
 
   // "IO error: <context>: <strerror(err)>"
   static Status FromErrno(std::string_view context, int err);
-  static Status IOError(std::string_view context, std::string_view msg) {
-    return Status(Code::kIOError, context, msg);
-  }
+  static Status IOError(std::string_view context, std::string_view msg) { return Status(Code::kIOError, context, msg); }
   static Status Corruption(std::string_view context, std::string_view msg) {
     return Status(Code::kCorruption, context, msg);
   }
@@ -84,17 +82,26 @@ class [[nodiscard]] Status {
 template <typename T>
 class [[nodiscard]] Result {
  public:
-  Result(T value) : value_(std::move(value)) {}          // NOLINT: implicit by design
-  Result(Status status) : status_(std::move(status)) {   // NOLINT: implicit by design
+  Result(T value) : value_(std::move(value)) {}         // NOLINT: implicit by design
+  Result(Status status) : status_(std::move(status)) {  // NOLINT: implicit by design
     assert(!status_.ok() && "Result built from an OK status carries no value");
   }
 
   bool ok() const { return status_.ok(); }
   const Status& status() const { return status_; }
   // REQUIRES: ok()
-  T& value() & { assert(ok()); return *value_; }
-  const T& value() const& { assert(ok()); return *value_; }
-  T&& value() && { assert(ok()); return std::move(*value_); }
+  T& value() & {
+    assert(ok());
+    return *value_;
+  }
+  const T& value() const& {
+    assert(ok());
+    return *value_;
+  }
+  T&& value() && {
+    assert(ok());
+    return std::move(*value_);
+  }
   T* operator->() { return &value(); }
   const T* operator->() const { return &value(); }
   T& operator*() & { return value(); }
@@ -105,10 +112,10 @@ class [[nodiscard]] Result {
 };
 
 // Propagate a non-OK Status out of the current function.
-#define MOMENTA_RETURN_IF_ERROR(expr)            \
-  do {                                           \
-    ::momenta::Status _st = (expr);              \
-    if (!_st.ok()) return _st;                   \
+#define MOMENTA_RETURN_IF_ERROR(expr) \
+  do {                                \
+    ::momenta::Status _st = (expr);   \
+    if (!_st.ok()) return _st;        \
   } while (0)
 
 }  // namespace momenta

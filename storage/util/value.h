@@ -13,14 +13,32 @@ struct Value {
   uint64_t u = 0;
   double f = 0.0;
 
-  static Value Int(int64_t v) { Value x; x.kind = Kind::kInt; x.i = v; return x; }
-  static Value UInt(uint64_t v) { Value x; x.kind = Kind::kUInt; x.u = v; return x; }
-  static Value Float(double v) { Value x; x.kind = Kind::kFloat; x.f = v; return x; }
+  static Value Int(int64_t v) {
+    Value x;
+    x.kind = Kind::kInt;
+    x.i = v;
+    return x;
+  }
+  static Value UInt(uint64_t v) {
+    Value x;
+    x.kind = Kind::kUInt;
+    x.u = v;
+    return x;
+  }
+  static Value Float(double v) {
+    Value x;
+    x.kind = Kind::kFloat;
+    x.f = v;
+    return x;
+  }
   long double AsLongDouble() const {
     switch (kind) {
-      case Kind::kInt: return static_cast<long double>(i);
-      case Kind::kUInt: return static_cast<long double>(u);
-      case Kind::kFloat: return static_cast<long double>(f);
+      case Kind::kInt:
+        return static_cast<long double>(i);
+      case Kind::kUInt:
+        return static_cast<long double>(u);
+      case Kind::kFloat:
+        return static_cast<long double>(f);
     }
     return 0;
   }

@@ -80,7 +80,9 @@ Status StartLogAt(LogSource& log, int64_t since, const std::string& why, const N
   if (!times.ok()) return times.status();
   if (!times->first || *times->first >= since) return Status::OK();
   MOMENTA_RETURN_IF_ERROR(log.StartAt(since));
-  if (notice) notice("starting at time " + std::to_string(since) + " of the log (" + why + "): older records have left every window");
+  if (notice)
+    notice("starting at time " + std::to_string(since) + " of the log (" + why +
+           "): older records have left every window");
   return Status::OK();
 }
 
@@ -92,10 +94,9 @@ Status RunLogClock(LogSource& log, Summarizer& s, int64_t every, const ReportFn&
   if (!times.ok()) return times.status();
   if (times->newest) {
     const int64_t since = std::max(-kMaxTime, *times->newest - spec.window - spec.tardiness);
-    MOMENTA_RETURN_IF_ERROR(StartLogAt(log, since,
-                                       "its newest record's time " + std::to_string(*times->newest) +
-                                           " minus the window and the tardiness",
-                                       notice));
+    MOMENTA_RETURN_IF_ERROR(StartLogAt(
+        log, since,
+        "its newest record's time " + std::to_string(*times->newest) + " minus the window and the tardiness", notice));
   }
   LogClock clock(s, every, report, times->newest);
   bool idle = false;

@@ -94,7 +94,7 @@ Result<ItemSource::Got> LogSource::Next(TimedItem* out, std::chrono::millisecond
     const Value v = LogValueFromRaw(reader_->dtype(), r.new_raw);
     const double d = v.kind == Value::Kind::kFloat ? v.f
                      : v.kind == Value::Kind::kInt ? static_cast<double>(v.i)
-                                                    : static_cast<double>(v.u);
+                                                   : static_cast<double>(v.u);
     if (mapping_.FromValue(d, &out->item)) return Got::kItem;
     ++skipped_;
   }

@@ -9,8 +9,8 @@
 #include <string>
 
 #include "storage/log/log_reader.h"
-#include "stream/drive/item_source.h"
 #include "storage/util/stop_token.h"
+#include "stream/drive/item_source.h"
 #include "stream/window/item_mapping.h"
 
 namespace momenta {

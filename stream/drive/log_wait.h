@@ -7,8 +7,8 @@
 #include <string>
 
 #include "storage/util/status.h"
-#include "stream/drive/item_source.h"
 #include "storage/util/stop_token.h"
+#include "stream/drive/item_source.h"
 
 namespace momenta {
 

@@ -121,9 +121,9 @@ void SiteLoop::RunThrough(int64_t upto, bool to_clock) {
 Result<ItemSource::Got> SiteLoop::Read(TimedItem* x) {
   // A log that just gave a record is asked again without waiting: the moment
   // it has none, what was read is complete and goes out (not 50 ms later).
-  const auto data_wait = ended_ ? o_.heartbeat
+  const auto data_wait = ended_                          ? o_.heartbeat
                          : log_ != nullptr && read_item_ ? std::chrono::milliseconds(0)
-                                                          : std::chrono::milliseconds(50);
+                                                         : std::chrono::milliseconds(50);
   const auto wait = o_.wall ? std::chrono::milliseconds(std::max<int64_t>(0, next_tick_ - WallMillis())) : data_wait;
   if (ended_) {
     stop_.SleepUnlessStopped(wait);

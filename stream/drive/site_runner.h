@@ -22,18 +22,18 @@
 #include <cstdint>
 
 #include "storage/util/status.h"
-#include "stream/drive/item_source.h"
 #include "storage/util/stop_token.h"
+#include "stream/drive/item_source.h"
 #include "stream/net/site_client.h"
 
 namespace momenta {
 
 struct SiteLoopOptions {
   std::chrono::milliseconds heartbeat{1000};  // tell the root the clock at least this often
-  int64_t tick_ms = 100;  // wall clock: run the protocol this often. REQUIRES: >= 1
-  bool wall = false;      // the wall clock (items stamped when read), not the data's
-  bool once = false;      // end at the source's end (else keep heartbeating until a stop)
-  NoticeFn notice;        // where a site starting on a long log says so
+  int64_t tick_ms = 100;                      // wall clock: run the protocol this often. REQUIRES: >= 1
+  bool wall = false;                          // the wall clock (items stamped when read), not the data's
+  bool once = false;                          // end at the source's end (else keep heartbeating until a stop)
+  NoticeFn notice;                            // where a site starting on a long log says so
 };
 
 // Sets options->backoff_max for a site heartbeating every `heartbeat`:

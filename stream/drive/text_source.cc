@@ -22,7 +22,8 @@ std::optional<std::string_view> OneWordOf(std::string_view line, OneWord one_wor
   }
   const size_t first = line.find_first_not_of(" \t\r");
   const size_t gap = line.find_first_of(" \t", first);
-  if (gap != std::string_view::npos && line.find_first_not_of(" \t\r", gap) != std::string_view::npos) return std::nullopt;
+  if (gap != std::string_view::npos && line.find_first_not_of(" \t\r", gap) != std::string_view::npos)
+    return std::nullopt;
   std::string_view word = line.substr(first, gap == std::string_view::npos ? std::string_view::npos : gap - first);
   while (!word.empty() && word.back() == '\r') word.remove_suffix(1);
   return word;

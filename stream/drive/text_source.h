@@ -8,20 +8,20 @@
 #include <memory>
 #include <string>
 
-#include "stream/drive/item_source.h"
 #include "storage/util/line_reader.h"
+#include "stream/drive/item_source.h"
 #include "stream/window/item_mapping.h"
 
 namespace momenta {
 
 enum class OneWord {
-  kRefused,          // an error: "expected 'TIMESTAMP ITEM'"
-  kItemNow,          // an ITEM stamped with the wall clock, if nothing follows
-                     // it (a trailing blank or CR makes the line two words:
-                     // how `momenta window --clock wall` has always read it)
-  kItemNowTrimmed,   // an ITEM stamped with the wall clock, blanks and CR
-                     // around it ignored (how `momenta site --clock wall` reads it)
-  kTimestamp,        // a bare TIMESTAMP: the clock moves on with no item
+  kRefused,         // an error: "expected 'TIMESTAMP ITEM'"
+  kItemNow,         // an ITEM stamped with the wall clock, if nothing follows
+                    // it (a trailing blank or CR makes the line two words:
+                    // how `momenta window --clock wall` has always read it)
+  kItemNowTrimmed,  // an ITEM stamped with the wall clock, blanks and CR
+                    // around it ignored (how `momenta site --clock wall` reads it)
+  kTimestamp,       // a bare TIMESTAMP: the clock moves on with no item
 };
 
 class TextSource : public ItemSource {

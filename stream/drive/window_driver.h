@@ -11,8 +11,8 @@
 #include <functional>
 
 #include "storage/util/status.h"
-#include "stream/drive/item_source.h"
 #include "storage/util/stop_token.h"
+#include "stream/drive/item_source.h"
 #include "stream/window/summarizer.h"
 
 namespace momenta {

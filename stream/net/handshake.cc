@@ -65,8 +65,8 @@ Result<Hello> DecodeHello(std::string_view payload) {
   MOMENTA_RETURN_IF_ERROR(in.Varint(&version));
   if (version < kOldestProtocolVersion || version > kProtocolVersion)  // not damage: another program
     return Status::InvalidArgument("hello", "unsupported protocol version " + std::to_string(version) +
-                                                " (this root speaks " + std::to_string(kOldestProtocolVersion) +
-                                                "-" + std::to_string(kProtocolVersion) + ")");
+                                                " (this root speaks " + std::to_string(kOldestProtocolVersion) + "-" +
+                                                std::to_string(kProtocolVersion) + ")");
   h.version = static_cast<uint32_t>(version);
   MOMENTA_RETURN_IF_ERROR(GetString(&in, &h.name));
   MOMENTA_RETURN_IF_ERROR(GetString(&in, &h.token));
@@ -147,8 +147,8 @@ std::string EscapeForLog(std::string_view text, size_t max_chars) {
 Status CheckSiteName(std::string_view name) {
   bool ok = !name.empty() && name.size() <= kMaxSiteName;
   for (char c : name)
-    ok = ok && ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
-                c == '_' || c == '-');
+    ok = ok && ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '_' ||
+                c == '-');
   if (ok) return Status::OK();
   // The name came from the network: never copied raw into a message (a
   // newline would forge a log line).

@@ -43,8 +43,7 @@ Result<HostPort> ParseHostPort(std::string_view text, std::string_view flag) {
     port = text.substr(colon + 1);
   }
   unsigned value = 0;
-  if (!ParseInteger(port, &value) || value > 65535 || hp.host.empty())
-    return NotHostPort(text, flag);
+  if (!ParseInteger(port, &value) || value > 65535 || hp.host.empty()) return NotHostPort(text, flag);
   hp.port = static_cast<uint16_t>(value);
   return hp;
 }
@@ -169,7 +168,8 @@ Status SendAll(int fd, std::string_view bytes, std::chrono::milliseconds timeout
     }
     if (n < 0 && errno == EINTR) continue;
     if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK) return Status::FromErrno(peer, errno);
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    const auto left =
+        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
     if (left.count() <= 0) return Status::IOError(peer, "peer is not reading (send timed out)");
     pollfd p[2] = {{fd, POLLOUT, 0}, {cancel_fd, POLLIN, 0}};
     const int ready = poll(p, cancel_fd >= 0 ? 2 : 1, static_cast<int>(left.count()));

@@ -30,14 +30,16 @@ const std::string& NameAt(const RootAnswer& a, size_t i) {
 }
 
 void JsonItem(JsonWriter& j, int64_t item, const std::string& name) {
-  if (name.empty()) j.Int(item);
-  else j.String(name);
+  if (name.empty())
+    j.Int(item);
+  else
+    j.String(name);
 }
 
 // "as_of=T sites=C/N[ not_covered=a,b]"
 std::string TextCoverage(const AnswerCoverage& c) {
-  std::string h = "as_of=" + TextOrNone(c.as_of) + " sites=" + std::to_string(c.covered.size()) + "/" +
-                  std::to_string(c.slots);
+  std::string h =
+      "as_of=" + TextOrNone(c.as_of) + " sites=" + std::to_string(c.covered.size()) + "/" + std::to_string(c.slots);
   if (!c.uncovered.empty()) h += " not_covered=" + Join(c.uncovered);
   return h;
 }
@@ -68,7 +70,8 @@ std::string TextSiteRow(const SiteRow& s, bool stats) {
 std::string RenderText(const RootAnswer& a) {
   std::string out = TextCoverage(a.coverage);
   switch (a.kind) {
-    case Kind::kCount: return out.append(" count=").append(TextNumber(a.count));
+    case Kind::kCount:
+      return out.append(" count=").append(TextNumber(a.count));
     case Kind::kItem:
       return out.append(" item=").append(ItemText(a.item, a.item_name)).append(" count=").append(TextNumber(a.count));
     case Kind::kQuantile:
@@ -79,7 +82,10 @@ std::string RenderText(const RootAnswer& a) {
       if (a.kind == Kind::kFrequent) out.append(" phi=").append(TextNumber(a.phi));
       out.append(" items=").append(std::to_string(a.items.size()));
       for (size_t i = 0; i < a.items.size(); ++i)
-        out.append("\n").append(ItemText(a.items[i].item, NameAt(a, i))).append(" ").append(TextNumber(a.items[i].count));
+        out.append("\n")
+            .append(ItemText(a.items[i].item, NameAt(a, i)))
+            .append(" ")
+            .append(TextNumber(a.items[i].count));
       return out;
     case Kind::kSites:
     case Kind::kStats: {
@@ -94,15 +100,18 @@ std::string RenderText(const RootAnswer& a) {
       return out;
     }
     case Kind::kHelp:
-    case Kind::kForget: break;
+    case Kind::kForget:
+      break;
   }
   return out;
 }
 
 // A clock or a quantile value, or null.
 void JsonOrNull(JsonWriter& j, const std::optional<int64_t>& t) {
-  if (t) j.Int(*t);
-  else j.Null();
+  if (t)
+    j.Int(*t);
+  else
+    j.Null();
 }
 
 void JsonNames(JsonWriter& j, const std::vector<std::string>& names) {
@@ -142,7 +151,9 @@ std::string RenderJson(const RootAnswer& a) {
   j.Key("uncovered");
   JsonNames(j, a.coverage.uncovered);
   switch (a.kind) {
-    case Kind::kCount: j.Key("count").Double(a.count); break;
+    case Kind::kCount:
+      j.Key("count").Double(a.count);
+      break;
     case Kind::kItem:
       j.Key("item");
       JsonItem(j, a.item, a.item_name);
@@ -182,7 +193,8 @@ std::string RenderJson(const RootAnswer& a) {
       break;
     }
     case Kind::kHelp:
-    case Kind::kForget: break;
+    case Kind::kForget:
+      break;
   }
   j.EndObject();
   return j.str();
@@ -223,12 +235,16 @@ RootAnswer ComputeAnswer(RootState& st, const Query& q) {
   a.item = q.item;
   a.phi = q.phi;
   switch (q.kind) {
-    case Kind::kCount: a.count = st.Count(); break;
+    case Kind::kCount:
+      a.count = st.Count();
+      break;
     case Kind::kItem:
       a.count = st.ItemCount(q.item);
       a.item_name = q.item_name.empty() ? st.names().NameOf(q.item) : q.item_name;
       break;
-    case Kind::kQuantile: a.value = st.Quantile(q.phi); break;
+    case Kind::kQuantile:
+      a.value = st.Quantile(q.phi);
+      break;
     case Kind::kFrequent:
     case Kind::kItems:
       a.items = q.kind == Kind::kItems ? st.Items() : st.Frequent(q.phi);
@@ -248,20 +264,20 @@ RootAnswer ComputeAnswer(RootState& st, const Query& q) {
       }
       break;
     case Kind::kHelp:
-    case Kind::kForget: break;
+    case Kind::kForget:
+      break;
   }
   return a;
 }
 
-std::string RenderAnswer(const RootAnswer& a, bool json) {
-  return (json ? RenderJson(a) : RenderText(a)) + "\n\n";
-}
+std::string RenderAnswer(const RootAnswer& a, bool json) { return (json ? RenderJson(a) : RenderText(a)) + "\n\n"; }
 
 std::string AnswerQuery(RootState& state, const Query& q) {
   if (q.kind == Kind::kHelp)
-    return q.json ? ErrorAnswer("help is text only", true)
-                  : "queries: [at T [wait MS]] count | item J|NAME | frequent PHI | quantile PHI | items | sites | stats "
-                    "[json]; forget SITE\n\n";
+    return q.json
+               ? ErrorAnswer("help is text only", true)
+               : "queries: [at T [wait MS]] count | item J|NAME | frequent PHI | quantile PHI | items | sites | stats "
+                 "[json]; forget SITE\n\n";
   if (q.kind == Kind::kForget) {
     if (Status st = state.Forget(q.site); !st.ok()) return ErrorAnswer(st.ToString(), q.json);
     if (q.json) return JsonWriter().BeginObject().Key("forgot").String(q.site).EndObject().str() + "\n\n";

@@ -4,10 +4,9 @@
 // (storage/util/json_writer.h), followed by the empty line that ends an answer.
 //
 // Text: "as_of=T sites=C/N[ not_covered=a,b] <what>", numbers with 15
-// significant digits; `sites` says per site why it is not covered. JSON: {"as_of":T|null,"sites":[...],"uncovered":[...],
-// <what>}, every number exact (shortest round trip). An item a site sent
-// a name for (NAMES, root_names.h) is written as its name (a JSON string),
-// any other as its integer.
+// significant digits; `sites` says per site why it is not covered. JSON:
+// {"as_of":T|null,"sites":[...],"uncovered":[...], <what>}, every number exact (shortest round trip). An item a site
+// sent a name for (NAMES, root_names.h) is written as its name (a JSON string), any other as its integer.
 #pragma once
 
 #include <cstdint>
@@ -35,28 +34,28 @@ struct SiteRow {
   std::optional<int64_t> clock;
   std::string peer, last_close;
   uint64_t connects = 0, resyncs = 0;
-  double count = 0;  // the site's count in the answers: 0 unless covered
-  std::string not_covered;         // why the answers leave it out ("" when covered)
-  std::optional<int64_t> last_time;  // finished: when its input ended
-  size_t held = 0;                 // messages held past as_of
+  double count = 0;                     // the site's count in the answers: 0 unless covered
+  std::string not_covered;              // why the answers leave it out ("" when covered)
+  std::optional<int64_t> last_time;     // finished: when its input ended
+  size_t held = 0;                      // messages held past as_of
   TrafficCounts window, total, resync;  // what crossed the wire (WireMeter)
 };
 
 struct RootAnswer {
   Query::Kind kind = Query::Kind::kCount;
   AnswerCoverage coverage;
-  double count = 0;               // count, frequent, items: the window's; item: the item's
-  int64_t item = 0;               // item
-  std::string item_name;          // item: its name, when asked by name or a site sent it
-  double phi = 0;                 // frequent, quantile
-  std::optional<int64_t> value;   // quantile (none with no data)
-  std::vector<ItemEstimate> items;  // frequent, items
-  std::vector<std::string> names;   // frequent, items: each item's name ("": none, an integer item)
-  MonitorParams params;           // sites, stats
-  std::vector<SiteRow> sites;     // sites, stats
+  double count = 0;                     // count, frequent, items: the window's; item: the item's
+  int64_t item = 0;                     // item
+  std::string item_name;                // item: its name, when asked by name or a site sent it
+  double phi = 0;                       // frequent, quantile
+  std::optional<int64_t> value;         // quantile (none with no data)
+  std::vector<ItemEstimate> items;      // frequent, items
+  std::vector<std::string> names;       // frequent, items: each item's name ("": none, an integer item)
+  MonitorParams params;                 // sites, stats
+  std::vector<SiteRow> sites;           // sites, stats
   TrafficCounts window, total, resync;  // stats: the sums of the rows
-  size_t names_held = 0;          // stats: names held (root_names.h)
-  uint64_t name_collisions = 0;   // stats: names that came with the hash of another
+  size_t names_held = 0;                // stats: names held (root_names.h)
+  uint64_t name_collisions = 0;         // stats: names that came with the hash of another
 };
 
 // What the root's state answers to q now. REQUIRES: q.kind != kHelp

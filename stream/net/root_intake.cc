@@ -7,8 +7,7 @@
 
 namespace momenta {
 
-std::string AdmitHello(const Frame& f, const MonitorParams& params, std::string_view token, Hello* hello,
-                       bool* final) {
+std::string AdmitHello(const Frame& f, const MonitorParams& params, std::string_view token, Hello* hello, bool* final) {
   *final = false;
   if (f.type != FrameType::kHello) return "expected HELLO, got frame type " + std::to_string(static_cast<int>(f.type));
   auto decoded = DecodeHello(f.payload);
@@ -30,8 +29,9 @@ std::string TakeSiteFrame(RootState& state, uint32_t slot, bool* synced, const F
   if (f.type == FrameType::kNames) {  // before the frame that turns the items on
     auto names = DecodeNames(f.payload);
     if (!names.ok()) return names.status().ToString();
-    if (Status st = state.names().Note(slot, state.slots()[slot].connects, *names,
-                                            SiteMirror::MaxEntries(state.params().eps)); !st.ok())
+    if (Status st =
+            state.names().Note(slot, state.slots()[slot].connects, *names, SiteMirror::MaxEntries(state.params().eps));
+        !st.ok())
       return st.ToString();
     state.CountFrame(slot, frame_bytes);
     return "";

@@ -25,8 +25,7 @@ namespace momenta {
 // On a refusal, *final says whether retrying cannot help (REJECT's flag): a
 // wrong token, name, version or parameters are final; a frame damaged on the
 // way (not a HELLO, or one that does not decode for want of bytes) is not.
-std::string AdmitHello(const Frame& f, const MonitorParams& params, std::string_view token, Hello* hello,
-                       bool* final);
+std::string AdmitHello(const Frame& f, const MonitorParams& params, std::string_view token, Hello* hello, bool* final);
 
 // A frame after the WELCOME on a connection feeding `slot`: a SNAPSHOT, or a
 // BATCH or FINAL once a SNAPSHOT came (*synced, set here by the first SNAPSHOT),

@@ -4,14 +4,13 @@
 
 namespace momenta {
 
-Status RootNames::Note(uint32_t slot, uint64_t connection, const std::vector<ItemName>& names,
-                       size_t max_pending) {
+Status RootNames::Note(uint32_t slot, uint64_t connection, const std::vector<ItemName>& names, size_t max_pending) {
   Pending& p = pending_[slot];
   if (p.connection != connection) p = Pending{connection, {}};
   auto& pending = p.items;
   if (pending.size() + names.size() > max_pending)
-    return Status::Corruption("names", "more than " + std::to_string(max_pending) +
-                                           " names before a frame turning items on");
+    return Status::Corruption("names",
+                              "more than " + std::to_string(max_pending) + " names before a frame turning items on");
   for (const ItemName& n : names) {
     names_.Note(n.item, n.name);
     pending.insert(n.item);

@@ -55,7 +55,7 @@ Result<Query> ParseQuery(std::string_view line, double eps) {
   };
   if (verb == "count" || verb == "items" || verb == "sites" || verb == "stats" || verb == "help") {
     MOMENTA_RETURN_IF_ERROR(need(0));
-    q.kind = verb == "count" ? Query::Kind::kCount
+    q.kind = verb == "count"   ? Query::Kind::kCount
              : verb == "items" ? Query::Kind::kItems
              : verb == "sites" ? Query::Kind::kSites
              : verb == "stats" ? Query::Kind::kStats

@@ -7,17 +7,17 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <fcntl.h>
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cstdio>
-#include <fcntl.h>
 #include <optional>
 #include <random>
 #include <vector>
 
-#include "stream/net/root_intake.h"
 #include "stream/net/root_answer.h"
+#include "stream/net/root_intake.h"
 #include "stream/net/root_state.h"
 
 namespace momenta {
@@ -32,14 +32,14 @@ struct Conn {
   std::string peer;
   Kind kind = Kind::kUnknown;
   std::unique_ptr<FrameReader> frames;
-  FrameWriter frames_out;    // numbers what the root sends this peer
+  FrameWriter frames_out;          // numbers what the root sends this peer
   uint64_t duplicates_logged = 0;  // frames sent twice, as last logged
-  std::string in;            // query bytes not yet consumed
-  std::string out;           // bytes queued for the peer
+  std::string in;                  // query bytes not yet consumed
+  std::string out;                 // bytes queued for the peer
   size_t out_pos = 0;
-  int64_t slot = -1;         // the site's slot once welcomed
-  bool synced = false;       // a SNAPSHOT arrived
-  bool eof = false;          // the peer closed its side
+  int64_t slot = -1;    // the site's slot once welcomed
+  bool synced = false;  // a SNAPSHOT arrived
+  bool eof = false;     // the peer closed its side
   bool dead = false;
   Clock::time_point opened, last_input;
   Clock::time_point line_start;  // when the incomplete line in `in` began (queries)
@@ -233,10 +233,12 @@ struct RootServer::Impl {
     if (queries < options.max_queries) return true;
     Conn* victim = slow ? slow : idle ? idle : parked;
     const std::string why = "evicted for a new query connection (" + std::to_string(queries) + " open, " +
-                            (slow ? "the slowest line goes)" : idle ? "the longest idle goes)" : "the longest parked goes)");
+                            (slow   ? "the slowest line goes)"
+                             : idle ? "the longest idle goes)"
+                                    : "the longest parked goes)");
     if (victim == nullptr) {
-      Queue(c, ErrorAnswer("the root serves " + std::to_string(queries) + " query connections already; try again",
-                           false));
+      Queue(c,
+            ErrorAnswer("the root serves " + std::to_string(queries) + " query connections already; try again", false));
       Close(c, "refused: " + std::to_string(queries) + " query connections busy");
       return false;
     }
@@ -284,8 +286,7 @@ struct RootServer::Impl {
     while (!c.dead && !c.parked) {
       const size_t nl = c.in.find('\n');
       if (nl == std::string::npos) {
-        if (c.in.size() > kMaxQueryLine)
-          Close(c, "query line longer than " + std::to_string(kMaxQueryLine) + " bytes");
+        if (c.in.size() > kMaxQueryLine) Close(c, "query line longer than " + std::to_string(kMaxQueryLine) + " bytes");
         return;
       }
       std::string line = c.in.substr(0, nl);
@@ -473,8 +474,7 @@ Status RootServer::Run() {
     if (ready < 0 && errno != EINTR) return Status::FromErrno("poll", errno);
     if (fds[0].revents) {
       char drain[64];
-      while (read(s.wake[0], drain, sizeof drain) > 0) {
-      }
+      while (read(s.wake[0], drain, sizeof drain) > 0) {}
     }
     const size_t before = s.conns.size();
     for (size_t i = 0; i < before; ++i) {

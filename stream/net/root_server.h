@@ -46,16 +46,16 @@
 namespace momenta {
 
 struct RootServerOptions {
-  HostPort listen;               // port 0: any free port (see port())
+  HostPort listen;  // port 0: any free port (see port())
   MonitorParams params;
-  std::string token;             // empty: no token asked for
+  std::string token;  // empty: no token asked for
   uint32_t max_payload = kDefaultMaxPayload;
   size_t max_connections = 512;  // every kind; sites get what pending and queries cannot take
   // The caller's word for max_connections in the log's advice when file
   // descriptors run out ("lower <it>"; the CLI says "--max-connections").
   std::string max_connections_word = "max_connections";
-  size_t max_pending = 64;       // connections before their kind is known or their handshake done
-  size_t max_queries = 64;       // query connections
+  size_t max_pending = 64;  // connections before their kind is known or their handshake done
+  size_t max_queries = 64;  // query connections
   size_t max_sites = 4096;
   // Messages one site may have stamped past the others' time (as_of) before
   // it is answered for as ahead (root_state.h): ~65 bytes each.

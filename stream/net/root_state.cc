@@ -19,10 +19,14 @@ TrafficCounts OneFrame(uint64_t frame_bytes) {
 
 const char* SlotStateName(SiteSlot::State s) {
   switch (s) {
-    case SiteSlot::State::kSyncing: return "syncing";
-    case SiteSlot::State::kLive: return "live";
-    case SiteSlot::State::kFinished: return "finished";
-    case SiteSlot::State::kStale: return "stale";
+    case SiteSlot::State::kSyncing:
+      return "syncing";
+    case SiteSlot::State::kLive:
+      return "live";
+    case SiteSlot::State::kFinished:
+      return "finished";
+    case SiteSlot::State::kStale:
+      return "stale";
   }
   return "?";
 }
@@ -44,8 +48,8 @@ Result<uint32_t> RootState::Attach(const std::string& name, const std::string& p
     slot = it->second;
   } else {
     if (by_name_.size() >= max_sites_)
-      return Status::InvalidArgument("site " + name, "the root holds its maximum of " + std::to_string(max_sites_) +
-                                                         " sites");
+      return Status::InvalidArgument("site " + name,
+                                     "the root holds its maximum of " + std::to_string(max_sites_) + " sites");
     const auto free = std::find_if(slots_.begin(), slots_.end(), [](const SiteSlot& s) { return !s.in_use; });
     if (free != slots_.end()) {
       slot = static_cast<uint32_t>(free - slots_.begin());
@@ -81,9 +85,7 @@ void RootState::Empty(uint32_t slot) {
   s.held.clear();
 }
 
-void RootState::CountFrame(uint32_t slot, uint64_t frame_bytes) {
-  slots_[slot].wire.CountFrame(OneFrame(frame_bytes));
-}
+void RootState::CountFrame(uint32_t slot, uint64_t frame_bytes) { slots_[slot].wire.CountFrame(OneFrame(frame_bytes)); }
 
 void RootState::ApplyMessage(uint32_t slot, Message m) {
   SiteSlot& s = slots_[slot];
@@ -119,8 +121,8 @@ Status RootState::ApplySnapshot(uint32_t slot, Batch b, uint64_t frame_bytes) {
 Status RootState::Take(uint32_t slot, Batch& b, TrafficCounts* c) {
   SiteSlot& s = slots_[slot];
   if (b.clock < s.clock)
-    return Status::Corruption("batch", "clock went back from " + std::to_string(s.clock) + " to " +
-                                           std::to_string(b.clock));
+    return Status::Corruption("batch",
+                              "clock went back from " + std::to_string(s.clock) + " to " + std::to_string(b.clock));
   if (s.state == SiteSlot::State::kFinished && !b.messages.empty())
     return Status::Corruption("batch", "messages after the site's FINAL");
   for (Message& m : b.messages) {
@@ -239,16 +241,23 @@ RootState::Gap RootState::CoverageGap(uint32_t slot) const {
 std::string RootState::Coverage(uint32_t slot) const {
   const SiteSlot& s = slots_[slot];
   switch (CoverageGap(slot)) {
-    case Gap::kNone: return "";
-    case Gap::kForgotten: return "forgotten";
-    case Gap::kSyncing: return "syncing (its snapshot has not come)";
-    case Gap::kStale: return "stale (" + s.last_close + ")";
-    case Gap::kNoTime: return "no time yet";
-    case Gap::kNoClock: return "no clock yet";
+    case Gap::kNone:
+      return "";
+    case Gap::kForgotten:
+      return "forgotten";
+    case Gap::kSyncing:
+      return "syncing (its snapshot has not come)";
+    case Gap::kStale:
+      return "stale (" + s.last_close + ")";
+    case Gap::kNoTime:
+      return "no time yet";
+    case Gap::kNoClock:
+      return "no clock yet";
     case Gap::kAhead:
       return "ahead: its state is from time " + std::to_string(s.base) + ", after as_of " + std::to_string(*as_of_) +
              (s.flushes ? " (it ran more than " + std::to_string(max_held_) + " messages ahead)" : "");
-    case Gap::kBehind: return "behind: at time " + std::to_string(s.clock);
+    case Gap::kBehind:
+      return "behind: at time " + std::to_string(s.clock);
   }
   return "";
 }

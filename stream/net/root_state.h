@@ -43,10 +43,10 @@
 #include "storage/util/status.h"
 #include "stream/net/handshake.h"
 #include "stream/net/root_names.h"
-#include "stream/protocol/site_mirror.h"
-#include "stream/protocol/virtual_root.h"
 #include "stream/net/wire_batch.h"
 #include "stream/net/wire_meter.h"
+#include "stream/protocol/site_mirror.h"
+#include "stream/protocol/virtual_root.h"
 
 namespace momenta {
 
@@ -56,19 +56,19 @@ struct SiteSlot {
   SiteSlot(std::string site_name, int64_t window) : name(std::move(site_name)), wire(window) {}
 
   std::string name;
-  bool in_use = true;       // false once forgotten (the slot waits for a new site)
+  bool in_use = true;  // false once forgotten (the slot waits for a new site)
   State state = State::kSyncing;
-  int64_t clock = 0;        // the site's time as of its last frame
-  bool has_clock = false;   // false until a frame with a clock
-  int64_t base = 0;         // the applied state is the site's from this time on (its snapshot's clock)
-  int64_t last_time = 0;    // finished: its clock when its input ended
-  std::deque<Message> held; // received, stamped after as_of: applied as as_of reaches them
-  uint64_t flushes = 0;     // times it held more than max_held and was applied ahead
-  std::string peer;         // address of the current (or last) connection
+  int64_t clock = 0;         // the site's time as of its last frame
+  bool has_clock = false;    // false until a frame with a clock
+  int64_t base = 0;          // the applied state is the site's from this time on (its snapshot's clock)
+  int64_t last_time = 0;     // finished: its clock when its input ended
+  std::deque<Message> held;  // received, stamped after as_of: applied as as_of reaches them
+  uint64_t flushes = 0;      // times it held more than max_held and was applied ahead
+  std::string peer;          // address of the current (or last) connection
   uint64_t connects = 0, resyncs = 0;
-  std::string last_close;   // why the last connection closed
+  std::string last_close;  // why the last connection closed
   std::chrono::steady_clock::time_point stale_since{};
-  WireMeter wire;           // what crossed the wire from the site
+  WireMeter wire;                       // what crossed the wire from the site
   std::unique_ptr<SiteMirror> mirror;   // the site's latest state (refuses what no site sends)
   std::unique_ptr<SiteMirror> applied;  // its state at min(as_of, clock): what answers may include
   bool in_root = false;                 // `applied` is in the answers (the slot is covered)

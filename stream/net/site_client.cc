@@ -109,11 +109,13 @@ Status SiteClient::TryConnect() {
   // The whole state first: it replaces what the root held for this site.
   const int64_t at = quiet_ ? -kMaxTime : finished_ ? last_time_ : clock_.value_or(-kMaxTime);
   const auto snapshot = quiet_ ? std::vector<Message>{} : finished_ ? final_snapshot_ : mirror_->Snapshot(at);
-  if (!Send(FrameType::kSnapshot, at, snapshot)) return Status::IOError(peer, "lost while sending the snapshot: " + lost_reason_);
-  if (finished_ && !quiet_ && !SendFinal(drain_)) return Status::IOError(peer, "lost while sending FINAL: " + lost_reason_);
+  if (!Send(FrameType::kSnapshot, at, snapshot))
+    return Status::IOError(peer, "lost while sending the snapshot: " + lost_reason_);
+  if (finished_ && !quiet_ && !SendFinal(drain_))
+    return Status::IOError(peer, "lost while sending FINAL: " + lost_reason_);
   Log(std::string(connections_ == 1 ? "connected to " : "reconnected to ") + options_.root.ToString() + ", " +
-      w->params.ToString() + (connections_ == 1 ? "" : "; state resent (" + std::to_string(snapshot.size()) +
-                                                           " messages)"));
+      w->params.ToString() +
+      (connections_ == 1 ? "" : "; state resent (" + std::to_string(snapshot.size()) + " messages)"));
   backoff_ = std::chrono::milliseconds(0);
   return Status::OK();
 }

@@ -26,10 +26,10 @@
 #include "stream/net/handshake.h"
 #include "stream/net/name_frames.h"
 #include "stream/net/net_socket.h"
+#include "stream/net/wire_frame.h"
 #include "stream/protocol/site.h"
 #include "stream/protocol/site_mirror.h"
 #include "stream/protocol/traffic_counts.h"
-#include "stream/net/wire_frame.h"
 
 namespace momenta {
 
@@ -136,11 +136,11 @@ class SiteClient {
   std::unique_ptr<Site> site_;
   std::unique_ptr<SiteMirror> mirror_;
   std::optional<int64_t> clock_;
-  bool quiet_ = false;  // see SetQuiet
-  bool finished_ = false;     // see Finish
-  int64_t last_time_ = 0;     // the clock when the input ended
+  bool quiet_ = false;                           // see SetQuiet
+  bool finished_ = false;                        // see Finish
+  int64_t last_time_ = 0;                        // the clock when the input ended
   std::vector<Message> final_snapshot_, drain_;  // resent on each reconnection once finished
-  std::optional<int64_t> sent_clock_;  // the clock of the last frame sent on this connection
+  std::optional<int64_t> sent_clock_;            // the clock of the last frame sent on this connection
   std::vector<Message> messages_;
   std::chrono::steady_clock::time_point next_attempt_{};
   std::chrono::milliseconds backoff_{0};

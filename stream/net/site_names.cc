@@ -2,9 +2,7 @@
 
 namespace momenta {
 
-void SiteNames::Note(int64_t item, std::string_view name, int64_t ts) {
-  names_.Note(item, WireName(name), ts);
-}
+void SiteNames::Note(int64_t item, std::string_view name, int64_t ts) { names_.Note(item, WireName(name), ts); }
 
 void SiteNames::Prune(const Site& site, const SiteMirror& mirror, int64_t clock) {
   if (!names_.PruneDue()) return;

@@ -48,7 +48,7 @@ class SiteNames {
   uint64_t collisions() const { return names_.collisions(); }
 
  private:
-  HashedNames names_;  // each entry's last_ts: the latest stamp it was read with
+  HashedNames names_;                 // each entry's last_ts: the latest stamp it was read with
   std::unordered_set<int64_t> sent_;  // items whose name went out on this connection, turned on since
 };
 

@@ -31,8 +31,8 @@ std::string EncodeFrameHeader(FrameType type, uint32_t length, uint32_t sequence
 }
 
 std::string EncodeFrame(FrameType type, std::string_view payload, uint32_t sequence) {
-  std::string out = EncodeFrameHeader(type, static_cast<uint32_t>(payload.size()), sequence,
-                                      Crc32c(payload.data(), payload.size()));
+  std::string out =
+      EncodeFrameHeader(type, static_cast<uint32_t>(payload.size()), sequence, Crc32c(payload.data(), payload.size()));
   out.append(payload);
   return out;
 }
@@ -53,8 +53,8 @@ Result<bool> FrameReader::Next(Frame* frame) {
     if (have >= 1 && static_cast<uint8_t>(h[0]) != kWireMagic0) return Fail("bad frame magic");
     if (have >= 2 && static_cast<uint8_t>(h[1]) != kWireMagic1) return Fail("bad frame magic");
     if (have >= 3 && static_cast<uint8_t>(h[2]) != kWireVersion)
-      return Fail("unsupported protocol version " + std::to_string(static_cast<uint8_t>(h[2])) +
-                  " (this end speaks " + std::to_string(kWireVersion) + ")");
+      return Fail("unsupported protocol version " + std::to_string(static_cast<uint8_t>(h[2])) + " (this end speaks " +
+                  std::to_string(kWireVersion) + ")");
     if (have >= 4 && (h[3] < 1 || static_cast<uint8_t>(h[3]) > kMaxFrameType))
       return Fail("unknown frame type " + std::to_string(static_cast<uint8_t>(h[3])));
     if (have < kFrameHeaderBytes) return false;

@@ -36,7 +36,7 @@ class WireMeter {
   int64_t window_;
   TrafficCounts total_;
   TrafficCounts snapshots_;
-  TrafficCounts window_sum_;  // the sum of slices_
+  TrafficCounts window_sum_;                              // the sum of slices_
   std::deque<std::pair<int64_t, TrafficCounts>> slices_;  // (slice start, its frames), oldest first
 };
 

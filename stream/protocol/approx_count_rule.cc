@@ -19,8 +19,8 @@ Message AcMessage(MessageType type, uint32_t site, int64_t tick, int64_t item, u
 
 }  // namespace
 
-void ApproxCountSite::CheckItem(const ItemCounts& items, int64_t item, double S, uint32_t site,
-                                int64_t tick, std::vector<Message>* out) {
+void ApproxCountSite::CheckItem(const ItemCounts& items, int64_t item, double S, uint32_t site, int64_t tick,
+                                std::vector<Message>* out) {
   const double e = items.Estimate(item);
   const uint64_t half = static_cast<uint64_t>(std::llround(2 * e));
   auto it = on_.find(item);
@@ -46,8 +46,7 @@ void ApproxCountSite::Check(ItemCounts& items, uint32_t site, int64_t tick, std:
     for (int64_t j : fell_)
       if (on_.count(j)) look_.push_back(j);
   }
-  const bool scan = scan_count_ < 0 || S > (1 + kScanRatio) * scan_count_ ||
-                    S < scan_count_ / (1 + kScanRatio) ||
+  const bool scan = scan_count_ < 0 || S > (1 + kScanRatio) * scan_count_ || S < scan_count_ / (1 + kScanRatio) ||
                     std::abs(shift - scan_shift_) > kScanShift * alpha_ * S;
   if (scan) {
     items.ForEachCandidate([&](int64_t j) { look_.push_back(j); });

@@ -29,8 +29,8 @@
 #include <unordered_map>
 #include <vector>
 
-#include "stream/window/item_counts.h"
 #include "stream/protocol/messages.h"
+#include "stream/window/item_counts.h"
 
 namespace momenta {
 
@@ -62,8 +62,8 @@ class ApproxCountSite {
 
   double alpha_;
   std::unordered_map<int64_t, uint64_t> on_;  // ON items -> reported half units (> 0)
-  double scan_count_ = -1;  // S at the last full scan (-1: none yet)
-  double scan_shift_ = 0;   // items.SharedTerm() then
+  double scan_count_ = -1;                    // S at the last full scan (-1: none yet)
+  double scan_shift_ = 0;                     // items.SharedTerm() then
   std::vector<int64_t> look_, fell_;
 };
 

@@ -5,8 +5,7 @@
 
 namespace momenta {
 
-CountGrid::CountGrid(double h)
-    : h_(h), L_(static_cast<uint64_t>(std::ceil(4 / h))), log_step_(std::log1p(h / 4)) {
+CountGrid::CountGrid(double h) : h_(h), L_(static_cast<uint64_t>(std::ceil(4 / h))), log_step_(std::log1p(h / 4)) {
   assert(h > 0 && h < 1);
 }
 

@@ -6,36 +6,51 @@ namespace momenta {
 
 Protocol ProtocolOf(MessageType type) {
   switch (type) {
-    case MessageType::kBcDelta: return Protocol::kBasicCount;
+    case MessageType::kBcDelta:
+      return Protocol::kBasicCount;
     case MessageType::kAcSet:
-    case MessageType::kAcOff: return Protocol::kApproxCount;
-    case MessageType::kQSummary: return Protocol::kQuantileSummary;
+    case MessageType::kAcOff:
+      return Protocol::kApproxCount;
+    case MessageType::kQSummary:
+      return Protocol::kQuantileSummary;
     case MessageType::kQCount:
     case MessageType::kQLevel:
-    case MessageType::kQDrop: return Protocol::kQuantileDrift;
+    case MessageType::kQDrop:
+      return Protocol::kQuantileDrift;
   }
   return Protocol::kBasicCount;
 }
 
 const char* ProtocolName(Protocol p) {
   switch (p) {
-    case Protocol::kBasicCount: return "basic_count";
-    case Protocol::kApproxCount: return "approx_count";
-    case Protocol::kQuantileSummary: return "quantile_summary";
-    case Protocol::kQuantileDrift: return "quantile_drift";
+    case Protocol::kBasicCount:
+      return "basic_count";
+    case Protocol::kApproxCount:
+      return "approx_count";
+    case Protocol::kQuantileSummary:
+      return "quantile_summary";
+    case Protocol::kQuantileDrift:
+      return "quantile_drift";
   }
   return "?";
 }
 
 uint64_t MessageWords(const Message& m) {
   switch (m.type) {
-    case MessageType::kBcDelta: return 1;
-    case MessageType::kAcSet: return 2;
-    case MessageType::kAcOff: return 1;
-    case MessageType::kQSummary: return 2 + 2 * m.pairs.size();
-    case MessageType::kQCount: return 1;
-    case MessageType::kQLevel: return 2;
-    case MessageType::kQDrop: return 1;
+    case MessageType::kBcDelta:
+      return 1;
+    case MessageType::kAcSet:
+      return 2;
+    case MessageType::kAcOff:
+      return 1;
+    case MessageType::kQSummary:
+      return 2 + 2 * m.pairs.size();
+    case MessageType::kQCount:
+      return 1;
+    case MessageType::kQLevel:
+      return 2;
+    case MessageType::kQDrop:
+      return 1;
   }
   return 0;
 }
@@ -51,14 +66,20 @@ std::string EncodeMessage(const Message& m) {
   out.Varint(m.site);
   out.Signed(m.tick);
   switch (m.type) {
-    case MessageType::kBcDelta: out.Signed(m.delta); break;
+    case MessageType::kBcDelta:
+      out.Signed(m.delta);
+      break;
     case MessageType::kAcSet:
       out.Signed(m.item);
       out.Varint(m.count);
       break;
     case MessageType::kAcOff:
-    case MessageType::kQDrop: out.Signed(m.item); break;
-    case MessageType::kQCount: out.Varint(m.count); break;
+    case MessageType::kQDrop:
+      out.Signed(m.item);
+      break;
+    case MessageType::kQCount:
+      out.Varint(m.count);
+      break;
     case MessageType::kQLevel:
       out.Signed(m.item);
       out.Varint(m.count);
@@ -102,8 +123,12 @@ Result<Message> DecodeMessage(std::string_view bytes) {
       MOMENTA_RETURN_IF_ERROR(in.Varint(&m.count));
       break;
     case MessageType::kAcOff:
-    case MessageType::kQDrop: MOMENTA_RETURN_IF_ERROR(in.Signed(&m.item)); break;
-    case MessageType::kQCount: MOMENTA_RETURN_IF_ERROR(in.Varint(&m.count)); break;
+    case MessageType::kQDrop:
+      MOMENTA_RETURN_IF_ERROR(in.Signed(&m.item));
+      break;
+    case MessageType::kQCount:
+      MOMENTA_RETURN_IF_ERROR(in.Varint(&m.count));
+      break;
     case MessageType::kQLevel:
       MOMENTA_RETURN_IF_ERROR(in.Signed(&m.item));
       MOMENTA_RETURN_IF_ERROR(in.Varint(&m.count));

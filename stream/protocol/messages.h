@@ -43,9 +43,9 @@ struct Message {
   MessageType type = MessageType::kBcDelta;
   uint32_t site = 0;
   int64_t tick = 0;
-  int64_t delta = 0;   // kBcDelta
-  int64_t item = 0;    // kAcSet, kAcOff; the value of kQLevel, kQDrop
-  uint64_t count = 0;  // kAcSet (half units), kQSummary n, kQCount n, kQLevel level
+  int64_t delta = 0;            // kBcDelta
+  int64_t item = 0;             // kAcSet, kAcOff; the value of kQLevel, kQDrop
+  uint64_t count = 0;           // kAcSet (half units), kQSummary n, kQCount n, kQLevel level
   std::vector<RankPair> pairs;  // kQSummary, ascending values
   bool operator==(const Message&) const = default;
 };

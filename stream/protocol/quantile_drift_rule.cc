@@ -26,8 +26,7 @@ std::optional<int64_t> SplitPoint(const RankSnapshot& snap, bool has_lower, int6
   auto first = has_lower ? std::upper_bound(v.begin(), v.end(), lower) : v.begin();
   auto last = has_upper ? std::lower_bound(v.begin(), v.end(), upper) : v.end();
   if (first == last) return std::nullopt;
-  auto it = std::lower_bound(first, last, target,
-                             [&](int64_t value, double t) { return snap.Rank(value) < t; });
+  auto it = std::lower_bound(first, last, target, [&](int64_t value, double t) { return snap.Rank(value) < t; });
   if (it == last) --it;
   return *it;
 }
@@ -87,8 +86,8 @@ void QuantileDriftSite::Split(const RankSnapshot& snap, double split, std::vecto
   steps->swap(done);
 }
 
-void QuantileDriftSite::Check(const WindowQuantiles& q, const WindowCount& count, uint64_t arrivals,
-                              uint32_t site, int64_t tick, std::vector<Message>* out) {
+void QuantileDriftSite::Check(const WindowQuantiles& q, const WindowCount& count, uint64_t arrivals, uint32_t site,
+                              int64_t tick, std::vector<Message>* out) {
   // Expiries are not seen one by one; this tick's are estimated from the
   // count: max(0, S_prev + arrivals − S), S_prev the previous tick's estimate.
   // A check is due when
@@ -98,8 +97,7 @@ void QuantileDriftSite::Check(const WindowQuantiles& q, const WindowCount& count
   const double S = count.Estimate();
   changes_ += static_cast<double>(arrivals) + std::max(0.0, previous_ + static_cast<double>(arrivals) - S);
   previous_ = S;
-  const bool due = started_ ? changes_ >= kCheck * eps_ * std::max(check_count_, 1.0) && (changes_ > 0)
-                            : S > 0;
+  const bool due = started_ ? changes_ >= kCheck * eps_ * std::max(check_count_, 1.0) && (changes_ > 0) : S > 0;
   if (!due) return;
   started_ = true;
   changes_ = 0;
@@ -169,10 +167,17 @@ void QuantileDriftSite::Check(const WindowQuantiles& q, const WindowCount& count
 
 void DriftSteps::Apply(const Message& m) {
   switch (m.type) {
-    case MessageType::kQCount: N_ = m.count; break;
-    case MessageType::kQLevel: bounds_[m.item] = m.count; break;
-    case MessageType::kQDrop: bounds_.erase(m.item); break;
-    default: assert(false && "not a drift-rule message");
+    case MessageType::kQCount:
+      N_ = m.count;
+      break;
+    case MessageType::kQLevel:
+      bounds_[m.item] = m.count;
+      break;
+    case MessageType::kQDrop:
+      bounds_.erase(m.item);
+      break;
+    default:
+      assert(false && "not a drift-rule message");
   }
   dirty_ = true;
 }

@@ -51,8 +51,8 @@ class QuantileDriftSite {
   double count_eps() const { return kCountEps * eps_; }
   // After the tick's `arrivals` (accepted items) went into q and count:
   // appends this tick's messages (nothing unless a check is due).
-  void Check(const WindowQuantiles& q, const WindowCount& count, uint64_t arrivals, uint32_t site,
-             int64_t tick, std::vector<Message>* out);
+  void Check(const WindowQuantiles& q, const WindowCount& count, uint64_t arrivals, uint32_t site, int64_t tick,
+             std::vector<Message>* out);
 
   size_t boundary_count() const { return bounds_.size(); }
   uint64_t reported_count() const { return N_; }

@@ -31,8 +31,7 @@ class QuantileSummarySite {
   double synopsis_eps() const { return gamma_; }
   // After the tick's `arrivals` (accepted items) went into q: appends a
   // summary when one is due.
-  void Check(const WindowQuantiles& q, uint64_t arrivals, uint32_t site, int64_t tick,
-             std::vector<Message>* out);
+  void Check(const WindowQuantiles& q, uint64_t arrivals, uint32_t site, int64_t tick, std::vector<Message>* out);
 
   // True when the rule would re-send now (used as the shadow schedule of the
   // drift rule's budget): changes and count as of this tick.

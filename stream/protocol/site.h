@@ -22,10 +22,10 @@
 
 #include "stream/protocol/approx_count_rule.h"
 #include "stream/protocol/basic_count_rule.h"
-#include "stream/window/item_counts.h"
 #include "stream/protocol/messages.h"
 #include "stream/protocol/quantile_drift_rule.h"
 #include "stream/protocol/quantile_summary_rule.h"
+#include "stream/window/item_counts.h"
 #include "stream/window/window_count.h"
 #include "stream/window/window_quantiles.h"
 #include "stream/window/window_spec.h"

@@ -27,14 +27,20 @@ Status SiteMirror::Apply(const Message& m) {
         ac_[m.item] = m.count;
       }
       break;
-    case MessageType::kAcOff: ac_.erase(m.item); break;
-    case MessageType::kQCount: drift_n_ = m.count; break;
+    case MessageType::kAcOff:
+      ac_.erase(m.item);
+      break;
+    case MessageType::kQCount:
+      drift_n_ = m.count;
+      break;
     case MessageType::kQLevel:
       if (!bounds_.count(m.item) && bounds_.size() >= max_entries_)
         return Status::Corruption("message", "more quantile boundaries than the protocol allows");
       bounds_[m.item] = m.count;
       break;
-    case MessageType::kQDrop: bounds_.erase(m.item); break;
+    case MessageType::kQDrop:
+      bounds_.erase(m.item);
+      break;
     case MessageType::kQSummary:
       if (m.pairs.size() > max_entries_) return Status::Corruption("message", "summary too large");
       summary_ = m;

@@ -49,7 +49,7 @@ class SiteMirror {
  private:
   const size_t max_entries_;
   uint64_t level_ = 0;
-  std::map<int64_t, uint64_t> ac_;      // item -> half units (> 0)
+  std::map<int64_t, uint64_t> ac_;  // item -> half units (> 0)
   uint64_t drift_n_ = 0;
   std::map<int64_t, uint64_t> bounds_;  // value -> level
   std::optional<Message> summary_;

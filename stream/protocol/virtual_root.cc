@@ -9,12 +9,7 @@
 namespace momenta {
 
 VirtualRoot::VirtualRoot(uint32_t sites, double eps)
-    : eps_(eps),
-      grid_(BasicCountEps(eps) / 3),
-      bc_level_(sites, 0),
-      ac_site_(sites),
-      drift_(sites),
-      summary_(sites) {}
+    : eps_(eps), grid_(BasicCountEps(eps) / 3), bc_level_(sites, 0), ac_site_(sites), drift_(sites), summary_(sites) {}
 
 uint32_t VirtualRoot::AddSite() {
   bc_level_.push_back(0);
@@ -58,16 +53,18 @@ void VirtualRoot::Apply(const Message& m) {
       if (total == 0) ac_total_.erase(m.item);
       break;
     }
-    case MessageType::kQSummary: ApplySummary(m, &summary_[m.site]); break;
+    case MessageType::kQSummary:
+      ApplySummary(m, &summary_[m.site]);
+      break;
     case MessageType::kQCount:
     case MessageType::kQLevel:
-    case MessageType::kQDrop: drift_[m.site].Apply(m); break;
+    case MessageType::kQDrop:
+      drift_[m.site].Apply(m);
+      break;
   }
 }
 
-double VirtualRoot::SiteCount(uint32_t site) const {
-  return static_cast<double>(grid_.Value(bc_level_[site]));
-}
+double VirtualRoot::SiteCount(uint32_t site) const { return static_cast<double>(grid_.Value(bc_level_[site])); }
 
 double VirtualRoot::Count() const {
   double c = 0;

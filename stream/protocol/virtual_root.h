@@ -15,10 +15,10 @@
 #include <vector>
 
 #include "stream/protocol/count_grid.h"
-#include "stream/window/item_counts.h"
 #include "stream/protocol/messages.h"
 #include "stream/protocol/quantile_drift_rule.h"
 #include "stream/protocol/rank_steps.h"
+#include "stream/window/item_counts.h"
 
 namespace momenta {
 

@@ -6,8 +6,8 @@
 #include <random>
 #include <unordered_set>
 
-#include "stream/testing/exact_window.h"
 #include "stream/protocol/virtual_root.h"
+#include "stream/testing/exact_window.h"
 #include "stream/testing/workloads.h"
 
 namespace momenta {
@@ -54,8 +54,8 @@ void Checker::Check(int64_t t, VirtualRoot& root) {
     for (uint32_t s = 0; s < o_.sites; ++s) {
       const double cs = static_cast<double>(site_[s].count());
       if (std::abs(root.SiteCount(s) - cs) > eps_b * cs)
-        Fail(t, "site " + std::to_string(s) + " count " + std::to_string(root.SiteCount(s)) + " vs " +
-                    std::to_string(cs));
+        Fail(t,
+             "site " + std::to_string(s) + " count " + std::to_string(root.SiteCount(s)) + " vs " + std::to_string(cs));
     }
   }
   if (so.approx_count) {

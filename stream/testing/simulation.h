@@ -21,16 +21,16 @@
 #include <string>
 #include <vector>
 
-#include "stream/testing/comm_meter.h"
 #include "stream/protocol/site.h"
+#include "stream/testing/comm_meter.h"
 
 namespace momenta {
 
 struct SimulationOptions {
-  SiteOptions site;         // spec, eps and which rules run
-  uint32_t sites = 1;       // k
+  SiteOptions site;    // spec, eps and which rules run
+  uint32_t sites = 1;  // k
   std::string workload = "steady";
-  double rate = 20;         // arrivals per site per tick in busy phases
+  double rate = 20;  // arrivals per site per tick in busy phases
   int64_t ticks = 1000;
   uint64_t seed = 1;
   bool check = true;
@@ -38,11 +38,11 @@ struct SimulationOptions {
 
 // Words per window over the bound's shape, at its worst tick.
 struct WindowCost {
-  uint64_t max_words = 0;        // max over ticks of words sent in (t-W, t]
-  double max_ratio = 0;          // max over ticks (after the first window) of
-                                 // words / ((k/eps) log2(max(2, N/k)))
-  uint64_t events_at_max = 0;    // N(t) where the ratio peaked
-  double steady_naive_ratio = 0; // mean over the last window's ticks of N(t) / max(1, words(t))
+  uint64_t max_words = 0;         // max over ticks of words sent in (t-W, t]
+  double max_ratio = 0;           // max over ticks (after the first window) of
+                                  // words / ((k/eps) log2(max(2, N/k)))
+  uint64_t events_at_max = 0;     // N(t) where the ratio peaked
+  double steady_naive_ratio = 0;  // mean over the last window's ticks of N(t) / max(1, words(t))
 };
 
 struct SimulationReport {
@@ -51,7 +51,7 @@ struct SimulationReport {
   std::vector<std::string> first_violations;  // up to 10, "tick T: what"
   std::array<TrafficCounts, CommMeter::kProtocols> total{};
   std::array<WindowCost, CommMeter::kProtocols> window{};
-  size_t max_site_bytes = 0;                  // largest Site::MemoryBytes seen (sampled)
+  size_t max_site_bytes = 0;  // largest Site::MemoryBytes seen (sampled)
 };
 
 // InvalidArgument for bad options or an unknown workload.

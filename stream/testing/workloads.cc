@@ -127,8 +127,7 @@ struct HoverAc : Base {
     const double share = alpha() * (0.375 + 0.3 * phase);  // between alpha/13 and 0.675 alpha
     const double others = x_rate * (1 - share) / share;
     for (uint64_t c = Poisson(x_rate); c > 0; --c) out->push_back({t, 424242});
-    for (uint64_t c = Poisson(others); c > 0; --c)
-      out->push_back({t, 100 + static_cast<int64_t>(rng_() % 64)});
+    for (uint64_t c = Poisson(others); c > 0; --c) out->push_back({t, 100 + static_cast<int64_t>(rng_() % 64)});
   }
 };
 
@@ -168,11 +167,21 @@ struct Ordered : Base {
       const int64_t k = next_++;
       int64_t v = 0;
       switch (kind_) {
-        case 0: v = k; break;                                          // increasing
-        case 1: v = -k; break;                                         // decreasing
-        case 2: v = (k % 2 == 0) ? -1000000000 - k : 1000000000 + k; break;  // alternating extremes
-        case 3: v = static_cast<int64_t>(rng_() % 4) * 1000; break;    // heavy duplicates
-        default: v = 77; break;                                        // all equal
+        case 0:
+          v = k;
+          break;  // increasing
+        case 1:
+          v = -k;
+          break;  // decreasing
+        case 2:
+          v = (k % 2 == 0) ? -1000000000 - k : 1000000000 + k;
+          break;  // alternating extremes
+        case 3:
+          v = static_cast<int64_t>(rng_() % 4) * 1000;
+          break;  // heavy duplicates
+        default:
+          v = 77;
+          break;  // all equal
       }
       out->push_back({t, v});
     }
@@ -208,8 +217,7 @@ struct Idle : Base {
 struct Giant : Base {
   using Base::Base;
   void Arrivals(int64_t t, int, std::vector<Arrival>* out) override {
-    for (uint64_t c = Poisson(p_.rate); c > 0; --c)
-      out->push_back({t, rng_() % 10 != 0 ? 31337 : zipf_(rng_)});
+    for (uint64_t c = Poisson(p_.rate); c > 0; --c) out->push_back({t, rng_() % 10 != 0 ? 31337 : zipf_(rng_)});
   }
 };
 
@@ -217,8 +225,7 @@ struct Giant : Base {
 struct Noise : Base {
   using Base::Base;
   void Arrivals(int64_t t, int, std::vector<Arrival>* out) override {
-    for (uint64_t c = Poisson(p_.rate); c > 0; --c)
-      out->push_back({t, static_cast<int64_t>(rng_() >> 24)});
+    for (uint64_t c = Poisson(p_.rate); c > 0; --c) out->push_back({t, static_cast<int64_t>(rng_() >> 24)});
   }
 };
 
@@ -226,9 +233,9 @@ struct Noise : Base {
 
 const std::vector<std::string>& WorkloadNames() {
   static const std::vector<std::string> names = {
-      "steady",     "burst",      "expiry_storm", "square",     "hover_count", "small_rising", "hover_ac",
-      "rotation",   "imbalance",  "distinct",     "increasing", "decreasing",  "alternating",  "duplicates",
-      "all_equal",  "late_uniform", "late_exact", "idle",       "giant",       "noise"};
+      "steady",    "burst",        "expiry_storm", "square",     "hover_count", "small_rising", "hover_ac",
+      "rotation",  "imbalance",    "distinct",     "increasing", "decreasing",  "alternating",  "duplicates",
+      "all_equal", "late_uniform", "late_exact",   "idle",       "giant",       "noise"};
   return names;
 }
 

@@ -19,10 +19,10 @@
 namespace momenta {
 
 struct WorkloadParams {
-  int sites = 1;          // k
-  WindowSpec spec;        // W and tau
-  double eps = 0.1;       // the protocols' eps: thresholds some workloads aim at
-  double rate = 20;       // mean arrivals per site per tick in busy phases
+  int sites = 1;     // k
+  WindowSpec spec;   // W and tau
+  double eps = 0.1;  // the protocols' eps: thresholds some workloads aim at
+  double rate = 20;  // mean arrivals per site per tick in busy phases
   uint64_t seed = 1;
 };
 

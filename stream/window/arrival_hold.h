@@ -52,7 +52,7 @@ class ArrivalHold {
  private:
   const int64_t tardiness_;
   std::optional<int64_t> clock_;
-  std::optional<int64_t> taken_;          // items stamped <= taken_ were handed out
+  std::optional<int64_t> taken_;                      // items stamped <= taken_ were handed out
   std::map<int64_t, std::vector<int64_t>> by_stamp_;  // stamp -> items, all stamped > taken_
   size_t held_ = 0;
   uint64_t dropped_ = 0;

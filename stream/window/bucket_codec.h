@@ -71,8 +71,7 @@ Status DecodeBuckets(BucketWindow<Payload>& w, ByteReader& in, DecodePayload&& d
   typename BucketWindow<Payload>::List settled, unsettled;
   MOMENTA_RETURN_IF_ERROR(get(&settled));
   MOMENTA_RETURN_IF_ERROR(get(&unsettled));
-  if (!w.Restore(now, std::move(settled), std::move(unsettled)))
-    return in.Bad("buckets break the window's invariants");
+  if (!w.Restore(now, std::move(settled), std::move(unsettled))) return in.Bad("buckets break the window's invariants");
   return Status::OK();
 }
 
@@ -105,8 +104,7 @@ inline Result<SynopsisHeader> DecodeSynopsisHeader(std::string_view magic, ByteR
 // Entry: a struct with an int64_t key and a uint32_t count (members named by
 // `key` and `count`), `e` ascending by key.
 template <class Entry>
-void EncodeAscendingPairs(const std::vector<Entry>& e, int64_t Entry::*key, uint32_t Entry::*count,
-                          ByteWriter& out) {
+void EncodeAscendingPairs(const std::vector<Entry>& e, int64_t Entry::*key, uint32_t Entry::*count, ByteWriter& out) {
   out.Varint(e.size());
   int64_t prev = 0;
   for (size_t i = 0; i < e.size(); ++i) {
@@ -124,8 +122,8 @@ void EncodeAscendingPairs(const std::vector<Entry>& e, int64_t Entry::*key, uint
 // `counts` name them in messages ("items", "count").
 template <class Entry>
 Status DecodeAscendingPairs(ByteReader& in, uint64_t max_size, const char* too_many, int64_t Entry::*key,
-                            uint32_t Entry::*count, const char* keys, const char* counts,
-                            std::vector<Entry>* e, uint64_t* sum) {
+                            uint32_t Entry::*count, const char* keys, const char* counts, std::vector<Entry>* e,
+                            uint64_t* sum) {
   uint64_t size = 0;
   MOMENTA_RETURN_IF_ERROR(in.Count(&size, 2));
   if (size > max_size) return in.Bad(too_many);

@@ -165,7 +165,7 @@ class BucketWindow {
   template <class Hooks>
   void Compact(Hooks& hooks) {
     const size_t lo = straddle_ ? 1 : 0;
-    runs_.clear();  // oldest first
+    runs_.clear();                  // oldest first
     uint64_t after = unsettled_n_;  // items newer than settled_[i], as i goes up
     for (size_t i = lo; i < settled_.size(); ++i) after += settled_[i].n;
     size_t begin = lo;
@@ -323,8 +323,7 @@ class BucketWindow {
     // Newest bucket with max_ts <= ts; buckets of one timestamp are kept in order.
     auto it = std::upper_bound(unsettled_.begin(), unsettled_.end(), ts,
                                [](int64_t t, const Bucket& b) { return t < b.max_ts; });
-    if (it != unsettled_.begin() && std::prev(it)->max_ts == ts &&
-        std::prev(it)->n + count <= kMaxBucketItems)
+    if (it != unsettled_.begin() && std::prev(it)->max_ts == ts && std::prev(it)->n + count <= kMaxBucketItems)
       return Track(*std::prev(it), count);
     it = unsettled_.emplace(it);
     it->min_ts = it->max_ts = ts;
@@ -338,21 +337,21 @@ class BucketWindow {
   WindowSpec spec_;
   double lambda_;
   int64_t now_ = kNoTime;
-  List settled_;    // oldest first; ranges disjoint and increasing
-  List unsettled_;  // one timestamp each, non-decreasing, all >= now - tau
-  bool straddle_ = false;         // settled_.front() straddles edge() (and is not full)
-  uint64_t full_n_ = 0;           // sum of n over full buckets (settled non-straddler + unsettled)
-  double full_err_ = 0;           // sum of err over the same (>= 0; 0 when full_n_ == 0)
-  uint64_t unsettled_n_ = 0;      // sum of n over unsettled_
+  List settled_;              // oldest first; ranges disjoint and increasing
+  List unsettled_;            // one timestamp each, non-decreasing, all >= now - tau
+  bool straddle_ = false;     // settled_.front() straddles edge() (and is not full)
+  uint64_t full_n_ = 0;       // sum of n over full buckets (settled non-straddler + unsettled)
+  double full_err_ = 0;       // sum of err over the same (>= 0; 0 when full_n_ == 0)
+  uint64_t unsettled_n_ = 0;  // sum of n over unsettled_
   size_t settled_after_compact_ = 0;
-  uint64_t settled_n_since_compact_ = 0;  // items in buckets settled since then
+  uint64_t settled_n_since_compact_ = 0;       // items in buckets settled since then
   static constexpr uint64_t kLightItems = 16;  // "a few items" a bucket, on average
   struct Run {
     size_t begin, end;  // settled_[begin, end)
     uint64_t n;
   };
-  std::vector<Run> runs_;            // Compact's scratch
-  std::vector<Bucket*> members_;     // Compact's scratch
+  std::vector<Run> runs_;         // Compact's scratch
+  std::vector<Bucket*> members_;  // Compact's scratch
 };
 
 }  // namespace momenta

@@ -11,9 +11,7 @@ int VarintBytes(uint64_t v) {
   return n;
 }
 
-int EliasGammaBits(uint64_t v) {
-  return v == 0 ? 1 : 2 * (63 - __builtin_clzll(v)) + 1;
-}
+int EliasGammaBits(uint64_t v) { return v == 0 ? 1 : 2 * (63 - __builtin_clzll(v)) + 1; }
 
 void ByteWriter::Varint(uint64_t v) {
   while (v >= 0x80) {
@@ -57,8 +55,7 @@ Status ByteReader::Signed(int64_t* v) {
 }
 
 Status ByteReader::Expect(std::string_view bytes) {
-  if (in_.size() - pos_ < bytes.size() || in_.substr(pos_, bytes.size()) != bytes)
-    return Bad("bad magic");
+  if (in_.size() - pos_ < bytes.size() || in_.substr(pos_, bytes.size()) != bytes) return Bad("bad magic");
   pos_ += bytes.size();
   return Status::OK();
 }

@@ -17,12 +17,8 @@
 
 namespace momenta {
 
-inline uint64_t ZigZag(int64_t v) {
-  return (static_cast<uint64_t>(v) << 1) ^ static_cast<uint64_t>(v >> 63);
-}
-inline int64_t UnZigZag(uint64_t u) {
-  return static_cast<int64_t>(u >> 1) ^ -static_cast<int64_t>(u & 1);
-}
+inline uint64_t ZigZag(int64_t v) { return (static_cast<uint64_t>(v) << 1) ^ static_cast<uint64_t>(v >> 63); }
+inline int64_t UnZigZag(uint64_t u) { return static_cast<int64_t>(u >> 1) ^ -static_cast<int64_t>(u & 1); }
 // Bytes of the LEB128 varint of v (1..10).
 int VarintBytes(uint64_t v);
 // Bits of the Elias-gamma code of v >= 1: 2*floor(log2 v) + 1.

@@ -34,7 +34,8 @@ std::vector<ItemEntry> EntriesOf(const PackedPairs& p) {
 }
 
 PackedPairs Pack(const std::vector<ItemEntry>& e) {
-  return PackedPairs::Pack(e.size(), [&](size_t i) { return e[i].item; }, [&](size_t i) { return e[i].count; });
+  return PackedPairs::Pack(
+      e.size(), [&](size_t i) { return e[i].item; }, [&](size_t i) { return e[i].count; });
 }
 }  // namespace
 
@@ -286,12 +287,10 @@ bool ItemCounts::DrainTouched(std::vector<int64_t>* grew, std::vector<int64_t>* 
 
 size_t ItemCounts::MemoryBytes() const {
   size_t bytes = sizeof(*this) + w_.ShellBytes() + total_.MemoryBytes() + pending_.MemoryBytes() +
-                 young_.MemoryBytes() +
-                 (spare_ ? spare_->MemoryBytes() : 0) +
+                 young_.MemoryBytes() + (spare_ ? spare_->MemoryBytes() : 0) +
                  (grew_.capacity() + fell_.capacity()) * sizeof(int64_t) + scratch_.capacity() * sizeof(ItemDecrement) +
                  (work_.capacity() + work2_.capacity()) * sizeof(ItemEntry) + runs_.capacity() * sizeof(size_t) +
-                 sort_words_.capacity() * sizeof(uint64_t) +
-                 counts_.capacity() * sizeof(uint32_t);
+                 sort_words_.capacity() * sizeof(uint64_t) + counts_.capacity() * sizeof(uint32_t);
   auto add = [&](const Bucket& b) {
     bytes += b.payload.packed.HeapBytes();
     if (b.payload.raw) bytes += sizeof(FlatCountMap) + b.payload.raw->MemoryBytes();

@@ -71,9 +71,7 @@ class ItemCounts {
   // InvalidArgument for a bad spec or item_eps outside (0, 1).
   static Result<ItemCounts> Create(const WindowSpec& spec, double item_eps);
   // The synopsis whose Frequent() is correct at eps (item_eps = eps / 3).
-  static Result<ItemCounts> ForFrequentItems(const WindowSpec& spec, double eps) {
-    return Create(spec, eps / 3);
-  }
+  static Result<ItemCounts> ForFrequentItems(const WindowSpec& spec, double eps) { return Create(spec, eps / 3); }
 
   ItemCounts(ItemCounts&&) noexcept = default;
   ItemCounts& operator=(ItemCounts&&) noexcept = default;
@@ -108,8 +106,7 @@ class ItemCounts {
     total_.ForEach([&](int64_t item, uint64_t) { f(item); });
     pending_.ForEach([&](int64_t item, uint64_t) { f(item); });
     if (const auto* h = w_.newest()) h->payload.raw->ForEach([&](int64_t item, uint64_t) { f(item); });
-    if (const auto* s = w_.straddler())
-      s->payload.packed.ForEach([&](int64_t item, uint32_t) { f(item); });
+    if (const auto* s = w_.straddler()) s->payload.packed.ForEach([&](int64_t item, uint32_t) { f(item); });
   }
 
   // Protocols check only what changed. When tracking is on, DrainTouched
@@ -178,8 +175,8 @@ class ItemCounts {
   }
 
   double item_eps_;
-  size_t m_;                  // counters per settled bucket
-  BucketWindow<Payload> w_;   // lambda = item_eps
+  size_t m_;                 // counters per settled bucket
+  BucketWindow<Payload> w_;  // lambda = item_eps
   // item -> its counts summed over the full buckets but the newest: total_
   // plus pending_, a few recent counts on their way into total_ (added in
   // batches of kPendingKeys keys so that total_'s cache misses overlap;
@@ -193,7 +190,7 @@ class ItemCounts {
   uint64_t dropped_ = 0;
   bool track_ = false;
   std::vector<int64_t> grew_, fell_;
-  bool fell_overflow_ = false;  // more items fell than fell_ lists
+  bool fell_overflow_ = false;                             // more items fell than fell_ lists
   static constexpr size_t kKeepTouched = size_t{1} << 16;  // entries fell_ lists (and keeps between ticks)
   std::vector<ItemDecrement> scratch_;
   // Reused buffers of Seal and MergeGroup (their capacity counts as memory).

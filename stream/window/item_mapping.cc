@@ -30,9 +30,7 @@ int64_t FloorDiv(int64_t a, int64_t b) {
 
 Result<ItemMapping> ItemMapping::Parse(std::string_view text, const std::string& what) {
   ItemMapping m;
-  auto bad = [&](const std::string& why) {
-    return Status::InvalidArgument(what, Quoted(text, why));
-  };
+  auto bad = [&](const std::string& why) { return Status::InvalidArgument(what, Quoted(text, why)); };
   const size_t slash = text.find('/');
   const std::string_view kind = text.substr(0, slash);
   const std::string_view grid = slash == std::string_view::npos ? std::string_view() : text.substr(slash + 1);
@@ -68,9 +66,7 @@ std::string ItemMapping::ToString() const {
   return buf;
 }
 
-int64_t ItemMapping::FromIndex(uint64_t index) const {
-  return static_cast<int64_t>(index / index_group_);
-}
+int64_t ItemMapping::FromIndex(uint64_t index) const { return static_cast<int64_t>(index / index_group_); }
 
 bool ItemMapping::FromValue(double value, int64_t* item) const {
   const double cell = std::floor(value / value_grid_);
@@ -119,8 +115,7 @@ Status ParseTimedItem(std::string_view line, const ItemMapping& mapping, const s
   while (b < line.size() && line[b] != ' ' && line[b] != '\t') ++b;
   size_t c = skip(b), d = c;
   while (d < line.size() && line[d] != ' ' && line[d] != '\t' && line[d] != '\r') ++d;
-  if (a == b || c == d || skip(d) != line.size())
-    return Status::InvalidArgument(where, "expected 'TIMESTAMP ITEM'");
+  if (a == b || c == d || skip(d) != line.size()) return Status::InvalidArgument(where, "expected 'TIMESTAMP ITEM'");
   if (!ParseInteger(line.substr(a, b - a), ts) || *ts < -kMaxTime || *ts > kMaxTime)
     return Status::InvalidArgument(where, Quoted(line.substr(a, b - a), "is not a timestamp"));
   auto it = mapping.FromText(line.substr(c, d - c));

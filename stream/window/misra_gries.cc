@@ -24,8 +24,7 @@ uint32_t ReduceEntries(std::vector<ItemEntry>* entries, size_t m, std::vector<It
   counts.resize(e.size());
   for (size_t i = 0; i < e.size(); ++i) counts[i] = e[i].count;
   // v = the (m+1)-th largest count.
-  std::nth_element(counts.begin(), counts.begin() + static_cast<ptrdiff_t>(m), counts.end(),
-                   std::greater<uint32_t>());
+  std::nth_element(counts.begin(), counts.begin() + static_cast<ptrdiff_t>(m), counts.end(), std::greater<uint32_t>());
   const uint32_t v = counts[m];
   size_t out = 0;
   for (size_t i = 0; i < e.size(); ++i) {

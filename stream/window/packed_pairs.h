@@ -12,10 +12,10 @@
 // search. Copy is deleted; moves are cheap. Not thread-safe.
 #pragma once
 
+#include <algorithm>
 #include <cassert>
 #include <cstddef>
 #include <cstdint>
-#include <algorithm>
 #include <utility>
 
 namespace momenta {
@@ -93,8 +93,7 @@ class PackedPairs {
   // REQUIRES: i < size()
   int64_t key(size_t i) const {
     assert(i < size_);
-    return static_cast<int64_t>(static_cast<uint64_t>(base_) +
-                                Get(data(), i * (key_bits_ + count_bits_), key_bits_));
+    return static_cast<int64_t>(static_cast<uint64_t>(base_) + Get(data(), i * (key_bits_ + count_bits_), key_bits_));
   }
   uint32_t count(size_t i) const {
     assert(i < size_);
@@ -161,11 +160,11 @@ class PackedPairs {
     heap_ = false;
   }
 
-  int64_t base_ = 0;      // the first key
-  uint32_t size_ = 0;     // pairs
-  uint8_t key_bits_ = 0;  // bits of key - base_
+  int64_t base_ = 0;        // the first key
+  uint32_t size_ = 0;       // pairs
+  uint8_t key_bits_ = 0;    // bits of key - base_
   uint8_t count_bits_ = 0;  // bits of count - 1
-  bool heap_ = false;     // data_ is a heap block (else inline_ holds the bits)
+  bool heap_ = false;       // data_ is a heap block (else inline_ holds the bits)
   union {
     uint64_t inline_[kInlineWords] = {0, 0};
     uint64_t* data_;

@@ -67,6 +67,7 @@ class SlidingVector {
   void erase_to_end(iterator pos) {
     items_.erase(items_.begin() + static_cast<ptrdiff_t>(pos - items_.data()), items_.end());
   }
+
  private:
   static constexpr size_t kMinTrim = 64;
   std::vector<T> items_;

@@ -23,8 +23,8 @@ struct WindowReport {
   int64_t time = 0;
   double count = 0;
   uint64_t count_low = 0, count_high = 0;
-  uint64_t dropped = 0;                     // late items refused since the start
-  std::vector<ItemEstimate> top;            // largest estimates first
+  uint64_t dropped = 0;                                              // late items refused since the start
+  std::vector<ItemEstimate> top;                                     // largest estimates first
   std::vector<std::pair<double, std::optional<int64_t>>> quantiles;  // (phi, value)
 };
 

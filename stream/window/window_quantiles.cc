@@ -19,7 +19,8 @@ constexpr size_t kCapFactor = 32;    // entries per bucket never exceed 32m
 constexpr size_t kYoungItems = 256;  // the most items a young bucket holds (when 2m allows)
 
 PackedPairs Pack(const std::vector<ValueEntry>& e) {
-  return PackedPairs::Pack(e.size(), [&](size_t i) { return e[i].value; }, [&](size_t i) { return e[i].weight; });
+  return PackedPairs::Pack(
+      e.size(), [&](size_t i) { return e[i].value; }, [&](size_t i) { return e[i].weight; });
 }
 
 void AppendPacked(const PackedPairs& p, std::vector<ValueEntry>* e) {
@@ -193,7 +194,7 @@ RankSnapshot WindowQuantiles::Snapshot() const {
     double scale;
     size_t i;
   };
-  std::vector<PackedPairs> loose;  // unsettled and young buckets' samples, packed for the merge
+  std::vector<PackedPairs> loose;    // unsettled and young buckets' samples, packed for the merge
   loose.reserve(w_.bucket_count());  // src points into it: no reallocation
   std::vector<Source> src;
   src.reserve(w_.bucket_count());
@@ -274,8 +275,8 @@ size_t WindowQuantiles::MemoryBytes() const {
   size_t bytes = sizeof(*this) + w_.ShellBytes() + work_.capacity() * sizeof(ValueEntry) +
                  sort_words_.capacity() * sizeof(uint64_t) + young_.MemoryBytes();
   auto add = [&](const Bucket& b) {
-    bytes += b.payload.packed.HeapBytes() +
-             (b.payload.entries.capacity() + b.payload.raw.capacity()) * sizeof(ValueEntry);
+    bytes +=
+        b.payload.packed.HeapBytes() + (b.payload.entries.capacity() + b.payload.raw.capacity()) * sizeof(ValueEntry);
   };
   for (const Bucket& b : w_.settled()) add(b);
   for (const Bucket& b : w_.unsettled()) add(b);
@@ -288,7 +289,7 @@ std::string WindowQuantiles::Encode() const {
   EncodeBuckets(w_, out, [this](const Payload& p, ByteWriter& o) {
     std::vector<ValueEntry> e = p.entries;
     if (p.young.young()) YoungSample(p, &e, nullptr);  // the bytes a packed sample of the same entries writes
-    AppendPacked(p.packed, &e);  // a bucket has one form of these
+    AppendPacked(p.packed, &e);                        // a bucket has one form of these
     if (!p.raw.empty()) {
       e.insert(e.end(), p.raw.begin(), p.raw.end());
       NormalizeSample(&e);

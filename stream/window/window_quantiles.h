@@ -107,9 +107,9 @@ class WindowQuantiles {
 
  private:
   struct Payload {
-    PackedPairs packed;               // settled: the sample, value -> weight
-    std::vector<ValueEntry> entries;  // unsettled: normalized sample
-    std::vector<ValueEntry> raw;      // unsettled: arrivals not yet absorbed (unsorted)
+    PackedPairs packed;                 // settled: the sample, value -> weight
+    std::vector<ValueEntry> entries;    // unsettled: normalized sample
+    std::vector<ValueEntry> raw;        // unsettled: arrivals not yet absorbed (unsorted)
     YoungLog<ValueEntry>::Range young;  // settled, young: the exact sample in young_
   };
   using Bucket = WindowBucket<Payload>;
@@ -136,9 +136,9 @@ class WindowQuantiles {
   BucketWindow<Payload> w_;
   uint64_t dropped_ = 0;
   uint64_t over_budget_ = 0;
-  std::vector<ValueEntry> work_;  // MergeGroup's buffer (its capacity counts as memory)
+  std::vector<ValueEntry> work_;      // MergeGroup's buffer (its capacity counts as memory)
   std::vector<uint64_t> sort_words_;  // the sort's scratch (key_count_sort.h; counts as memory)
-  size_t young_items_;  // the most items a young bucket holds: min(2m, 256), never collapsed
+  size_t young_items_;                // the most items a young bucket holds: min(2m, 256), never collapsed
   YoungLog<ValueEntry> young_;
 };
 

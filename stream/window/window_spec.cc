@@ -8,9 +8,8 @@ Status ValidateWindowSpec(const WindowSpec& spec) {
   if (spec.window < 1 || spec.window > kMaxTime)
     return Status::InvalidArgument("window", "W must lie in [1, 2^61], got " + std::to_string(spec.window));
   if (spec.tardiness < 0 || spec.tardiness >= spec.window)
-    return Status::InvalidArgument("window", "tardiness must lie in [0, W-1], got " +
-                                                 std::to_string(spec.tardiness) + " with W = " +
-                                                 std::to_string(spec.window));
+    return Status::InvalidArgument("window", "tardiness must lie in [0, W-1], got " + std::to_string(spec.tardiness) +
+                                                 " with W = " + std::to_string(spec.window));
   return Status::OK();
 }
 

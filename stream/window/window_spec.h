@@ -53,8 +53,6 @@ struct Arrival {
 
 // True when an item stamped `ts` arriving at clock `now` is accepted.
 // REQUIRES: ts <= now
-inline bool AcceptsArrival(const WindowSpec& spec, int64_t now, int64_t ts) {
-  return ts >= now - spec.tardiness;
-}
+inline bool AcceptsArrival(const WindowSpec& spec, int64_t now, int64_t ts) { return ts >= now - spec.tardiness; }
 
 }  // namespace momenta

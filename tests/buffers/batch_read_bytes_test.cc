@@ -11,10 +11,10 @@
 #include <vector>
 
 #include "buffers/buffered_array.h"
+#include "buffers/buffered_array_parts.h"
 #include "buffers/tree/range_query.h"
 #include "storage/array/array_file.h"
 #include "storage/io/io_backend.h"
-#include "buffers/buffered_array_parts.h"
 #include "tests/assert_ok.h"
 #include "tests/test_util.h"
 

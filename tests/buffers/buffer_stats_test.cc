@@ -11,9 +11,9 @@
 #include <string>
 #include <vector>
 
+#include "buffers/algebra/statistics.h"
 #include "buffers/buffered_array.h"
 #include "buffers/buffered_array_parts.h"
-#include "buffers/algebra/statistics.h"
 #include "storage/array/array_file.h"
 #include "tests/assert_ok.h"
 #include "tests/test_util.h"
@@ -90,8 +90,8 @@ TEST(BufferStatsTest, TreeKindAnswersFromTheSummary) {
     MakeArray(path, dtype, seed);
     auto ba = BufferedArray::Open(path, Options(0, /*writable=*/false));
     ASSERT_OK(ba);
-    const std::vector<Stat> stats = {Stat::kSum, Stat::kMean, Stat::kVar, Stat::kMin, Stat::kMax, Stat::kMoments,
-                                     Stat::kCom};
+    const std::vector<Stat> stats = {Stat::kSum, Stat::kMean,    Stat::kVar, Stat::kMin,
+                                     Stat::kMax, Stat::kMoments, Stat::kCom};
     const StatParams params;
     std::mt19937_64 rng(seed);
     std::vector<IndexRange> ranges;

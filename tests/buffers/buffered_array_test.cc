@@ -30,26 +30,32 @@ struct Config {
 };
 
 std::string Name(const Config& c) {
-  return std::string(DTypeName(c.dtype)) + "_J" + std::to_string(c.order) + (c.disk_tier ? "_disk" : "_ram") +
-         "_leaf" + std::to_string(c.leaf_span) + "_fan" + std::to_string(c.fanout);
+  return std::string(DTypeName(c.dtype)) + "_J" + std::to_string(c.order) + (c.disk_tier ? "_disk" : "_ram") + "_leaf" +
+         std::to_string(c.leaf_span) + "_fan" + std::to_string(c.fanout);
 }
 
 // A random value that fits `t`, as a Value and as a long double.
 Value RandomValue(DType t, std::mt19937_64& rng) {
   switch (t) {
-    case DType::kF8: return Value::Float(std::normal_distribution<double>(3.0, 100.0)(rng));
-    case DType::kF4: return Value::Float(static_cast<float>(std::normal_distribution<double>(-2.0, 10.0)(rng)));
-    case DType::kI4: return Value::Int(static_cast<int32_t>(rng()));
-    case DType::kU1: return Value::UInt(rng() % 256);
-    case DType::kI8: return Value::Int(static_cast<int64_t>(rng() >> 1) * ((rng() & 1) ? 1 : -1));
-    default: return Value::Int(static_cast<int64_t>(rng() % 1000) - 500);
+    case DType::kF8:
+      return Value::Float(std::normal_distribution<double>(3.0, 100.0)(rng));
+    case DType::kF4:
+      return Value::Float(static_cast<float>(std::normal_distribution<double>(-2.0, 10.0)(rng)));
+    case DType::kI4:
+      return Value::Int(static_cast<int32_t>(rng()));
+    case DType::kU1:
+      return Value::UInt(rng() % 256);
+    case DType::kI8:
+      return Value::Int(static_cast<int64_t>(rng() >> 1) * ((rng() & 1) ? 1 : -1));
+    default:
+      return Value::Int(static_cast<int64_t>(rng() % 1000) - 500);
   }
 }
 
 class Reference {
  public:
   std::vector<long double> a;
-  std::vector<Int128> exact;  // integer dtypes
+  std::vector<Int128> exact;      // integer dtypes
   std::vector<long double> held;  // |a_i| at its largest so far
 
   void Set(uint64_t i, long double v, Int128 e) {
@@ -126,7 +132,8 @@ void CheckRange(BufferedArray& ba, const Reference& ref, const Config& cfg, uint
     }
     auto m = ComputeStat(Stat::kMean, {}, s, p, cfg.dtype);
     ASSERT_OK(m);
-    EXPECT_NEAR(static_cast<double>(m->values[0]), static_cast<double>(mean), 1e-9 * std::sqrt(static_cast<double>(scale / (q - p))) + 1e-12);
+    EXPECT_NEAR(static_cast<double>(m->values[0]), static_cast<double>(mean),
+                1e-9 * std::sqrt(static_cast<double>(scale / (q - p))) + 1e-12);
     auto v = ComputeStat(Stat::kVar, {}, s, p, cfg.dtype);
     ASSERT_OK(v);
     EXPECT_NEAR(static_cast<double>(v->values[0]), static_cast<double>(ss / (q - p)),
@@ -152,7 +159,8 @@ void RandomRangesAndUpdatesMatchAScan(const Config& cfg, uint64_t seed) {
   std::mt19937_64 rng(seed);
   ScratchDir dir;
   for (int round = 0; round < 3; ++round) {
-    const uint64_t n = round == 0 ? 1 + rng() % (cfg.leaf_span ? cfg.leaf_span : 64) : 1 + rng() % 3000;  // n < one leaf first
+    const uint64_t n =
+        round == 0 ? 1 + rng() % (cfg.leaf_span ? cfg.leaf_span : 64) : 1 + rng() % 3000;  // n < one leaf first
     const std::string path = dir.File(round == 0 ? "a0.npy" : round == 1 ? "a1.npy" : "a2.npy");
     SCOPED_TRACE("n=" + std::to_string(n));
     Reference ref;
@@ -172,7 +180,8 @@ void RandomRangesAndUpdatesMatchAScan(const Config& cfg, uint64_t seed) {
       for (uint64_t i = 0; i < n; ++i)
         if ((i / 97) % 3 == 1) values[i] = Value::Int(0);
       for (uint64_t i = 0; i < n; ++i) {
-        if (values[i].kind == Value::Kind::kInt && values[i].i == 0 && !DTypeIsInteger(cfg.dtype)) values[i] = Value::Float(0);
+        if (values[i].kind == Value::Kind::kInt && values[i].i == 0 && !DTypeIsInteger(cfg.dtype))
+          values[i] = Value::Float(0);
         if (!ValueFits(cfg.dtype, values[i])) values[i] = DTypeIsInteger(cfg.dtype) ? Value::UInt(0) : Value::Float(0);
       }
       ASSERT_OK((*f)->WriteValues(0, values));
@@ -204,8 +213,14 @@ void RandomRangesAndUpdatesMatchAScan(const Config& cfg, uint64_t seed) {
     for (int step = 0; step < 150; ++step) {
       uint64_t p, q;
       random_range(&p, &q);
-      if (step == 0) { p = 0; q = n; }
-      if (step == 1) { p = n / 2; q = p + (n > p ? 1 : 0); }
+      if (step == 0) {
+        p = 0;
+        q = n;
+      }
+      if (step == 1) {
+        p = n / 2;
+        q = p + (n > p ? 1 : 0);
+      }
       CheckRange(*ba, ref, cfg, p, q, rng);
       if (::testing::Test::HasFailure()) return;
       // updates: scattered and consecutive
@@ -264,14 +279,13 @@ TEST(BufferedArrayKnownSeedsTest, ShorterSideCancellation) {
     RandomRangesAndUpdatesMatchAScan(Config{DType::kI8, 2, true, 8, 64}, seed);
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Configs, BufferedArrayTest,
-    ::testing::Values(Config{DType::kF8, 2, true, 16, 4}, Config{DType::kF8, 4, true, 7, 3},
-                      Config{DType::kF8, 2, false, 0, 4}, Config{DType::kF4, 3, true, 32, 2},
-                      Config{DType::kI4, 2, true, 16, 5}, Config{DType::kU1, 1, false, 0, 8},
-                      Config{DType::kI8, 2, true, 8, 64}, Config{DType::kF8, 8, true, 50, 3},
-                      Config{DType::kI2, 0, true, 1, 2}),
-    [](const ::testing::TestParamInfo<Config>& info) { return Name(info.param); });
+INSTANTIATE_TEST_SUITE_P(Configs, BufferedArrayTest,
+                         ::testing::Values(Config{DType::kF8, 2, true, 16, 4}, Config{DType::kF8, 4, true, 7, 3},
+                                           Config{DType::kF8, 2, false, 0, 4}, Config{DType::kF4, 3, true, 32, 2},
+                                           Config{DType::kI4, 2, true, 16, 5}, Config{DType::kU1, 1, false, 0, 8},
+                                           Config{DType::kI8, 2, true, 8, 64}, Config{DType::kF8, 8, true, 50, 3},
+                                           Config{DType::kI2, 0, true, 1, 2}),
+                         [](const ::testing::TestParamInfo<Config>& info) { return Name(info.param); });
 
 TEST(BufferedArrayStaleTest, ChangedBehindItsBackIsRebuilt) {
   ScratchDir dir;
@@ -436,4 +450,3 @@ TEST(BufferedArrayLargeBinsTest, LongRawPiecesMatchAScan) {
 
 }  // namespace
 }  // namespace momenta
-

@@ -16,8 +16,8 @@
 #include <thread>
 
 #include "buffers/buffered_array.h"
-#include "buffers/tree/moment_tree.h"
 #include "buffers/buffered_array_parts.h"
+#include "buffers/tree/moment_tree.h"
 #include "tests/assert_ok.h"
 #include "tests/buffers/update_model.h"
 #include "tests/test_util.h"
@@ -116,11 +116,14 @@ TEST(ConcurrentReaderTest, ReaderAnswersMatchSomeSequenceDuringTheQuery) {
   BufferedArrayOptions reader_options;  // not writable: a reader beside a live writer
   auto reader = BufferedArray::Open(path, reader_options);
   ASSERT_OK(reader);
-  CheckAnswersDuringWrites(**reader, rng, "hbb", [&](uint64_t p, uint64_t q, uint64_t* as_of) -> Result<long double> {
-    auto s = (*reader)->Summarize(p, q, /*need_extremes=*/false, nullptr, as_of);
-    if (!s.ok()) return s.status();
-    return Sum(s->index);
-  }, 0);
+  CheckAnswersDuringWrites(
+      **reader, rng, "hbb",
+      [&](uint64_t p, uint64_t q, uint64_t* as_of) -> Result<long double> {
+        auto s = (*reader)->Summarize(p, q, /*need_extremes=*/false, nullptr, as_of);
+        if (!s.ok()) return s.status();
+        return Sum(s->index);
+      },
+      0);
 }
 
 // The same guarantee for the Ola buffer's answers (kind ola): its slots change
@@ -136,11 +139,14 @@ TEST(ConcurrentReaderTest, OlaReaderAnswersMatchSomeSequenceDuringTheQuery) {
   auto reader = BufferedArray::Open(path, BufferedArrayOptions{});
   ASSERT_OK(reader);
   ASSERT_NE(OlaOf(**reader), nullptr);
-  CheckAnswersDuringWrites(**reader, rng, "ola", [&](uint64_t p, uint64_t q, uint64_t* as_of) -> Result<long double> {
-    auto m = (*reader)->SummarizeIndex(p, q, as_of);
-    if (!m.ok()) return m.status();
-    return m->moment(0);
-  }, 1e-9L);
+  CheckAnswersDuringWrites(
+      **reader, rng, "ola",
+      [&](uint64_t p, uint64_t q, uint64_t* as_of) -> Result<long double> {
+        auto m = (*reader)->SummarizeIndex(p, q, as_of);
+        if (!m.ok()) return m.status();
+        return m->moment(0);
+      },
+      1e-9L);
 }
 
 // Two threads share one read-only handle, each asking batches of ranges
@@ -168,8 +174,9 @@ TEST(ConcurrentReaderTest, ThreadsSharingOneReaderEachGetConsistentAnswers) {
       const uint64_t start = (*reader)->applied_sequence();
       std::vector<RangeSummary> out;
       std::vector<uint64_t> as_of;
-      const Status s = ranges.size() == 1 ? Status::OK()
-                                          : (*reader)->SummarizeBatch(ranges, /*need_extremes=*/false, &out, nullptr, &as_of);
+      const Status s = ranges.size() == 1
+                           ? Status::OK()
+                           : (*reader)->SummarizeBatch(ranges, /*need_extremes=*/false, &out, nullptr, &as_of);
       if (ranges.size() == 1) {
         uint64_t one = 0;
         auto summary = (*reader)->Summarize(ranges[0].begin, ranges[0].end, false, nullptr, &one);
@@ -191,8 +198,8 @@ TEST(ConcurrentReaderTest, ThreadsSharingOneReaderEachGetConsistentAnswers) {
         const bool ok = start <= as_of[k] && as_of[k] <= end &&
                         Sum(out[k].index) == SumAfter(as_of[k], ranges[k].begin, ranges[k].end);
         if (!ok) {
-          ADD_FAILURE() << "range " << ranges[k].begin << ":" << ranges[k].end << " as of " << as_of[k]
-                        << " outside [" << start << ", " << end << "] or wrong";
+          ADD_FAILURE() << "range " << ranges[k].begin << ":" << ranges[k].end << " as of " << as_of[k] << " outside ["
+                        << start << ", " << end << "] or wrong";
           ++failures;
         }
         ++checked;

@@ -11,10 +11,10 @@
 #include <vector>
 
 #include "buffers/buffered_array.h"
+#include "buffers/buffered_array_parts.h"
 #include "buffers/tree/moment_tree.h"
 #include "buffers/tree/tree_layout.h"
 #include "storage/array/array_file.h"
-#include "buffers/buffered_array_parts.h"
 #include "tests/assert_ok.h"
 #include "tests/test_util.h"
 
@@ -33,8 +33,8 @@ using testing::WriteFileBytes;
   if (!testing::HaveNumpy()) GTEST_SKIP() << "no NumPy for /usr/bin/python3"
 
 std::string Describe(const CommandResult& r) {
-  return "exit " + std::to_string(r.exit_code) + " signal " + std::to_string(r.signal) +
-         "\nstdout: " + r.out + "\nstderr: " + r.err;
+  return "exit " + std::to_string(r.exit_code) + " signal " + std::to_string(r.signal) + "\nstdout: " + r.out +
+         "\nstderr: " + r.err;
 }
 
 // Exit 1 with one line on stderr that mentions `needle`.
@@ -88,8 +88,8 @@ void CheckEveryCommand(const ScratchDir& dir, const std::string& a, const std::s
 
   for (const char* range : {"0:0", ":", "0:", "-0:"}) {
     SCOPED_TRACE(range);
-    auto q = RunCli({"query", a, "--range", range, "--stat", "count", "--stat", "sum", "--stat",
-                     "moments", "--order", "2"});
+    auto q =
+        RunCli({"query", a, "--range", range, "--stat", "count", "--stat", "sum", "--stat", "moments", "--order", "2"});
     EXPECT_EQ(q.exit_code, 0) << Describe(q);
     EXPECT_EQ(q.out, "count 0\nsum 0\nmoments 0 0 0\n");
   }
@@ -114,8 +114,7 @@ void CheckEveryCommand(const ScratchDir& dir, const std::string& a, const std::s
   }
 
   // export to each format, then import each back.
-  const std::string out_npy = dir.File("out.npy"), out_csv = dir.File("out.csv"),
-                    out_raw = dir.File("out.bin");
+  const std::string out_npy = dir.File("out.npy"), out_csv = dir.File("out.csv"), out_raw = dir.File("out.bin");
   for (const std::string& out : {out_npy, out_csv, out_raw}) {
     std::filesystem::remove(out);
     auto e = RunCli({"export", a, out});
@@ -130,8 +129,8 @@ void CheckEveryCommand(const ScratchDir& dir, const std::string& a, const std::s
     std::string path;
     std::vector<std::string> extra;
   };
-  for (const Source& src : {Source{a, {}}, Source{out_npy, {}}, Source{out_csv, {}},
-                            Source{out_raw, {"--dtype", dtype}}}) {
+  for (const Source& src :
+       {Source{a, {}}, Source{out_npy, {}}, Source{out_csv, {}}, Source{out_raw, {"--dtype", dtype}}}) {
     SCOPED_TRACE("import " + src.path);
     const std::string dest = dir.File("imported.npy");
     std::filesystem::remove(dest);
@@ -152,10 +151,13 @@ void CheckEveryCommand(const ScratchDir& dir, const std::string& a, const std::s
   EXPECT_EQ(ReadFileBytes(a), before) << "a command changed the empty array's bytes";
   // NumPy reads what momenta wrote and exported, with the same dtype and shape.
   if (testing::HaveNumpy()) {
-    auto py = RunPython("import numpy as np\n"
-                        "for p in ['" + a + "', '" + out_npy + "']:\n"
-                        "    x = np.load(p, mmap_mode='r')\n"
-                        "    print(x.dtype.str, x.shape)\n");
+    auto py = RunPython(
+        "import numpy as np\n"
+        "for p in ['" +
+        a + "', '" + out_npy +
+        "']:\n"
+        "    x = np.load(p, mmap_mode='r')\n"
+        "    print(x.dtype.str, x.shape)\n");
     EXPECT_EQ(py.exit_code, 0) << Describe(py);
     const std::string line = "<" + dtype + " " + shape + "\n";
     const std::string want = (dtype == "u1" || dtype == "i1" ? "|" + dtype + " " + shape + "\n" : line);
@@ -173,8 +175,8 @@ TEST(EmptyArrayTest, EveryCommandWorksOnEmptyArraysNumpyWrote) {
   for (const auto& c : kCases) {
     ScratchDir dir;
     const std::string a = dir.File(std::string(c.name) + ".npy");
-    auto py = RunPython("import numpy as np\nnp.save('" + a + "', np.zeros(" + c.shape +
-                        ", dtype='" + c.dtype + "'))\n");
+    auto py =
+        RunPython("import numpy as np\nnp.save('" + a + "', np.zeros(" + c.shape + ", dtype='" + c.dtype + "'))\n");
     ASSERT_EQ(py.exit_code, 0) << Describe(py);
     CheckEveryCommand(dir, a, c.dtype, c.shape);
   }
@@ -258,9 +260,8 @@ TEST(EmptyArrayTest, FailedCreateLeavesNothing) {
   // 2. No room: files may not grow past 8 KiB (bash's ulimit -f counts KiB), so
   //    the 12 KiB array does not fit.
   const std::string b = dir.File("b.npy");
-  auto full = RunCommand({"/bin/bash", "-c",
-                          "trap '' XFSZ; ulimit -f 8; exec \"$0\" create \"$1\" --length 1000",
-                          MOMENTA_CLI_PATH, b});
+  auto full = RunCommand(
+      {"/bin/bash", "-c", "trap '' XFSZ; ulimit -f 8; exec \"$0\" create \"$1\" --length 1000", MOMENTA_CLI_PATH, b});
   ExpectCleanFailure(full, "File too large");
   ExpectNothingLeft(b);
 

@@ -20,11 +20,11 @@
 #include <thread>
 
 #include "buffers/buffered_array.h"
+#include "buffers/buffered_array_parts.h"
 #include "buffers/tree/moment_tree.h"
+#include "storage/array/writer_lock.h"
 #include "storage/log/log_format.h"
 #include "storage/log/log_segments.h"
-#include "storage/array/writer_lock.h"
-#include "buffers/buffered_array_parts.h"
 #include "tests/assert_ok.h"
 #include "tests/test_util.h"
 

@@ -20,8 +20,8 @@
 #include <thread>
 #include <vector>
 
-#include "buffers/buffered_array.h"
 #include "buffers/algebra/moments.h"
+#include "buffers/buffered_array.h"
 #include "storage/array/array_file.h"
 #include "tests/buffers/update_model.h"
 
@@ -56,7 +56,8 @@ int Run(double seconds, uint64_t seed) {
   IoOptions io;
   io.writable = true;
   const uint64_t shape[] = {kLength};
-  if (!ArrayFile::Create(path, DType::kF8, shape, io).ok() || !BufferedArray::Open(path, testing::UpdateModelWriterOptions()).ok()) {
+  if (!ArrayFile::Create(path, DType::kF8, shape, io).ok() ||
+      !BufferedArray::Open(path, testing::UpdateModelWriterOptions()).ok()) {
     std::fprintf(stderr, "shared_reader_stress: cannot make %s\n", path.c_str());
     return 2;
   }
@@ -92,8 +93,8 @@ int Run(double seconds, uint64_t seed) {
       for (size_t k = 0; k < ranges.size(); ++k, ++checked)
         if (Sum(out[k].index) != SumAfter(as_of[k], ranges[k].begin, ranges[k].end)) {
           std::fprintf(stderr, "shared_reader_stress: range %llu:%llu as of %llu is wrong\n",
-                       static_cast<unsigned long long>(ranges[k].begin),
-                       static_cast<unsigned long long>(ranges[k].end), static_cast<unsigned long long>(as_of[k]));
+                       static_cast<unsigned long long>(ranges[k].begin), static_cast<unsigned long long>(ranges[k].end),
+                       static_cast<unsigned long long>(as_of[k]));
           ++wrong;
         }
     }

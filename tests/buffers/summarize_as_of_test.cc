@@ -12,8 +12,8 @@
 #include <vector>
 
 #include "buffers/algebra/statistics.h"
-#include "storage/array/array_file.h"
 #include "buffers/buffered_array_parts.h"
+#include "storage/array/array_file.h"
 #include "tests/assert_ok.h"
 #include "tests/test_util.h"
 

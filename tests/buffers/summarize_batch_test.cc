@@ -12,7 +12,6 @@
 #include <random>
 #include <vector>
 
-#include "buffers/buffered_array.h"
 #include "buffers/algebra/statistics.h"
 #include "buffers/buffered_array.h"
 #include "storage/array/array_file.h"
@@ -79,8 +78,10 @@ class SummarizeBatchTest : public ::testing::TestWithParam<Case> {
     if (!cache_first) options.io.direct_min_bytes = 0;  // every aligned read O_DIRECT, however short
     auto ba = BufferedArray::Open(path_, options);
     if (!ba.ok()) {
-      if (GetParam().io == IoKind::kUring) skip_ = ba.status().ToString();
-      else ADD_FAILURE() << ba.status().ToString();
+      if (GetParam().io == IoKind::kUring)
+        skip_ = ba.status().ToString();
+      else
+        ADD_FAILURE() << ba.status().ToString();
       return nullptr;
     }
     return std::move(ba).value();
@@ -99,15 +100,15 @@ TEST_P(SummarizeBatchTest, EachRangeAsAloneAndAsAScan) {
   if (!skip_.empty()) GTEST_SKIP() << skip_;
   ASSERT_NE(ba, nullptr);
   std::mt19937_64 rng(seed_ + 1);
-  std::vector<IndexRange> ranges = {{0, kLength}, {0, 0}, {kLength, kLength}, {17, 18}, {kLength - 1, kLength},
-                                    {255, 257}, {256, 512}, {3000, 7000}};
+  std::vector<IndexRange> ranges = {{0, kLength},           {0, 0},     {kLength, kLength}, {17, 18},
+                                    {kLength - 1, kLength}, {255, 257}, {256, 512},         {3000, 7000}};
   for (int k = 0; k < 300; ++k) {  // random ranges, past one chunk of a batch (256)
     IndexRange r{rng() % (kLength + 1), rng() % (kLength + 1)};
     if (r.begin > r.end) std::swap(r.begin, r.end);
     ranges.push_back(r);
   }
   for (uint64_t e = 1000; e + 1000 <= kLength; e += 1000) ranges.push_back({e, e + 1000});  // adjacent bins
-  ranges.push_back(ranges[20]);                                                           // a duplicate
+  ranges.push_back(ranges[20]);                                                             // a duplicate
   const bool extremes = GetParam().extremes;
   std::vector<RangeSummary> batch;
   std::vector<QueryCost> costs;
@@ -160,7 +161,8 @@ TEST_P(SummarizeBatchTest, ARangeOutsideTheArrayIsNamedAndNothingIsAnswered) {
   const std::vector<IndexRange> ranges = {{0, 10}, {5, kLength + 1}};
   const Status s = ba->SummarizeBatch(ranges, false, &out);
   EXPECT_EQ(s.code(), Status::Code::kOutOfRange);
-  EXPECT_NE(s.ToString().find("range #2 5:50001 is outside the array (length 50000)"), std::string::npos) << s.ToString();
+  EXPECT_NE(s.ToString().find("range #2 5:50001 is outside the array (length 50000)"), std::string::npos)
+      << s.ToString();
   const std::vector<IndexRange> reversed = {{10, 5}};
   EXPECT_EQ(ba->SummarizeBatch(reversed, false, &out).code(), Status::Code::kOutOfRange);
   ASSERT_OK(ba->SummarizeBatch({}, false, &out));

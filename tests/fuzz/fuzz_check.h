@@ -8,11 +8,10 @@
 #include <cstdio>
 #include <cstdlib>
 
-#define FUZZ_CHECK(condition, message)                                             \
-  do {                                                                             \
-    if (!(condition)) {                                                            \
-      std::fprintf(stderr, "%s:%d: FUZZ_CHECK(%s) failed: %s\n", __FILE__, __LINE__, \
-                   #condition, (message));                                         \
-      std::abort();                                                                \
-    }                                                                              \
+#define FUZZ_CHECK(condition, message)                                                                       \
+  do {                                                                                                       \
+    if (!(condition)) {                                                                                      \
+      std::fprintf(stderr, "%s:%d: FUZZ_CHECK(%s) failed: %s\n", __FILE__, __LINE__, #condition, (message)); \
+      std::abort();                                                                                          \
+    }                                                                                                        \
   } while (0)

@@ -35,14 +35,14 @@
 #include <string_view>
 #include <vector>
 
-#include "storage/util/crc32c.h"
+#include "storage/array/writer_lock.h"
 #include "storage/log/log_codec.h"
 #include "storage/log/log_mark.h"
 #include "storage/log/log_reader.h"
 #include "storage/log/log_recovery.h"
 #include "storage/log/log_segments.h"
 #include "storage/log/log_writer.h"
-#include "storage/array/writer_lock.h"
+#include "storage/util/crc32c.h"
 #include "tests/fuzz/fuzz_check.h"
 #include "tests/fuzz/fuzz_scratch.h"
 
@@ -61,9 +61,7 @@ void WriteFile(const std::string& path, std::string_view bytes) {
   FUZZ_CHECK(out.good(), path.c_str());
 }
 
-std::string RecordBytes(const LogRecord& r) {
-  return std::string(reinterpret_cast<const char*>(&r), sizeof r);
-}
+std::string RecordBytes(const LogRecord& r) { return std::string(reinterpret_cast<const char*>(&r), sizeof r); }
 
 // Every record of every frame anywhere in `bytes` (past a segment header)
 // whose frame header and payload checks hold: an independent scan, without
@@ -78,7 +76,8 @@ void ValidFramesAnywhere(std::string_view bytes, std::set<std::string>* records)
     if (h.payload_bytes > bytes.size() - at - sizeof h) continue;
     const char* payload = bytes.data() + at + sizeof h;
     if (Crc32c(payload, h.payload_bytes) != h.payload_crc) continue;
-    for (uint32_t k = 0; k < h.count; ++k) records->insert(std::string(payload + k * sizeof(LogRecord), sizeof(LogRecord)));
+    for (uint32_t k = 0; k < h.count; ++k)
+      records->insert(std::string(payload + k * sizeof(LogRecord), sizeof(LogRecord)));
   }
 }
 

@@ -146,9 +146,8 @@ void FuzzItemCounts(std::string_view bytes) {
   FUZZ_CHECK(d.ok(), d.status().ToString().c_str());
   FUZZ_CHECK(d->Encode() == again, "item counts: encoding not canonical");
   FUZZ_CHECK(d->Count() == c->Count(), "item counts: re-decoded count differs");
-  c->ForEachCandidate([&](int64_t j) {
-    FUZZ_CHECK(d->Estimate(j) == c->Estimate(j), "item counts: re-decoded estimate differs");
-  });
+  c->ForEachCandidate(
+      [&](int64_t j) { FUZZ_CHECK(d->Estimate(j) == c->Estimate(j), "item counts: re-decoded estimate differs"); });
   ItemCounts& w = *d;
   const WindowSpec spec = w.spec();
   int64_t t = After(w.now(), 1);
@@ -237,9 +236,7 @@ void FuzzQuantiles(std::string_view bytes) {
 
 // ---- seeds --------------------------------------------------------------
 
-void WriteSeed(const std::string& path, const std::string& bytes) {
-  std::ofstream(path, std::ios::binary) << bytes;
-}
+void WriteSeed(const std::string& path, const std::string& bytes) { std::ofstream(path, std::ios::binary) << bytes; }
 
 template <class S>
 void WriteStates(const std::string& dir, const std::string& name) {
@@ -247,14 +244,20 @@ void WriteStates(const std::string& dir, const std::string& name) {
   auto empty = S::Create(spec, 0.3);
   WriteSeed(dir + "/seed-" + name + "_empty", empty->Encode());
   auto one = S::Create(spec, 0.3);
-  if constexpr (std::is_same_v<S, WindowCount>) one->Update(5); else one->Update(5, 11);
+  if constexpr (std::is_same_v<S, WindowCount>)
+    one->Update(5);
+  else
+    one->Update(5, 11);
   WriteSeed(dir + "/seed-" + name + "_one", one->Encode());
   auto stream = S::Create(spec, 0.3);
   for (int64_t t = 0; t < 20; ++t) {
     stream->AdvanceTo(t);
     for (int64_t j = 0; j < 3; ++j) {
       const int64_t ts = t - j % 3;  // late by up to tau
-      if constexpr (std::is_same_v<S, WindowCount>) stream->Update(ts); else stream->Update(ts, (t + j) % 4 - 1);
+      if constexpr (std::is_same_v<S, WindowCount>)
+        stream->Update(ts);
+      else
+        stream->Update(ts, (t + j) % 4 - 1);
     }
   }
   WriteSeed(dir + "/seed-" + name + "_stream", stream->Encode());

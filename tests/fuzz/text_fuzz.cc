@@ -77,9 +77,12 @@ std::string Trim(std::string_view s) {
 bool SameValue(const Value& a, const Value& b) {
   if (a.kind != b.kind) return false;
   switch (a.kind) {
-    case Value::Kind::kInt: return a.i == b.i;
-    case Value::Kind::kUInt: return a.u == b.u;
-    case Value::Kind::kFloat: return std::isnan(a.f) ? std::isnan(b.f) : std::memcmp(&a.f, &b.f, sizeof a.f) == 0;
+    case Value::Kind::kInt:
+      return a.i == b.i;
+    case Value::Kind::kUInt:
+      return a.u == b.u;
+    case Value::Kind::kFloat:
+      return std::isnan(a.f) ? std::isnan(b.f) : std::memcmp(&a.f, &b.f, sizeof a.f) == 0;
   }
   return false;
 }
@@ -103,23 +106,36 @@ bool IntegerForm(std::string_view s) {
 
 long double Low(DType t) {
   switch (t) {
-    case DType::kI8: return -0x1p63L;
-    case DType::kI4: return -0x1p31L;
-    case DType::kI2: return -0x1p15L;
-    case DType::kI1: return -0x1p7L;
-    default: return 0;
+    case DType::kI8:
+      return -0x1p63L;
+    case DType::kI4:
+      return -0x1p31L;
+    case DType::kI2:
+      return -0x1p15L;
+    case DType::kI1:
+      return -0x1p7L;
+    default:
+      return 0;
   }
 }
 long double High(DType t) {
   switch (t) {
-    case DType::kI8: return 0x1p63L - 1;
-    case DType::kI4: return 0x1p31L - 1;
-    case DType::kI2: return 0x1p15L - 1;
-    case DType::kI1: return 0x1p7L - 1;
-    case DType::kU8: return 0x1p64L - 1;
-    case DType::kU4: return 0x1p32L - 1;
-    case DType::kU2: return 0x1p16L - 1;
-    default: return 0x1p8L - 1;
+    case DType::kI8:
+      return 0x1p63L - 1;
+    case DType::kI4:
+      return 0x1p31L - 1;
+    case DType::kI2:
+      return 0x1p15L - 1;
+    case DType::kI1:
+      return 0x1p7L - 1;
+    case DType::kU8:
+      return 0x1p64L - 1;
+    case DType::kU4:
+      return 0x1p32L - 1;
+    case DType::kU2:
+      return 0x1p16L - 1;
+    default:
+      return 0x1p8L - 1;
   }
 }
 
@@ -141,8 +157,8 @@ void CheckValue(DType t, std::string_view token) {
   char* end = nullptr;
   errno = 0;
   if (t == DType::kF8 || t == DType::kF4) {
-    const double ref = t == DType::kF8 ? std::strtod(s.c_str(), &end)
-                                       : static_cast<double>(std::strtof(s.c_str(), &end));
+    const double ref =
+        t == DType::kF8 ? std::strtod(s.c_str(), &end) : static_cast<double>(std::strtof(s.c_str(), &end));
     const bool whole = !s.empty() && end == s.c_str() + s.size();
     const bool overflow = errno == ERANGE && std::isinf(ref);
     FUZZ_CHECK(got.ok() == (whole && !overflow), "float accepted differently from strtod");
@@ -153,8 +169,8 @@ void CheckValue(DType t, std::string_view token) {
   const bool whole = !s.empty() && end == s.c_str() + s.size();
   if (got.ok()) {
     FUZZ_CHECK(whole, "accepted an integer strtold does not read whole");
-    const long double v = got->kind == Value::Kind::kInt ? static_cast<long double>(got->i)
-                                                         : static_cast<long double>(got->u);
+    const long double v =
+        got->kind == Value::Kind::kInt ? static_cast<long double>(got->i) : static_cast<long double>(got->u);
     FUZZ_CHECK(v == ref, "integer value differs from strtold");
   }
   if (IntegerForm(s) && whole)
@@ -172,9 +188,8 @@ void CheckTable(DType dtype, std::string_view text, const std::vector<Token>& to
     lines.back().push_back(&t);
   }
   size_t first = 0;
-  if (!lines.empty() && std::none_of(lines[0].begin(), lines[0].end(), [](const Token* t) {
-        return ParseValue(DType::kF8, t->text).ok();
-      }))
+  if (!lines.empty() && std::none_of(lines[0].begin(), lines[0].end(),
+                                     [](const Token* t) { return ParseValue(DType::kF8, t->text).ok(); }))
     first = 1;
   bool good = true;
   for (size_t l = first; l < lines.size(); ++l) {

@@ -60,13 +60,13 @@
 #include <string>
 #include <vector>
 
-#include "buffers/tree/tree_seqlock.h"
 #include "buffers/buffered_array.h"
+#include "buffers/buffered_array_parts.h"
 #include "buffers/tree/moment_tree.h"
 #include "buffers/tree/range_query.h"
+#include "buffers/tree/tree_seqlock.h"
 #include "storage/array/array_file.h"
 #include "storage/util/crc32c.h"
-#include "buffers/buffered_array_parts.h"
 #include "tests/fuzz/fuzz_check.h"
 #include "tests/fuzz/fuzz_scratch.h"
 
@@ -109,10 +109,10 @@ double CellValue(uint64_t i) {
 
 struct World {
   std::string array_path, sidecar, tree_path, direct_path;
-  std::string pristine;                      // the clean tree file
-  std::unique_ptr<ArrayFile> array;          // for the pristine tree's answers
+  std::string pristine;                       // the clean tree file
+  std::unique_ptr<ArrayFile> array;           // for the pristine tree's answers
   std::unique_ptr<MomentTree> pristine_tree;  // a copy of the clean tree, never damaged
-  std::vector<double> cells;                 // the array as written (holes are 0)
+  std::vector<double> cells;                  // the array as written (holes are 0)
   BufferedArrayOptions reader;
 };
 
@@ -206,8 +206,12 @@ std::string Damaged(const std::string& pristine, const uint8_t* edits, size_t si
     const uint16_t a = U16(edits + k + 1), c = U16(edits + k + 3);
     const uint64_t area = b.size() > kTreeHeaderBytes ? b.size() - kTreeHeaderBytes : 0;
     switch (op) {
-      case 0: b[a % 256] = static_cast<char>(b[a % 256] ^ v); break;
-      case 2: b[a % 256] = static_cast<char>(v); break;
+      case 0:
+        b[a % 256] = static_cast<char>(b[a % 256] ^ v);
+        break;
+      case 2:
+        b[a % 256] = static_cast<char>(v);
+        break;
       case 1:
         if (area > 0) b[kTreeHeaderBytes + a % area] = static_cast<char>(b[kTreeHeaderBytes + a % area] ^ v);
         break;
@@ -224,7 +228,9 @@ std::string Damaged(const std::string& pristine, const uint8_t* edits, size_t si
           std::memmove(b.data() + kTreeHeaderBytes + to, b.data() + kTreeHeaderBytes + from, n);
         }
         break;
-      case 5: b.resize(kTreeHeaderBytes + a % (full_area + 2 * node_bytes), '\0'); break;
+      case 5:
+        b.resize(kTreeHeaderBytes + a % (full_area + 2 * node_bytes), '\0');
+        break;
     }
   }
   return b;
@@ -304,11 +310,10 @@ void CheckAgainstCells(const std::vector<double>& cells, const RangeSummary& got
   long double central = 0;
   for (uint64_t i = p; i < q; ++i)
     if (std::isfinite(cells[i])) central += (cells[i] - mean) * (cells[i] - mean);
-  const long double got_sum = static_cast<long double>(got.values.shift()) * static_cast<long double>(finite) +
-                              got.values.sum_of_deviations();
+  const long double got_sum =
+      static_cast<long double>(got.values.shift()) * static_cast<long double>(finite) + got.values.sum_of_deviations();
   FUZZ_CHECK(std::fabs(got_sum - sum) <= kTolerance * scale, "sum of the finite values");
-  FUZZ_CHECK(std::fabs(got.values.central_sum_of_squares() - central) <= kTolerance * scale,
-             "central sum of squares");
+  FUZZ_CHECK(std::fabs(got.values.central_sum_of_squares() - central) <= kTolerance * scale, "central sum of squares");
 }
 
 // The whole reader's way: Open rebuilds what it must, and answers right.

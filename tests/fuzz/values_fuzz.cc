@@ -38,8 +38,8 @@
 #include <string_view>
 
 #include "storage/npy/dtype.h"
-#include "stream/window/item_mapping.h"
 #include "stream/net/net_socket.h"
+#include "stream/window/item_mapping.h"
 #include "stream/window/window_spec.h"
 #include "tests/fuzz/fuzz_check.h"
 #include "tools/cli_parse.h"
@@ -232,10 +232,20 @@ void CheckBytes(const std::string& text) {
   }
   uint64_t unit = 1;
   switch (text.back()) {
-    case 'K': case 'k': unit = 1 << 10; break;
-    case 'M': case 'm': unit = 1 << 20; break;
-    case 'G': case 'g': unit = 1 << 30; break;
-    default: break;
+    case 'K':
+    case 'k':
+      unit = 1 << 10;
+      break;
+    case 'M':
+    case 'm':
+      unit = 1 << 20;
+      break;
+    case 'G':
+    case 'g':
+      unit = 1 << 30;
+      break;
+    default:
+      break;
   }
   auto n = cli::ParseCount(unit == 1 ? text : text.substr(0, text.size() - 1), "--ram-budget");
   FUZZ_CHECK(n.ok(), "byte size of no count");
@@ -259,8 +269,12 @@ void CheckTimes(const std::string& text) {
     while (digits < text.size() && ((text[digits] >= '0' && text[digits] <= '9') || (digits == 0 && text[0] == '-')))
       ++digits;
     const std::string_view unit = std::string_view(text).substr(digits);
-    const int64_t scale = unit.empty() || unit == "ms" ? 1 : unit == "s" ? 1000 : unit == "m" ? 60000
-                          : unit == "h" ? 3600000 : unit == "d" ? 86400000 : 0;
+    const int64_t scale = unit.empty() || unit == "ms" ? 1
+                          : unit == "s"                ? 1000
+                          : unit == "m"                ? 60000
+                          : unit == "h"                ? 3600000
+                          : unit == "d"                ? 86400000
+                                                       : 0;
     FUZZ_CHECK(scale != 0, "duration with an unknown unit");
     const auto n = Strtoll(text, digits);
     FUZZ_CHECK(n && *n >= 0 && *n * scale == *d, "duration is not N x unit");
@@ -269,9 +283,12 @@ void CheckTimes(const std::string& text) {
   if (!text.empty()) {
     const auto ref = Strtoll(text, text.size());
     // from_chars takes no '+' and no blanks; strtoll does.
-    const bool plain = !text.empty() && text[0] != '+' && text[0] != ' ' && !std::isspace(static_cast<unsigned char>(text[0]));
-    if (t.ok()) FUZZ_CHECK(ref && *ref == *t && *t != kLogTimeNow, "--time differs from strtoll");
-    else if (plain && ref && *ref != kLogTimeNow) FUZZ_CHECK(false, "--time refused what strtoll takes");
+    const bool plain =
+        !text.empty() && text[0] != '+' && text[0] != ' ' && !std::isspace(static_cast<unsigned char>(text[0]));
+    if (t.ok())
+      FUZZ_CHECK(ref && *ref == *t && *t != kLogTimeNow, "--time differs from strtoll");
+    else if (plain && ref && *ref != kLogTimeNow)
+      FUZZ_CHECK(false, "--time refused what strtoll takes");
     auto ms = cli::ParseTimeMs(text, 7, "--since");
     FUZZ_CHECK(ms.ok() == t.ok() || (ref && *ref == kLogTimeNow), "--since and --time disagree");
     if (ms.ok()) FUZZ_CHECK(ref && *ms == *ref, "--since differs from strtoll");

@@ -49,14 +49,14 @@
 
 #include "stream/net/handshake.h"
 #include "stream/net/name_frames.h"
-#include "stream/protocol/messages.h"
-#include "stream/net/root_intake.h"
 #include "stream/net/root_answer.h"
+#include "stream/net/root_intake.h"
 #include "stream/net/root_state.h"
-#include "stream/protocol/site.h"
-#include "stream/protocol/site_mirror.h"
 #include "stream/net/wire_batch.h"
 #include "stream/net/wire_frame.h"
+#include "stream/protocol/messages.h"
+#include "stream/protocol/site.h"
+#include "stream/protocol/site_mirror.h"
 #include "tests/fuzz/fuzz_check.h"
 
 namespace {
@@ -208,7 +208,6 @@ void CheckNames(RootState& st, uint32_t slot, const std::set<int64_t>& recent, c
 }
 
 // ---- the root's state -------------------------------------------------------
-
 
 void CheckAnswer(const std::string& answer) {
   FUZZ_CHECK(answer.size() >= 2 && answer.compare(answer.size() - 2, 2, "\n\n") == 0,

@@ -9,8 +9,8 @@
 #include <thread>
 #include <vector>
 
-#include "buffers/buffered_array.h"
 #include "buffers/algebra/statistics.h"
+#include "buffers/buffered_array.h"
 #include "storage/array/array_file.h"
 #include "stream/net/root_server.h"
 

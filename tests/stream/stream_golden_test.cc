@@ -32,12 +32,12 @@
 #include <vector>
 
 #include "stream/net/handshake.h"
-#include "stream/window/item_counts.h"
-#include "stream/protocol/messages.h"
-#include "stream/window/window_count.h"
-#include "stream/window/window_quantiles.h"
 #include "stream/net/wire_batch.h"
 #include "stream/net/wire_frame.h"
+#include "stream/protocol/messages.h"
+#include "stream/window/item_counts.h"
+#include "stream/window/window_count.h"
+#include "stream/window/window_quantiles.h"
 #include "tests/assert_ok.h"
 #include "tests/test_util.h"
 

@@ -28,8 +28,10 @@ TEST(CliFullPassTest, EveryPassOverTheArraySaysWhyAndIsReportedApart) {
   EXPECT_TRUE(Contains(info.out, "none yet: the next query builds it (one pass over")) << info.out;
   auto q = RunCli({"query", a, "--range", ":", "--stat", "sum", "--json"});
   ASSERT_EQ(q.exit_code, 0) << q.err;
-  EXPECT_TRUE(Contains(q.err, "building the moment buffer of " + a + ": it does not exist yet (one pass over")) << q.err;
-  EXPECT_TRUE(Contains(q.out, "\"open\":{\"rebuilt\":true,\"rebuild_reason\":\"it does not exist yet\",\"rebuild_us\":"))
+  EXPECT_TRUE(Contains(q.err, "building the moment buffer of " + a + ": it does not exist yet (one pass over"))
+      << q.err;
+  EXPECT_TRUE(
+      Contains(q.out, "\"open\":{\"rebuilt\":true,\"rebuild_reason\":\"it does not exist yet\",\"rebuild_us\":"))
       << q.out;
   EXPECT_TRUE(Contains(q.out, "\"sum\":4999950000")) << q.out;
   // Answered from the buffer now: no pass, and the JSON says so.
@@ -38,7 +40,8 @@ TEST(CliFullPassTest, EveryPassOverTheArraySaysWhyAndIsReportedApart) {
   EXPECT_TRUE(Contains(q.out, "\"open\":{\"rebuilt\":false")) << q.out;
   // One element written from outside momenta: the file system cannot say
   // which, and info says what the next command will do about it.
-  auto wrote = testing::RunPython("import numpy as np; m = np.load('" + a + "', mmap_mode='r+'); m[5] = 1e6; m.flush()");
+  auto wrote =
+      testing::RunPython("import numpy as np; m = np.load('" + a + "', mmap_mode='r+'); m[5] = 1e6; m.flush()");
   ASSERT_EQ(wrote.exit_code, 0) << wrote.err;
   info = RunCli({"info", a});
   EXPECT_TRUE(Contains(info.out, "stale: the array file was modified outside momenta")) << info.out;

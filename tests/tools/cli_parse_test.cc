@@ -32,9 +32,7 @@ using testing::RunCli;
 using testing::ScratchDir;
 using testing::WriteFileBytes;
 
-bool Contains(const std::string& text, const std::string& needle) {
-  return text.find(needle) != std::string::npos;
-}
+bool Contains(const std::string& text, const std::string& needle) { return text.find(needle) != std::string::npos; }
 
 // A usage error: exit 2 and a message starting "momenta: " that mentions `needle`.
 void ExpectUsageError(const CommandResult& r, const std::string& needle) {
@@ -53,8 +51,8 @@ void MakeArray(const std::string& path, const std::vector<std::string>& values) 
 }
 
 TEST(CliParseTest, MissingOrUnknownSubcommandNamesTheSubcommands) {
-  const std::vector<std::string> all = {"create", "info",   "get", "set", "import", "export", "query", "build",
-                                        "verify", "update", "log", "window", "root", "site", "ask"};
+  const std::vector<std::string> all = {"create", "info",   "get", "set",    "import", "export", "query", "build",
+                                        "verify", "update", "log", "window", "root",   "site",   "ask"};
   auto none = RunCli({});
   ExpectUsageError(none, "a subcommand is required");
   auto unknown = RunCli({"frobnicate", "x.npy"});
@@ -82,8 +80,7 @@ TEST(CliParseTest, ImportFromStdinReadsTextWithoutFormat) {
   auto raw = RunCli({"import", "-", dir.File("b.npy")}, std::string("\x01\x00\x00\x00", 4));
   EXPECT_EQ(raw.exit_code, 1) << raw.err;
   EXPECT_TRUE(Contains(raw.err, "stdin: holds binary data")) << raw.err;
-  ExpectUsageError(RunCli({"import", "-", dir.File("b.npy"), "--format", "raw", "--dtype", "f8"}, "1\n"),
-                   "stdin");
+  ExpectUsageError(RunCli({"import", "-", dir.File("b.npy"), "--format", "raw", "--dtype", "f8"}, "1\n"), "stdin");
   EXPECT_FALSE(std::filesystem::exists(dir.File("b.npy")));
 }
 
@@ -277,8 +274,8 @@ TEST(CliParseTest, NumericOptionsRefuseWhatDoesNotFit) {
   ExpectUsageError(RunCli({"create", dir.File("x.npy"), "--shape", "2,-1"}), "--shape");
   ExpectUsageError(RunCli({"get", a, "0", "--count", "-1"}), "--count");
   // 1^N and 0^N are computed, not looped N times (this one took hours).
-  auto power = testing::RunCommand({"/usr/bin/timeout", "10", MOMENTA_CLI_PATH, "get", a, "1", "--count",
-                                    "1^9999999999999999999*0^0*2^1"});
+  auto power = testing::RunCommand(
+      {"/usr/bin/timeout", "10", MOMENTA_CLI_PATH, "get", a, "1", "--count", "1^9999999999999999999*0^0*2^1"});
   EXPECT_EQ(power.exit_code, 0) << power.err;
   EXPECT_EQ(power.out, "2\n3\n");
   ExpectUsageError(RunCli({"get", a, "0", "--count", "0^9999999999999999999*2^64"}), "--count");
@@ -295,7 +292,7 @@ TEST(CliParseTest, NumericOptionsRefuseWhatDoesNotFit) {
   auto log = RunCli({"log", a, "--from", "2^1"});
   EXPECT_EQ(log.exit_code, 0) << log.err;
   EXPECT_EQ(std::count(log.out.begin(), log.out.end(), '\n'), 3) << log.out;  // records 2..4 of 1..4
-  EXPECT_EQ(RunCli({"get", a, "0", "--count", "4"}).out, "1\n2\n3\n4\n");  // nothing above changed it
+  EXPECT_EQ(RunCli({"get", a, "0", "--count", "4"}).out, "1\n2\n3\n4\n");     // nothing above changed it
   // The stream commands' counts and timeouts (refused while parsing; the
   // root's bad --listen keeps a root that took them from serving forever).
   WriteFileBytes(dir.File("w.txt"), "1 1\n2 2\n");

@@ -49,8 +49,9 @@ TEST(CliSignalsStreamTest, WindowSiteAndRootEndWithinASecond) {
   const std::string arr = dir.File("a.npy");
   ASSERT_EQ(RunCli({"create", arr, "--length", "100"}).exit_code, 0);
   ASSERT_EQ(RunCli({"update", arr, "--time", "1000"}, "5 1\n").exit_code, 0);
-  Background root({"root", "--listen", "127.0.0.1:0", "--port-file", dir.File("port"), "--eps", "0.1", "--window", "1m"},
-                  dir.path(), "root");
+  Background root(
+      {"root", "--listen", "127.0.0.1:0", "--port-file", dir.File("port"), "--eps", "0.1", "--window", "1m"},
+      dir.path(), "root");
   const uint16_t port = WaitPortFile(dir.File("port"), 5000);
   ASSERT_NE(port, 0) << root.Err();
   const std::string addr = "127.0.0.1:" + std::to_string(port);

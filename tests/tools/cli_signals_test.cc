@@ -48,10 +48,14 @@ class Child {
     cargv.push_back(nullptr);
     posix_spawn_file_actions_t fa;
     posix_spawn_file_actions_init(&fa);
-    if (in_fd >= 0) posix_spawn_file_actions_adddup2(&fa, in_fd, 0);
-    else posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-    if (out_fd >= 0) posix_spawn_file_actions_adddup2(&fa, out_fd, 1);
-    else posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+    if (in_fd >= 0)
+      posix_spawn_file_actions_adddup2(&fa, in_fd, 0);
+    else
+      posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+    if (out_fd >= 0)
+      posix_spawn_file_actions_adddup2(&fa, out_fd, 1);
+    else
+      posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
     posix_spawn_file_actions_addopen(&fa, 2, err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     if (::posix_spawn(&pid_, cargv[0], &fa, nullptr, cargv.data(), environ) != 0) pid_ = -1;
     posix_spawn_file_actions_destroy(&fa);
@@ -118,9 +122,7 @@ bool WaitForFile(const std::string& dir, const std::string& part, int wait_ms) {
 
 constexpr int kSignals[] = {SIGINT, SIGTERM};
 
-bool Contains(const std::string& text, const std::string& needle) {
-  return text.find(needle) != std::string::npos;
-}
+bool Contains(const std::string& text, const std::string& needle) { return text.find(needle) != std::string::npos; }
 
 // A sparse f8 array of 2^32 elements (32 GiB of holes, nothing on disk):
 // reading it through takes seconds.

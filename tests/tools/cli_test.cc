@@ -52,8 +52,8 @@ TEST(CliTest, UsageErrorsExitTwo) {
   const std::string a = dir.File("a.npy");
   EXPECT_EQ(RunCli({}).exit_code, 2);
   EXPECT_EQ(RunCli({"frobnicate"}).exit_code, 2);
-  EXPECT_EQ(RunCli({"create", a}).exit_code, 2);                       // no --length
-  EXPECT_EQ(RunCli({"create", a, "--length", "ten"}).exit_code, 2);    // not a count
+  EXPECT_EQ(RunCli({"create", a}).exit_code, 2);                     // no --length
+  EXPECT_EQ(RunCli({"create", a, "--length", "ten"}).exit_code, 2);  // not a count
   EXPECT_EQ(RunCli({"create", a, "--length", "10", "--dtype", "c16"}).exit_code, 2);
   EXPECT_EQ(RunCli({"create", a, "--length", "10", "--io", "floppy"}).exit_code, 2);
   EXPECT_EQ(RunCli({"create", a, "--length", "10", "--bogus"}).exit_code, 2);
@@ -100,8 +100,7 @@ TEST(CliTest, CreateSetGetInfoRoundTrip) {
   for (const char* io : {"pread", "mmap", "uring", "auto"}) {
     SCOPED_TRACE(io);
     auto r = RunCli({"get", a, "6", "--io", io});
-    if (std::string(io) == "uring" && r.exit_code != 0 &&
-        r.err.find("io_uring unavailable") != std::string::npos)
+    if (std::string(io) == "uring" && r.exit_code != 0 && r.err.find("io_uring unavailable") != std::string::npos)
       continue;  // kernel refuses rings here; the backend tests cover the fallback
     EXPECT_EQ(r.exit_code, 0) << r.err;
     EXPECT_EQ(r.out, "-8\n");

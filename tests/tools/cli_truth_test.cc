@@ -255,7 +255,8 @@ TEST(CliTruthCreateTest, ATooLargeArrayNamesTheFileSystemsLimit) {
   if (r.exit_code == 0) GTEST_SKIP() << "this file system holds an 8 PiB sparse file: no limit to name";
   EXPECT_EQ(r.exit_code, 1) << r.err;
   EXPECT_TRUE(Contains(r.err, "momenta: IO error: " + x + ": File too large: the array (its header included) needs " +
-                                  std::to_string((uint64_t{1} << 53) + 4096) + " bytes (8.0 PiB); the largest file "
+                                  std::to_string((uint64_t{1} << 53) + 4096) +
+                                  " bytes (8.0 PiB); the largest file "
                                   "this file system"))
       << r.err;
   // ext4 with 4 KiB blocks: 2^32 blocks less one, 17592186040320 bytes (16.0 TiB).

@@ -69,7 +69,8 @@ TEST(CsvTransferTest, RowsOfKValuesImportAsShapeNK) {
   WriteFileBytes(plain, "0,1.5\n1,2.5\n2,-300\n");
   ASSERT_EQ(RunCli({"import", plain, dir.File("p.npy")}).exit_code, 0);
   auto same = RunPython("import numpy as np\nw = np.loadtxt('" + plain + "', delimiter=',')\ng = np.load('" +
-                        dir.File("p.npy") + "')\nassert g.shape == w.shape == (3, 2), (g.shape, w.shape)\n"
+                        dir.File("p.npy") +
+                        "')\nassert g.shape == w.shape == (3, 2), (g.shape, w.shape)\n"
                         "assert g.dtype == w.dtype and (g == w).all(), (g, w)\nprint('same')");
   EXPECT_EQ(same.out, "same\n") << same.err;
 }
@@ -145,13 +146,19 @@ TEST(CsvTransferTest, ExportWritesKColumnsAndRoundTrips) {
   if (!testing::HaveNumpy()) GTEST_SKIP() << "no NumPy for /usr/bin/python3: savetxt/loadtxt comparison skipped";
   // NumPy reads what export wrote as the array; (N, A, B) writes A*B values per line.
   const std::string n3 = dir.File("n3.npy");
-  auto made = RunPython("import numpy as np\nw = np.loadtxt('" + dir.File("out.csv") + "', delimiter=',')\n"
-                        "assert (w == np.load('" + a + "')).all()\n"
-                        "np.save('" + n3 + "', np.arange(24, dtype='i2').reshape(4, 2, 3) - 5)\nprint('ok')");
+  auto made = RunPython("import numpy as np\nw = np.loadtxt('" + dir.File("out.csv") +
+                        "', delimiter=',')\n"
+                        "assert (w == np.load('" +
+                        a +
+                        "')).all()\n"
+                        "np.save('" +
+                        n3 + "', np.arange(24, dtype='i2').reshape(4, 2, 3) - 5)\nprint('ok')");
   ASSERT_EQ(made.out, "ok\n") << made.err;
   ASSERT_EQ(RunCli({"export", n3, dir.File("n3.csv")}).exit_code, 0);
-  auto same = RunPython("import numpy as np\ng = np.loadtxt('" + dir.File("n3.csv") + "', delimiter=',', dtype='i2')\n"
-                        "print(g.shape, (g == np.load('" + n3 + "').reshape(4, -1)).all())");
+  auto same = RunPython("import numpy as np\ng = np.loadtxt('" + dir.File("n3.csv") +
+                        "', delimiter=',', dtype='i2')\n"
+                        "print(g.shape, (g == np.load('" +
+                        n3 + "').reshape(4, -1)).all())");
   EXPECT_EQ(same.out, "(4, 6) True\n") << same.err;
 }
 

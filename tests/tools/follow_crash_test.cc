@@ -61,8 +61,8 @@
 #include <thread>
 #include <vector>
 
-#include "buffers/buffered_array.h"
 #include "buffers/algebra/range_summary.h"
+#include "buffers/buffered_array.h"
 #include "storage/array/array_file.h"
 #include "storage/log/log_reader.h"
 #include "storage/log/log_segments.h"
@@ -77,7 +77,7 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 constexpr uint64_t kLength = 4096;
-constexpr int kKills = 200;  // per sync policy
+constexpr int kKills = 200;        // per sync policy
 constexpr int kAckWaitMs = 10000;  // an acknowledgment later than this is a hang
 
 uint64_t IndexOf(uint64_t u) { return (u * 7919) % kLength; }
@@ -249,8 +249,8 @@ enum class KillAt { kOpen, kMidGroup, kAfterAck, kIdle };
 // After a kill: a reader opens the array (recovering what the dead writer
 // left) within a bounded time, and the array, the log and the buffer are
 // checked against the model (the file's header). *last receives L.
-void CheckAfterKill(const std::string& path, LogSync sync, const StreamState& st, const Model& model,
-                    bool cli_verify, uint64_t* last) {
+void CheckAfterKill(const std::string& path, LogSync sync, const StreamState& st, const Model& model, bool cli_verify,
+                    uint64_t* last) {
   BufferedArrayOptions options;
   options.io.kind = IoKind::kPread;
   options.sync = sync;
@@ -330,8 +330,9 @@ TEST_P(FollowCrashTest, KilledWriterLosesNoAcknowledgedUpdate) {
   testing::ScratchDir dir;
   const std::string path = dir.File("a.npy");
   // Leaves of 64, fan-out 4 and a 1 KiB RAM tier: several levels, most on disk.
-  std::vector<std::string> create = {"create", path, "--length", std::to_string(kLength), "--dtype", "i8", "--leaf",
-                                     "64", "--fanout", "4", "--ram-budget", "1024"};
+  std::vector<std::string> create = {"create",   path, "--length",     std::to_string(kLength),
+                                     "--dtype",  "i8", "--leaf",       "64",
+                                     "--fanout", "4",  "--ram-budget", "1024"};
   if (ola) create.insert(create.end(), {"--buffer", "ola", "--order", "3", "--bin", "16"});
   auto created = testing::RunCli(create);
   ASSERT_EQ(created.exit_code, 0) << created.err;
@@ -349,8 +350,10 @@ TEST_P(FollowCrashTest, KilledWriterLosesNoAcknowledgedUpdate) {
     const uint64_t group = groups[rng() % groups.size()];
     const int delay_ms = delays_ms[rng() % delays_ms.size()];
     const uint64_t dice = rng() % 100;
-    const KillAt at = dice < 15 ? KillAt::kOpen : dice < 50 ? KillAt::kMidGroup : dice < 75 ? KillAt::kAfterAck
-                                                                                          : KillAt::kIdle;
+    const KillAt at = dice < 15   ? KillAt::kOpen
+                      : dice < 50 ? KillAt::kMidGroup
+                      : dice < 75 ? KillAt::kAfterAck
+                                  : KillAt::kIdle;
     ++kills_at[static_cast<int>(at)];
     // A burst: 1, 2..16 or 17..128 lines, at most 4 groups' worth where each
     // group costs a sync (the round stays short).
@@ -368,9 +371,9 @@ TEST_P(FollowCrashTest, KilledWriterLosesNoAcknowledgedUpdate) {
                        "--max-delay", std::to_string(delay_ms) + "ms", "--log-segment", rng() % 2 ? "4K" : "64M"},
                       dir.File("writer.err"));
     ASSERT_TRUE(writer.started());
-    uint64_t sent = 0;          // lines sent to this writer: updates first..first+sent-1
-    uint64_t acked_lines = 0;   // of them acknowledged
-    size_t acks_read = 0;       // of writer.lines()
+    uint64_t sent = 0;         // lines sent to this writer: updates first..first+sent-1
+    uint64_t acked_lines = 0;  // of them acknowledged
+    size_t acks_read = 0;      // of writer.lines()
     auto send = [&](uint64_t n) {
       std::string lines;
       for (uint64_t k = 0; k < n; ++k) lines += LineOf(first + sent + k);
@@ -481,12 +484,13 @@ TEST_P(FollowCrashTest, KilledWriterLosesNoAcknowledgedUpdate) {
   EXPECT_EQ(verify.exit_code, 0) << verify.out << verify.err;
 
   const double seconds = std::chrono::duration<double>(Clock::now() - started).count();
-  std::printf("follow crash test, --sync %s: %d kills (open %d, mid-group %d, after-ack %d, idle %d), %d checks, "
-              "%llu acknowledgments, %llu updates acknowledged, %llu applied, %llu unacknowledged updates found "
-              "applied, %d restarts resent lines, %.1f s\n",
-              sync.c_str(), kKills, kills_at[0], kills_at[1], kills_at[2], kills_at[3], checks,
-              static_cast<unsigned long long>(acks), static_cast<unsigned long long>(st.acked),
-              static_cast<unsigned long long>(l), static_cast<unsigned long long>(in_flight_kept), resends, seconds);
+  std::printf(
+      "follow crash test, --sync %s: %d kills (open %d, mid-group %d, after-ack %d, idle %d), %d checks, "
+      "%llu acknowledgments, %llu updates acknowledged, %llu applied, %llu unacknowledged updates found "
+      "applied, %d restarts resent lines, %.1f s\n",
+      sync.c_str(), kKills, kills_at[0], kills_at[1], kills_at[2], kills_at[3], checks,
+      static_cast<unsigned long long>(acks), static_cast<unsigned long long>(st.acked),
+      static_cast<unsigned long long>(l), static_cast<unsigned long long>(in_flight_kept), resends, seconds);
 }
 
 INSTANTIATE_TEST_SUITE_P(Sync, FollowCrashTest, ::testing::Values("always", "batch", "none", "batch_ola"),

@@ -57,13 +57,13 @@ using testing::ScratchDir;
 using testing::WaitPortFile;
 using Clock = std::chrono::steady_clock;
 
-constexpr int64_t kWindow = 10000;   // W, in the logs' time units: 100 steps
-constexpr double kEps = 0.05;        // the root's eps
-constexpr int kHeartbeatMs = 200;    // the sites' --heartbeat
-constexpr int kSlackMs = 2000;       // added to heartbeat + 100 ms: a loaded 2-core machine
-constexpr uint64_t kRegion = 100000; // --item index/100000: item K is elements [K*kRegion, (K+1)*kRegion)
-constexpr int kItems = 8;            // an array holds kItems regions
-constexpr int kMaxLinesPerStep = 5;  // per array and step s, stamped from 100s+1 on
+constexpr int64_t kWindow = 10000;    // W, in the logs' time units: 100 steps
+constexpr double kEps = 0.05;         // the root's eps
+constexpr int kHeartbeatMs = 200;     // the sites' --heartbeat
+constexpr int kSlackMs = 2000;        // added to heartbeat + 100 ms: a loaded 2-core machine
+constexpr uint64_t kRegion = 100000;  // --item index/100000: item K is elements [K*kRegion, (K+1)*kRegion)
+constexpr int kItems = 8;             // an array holds kItems regions
+constexpr int kMaxLinesPerStep = 5;   // per array and step s, stamped from 100s+1 on
 
 double Ms(Clock::duration d) { return std::chrono::duration<double, std::milli>(d).count(); }
 
@@ -202,8 +202,8 @@ class Feed {
            new_value == lines_[k].value;
       last_seq = seq;
     }
-    EXPECT_TRUE(ok) << name_ << ": " << records.size() << " records for " << Acked() << " acknowledged and "
-                    << written_ << " written lines:\n"
+    EXPECT_TRUE(ok) << name_ << ": " << records.size() << " records for " << Acked() << " acknowledged and " << written_
+                    << " written lines:\n"
                     << r.out << r.err;
     return ok ? static_cast<int64_t>(records.size()) : -1;
   }
@@ -245,10 +245,10 @@ class LivePipelineTest : public ::testing::Test {
     seed_ = testing::TestSeed();
     rng_.seed(seed_);
     std::printf("[ seed     ] MOMENTA_SEED=%llu\n", static_cast<unsigned long long>(seed_));
-    root_ = std::make_unique<Background>(std::vector<std::string>{"root", "--listen", "127.0.0.1:0", "--port-file",
-                                                                  dir_.File("port"), "--eps", std::to_string(kEps),
-                                                                  "--window", std::to_string(kWindow)},
-                                         dir_.path(), "root");
+    root_ = std::make_unique<Background>(
+        std::vector<std::string>{"root", "--listen", "127.0.0.1:0", "--port-file", dir_.File("port"), "--eps",
+                                 std::to_string(kEps), "--window", std::to_string(kWindow)},
+        dir_.path(), "root");
     const uint16_t port = WaitPortFile(dir_.File("port"), 5000);
     ASSERT_NE(port, 0) << root_->Err();
     addr_ = "127.0.0.1:" + std::to_string(port);
@@ -267,11 +267,11 @@ class LivePipelineTest : public ::testing::Test {
 
   void StartSite(size_t s) {
     const Feed& f = *feeds_[s];
-    sites_[s] = std::make_unique<Background>(
-        std::vector<std::string>{"site", "--root", addr_, "--id", f.name(), "--log", f.path(), "--item",
-                                 "index/" + std::to_string(kRegion), "--heartbeat",
-                                 std::to_string(kHeartbeatMs) + "ms"},
-        dir_.path(), f.name() + "-site" + std::to_string(site_starts_++));
+    sites_[s] =
+        std::make_unique<Background>(std::vector<std::string>{"site", "--root", addr_, "--id", f.name(), "--log",
+                                                              f.path(), "--item", "index/" + std::to_string(kRegion),
+                                                              "--heartbeat", std::to_string(kHeartbeatMs) + "ms"},
+                                     dir_.path(), f.name() + "-site" + std::to_string(site_starts_++));
   }
 
   std::string Ask(const std::vector<std::string>& query) {
@@ -364,7 +364,8 @@ class LivePipelineTest : public ::testing::Test {
           ASSERT_LE(*before.at(name).clock, feed.lines()[feed.written() - 1].time) << name << Diagnostics();
         }
         if (after.count(name) && after.at(name).clock) {
-          ASSERT_LE(as_of, *after.at(name).clock) << name << ": covered, yet behind as_of: " << *answer << Diagnostics();
+          ASSERT_LE(as_of, *after.at(name).clock)
+              << name << ": covered, yet behind as_of: " << *answer << Diagnostics();
         }
         // The window changes only at a line's time: those in [from, to] and from itself.
         std::vector<int64_t> clocks = {from};
@@ -384,10 +385,10 @@ class LivePipelineTest : public ::testing::Test {
         EXPECT_GE(estimate, lo - eps_b * lo - 1e-9) << *answer << " exact in [" << lo << ", " << hi << "]";
         EXPECT_LE(estimate, hi + eps_b * hi + 1e-9) << *answer << " exact in [" << lo << ", " << hi << "]";
       } else {
-        EXPECT_GE(estimate, lo_item - alpha * hi - 1e-9) << *answer << " exact in [" << lo_item << ", " << hi_item
-                                                         << "] of at most " << hi;
-        EXPECT_LE(estimate, hi_item + alpha * hi + 1e-9) << *answer << " exact in [" << lo_item << ", " << hi_item
-                                                         << "] of at most " << hi;
+        EXPECT_GE(estimate, lo_item - alpha * hi - 1e-9)
+            << *answer << " exact in [" << lo_item << ", " << hi_item << "] of at most " << hi;
+        EXPECT_LE(estimate, hi_item + alpha * hi + 1e-9)
+            << *answer << " exact in [" << lo_item << ", " << hi_item << "] of at most " << hi;
       }
       widest_ = std::max(widest_, hi - lo);
       ++checks_;
@@ -513,7 +514,7 @@ class LivePipelineTest : public ::testing::Test {
   std::vector<std::unique_ptr<Feed>> feeds_;        // east, west
   std::vector<std::unique_ptr<Background>> sites_;  // their sites, same order
   int site_starts_ = 0;
-  int64_t last_time_ = 0;       // the smallest of the arrays' last times: as_of once they are counted
+  int64_t last_time_ = 0;        // the smallest of the arrays' last times: as_of once they are counted
   Clock::time_point step_sent_;  // when the last step's first line was written
   std::vector<std::unique_ptr<Probe>> probes_;
   std::vector<std::thread> probers_;
@@ -544,10 +545,10 @@ TEST_F(LivePipelineTest, AnswersStayWithinEpsOfTheAcknowledgedWindowThroughKills
   east.KillWriter();
   const size_t doubtful = east.written() - east.Acked();
   const int64_t logged = east.CheckLog();  // the acknowledged lines are all there
-  std::printf("[ writer   ] east killed: %zu lines acknowledged (%zu just before the kill), %zu not, of which "
-              "the log held %lld\n",
-              east.Acked(), acked_before, doubtful,
-              static_cast<long long>(logged - static_cast<int64_t>(east.Acked())));
+  std::printf(
+      "[ writer   ] east killed: %zu lines acknowledged (%zu just before the kill), %zu not, of which "
+      "the log held %lld\n",
+      east.Acked(), acked_before, doubtful, static_cast<long long>(logged - static_cast<int64_t>(east.Acked())));
   Stream(121, 150);  // east's lines held back; its site's clock stays
   east.StartWriter();
   Stream(150, 200);
@@ -601,9 +602,10 @@ TEST_F(LivePipelineTest, AnswersStayWithinEpsOfTheAcknowledgedWindowThroughKills
     within += p->ms <= kHeartbeatMs + 100;
     worst = std::max(worst, p->ms);
   }
-  std::printf("[ delay    ] written -> counted at the root, ms (9 streaming, then 5 idle):%s; %d of %zu within "
-              "heartbeat %d ms + 100 ms, worst %.0f ms\n",
-              delays.c_str(), within, probes_.size(), kHeartbeatMs, worst);
+  std::printf(
+      "[ delay    ] written -> counted at the root, ms (9 streaming, then 5 idle):%s; %d of %zu within "
+      "heartbeat %d ms + 100 ms, worst %.0f ms\n",
+      delays.c_str(), within, probes_.size(), kHeartbeatMs, worst);
   std::printf("[ answers  ] %llu checked on the way (%llu covering one site), widest bracket of the exact count %.0f\n",
               static_cast<unsigned long long>(checks_), static_cast<unsigned long long>(partial_answers_), widest_);
 

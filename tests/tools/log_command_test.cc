@@ -71,10 +71,15 @@ struct Damage {
 };
 
 const Damage kDamages[] = {
-    {"duplicate", [](const std::string& h, const std::vector<std::string>& f) { return h + f[0] + f[1] + f[1] + f[2] + f[3]; },
+    {"duplicate",
+     [](const std::string& h, const std::vector<std::string>& f) { return h + f[0] + f[1] + f[1] + f[2] + f[3]; },
      Range(1, 16), "records 5..8", 2, 0},
-    {"swap", [](const std::string& h, const std::vector<std::string>& f) { return h + f[0] + f[2] + f[1] + f[3]; },
-     {1, 2, 3, 4, 9, 10, 11, 12, 5, 6, 7, 8, 13, 14, 15, 16}, "records 5..8", 2, 0},
+    {"swap",
+     [](const std::string& h, const std::vector<std::string>& f) { return h + f[0] + f[2] + f[1] + f[3]; },
+     {1, 2, 3, 4, 9, 10, 11, 12, 5, 6, 7, 8, 13, 14, 15, 16},
+     "records 5..8",
+     2,
+     0},
     {"duplicate at the tail",
      [](const std::string& h, const std::vector<std::string>& f) { return h + f[0] + f[1] + f[2] + f[3] + f[3]; },
      Range(1, 16), "records 13..16", 4, 0},

@@ -138,7 +138,8 @@ TEST(LogFollowTest, WindowFollowCountsEveryRecordOfAWriterStartedAfterIt) {
     ASSERT_EQ(exact, writer.sent());
     std::string last;
     EXPECT_TRUE(WaitWindowCount(window, exact, &last))
-        << "round " << round << ": " << exact << " records logged, last report " << last << "\n" << window.Err();
+        << "round " << round << ": " << exact << " records logged, last report " << last << "\n"
+        << window.Err();
     EXPECT_NE(last.find("\"dropped\":0"), std::string::npos) << last;
   }
   window.Kill(SIGTERM);
@@ -189,8 +190,7 @@ TEST(LogFollowTest, SiteFollowsALogThatAppearsAfterIt) {
     while (!within && Clock::now() < deadline) {
       answer = RunCli({"ask", at, "count"}).out;
       const auto count = NumberAfter(answer, "count");
-      within = count && answer.find("sites=1/1") != std::string::npos &&
-               std::abs(*count - exact) <= kEps / 24 * exact;
+      within = count && answer.find("sites=1/1") != std::string::npos && std::abs(*count - exact) <= kEps / 24 * exact;
       if (!within) std::this_thread::sleep_for(std::chrono::milliseconds(50));
     }
     EXPECT_TRUE(within) << "round " << round << ": " << exact << " records logged, root says " << answer << "\n"
@@ -252,21 +252,21 @@ TEST(LogFollowTest, TheWallClockOnALogIsRefusedWhereItWouldDropEverything) {
   w.Kill(SIGINT);
   EXPECT_EQ(w.Wait(5000), 130) << w.Err();
   // A site on the wall clock, the root's tardiness 0: refused once the root's parameters are known.
-  Background root({"root", "--listen", "127.0.0.1:0", "--port-file", dir.File("port"), "--eps", "0.1", "--window",
-                   "1h"},
-                  dir.path(), "root");
+  Background root(
+      {"root", "--listen", "127.0.0.1:0", "--port-file", dir.File("port"), "--eps", "0.1", "--window", "1h"},
+      dir.path(), "root");
   const uint16_t port = WaitPortFile(dir.File("port"), 10000);
   ASSERT_NE(port, 0) << root.Err();
   {
-    Background refused({"site", "--root", "127.0.0.1:" + std::to_string(port), "--id", "w", "--log", a, "--clock",
-                        "wall"},
-                       dir.path(), "site-refused");
+    Background refused(
+        {"site", "--root", "127.0.0.1:" + std::to_string(port), "--id", "w", "--log", a, "--clock", "wall"}, dir.path(),
+        "site-refused");
     EXPECT_EQ(refused.Wait(5000), 2) << refused.Err();
     EXPECT_NE(refused.Err().find("--tardiness"), std::string::npos) << refused.Err();
   }
   // With a tardiness, a site on the wall clock counts the record already in the window.
-  Background late_root({"root", "--listen", "127.0.0.1:0", "--port-file", dir.File("port2"), "--eps", "0.1",
-                        "--window", "1h", "--tardiness", "1s"},
+  Background late_root({"root", "--listen", "127.0.0.1:0", "--port-file", dir.File("port2"), "--eps", "0.1", "--window",
+                        "1h", "--tardiness", "1s"},
                        dir.path(), "late-root");
   const uint16_t port2 = WaitPortFile(dir.File("port2"), 10000);
   ASSERT_NE(port2, 0) << late_root.Err();

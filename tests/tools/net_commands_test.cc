@@ -49,9 +49,10 @@ bool AskUntil(const std::string& addr, const std::vector<std::string>& query, co
 TEST(NetCommandsTest, RootSitesAskAndRestarts) {
   ScratchDir dir;
   WriteInputs(dir);
-  auto root = std::make_unique<Background>(std::vector<std::string>{"root", "--listen", "127.0.0.1:0", "--port-file",
-                                                                    dir.File("port"), "--eps", "0.1", "--window", "100"},
-                                           dir.path(), "root");
+  auto root =
+      std::make_unique<Background>(std::vector<std::string>{"root", "--listen", "127.0.0.1:0", "--port-file",
+                                                            dir.File("port"), "--eps", "0.1", "--window", "100"},
+                                   dir.path(), "root");
   const uint16_t port = WaitPortFile(dir.File("port"), 5000);
   ASSERT_NE(port, 0) << root->Err();
   const std::string addr = "127.0.0.1:" + std::to_string(port);
@@ -173,20 +174,23 @@ TEST(NetCommandsTest, LogSiteRestartsFromItsLog) {
   const std::string arr = dir.File("a.npy");
   ASSERT_EQ(RunCli({"create", arr, "--length", "1000"}).exit_code, 0);
   ASSERT_EQ(RunCli({"update", arr, "--time", "1000"}, "5 1\n15 1\n25 1\n").exit_code, 0);
-  Background root({"root", "--listen", "127.0.0.1:0", "--port-file", dir.File("port"), "--eps", "0.1", "--window", "1m"},
-                  dir.path(), "root");
+  Background root(
+      {"root", "--listen", "127.0.0.1:0", "--port-file", dir.File("port"), "--eps", "0.1", "--window", "1m"},
+      dir.path(), "root");
   const uint16_t port = WaitPortFile(dir.File("port"), 5000);
   ASSERT_NE(port, 0) << root.Err();
   const std::string addr = "127.0.0.1:" + std::to_string(port);
   auto site = std::make_unique<Background>(
-      std::vector<std::string>{"site", "--root", addr, "--id", "a", "--log", arr, "--item", "index/10"}, dir.path(), "s1");
+      std::vector<std::string>{"site", "--root", addr, "--id", "a", "--log", arr, "--item", "index/10"}, dir.path(),
+      "s1");
   EXPECT_TRUE(AskUntil(addr, {"count", "--at", "1000"}, "as_of=1000 sites=1/1 count=3\n", 5000)) << site->Err();
   site->Kill(SIGKILL);
   site->Wait(5000);
   EXPECT_TRUE(AskUntil(addr, {"sites"}, "a stale", 5000));
   ASSERT_EQ(RunCli({"update", arr, "--time", "2000"}, "17 1\n").exit_code, 0);
   site = std::make_unique<Background>(
-      std::vector<std::string>{"site", "--root", addr, "--id", "a", "--log", arr, "--item", "index/10"}, dir.path(), "s2");
+      std::vector<std::string>{"site", "--root", addr, "--id", "a", "--log", arr, "--item", "index/10"}, dir.path(),
+      "s2");
   EXPECT_TRUE(AskUntil(addr, {"count", "--at", "2000"}, "as_of=2000 sites=1/1 count=4\n", 5000)) << site->Err();
   auto r = RunCli({"ask", addr, "item", "1"});
   EXPECT_EQ(r.out, "as_of=2000 sites=1/1 item=1 count=2\n");
@@ -202,8 +206,9 @@ TEST(NetCommandsTest, LogSiteStartsAtTheLastWindow) {
   ASSERT_EQ(RunCli({"create", arr, "--length", "1000"}).exit_code, 0);
   ASSERT_EQ(RunCli({"update", arr, "--time", "1000"}, "5 1\n15 1\n").exit_code, 0);
   ASSERT_EQ(RunCli({"update", arr, "--time", "100000"}, "25 1\n35 1\n").exit_code, 0);
-  Background root({"root", "--listen", "127.0.0.1:0", "--port-file", dir.File("port"), "--eps", "0.1", "--window", "1m"},
-                  dir.path(), "root");
+  Background root(
+      {"root", "--listen", "127.0.0.1:0", "--port-file", dir.File("port"), "--eps", "0.1", "--window", "1m"},
+      dir.path(), "root");
   const uint16_t port = WaitPortFile(dir.File("port"), 5000);
   ASSERT_NE(port, 0) << root.Err();
   const std::string addr = "127.0.0.1:" + std::to_string(port);
@@ -222,9 +227,10 @@ TEST(NetCommandsTest, LogSiteStartsAtTheLastWindow) {
 TEST(NetCommandsTest, SiteRetriesADeadRootEveryFewEighthsOfAHeartbeat) {
   ScratchDir dir;
   WriteInputs(dir);
-  auto root = std::make_unique<Background>(std::vector<std::string>{"root", "--listen", "127.0.0.1:0", "--port-file",
-                                                                    dir.File("port"), "--eps", "0.1", "--window", "100"},
-                                           dir.path(), "root");
+  auto root =
+      std::make_unique<Background>(std::vector<std::string>{"root", "--listen", "127.0.0.1:0", "--port-file",
+                                                            dir.File("port"), "--eps", "0.1", "--window", "100"},
+                                   dir.path(), "root");
   const uint16_t port = WaitPortFile(dir.File("port"), 5000);
   ASSERT_NE(port, 0) << root->Err();
   const std::string addr = "127.0.0.1:" + std::to_string(port);
@@ -247,15 +253,15 @@ TEST(NetCommandsTest, SiteRetriesADeadRootEveryFewEighthsOfAHeartbeat) {
 TEST(NetCommandsTest, WallClockExpiresWithoutArrivals) {
   ScratchDir dir;
   WriteFileBytes(dir.File("w.txt"), "5\n5\n9\n");
-  Background root({"root", "--listen", "127.0.0.1:0", "--port-file", dir.File("port"), "--eps", "0.1", "--window",
-                   "1s"},
-                  dir.path(), "root");
+  Background root(
+      {"root", "--listen", "127.0.0.1:0", "--port-file", dir.File("port"), "--eps", "0.1", "--window", "1s"},
+      dir.path(), "root");
   const uint16_t port = WaitPortFile(dir.File("port"), 5000);
   ASSERT_NE(port, 0) << root.Err();
   const std::string addr = "127.0.0.1:" + std::to_string(port);
-  Background site({"site", "--root", addr, "--id", "w", "--input", dir.File("w.txt"), "--clock", "wall", "--heartbeat",
-                   "100ms"},
-                  dir.path(), "site");
+  Background site(
+      {"site", "--root", addr, "--id", "w", "--input", dir.File("w.txt"), "--clock", "wall", "--heartbeat", "100ms"},
+      dir.path(), "site");
   EXPECT_TRUE(AskUntil(addr, {"count"}, "count=3\n", 5000)) << site.Err();
   EXPECT_TRUE(AskUntil(addr, {"count"}, "count=0\n", 5000)) << site.Err();
   auto r = RunCli({"ask", addr, "item", "5"});
@@ -273,11 +279,12 @@ TEST(NetCommandsTest, TokenAndErrors) {
   const uint16_t port = WaitPortFile(dir.File("port"), 5000);
   ASSERT_NE(port, 0) << root.Err();
   const std::string addr = "127.0.0.1:" + std::to_string(port);
-  auto r = RunCli({"site", "--root", addr, "--id", "a", "--input", dir.File("a.txt"), "--token-file", dir.File("wrong")});
+  auto r =
+      RunCli({"site", "--root", addr, "--id", "a", "--input", dir.File("a.txt"), "--token-file", dir.File("wrong")});
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find("refused this site: wrong token"), std::string::npos) << r.err;
-  r = RunCli({"site", "--root", addr, "--id", "a", "--input", dir.File("a.txt"), "--token-file", dir.File("token"),
-              "--once"});
+  r = RunCli(
+      {"site", "--root", addr, "--id", "a", "--input", dir.File("a.txt"), "--token-file", dir.File("token"), "--once"});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.err.find("eps=0.05 W=60000 tau=0"), std::string::npos) << r.err;
 
@@ -301,7 +308,8 @@ TEST(NetCommandsTest, TokenAndErrors) {
   r = RunCli({"root", "--eps", "2", "--window", "10"});
   EXPECT_EQ(r.exit_code, 2);
   // Nobody listening: the site gives up after its connect timeout.
-  r = RunCli({"site", "--root", "127.0.0.1:1", "--id", "a", "--input", dir.File("a.txt"), "--connect-timeout", "200ms"});
+  r = RunCli(
+      {"site", "--root", "127.0.0.1:1", "--id", "a", "--input", dir.File("a.txt"), "--connect-timeout", "200ms"});
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find("connect 127.0.0.1:1"), std::string::npos) << r.err;
 }

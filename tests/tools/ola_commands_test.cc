@@ -51,10 +51,11 @@ class OlaCommandsTest : public ::testing::Test {
 };
 
 TEST_F(OlaCommandsTest, IndexMomentsFromOlaValuesFromTheTree) {
-  for (const auto& [p, q] : std::vector<std::pair<uint64_t, uint64_t>>{{0, 100000}, {17, 90001}, {999, 1003}, {60990, 61010}}) {
+  for (const auto& [p, q] :
+       std::vector<std::pair<uint64_t, uint64_t>>{{0, 100000}, {17, 90001}, {999, 1003}, {60990, 61010}}) {
     SCOPED_TRACE(std::to_string(p) + ":" + std::to_string(q));
-    auto r = RunCli({"query", a_, "--range", std::to_string(p) + ":" + std::to_string(q), "--stat", "sum",
-                     "--stat", "moments", "--order", "3"});
+    auto r = RunCli({"query", a_, "--range", std::to_string(p) + ":" + std::to_string(q), "--stat", "sum", "--stat",
+                     "moments", "--order", "3"});
     ASSERT_EQ(r.exit_code, 0) << r.err;
     EXPECT_NEAR(Field(r.out, "sum"), static_cast<double>(Moment(p, q, 0)), 1e-6);
     for (int t = 0; t <= 3; ++t) {

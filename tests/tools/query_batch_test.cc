@@ -35,8 +35,8 @@ class QueryBatchTest : public ::testing::Test {
  protected:
   void SetUp() override {
     a_ = dir_.File("a.npy");
-    ASSERT_EQ(RunCli({"create", a_, "--length", std::to_string(kLength), "--dtype", "i8", "--leaf", "64",
-                      "--fanout", "4", "--ram-budget", "64K"})
+    ASSERT_EQ(RunCli({"create", a_, "--length", std::to_string(kLength), "--dtype", "i8", "--leaf", "64", "--fanout",
+                      "4", "--ram-budget", "64K"})
                   .exit_code,
               0);
     std::string lines;
@@ -49,8 +49,9 @@ class QueryBatchTest : public ::testing::Test {
 };
 
 TEST_F(QueryBatchTest, RangesFromAFileInInputOrder) {
-  const std::string input = "0:10\n\n# a comment\n5000:7000\n{\"range\":[3,3]}\n{\"range\":\"-1:\",\"stat\":\"max\"}\n"
-                            "{\"range\":[0,10000],\"stat\":[\"count\",\"sum\"]}";  // no final newline
+  const std::string input =
+      "0:10\n\n# a comment\n5000:7000\n{\"range\":[3,3]}\n{\"range\":\"-1:\",\"stat\":\"max\"}\n"
+      "{\"range\":[0,10000],\"stat\":[\"count\",\"sum\"]}";  // no final newline
   testing::WriteFileBytes(dir_.File("r.txt"), input);
   auto r = RunCli({"query", a_, "--ranges", dir_.File("r.txt"), "--stat", "sum"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -67,10 +68,10 @@ TEST_F(QueryBatchTest, RangesFromAFileInInputOrder) {
   ASSERT_EQ(j.exit_code, 0) << j.err;
   const auto json = Lines(j.out);
   ASSERT_EQ(json.size(), 2u);
-  EXPECT_EQ(json[0].rfind("{\"line\":1,\"range\":[100,300],\"stats\":{\"sum\":" + std::to_string(SumOf(100, 300)) +
-                              ",\"mean\":",
-                          0),
-            0u)
+  EXPECT_EQ(
+      json[0].rfind(
+          "{\"line\":1,\"range\":[100,300],\"stats\":{\"sum\":" + std::to_string(SumOf(100, 300)) + ",\"mean\":", 0),
+      0u)
       << json[0];
   EXPECT_EQ(json[1], "{\"line\":2,\"range\":[7000,8000],\"stats\":{\"sum\":0,\"mean\":0}}");
 }
@@ -150,7 +151,8 @@ TEST_F(QueryBatchTest, APipeGetsEachAnswerAsItsLineArrives) {
 }
 
 TEST_F(QueryBatchTest, BinsAgreeWithPerBinScans) {
-  auto r = RunCli({"query", a_, "--range", "1000:8000", "--bins", "7", "--stat", "sum", "--stat", "min", "--stat", "max"});
+  auto r =
+      RunCli({"query", a_, "--range", "1000:8000", "--bins", "7", "--stat", "sum", "--stat", "min", "--stat", "max"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto lines = Lines(r.out);
   ASSERT_EQ(lines.size(), 7u);
@@ -163,9 +165,9 @@ TEST_F(QueryBatchTest, BinsAgreeWithPerBinScans) {
   }
   // Bins one element wide, and uneven ones: edges P + floor(i (Q - P) / K).
   auto ones = RunCli({"query", a_, "--range", "10:13", "--bins", "3", "--stat", "sum"});
-  EXPECT_EQ(Lines(ones.out), (std::vector<std::string>{"10:11 sum " + std::to_string(Cell(10)),
-                                                       "11:12 sum " + std::to_string(Cell(11)),
-                                                       "12:13 sum " + std::to_string(Cell(12))}));
+  EXPECT_EQ(Lines(ones.out),
+            (std::vector<std::string>{"10:11 sum " + std::to_string(Cell(10)), "11:12 sum " + std::to_string(Cell(11)),
+                                      "12:13 sum " + std::to_string(Cell(12))}));
   auto uneven = RunCli({"query", a_, "--range", "0:10", "--bins", "3", "--stat", "count", "--json"});
   EXPECT_EQ(Lines(uneven.out), (std::vector<std::string>{"{\"range\":[0,3],\"stats\":{\"count\":3}}",
                                                          "{\"range\":[3,6],\"stats\":{\"count\":3}}",
@@ -179,8 +181,8 @@ TEST_F(QueryBatchTest, BinsAgreeWithPerBinScans) {
 
 TEST_F(QueryBatchTest, SnappedBinsReadNoRawElement) {
   // Leaves of 64: edges 1000 + 1000 k snap to the nearest multiple of 64.
-  auto r = RunCli({"query", a_, "--range", "1000:9000", "--bins", "8", "--snap", "--stat", "sum", "--stat", "mean",
-                   "--json"});
+  auto r = RunCli(
+      {"query", a_, "--range", "1000:9000", "--bins", "8", "--snap", "--stat", "sum", "--stat", "mean", "--json"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto lines = Lines(r.out);
   ASSERT_EQ(lines.size(), 8u);
@@ -203,12 +205,12 @@ TEST_F(QueryBatchTest, SnappedBinsReadNoRawElement) {
   // Bins narrower than a leaf collapse: an empty bin's mean is NaN.
   auto narrow = RunCli({"query", a_, "--range", "0:60", "--bins", "3", "--snap", "--stat", "count", "--stat", "mean"});
   ASSERT_EQ(narrow.exit_code, 0) << narrow.err;
-  EXPECT_EQ(Lines(narrow.out), (std::vector<std::string>{"0:0 count 0 mean nan", "0:64 count 64 mean " +
-                                                              Lines(RunCli({"query", a_, "--range", "0:64", "--stat",
-                                                                            "mean"})
-                                                                        .out)[0]
-                                                                  .substr(5),
-                                                          "64:64 count 0 mean nan"}));
+  EXPECT_EQ(
+      Lines(narrow.out),
+      (std::vector<std::string>{
+          "0:0 count 0 mean nan",
+          "0:64 count 64 mean " + Lines(RunCli({"query", a_, "--range", "0:64", "--stat", "mean"}).out)[0].substr(5),
+          "64:64 count 0 mean nan"}));
 }
 
 }  // namespace

@@ -39,8 +39,8 @@ class QueryCommandsTest : public ::testing::Test {
 };
 
 TEST_F(QueryCommandsTest, EveryStatistic) {
-  auto r = RunCli({"query", a_, "--range", "150:250", "--stat", "sum", "--stat", "count", "--stat", "mean",
-                   "--stat", "var", "--stat", "std", "--stat", "min", "--stat", "max", "--stat", "com"});
+  auto r = RunCli({"query",  a_,    "--range", "150:250", "--stat", "sum", "--stat", "count", "--stat", "mean",
+                   "--stat", "var", "--stat",  "std",     "--stat", "min", "--stat", "max",   "--stat", "com"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   // i = 150..199 contribute: sum = 8725
   EXPECT_EQ(Field(r.out, "sum"), 8725);

@@ -7,8 +7,8 @@
 // before, while the ordinary query sees the change. sumsq and rms (Σa²) the
 // same way. Statistics other than sum, count, mean, sumsq and rms, several --stat, --skipna and --ranges are refused
 // with one line naming what --progressive serves.
-#include <gtest/gtest.h>
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <sys/stat.h>
 
 #include <cmath>
@@ -36,8 +36,10 @@ std::string Raw(const std::string& line, const std::string& key) {
   if (at == std::string::npos) return "";
   const size_t from = at + k.size();
   size_t to = from;
-  if (line[from] == '"') to = line.find('"', from + 1) + 1;
-  else while (to < line.size() && line[to] != ',' && line[to] != '}') ++to;
+  if (line[from] == '"')
+    to = line.find('"', from + 1) + 1;
+  else
+    while (to < line.size() && line[to] != ',' && line[to] != '}') ++to;
   return line.substr(from, to - from);
 }
 
@@ -124,8 +126,15 @@ class QueryProgressiveTest : public ::testing::Test {
 };
 
 TEST_F(QueryProgressiveTest, EveryLineHoldsTheExactAnswer) {
-  for (auto [p, q] : {std::pair<uint64_t, uint64_t>{1000, 99000}, {100, 200}, {16384, 32768}, {0, 100000},
-                      {39000, 41000}, {40001, 70000}, {30000, 40001}, {50000, 95000}, {89999, 90001}}) {
+  for (auto [p, q] : {std::pair<uint64_t, uint64_t>{1000, 99000},
+                      {100, 200},
+                      {16384, 32768},
+                      {0, 100000},
+                      {39000, 41000},
+                      {40001, 70000},
+                      {30000, 40001},
+                      {50000, 95000},
+                      {89999, 90001}}) {
     for (const char* stat : {"sum", "mean", "sumsq", "rms"}) CheckProgressive(stat, p, q);
     if (HasFailure()) return;
   }
@@ -256,23 +265,24 @@ TEST_F(QueryProgressiveTest, IntegerSumsAreExactIntegers) {
   for (const std::string& line : lines) {
     const std::string lo = Raw(line, "lower"), hi = Raw(line, "upper");
     // Integers print exactly: compare as (length, text) for these positive sums.
-    EXPECT_TRUE(lo.size() < expected.size() || (lo.size() == expected.size() && lo <= expected) || lo[0] == '-') << line;
+    EXPECT_TRUE(lo.size() < expected.size() || (lo.size() == expected.size() && lo <= expected) || lo[0] == '-')
+        << line;
     EXPECT_TRUE(hi.size() > expected.size() || (hi.size() == expected.size() && hi >= expected)) << line;
   }
 }
 
 TEST_F(QueryProgressiveTest, RefusalsNameWhatItServes) {
-  for (const auto& args : std::vector<std::vector<std::string>>{
-           {"--stat", "var", "--progressive"},
-           {"--stat", "max", "--approx"},
-           {"--stat", "sum", "--stat", "mean", "--progressive"},
-           {"--stat", "sum", "--progressive", "--skipna"},
-           {"--stat", "sum", "--progressive", "--bins", "4"}}) {
+  for (const auto& args : std::vector<std::vector<std::string>>{{"--stat", "var", "--progressive"},
+                                                                {"--stat", "max", "--approx"},
+                                                                {"--stat", "sum", "--stat", "mean", "--progressive"},
+                                                                {"--stat", "sum", "--progressive", "--skipna"},
+                                                                {"--stat", "sum", "--progressive", "--bins", "4"}}) {
     std::vector<std::string> argv = {"query", a_, "--range", "0:100"};
     argv.insert(argv.end(), args.begin(), args.end());
     auto r = RunCli(argv);
     EXPECT_EQ(r.exit_code, 2) << r.err;
-    const bool names_flag = r.err.find("--progressive") != std::string::npos || r.err.find("--approx") != std::string::npos;
+    const bool names_flag =
+        r.err.find("--progressive") != std::string::npos || r.err.find("--approx") != std::string::npos;
     EXPECT_TRUE(names_flag) << r.err;
   }
   auto r = RunCli({"query", a_, "--range", "0:100", "--stat", "var", "--progressive"});

@@ -54,11 +54,14 @@ class QuerySquaresTest : public ::testing::TestWithParam<const char*> {
     seed_ = testing::TestSeed();
     std::mt19937_64 rng(seed_);
     a_ = dir_.File("rec.npy");
-    std::vector<std::string> create = {"create", a_, "--length", std::to_string(kLength), "--dtype", "i2",
-                                       "--leaf", "64", "--fanout", "4", "--order", "2"};
-    if (std::string(GetParam()) == "ola") create = {"create", a_, "--length", std::to_string(kLength), "--dtype",
-                                                    "i2", "--leaf", "64", "--fanout", "4", "--buffer", "ola",
-                                                    "--order", "2", "--bin", "16"};
+    std::vector<std::string> create = {"create",   a_,   "--length", std::to_string(kLength),
+                                       "--dtype",  "i2", "--leaf",   "64",
+                                       "--fanout", "4",  "--order",  "2"};
+    if (std::string(GetParam()) == "ola")
+      create = {"create",   a_,   "--length", std::to_string(kLength),
+                "--dtype",  "i2", "--leaf",   "64",
+                "--fanout", "4",  "--buffer", "ola",
+                "--order",  "2",  "--bin",    "16"};
     auto c = RunCli(create);
     ASSERT_EQ(c.exit_code, 0) << c.err;
     a_values_.assign(kLength, 0);
@@ -124,9 +127,8 @@ TEST_P(QuerySquaresTest, FramesOfAFixedLengthTheLastShorter) {
   ASSERT_EQ(lines.size(), 4u) << r.out;
   for (uint64_t k = 0; k < 4; ++k) {
     const uint64_t lo = 1000 + 1024 * k, hi = std::min<uint64_t>(lo + 1024, 4500);
-    EXPECT_EQ(lines[k].rfind(std::to_string(lo) + ":" + std::to_string(hi) + " count " + std::to_string(hi - lo) +
-                                 " rms ",
-                             0),
+    EXPECT_EQ(lines[k].rfind(
+                  std::to_string(lo) + ":" + std::to_string(hi) + " count " + std::to_string(hi - lo) + " rms ", 0),
               0u)
         << lines[k];
     ExpectClose(Field(lines[k], "rms"), std::sqrt(SumSq(a_values_, lo, hi) / (hi - lo)), "frame " + lines[k]);
@@ -138,8 +140,8 @@ TEST_P(QuerySquaresTest, FramesOfAFixedLengthTheLastShorter) {
   const auto json = Lines(bins.out);
   ASSERT_EQ(json.size(), 5u);
   for (uint64_t k = 0; k < 5; ++k) {
-    const std::string head = "{\"range\":[" + std::to_string(1000 * k) + "," + std::to_string(1000 * k + 1000) +
-                             "],\"stats\":{\"sumsq\":";
+    const std::string head =
+        "{\"range\":[" + std::to_string(1000 * k) + "," + std::to_string(1000 * k + 1000) + "],\"stats\":{\"sumsq\":";
     ASSERT_EQ(json[k].rfind(head, 0), 0u) << json[k];
     ExpectClose(std::stod(json[k].substr(head.size())), SumSq(a_values_, 1000 * k, 1000 * k + 1000), json[k]);
   }
@@ -149,8 +151,7 @@ TEST_P(QuerySquaresTest, FramesOfAFixedLengthTheLastShorter) {
   EXPECT_EQ(Lines(RunCli({"query", a_, "--range", "10:13", "--bin-size", "1", "--stat", "count"}).out).size(), 3u);
   // --snap moves the frames' edges too.
   auto snapped = RunCli({"query", a_, "--range", "0:300", "--bin-size", "100", "--snap", "--stat", "count"});
-  EXPECT_EQ(Lines(snapped.out), (std::vector<std::string>{"0:128 count 128", "128:192 count 64",
-                                                          "192:320 count 128"}))
+  EXPECT_EQ(Lines(snapped.out), (std::vector<std::string>{"0:128 count 128", "128:192 count 64", "192:320 count 128"}))
       << snapped.err;
 }
 

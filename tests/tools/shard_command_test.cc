@@ -95,8 +95,8 @@ TEST(ShardCommandTest, RefusesBadInputAndLeavesNothingBehind) {
   EXPECT_FALSE(std::filesystem::exists(f + "/m.shard00000.npy"));
   EXPECT_FALSE(std::filesystem::exists(f + "/m.shard00000.npy.momenta"));
   EXPECT_TRUE(std::filesystem::exists(f + "/m.shard00002.npy"));  // not ours: kept
-  auto missing = RunCli({"shard", "create", dir.File("none.npy"), "--manifest", m, "--shard-length", "4",
-                         "--placement", "w=" + f});
+  auto missing = RunCli(
+      {"shard", "create", dir.File("none.npy"), "--manifest", m, "--shard-length", "4", "--placement", "w=" + f});
   EXPECT_EQ(missing.exit_code, 1);
   EXPECT_NE(missing.err.find("none.npy"), std::string::npos) << missing.err;
 }

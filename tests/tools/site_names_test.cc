@@ -53,9 +53,9 @@ TEST(SiteNamesCliTest, RootAnswersInNamesOfTwoSites) {
   const int64_t end = 150;
   WriteFileBytes(dir.File("a.txt"), Generate(seed, 0, end, &exact));
   WriteFileBytes(dir.File("b.txt"), Generate(seed, 1, end, &exact));
-  Background root({"root", "--listen", "127.0.0.1:0", "--port-file", dir.File("port"), "--eps", "0.05", "--window",
-                   "1m"},
-                  dir.path(), "root");
+  Background root(
+      {"root", "--listen", "127.0.0.1:0", "--port-file", dir.File("port"), "--eps", "0.05", "--window", "1m"},
+      dir.path(), "root");
   const uint16_t port = WaitPortFile(dir.File("port"), 5000);
   ASSERT_NE(port, 0) << root.Err();
   const std::string addr = "127.0.0.1:" + std::to_string(port);

@@ -30,7 +30,7 @@ std::vector<std::pair<std::string, uint64_t>> Tokens(std::string_view text) {
 TEST(TextValuesTest, SeparatorsCommentsAndLines) {
   const auto t = Tokens("1.5,2;3\t4 5\r\n# all of this\n6#7\n\n,8");
   const std::vector<std::pair<std::string, uint64_t>> want = {{"1.5", 1}, {"2", 1}, {"3", 1}, {"4", 1},
-                                                               {"5", 1},   {"6", 3}, {"8", 5}};
+                                                              {"5", 1},   {"6", 3}, {"8", 5}};
   EXPECT_EQ(t, want);
 }
 

@@ -135,10 +135,12 @@ TEST_F(UpdateFollowTest, RecordTimesFromTheLineOrTheFlag) {
 }
 
 TEST_F(UpdateFollowTest, FlagsThatNeedFollowOrConflictAreRefused) {
-  for (const std::vector<std::string>& args :
-       {std::vector<std::string>{"update", a_, "--ack"}, {"update", a_, "--on-error", "skip"},
-        {"update", a_, "--follow", "--binary"}, {"update", a_, "--follow", "--group", "0"},
-        {"update", a_, "--follow", "--on-error", "maybe"}, {"update", a_, "--follow", "--max-delay", "soon"}}) {
+  for (const std::vector<std::string>& args : {std::vector<std::string>{"update", a_, "--ack"},
+                                               {"update", a_, "--on-error", "skip"},
+                                               {"update", a_, "--follow", "--binary"},
+                                               {"update", a_, "--follow", "--group", "0"},
+                                               {"update", a_, "--follow", "--on-error", "maybe"},
+                                               {"update", a_, "--follow", "--max-delay", "soon"}}) {
     auto r = RunCli(args, "1 1\n");
     EXPECT_EQ(r.exit_code, 2) << args.back() << ": " << r.err;
     EXPECT_FALSE(r.err.empty());

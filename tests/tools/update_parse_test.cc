@@ -70,8 +70,7 @@ TEST(UpdateParseTest, BinaryRecords) {
       << u.status().ToString();
   u = ParseUpdates(bytes.substr(0, 20), /*binary=*/true, "in", DType::kF8, 100, 42);
   ASSERT_FALSE(u.ok());
-  EXPECT_NE(u.status().ToString().find("size 20 is not a multiple of 16"), std::string::npos)
-      << u.status().ToString();
+  EXPECT_NE(u.status().ToString().find("size 20 is not a multiple of 16"), std::string::npos) << u.status().ToString();
 }
 
 }  // namespace

@@ -34,8 +34,8 @@ TEST(WindowCommandTest, ReportsEachTickFromStdin) {
 TEST(WindowCommandTest, EveryReportsExpiryWithoutArrivals) {
   ScratchDir dir;
   WriteFileBytes(dir.File("s.txt"), "1 5\n2 7\n3 5\n20 8\n");
-  auto r = RunCli({"window", "--input", dir.File("s.txt"), "--window", "5", "--eps", "0.1", "--every", "4",
-                   "--json", "--quantiles", "0.5"});
+  auto r = RunCli({"window", "--input", dir.File("s.txt"), "--window", "5", "--eps", "0.1", "--every", "4", "--json",
+                   "--quantiles", "0.5"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   auto lines = Lines(r.out);
   ASSERT_EQ(lines.size(), 5u) << r.out;  // t = 4, 8, 12, 16, 20
@@ -116,8 +116,8 @@ TEST(WindowCommandTest, ReadsAnArraysUpdateLog) {
               "--quantiles", "0"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("t=1001 count=13 dropped=0 top=0:10,2:3 q0=0"), std::string::npos) << r.out;
-  r = RunCli({"window", "--log", a, "--window", "60s", "--eps", "0.1", "--item", "value/1", "--top", "3",
-              "--quantiles", "1"});
+  r = RunCli(
+      {"window", "--log", a, "--window", "60s", "--eps", "0.1", "--item", "value/1", "--top", "3", "--quantiles", "1"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("t=1001 count=13 dropped=0 top=0:10,7:2,8:1 q1=8"), std::string::npos) << r.out;
 }

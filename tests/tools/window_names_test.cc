@@ -7,10 +7,10 @@
 // /var/log/dpkg.log is read too when there is one.
 #include <gtest/gtest.h>
 
-#include <ctime>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <ctime>
 #include <fstream>
 #include <map>
 #include <random>
@@ -53,8 +53,8 @@ bool ParseDpkgLine(const std::string& line, Named* out) {
     return false;
   }
   std::tm tm{};
-  if (std::sscanf((date + " " + time).c_str(), "%d-%d-%d %d:%d:%d", &tm.tm_year, &tm.tm_mon, &tm.tm_mday,
-                  &tm.tm_hour, &tm.tm_min, &tm.tm_sec) != 6)
+  if (std::sscanf((date + " " + time).c_str(), "%d-%d-%d %d:%d:%d", &tm.tm_year, &tm.tm_mon, &tm.tm_mday, &tm.tm_hour,
+                  &tm.tm_min, &tm.tm_sec) != 6)
     return false;
   tm.tm_year -= 1900;
   tm.tm_mon -= 1;

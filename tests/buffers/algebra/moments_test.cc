@@ -54,8 +54,8 @@ MomentTerms BruteMagnitudes(const std::vector<double>& a, int order, ld center =
 }
 
 // Every order j <= order: |actual_j − expected_j| <= scale · bound_j.
-void ExpectMomentsNear(const MomentTerms& actual, const MomentTerms& expected,
-                       const MomentTerms& bound, int order, ld scale, const std::string& what) {
+void ExpectMomentsNear(const MomentTerms& actual, const MomentTerms& expected, const MomentTerms& bound, int order,
+                       ld scale, const std::string& what) {
   for (int j = 0; j <= order; ++j) {
     EXPECT_LE(std::fabs(actual[j] - expected[j]), scale * bound[j])
         << what << ", order " << j << ": got " << static_cast<double>(actual[j]) << ", want "
@@ -75,10 +75,18 @@ std::vector<double> RandomValues(std::mt19937_64& rng, size_t n, int shape) {
   std::vector<double> a(n);
   for (double& v : a) {
     switch (shape % 4) {
-      case 0: v = normal(rng); break;
-      case 1: v = unit(rng) * 100; break;
-      case 2: v = 1e9 + normal(rng); break;
-      default: v = integer(rng); break;
+      case 0:
+        v = normal(rng);
+        break;
+      case 1:
+        v = unit(rng) * 100;
+        break;
+      case 2:
+        v = 1e9 + normal(rng);
+        break;
+      default:
+        v = integer(rng);
+        break;
     }
   }
   return a;
@@ -92,9 +100,9 @@ size_t RandomLength(std::mt19937_64& rng) {
   return std::uniform_int_distribution<size_t>(0, 5000)(rng);
 }
 
-#define SEEDED_RNG(rng)                                      \
-  const uint64_t seed = ::momenta::testing::TestSeed();      \
-  SCOPED_TRACE("MOMENTA_SEED=" + std::to_string(seed));      \
+#define SEEDED_RNG(rng)                                 \
+  const uint64_t seed = ::momenta::testing::TestSeed(); \
+  SCOPED_TRACE("MOMENTA_SEED=" + std::to_string(seed)); \
   std::mt19937_64 rng(seed)
 
 // ---- buffers/REFERENCE.md's worked examples, verbatim --------------------------
@@ -125,8 +133,7 @@ TEST(MomentsReferenceTest, BinBufferingSection2) {
   };
   std::vector<IndexMoments> bins;
   for (size_t start = 0; start < kReferenceArray.size(); start += 3) {
-    bins.push_back(IndexMoments::Of(
-        2, Slice(kReferenceArray, start, std::min(start + 3, kReferenceArray.size()))));
+    bins.push_back(IndexMoments::Of(2, Slice(kReferenceArray, start, std::min(start + 3, kReferenceArray.size()))));
   }
   ASSERT_EQ(bins.size(), 4u);
   expect_tuple(bins[0], 8, 9, 17);
@@ -170,13 +177,12 @@ TEST(MomentsIndexMomentsTest, AccumulateMatchesBruteForce) {
     ASSERT_EQ(run.count(), n);
     ASSERT_EQ(run.order(), order);
     const std::string what = "n " + std::to_string(n) + " trial " + std::to_string(trial);
-    ExpectMomentsNear(run.terms(), BruteMoments(a, order), BruteMagnitudes(a, order), order,
-                      1e-13L, what);
+    ExpectMomentsNear(run.terms(), BruteMoments(a, order), BruteMagnitudes(a, order), order, 1e-13L, what);
     for (int j = order + 1; j < kMaxMomentTerms; ++j) EXPECT_EQ(run.terms()[j], 0) << what;
 
     const IndexMoments magnitudes = IndexMoments::OfMagnitudes(order, a);
-    ExpectMomentsNear(magnitudes.terms(), BruteMagnitudes(a, order), BruteMagnitudes(a, order),
-                      order, 1e-13L, what + " magnitudes");
+    ExpectMomentsNear(magnitudes.terms(), BruteMagnitudes(a, order), BruteMagnitudes(a, order), order, 1e-13L,
+                      what + " magnitudes");
 
     // Appending in random chunks gives the same tuple.
     IndexMoments appended(order);
@@ -187,8 +193,8 @@ TEST(MomentsIndexMomentsTest, AccumulateMatchesBruteForce) {
       start = end;
     }
     ASSERT_EQ(appended.count(), n);
-    ExpectMomentsNear(appended.terms(), BruteMoments(a, order), BruteMagnitudes(a, order), order,
-                      1e-13L, what + " appended");
+    ExpectMomentsNear(appended.terms(), BruteMoments(a, order), BruteMagnitudes(a, order), order, 1e-13L,
+                      what + " appended");
   }
 }
 
@@ -246,8 +252,8 @@ TEST(MomentsIndexMomentsTest, MergeOfRandomSplitsEqualsWhole) {
       merged = Merge(merged, IndexMoments::Of(order, Slice(a, cuts[k], cuts[k + 1])));
     }
     ASSERT_EQ(merged.count(), n);
-    ExpectMomentsNear(merged.terms(), BruteMoments(a, order), BruteMagnitudes(a, order), order,
-                      1e-13L, "trial " + std::to_string(trial));
+    ExpectMomentsNear(merged.terms(), BruteMoments(a, order), BruteMagnitudes(a, order), order, 1e-13L,
+                      "trial " + std::to_string(trial));
   }
 }
 
@@ -272,17 +278,15 @@ TEST(MomentsIndexMomentsTest, UnmergeInvertsMerge) {
     ASSERT_EQ(right_back.count(), n - cut);
     ASSERT_EQ(left_back.count(), cut);
     const MomentTerms shifted_scale = MagnitudesAbout(total_magnitudes, static_cast<ld>(cut));
-    ExpectMomentsNear(right_back.terms(), right.terms(), shifted_scale, order, 1e-16L,
-                      what + " right");
-    ExpectMomentsNear(left_back.terms(), left.terms(), total_magnitudes.terms(), order, 1e-16L,
-                      what + " left");
+    ExpectMomentsNear(right_back.terms(), right.terms(), shifted_scale, order, 1e-16L, what + " right");
+    ExpectMomentsNear(left_back.terms(), left.terms(), total_magnitudes.terms(), order, 1e-16L, what + " left");
 
     // Against independently accumulated tuples ("bin total minus complement").
     const IndexMoments whole = IndexMoments::Of(order, a);
-    ExpectMomentsNear(UnmergeRight(whole, left).terms(), BruteMoments(right_values, order),
-                      shifted_scale, order, 1e-13L, what + " right of whole");
-    ExpectMomentsNear(UnmergeLeft(whole, right).terms(), BruteMoments(left_values, order),
-                      total_magnitudes.terms(), order, 1e-13L, what + " left of whole");
+    ExpectMomentsNear(UnmergeRight(whole, left).terms(), BruteMoments(right_values, order), shifted_scale, order,
+                      1e-13L, what + " right of whole");
+    ExpectMomentsNear(UnmergeLeft(whole, right).terms(), BruteMoments(left_values, order), total_magnitudes.terms(),
+                      order, 1e-13L, what + " left of whole");
   }
 }
 
@@ -306,14 +310,16 @@ TEST(MomentsIndexMomentsTest, ShiftToMatchesBruteForce) {
     const ld w = static_cast<ld>(n);
     std::uniform_real_distribution<double> unit(0, 1);
     const ld centers[] = {
-        0,                                     // the start
-        std::floor(unit(rng) * n),             // a cell inside
-        unit(rng) * n,                         // a fraction inside
-        w / 2,                                 // the midpoint
-        w - 1, w,                              // the last cell, one past it
-        -1 - std::floor(unit(rng) * 3 * n),    // left of the run
-        w + 0.5L + unit(rng) * 3 * n,          // right of the run
-        -1e6L, 1e6L + w,                       // far away
+        0,                          // the start
+        std::floor(unit(rng) * n),  // a cell inside
+        unit(rng) * n,              // a fraction inside
+        w / 2,                      // the midpoint
+        w - 1,
+        w,                                   // the last cell, one past it
+        -1 - std::floor(unit(rng) * 3 * n),  // left of the run
+        w + 0.5L + unit(rng) * 3 * n,        // right of the run
+        -1e6L,
+        1e6L + w,  // far away
     };
     const IndexMoments run = IndexMoments::Of(order, a);
     const IndexMoments magnitudes = IndexMoments::OfMagnitudes(order, a);
@@ -322,11 +328,9 @@ TEST(MomentsIndexMomentsTest, ShiftToMatchesBruteForce) {
       const MomentTerms shifted = ShiftTo(run, c);
       const MomentTerms exact = BruteMoments(a, order, c);
       // The reference bound holds for spread-out data ...
-      ExpectMomentsNear(shifted, exact, BruteMagnitudes(a, order, c), order,
-                        kReferenceRelativeError, what);
+      ExpectMomentsNear(shifted, exact, BruteMagnitudes(a, order, c), order, kReferenceRelativeError, what);
       // ... and the error is a few ulps of the shift's own magnitudes.
-      ExpectMomentsNear(shifted, exact, MagnitudesAbout(magnitudes, c), order, 1e-13L,
-                        what + " (shift magnitudes)");
+      ExpectMomentsNear(shifted, exact, MagnitudesAbout(magnitudes, c), order, 1e-13L, what + " (shift magnitudes)");
     }
   }
 }
@@ -424,8 +428,7 @@ TEST(MomentsIndexMomentsTest, ApplyDeltaEqualsRecompute) {
     if (integers && n <= 2000 && order <= 3) {
       for (int j = 0; j <= order; ++j) EXPECT_EQ(run.moment(j), rebuilt.moment(j)) << j;
     }
-    ExpectMomentsNear(run.terms(), BruteMoments(a, order), history, order, 1e-13L,
-                      "trial " + std::to_string(trial));
+    ExpectMomentsNear(run.terms(), BruteMoments(a, order), history, order, 1e-13L, "trial " + std::to_string(trial));
   }
 }
 
@@ -489,21 +492,19 @@ TEST(MomentsIndexMomentsTest, DriftAfterAMillionUpdates) {
       const MomentTerms bound = BruteMagnitudes(a, kOrder, c);
       const std::string what = "c " + std::to_string(double(c));
       const MomentTerms from_memory = ShiftTo(in_memory, c), from_plain = ShiftTo(rounded, c);
-      ExpectMomentsNear(from_memory, exact, bound, kOrder, kReferenceRelativeError,
-                        what + " long double");
+      ExpectMomentsNear(from_memory, exact, bound, kOrder, kReferenceRelativeError, what + " long double");
       if (c <= 0) {
-        ExpectMomentsNear(from_plain, exact, bound, kOrder, kReferenceRelativeError,
-                          what + " plain doubles");
+        ExpectMomentsNear(from_plain, exact, bound, kOrder, kReferenceRelativeError, what + " plain doubles");
       }
       ld worst_in_memory = 0, worst_plain = 0;
       for (int j = 0; j <= kOrder; ++j) {
         worst_in_memory = std::max(worst_in_memory, std::fabs(from_memory[j] - exact[j]) / bound[j]);
         worst_plain = std::max(worst_plain, std::fabs(from_plain[j] - exact[j]) / bound[j]);
       }
-      std::printf("[ drift    ] %s c %7.1f  worst |error| / Σ|i-c|^j|a_i|: long double %.2Le, "
-                  "plain doubles %.2Le\n",
-                  shape == 0 ? "signed  " : "positive", static_cast<double>(c), worst_in_memory,
-                  worst_plain);
+      std::printf(
+          "[ drift    ] %s c %7.1f  worst |error| / Σ|i-c|^j|a_i|: long double %.2Le, "
+          "plain doubles %.2Le\n",
+          shape == 0 ? "signed  " : "positive", static_cast<double>(c), worst_in_memory, worst_plain);
     }
   }
 }
@@ -525,8 +526,7 @@ ExactValueStats BruteValueStats(const std::vector<double>& a) {
   return s;
 }
 
-void ExpectValueStats(const ValueMoments& got, const std::vector<double>& a, ld relative,
-                      const std::string& what) {
+void ExpectValueStats(const ValueMoments& got, const std::vector<double>& a, ld relative, const std::string& what) {
   ASSERT_EQ(got.count(), a.size()) << what;
   const ExactValueStats exact = BruteValueStats(a);
   Result<ld> mean = Mean(got);
@@ -538,8 +538,7 @@ void ExpectValueStats(const ValueMoments& got, const std::vector<double>& a, ld 
   // the values' magnitude, not of the mean's (which may be near 0).
   ld largest = 0;
   for (double v : a) largest = std::max<ld>(largest, std::fabs(v));
-  EXPECT_LE(std::fabs(mean.value() - exact.mean), 1e-15L * std::max(std::fabs(exact.mean), largest) + 1e-15L)
-      << what;
+  EXPECT_LE(std::fabs(mean.value() - exact.mean), 1e-15L * std::max(std::fabs(exact.mean), largest) + 1e-15L) << what;
   EXPECT_LE(std::fabs(var.value() - exact_var), relative * exact_var)
       << what << ": var " << double(var.value()) << ", want " << double(exact_var);
 }
@@ -580,8 +579,7 @@ TEST(MomentsValueMomentsTest, VarianceSurvivesLargeMean) {
     rest.insert(rest.end(), tail.begin(), tail.end());
     if (rest.empty()) continue;
     const ValueMoments remainder = Unmerge(whole, ValueMoments::Of(Slice(a, lo, hi)));
-    ExpectValueStats(remainder, rest, 1e-9L, "unmerge [" + std::to_string(lo) + ", " +
-                                                 std::to_string(hi) + ")");
+    ExpectValueStats(remainder, rest, 1e-9L, "unmerge [" + std::to_string(lo) + ", " + std::to_string(hi) + ")");
   }
 
   std::vector<double> stored(3);
@@ -594,8 +592,7 @@ TEST(MomentsValueMomentsTest, VarianceSurvivesLargeMean) {
   EXPECT_NEAR(static_cast<double>(sample.value() / (exact.central / (a.size() - 1))), 1.0, 1e-9);
   Result<ld> sd = StdDev(whole, 1);
   ASSERT_OK(sd);
-  EXPECT_NEAR(static_cast<double>(sd.value()), std::sqrt(static_cast<double>(sample.value())),
-              1e-12);
+  EXPECT_NEAR(static_cast<double>(sd.value()), std::sqrt(static_cast<double>(sample.value())), 1e-12);
 }
 
 // Pieces with very different means (a trend): merges re-center, so nothing
@@ -610,8 +607,8 @@ TEST(MomentsValueMomentsTest, MergeAcrossATrend) {
     merged = Merge(merged, ValueMoments::Of(Slice(a, start, start + 1000)));
   }
   ExpectValueStats(merged, a, 1e-12L, "trend");
-  ExpectValueStats(Unmerge(merged, ValueMoments::Of(Slice(a, 0, 19000))), Slice(a, 19000, 20000),
-                   1e-6L, "last piece of a trend");
+  ExpectValueStats(Unmerge(merged, ValueMoments::Of(Slice(a, 0, 19000))), Slice(a, 19000, 20000), 1e-6L,
+                   "last piece of a trend");
 }
 
 // 10^6 updates replacing a_i by a_i' on a stored (3 doubles) tuple of
@@ -689,8 +686,7 @@ TEST(MomentsExtremesTest, MatchBruteForceAndMerge) {
 
 TEST(MomentsExtremesTest, EmptySingleAndNaN) {
   EXPECT_TRUE(Extremes::Of({}).empty());
-  EXPECT_EQ(Min(Extremes::Of({})).status().ToString(),
-            "Invalid argument: min: the range is empty or all NaN");
+  EXPECT_EQ(Min(Extremes::Of({})).status().ToString(), "Invalid argument: min: the range is empty or all NaN");
   EXPECT_FALSE(Max(Extremes::Of({})).ok());
   const std::vector<double> nans = {NAN, NAN, NAN};
   EXPECT_TRUE(Extremes::Of(nans).empty());
@@ -725,10 +721,8 @@ TEST(MomentsDerivedStatsTest, CenterOfMassAndSpread) {
     ASSERT_OK(spread);
     // An absolute index near 2^40 resolves to 2^-23 in long double.
     const ld exact_com = static_cast<ld>(p) + g;
-    EXPECT_LE(std::fabs(com.value() - exact_com),
-              4 * std::numeric_limits<ld>::epsilon() * exact_com + 1e-13L * n);
-    EXPECT_LE(std::fabs(spread.value() - std::sqrt(second / m0)), 1e-9L * std::sqrt(second / m0))
-        << "n " << n;
+    EXPECT_LE(std::fabs(com.value() - exact_com), 4 * std::numeric_limits<ld>::epsilon() * exact_com + 1e-13L * n);
+    EXPECT_LE(std::fabs(spread.value() - std::sqrt(second / m0)), 1e-9L * std::sqrt(second / m0)) << "n " << n;
   }
   // buffers/REFERENCE.md §1.1's range: com = 2 + 76/27.
   const IndexMoments range = IndexMoments::Of(2, Slice(kReferenceArray, 2, 8));
@@ -787,10 +781,8 @@ TEST(MomentsDerivedStatsTest, SingleElementRange) {
 
 TEST(MomentsDerivedStatsTest, OrderAndDegreeErrors) {
   const IndexMoments range = IndexMoments::Of(2, kReferenceArray);
-  EXPECT_EQ(PolyFit(range, 5).status().ToString(),
-            "Invalid argument: polyfit: degree 5 exceeds the stored order 2");
-  EXPECT_EQ(Moment(range, 0, 3, 0).status().ToString(),
-            "Invalid argument: moment: order 3 exceeds the stored order 2");
+  EXPECT_EQ(PolyFit(range, 5).status().ToString(), "Invalid argument: polyfit: degree 5 exceeds the stored order 2");
+  EXPECT_EQ(Moment(range, 0, 3, 0).status().ToString(), "Invalid argument: moment: order 3 exceeds the stored order 2");
   EXPECT_FALSE(Moment(range, 0, -1, 0).ok());
   EXPECT_FALSE(PolyFit(range, -1).ok());
 }
@@ -802,8 +794,7 @@ TEST(MomentsPowerSumsTest, ScaledPowerSumMatchesDirectSum) {
     for (int m = 0; m <= kMaxPowerSumExponent; ++m) {
       ld direct = 0;
       for (uint64_t x = 0; x < w; ++x) direct += std::pow(static_cast<ld>(x) / w, m);
-      EXPECT_LE(std::fabs(ScaledPowerSum(w, m) - direct), 1e-16L * direct + 1e-30L)
-          << "w " << w << " m " << m;
+      EXPECT_LE(std::fabs(ScaledPowerSum(w, m) - direct), 1e-16L * direct + 1e-30L) << "w " << w << " m " << m;
     }
   }
 }
@@ -819,8 +810,7 @@ TEST(MomentsPowerSumsTest, ScaledPowerSumForHugeRanges) {
     EXPECT_NEAR(static_cast<double>(ScaledPowerSum(w, 1) / s1), 1.0, 1e-18);
     EXPECT_NEAR(static_cast<double>(ScaledPowerSum(w, 2) / s2), 1.0, 1e-18);
     // Σ (x/w)^16 = w/17 − 1/2 + 4/(3w) − O(w^-3): no overflow at w^17 = 2^680.
-    EXPECT_NEAR(static_cast<double>(ScaledPowerSum(w, 16) / (wl / 17 - 0.5L + 4 / (3 * wl))), 1.0,
-                1e-18);
+    EXPECT_NEAR(static_cast<double>(ScaledPowerSum(w, 16) / (wl / 17 - 0.5L + 4 / (3 * wl))), 1.0, 1e-18);
   }
 }
 
@@ -832,8 +822,8 @@ TEST(MomentsPolyFitTest, RecoversExactPolynomials) {
   SEEDED_RNG(rng);
   std::uniform_int_distribution<int> coefficient(-5, 5);
   for (int degree = 0; degree <= 4; ++degree) {
-    for (uint64_t w : {uint64_t(degree + 1), uint64_t(degree + 2), uint64_t{10}, uint64_t{100},
-                       uint64_t{1000}, uint64_t{3000}}) {
+    for (uint64_t w :
+         {uint64_t(degree + 1), uint64_t(degree + 2), uint64_t{10}, uint64_t{100}, uint64_t{1000}, uint64_t{3000}}) {
       std::vector<ld> truth(degree + 1);
       for (ld& c : truth) c = coefficient(rng);
       std::vector<double> a(w);
@@ -873,8 +863,7 @@ TEST(MomentsPolyFitTest, HugeRangeFromClosedFormMoments) {
     Result<MomentTerms> fit = PolyFit(range, degree);
     ASSERT_OK(fit);
     for (int m = 0; m <= degree; ++m) {
-      EXPECT_NEAR(static_cast<double>(fit.value()[m] * std::pow(wl, m)),
-                  static_cast<double>(scaled_truth[m]), 1e-9)
+      EXPECT_NEAR(static_cast<double>(fit.value()[m] * std::pow(wl, m)), static_cast<double>(scaled_truth[m]), 1e-9)
           << "degree " << degree << " m " << m;
     }
   }
@@ -939,8 +928,7 @@ TEST(MomentsPolyFitTest, MatchesLeastSquaresOnNoisyData) {
       // The normal equations' condition number: Hilbert of order degree + 1.
       const ld tolerance = degree <= 4 ? 1e-10L : degree <= 6 ? 1e-8L : 1e-5L;
       for (int m = 0; m <= degree; ++m) {
-        EXPECT_LE(std::fabs(fit.value()[m] * std::pow(static_cast<ld>(w), m) - reference[m]),
-                  tolerance * scale)
+        EXPECT_LE(std::fabs(fit.value()[m] * std::pow(static_cast<ld>(w), m) - reference[m]), tolerance * scale)
             << "degree " << degree << " w " << w << " m " << m;
       }
     }

@@ -66,8 +66,8 @@ TEST(NodeDeltaTest, GatheredEqualsTheCellsAndFlagsShrinkingExtremes) {
   for (int order : {0, 2, 5, 8}) {
     for (double mean : {0.0, 1e6, -3e9}) {
       for (size_t m : {size_t{1}, size_t{7}, size_t{300}, size_t{1000}}) {
-        const std::string what = "order " + std::to_string(order) + ", mean " + std::to_string(mean) + ", " +
-                                 std::to_string(m) + " changes";
+        const std::string what =
+            "order " + std::to_string(order) + ", mean " + std::to_string(mean) + ", " + std::to_string(m) + " changes";
         SCOPED_TRACE(what);
         const size_t n = 1000;
         std::normal_distribution<double> value(mean, 1.0);
@@ -134,10 +134,8 @@ TEST(NodeDeltaTest, AParentFromItsChildrensDeltas) {
       d.Add(order, x, c);
     }
     const NodeCodec::UpdateOutcome outcome = codec.ApplyDelta(node.data(), span, d);
-    if (outcome.extremes_may_shrink)
-      codec.SetExtremes(node.data(), OfCells(order, cells, leaf * span, span).extremes);
-    ExpectSummaryOf(codec.Decode(node.data(), span), cells, leaf * span, span, order,
-                    "leaf " + std::to_string(leaf));
+    if (outcome.extremes_may_shrink) codec.SetExtremes(node.data(), OfCells(order, cells, leaf * span, span).extremes);
+    ExpectSummaryOf(codec.Decode(node.data(), span), cells, leaf * span, span, order, "leaf " + std::to_string(leaf));
     up.AddChild(order, leaf * span, d);
   }
   const NodeCodec::UpdateOutcome outcome = codec.ApplyDelta(parent.data(), n, up);

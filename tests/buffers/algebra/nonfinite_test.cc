@@ -12,10 +12,10 @@
 #include <string>
 #include <vector>
 
-#include "buffers/buffered_array.h"
-#include "buffers/tree/moment_tree.h"
 #include "buffers/algebra/statistics.h"
+#include "buffers/buffered_array.h"
 #include "buffers/buffered_array_parts.h"
+#include "buffers/tree/moment_tree.h"
 #include "tests/assert_ok.h"
 #include "tests/test_util.h"
 
@@ -266,7 +266,9 @@ TEST_P(NonFiniteTest, RandomRangesAndUpdatesFollowNumpy) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Floats, NonFiniteTest, ::testing::Values(DType::kF8, DType::kF4),
-                         [](const ::testing::TestParamInfo<DType>& info) { return std::string(DTypeName(info.param)); });
+                         [](const ::testing::TestParamInfo<DType>& info) {
+                           return std::string(DTypeName(info.param));
+                         });
 
 // Updates after a rebuild to another layout (as many levels, more nodes) keep
 // every node's check and counts right.
@@ -354,8 +356,8 @@ TEST(NonFiniteNodeTest, TransitionsKeepCountsExact) {
 TEST(NonFiniteNodeTest, IntegersCountNothing) {
   std::vector<int32_t> cells = {5, -7, 2147483647, -2147483647 - 1, 0, 9};
   std::vector<double> scratch(cells.size());
-  const RangeSummary s =
-      RangeSummary::OfElements(2, DType::kI4, reinterpret_cast<const char*>(cells.data()), cells.size(), scratch.data());
+  const RangeSummary s = RangeSummary::OfElements(2, DType::kI4, reinterpret_cast<const char*>(cells.data()),
+                                                  cells.size(), scratch.data());
   EXPECT_EQ(s.nonfinite, NonFiniteCounts{});
   EXPECT_EQ(s.values.count(), cells.size());
   StatParams params;
@@ -426,14 +428,14 @@ TEST(NonFiniteCliTest, QueryMatchesNumpy) {
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   EXPECT_NE(r.out.find("bad 0\n"), std::string::npos) << r.out << r.err;
   // Index statistics are NaN with a NaN or an infinity in the range.
-  auto idx = testing::RunCli({"query", path, "--range", "0:5", "--stat", "moment", "--stat", "com", "--stat",
-                              "polyfit", "--json"});
+  auto idx = testing::RunCli(
+      {"query", path, "--range", "0:5", "--stat", "moment", "--stat", "com", "--stat", "polyfit", "--json"});
   ASSERT_EQ(idx.exit_code, 0) << idx.err;
   EXPECT_NE(idx.out.find("\"stats\":{\"moment\":\"NaN\",\"com\":\"NaN\",\"polyfit\":[\"NaN\",\"NaN\"]}"),
             std::string::npos)
       << idx.out;
-  auto skip = testing::RunCli({"query", path, "--range", "0:3", "--stat", "moment", "--order", "0", "--stat",
-                               "polyfit", "--skipna"});
+  auto skip = testing::RunCli(
+      {"query", path, "--range", "0:3", "--stat", "moment", "--order", "0", "--stat", "polyfit", "--skipna"});
   ASSERT_EQ(skip.exit_code, 0) << skip.err;
   EXPECT_EQ(skip.out, "moment 3.5\npolyfit nan nan\n");
 }

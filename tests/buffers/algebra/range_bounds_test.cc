@@ -18,14 +18,14 @@
 #include <string>
 #include <vector>
 
-#include "buffers/buffered_array.h"
-#include "buffers/tree/moment_tree.h"
-#include "buffers/tree/progressive_sum.h"
 #include "buffers/algebra/range_bounds.h"
 #include "buffers/algebra/square_bounds.h"
 #include "buffers/algebra/statistics.h"
-#include "storage/array/array_file.h"
+#include "buffers/buffered_array.h"
 #include "buffers/buffered_array_parts.h"
+#include "buffers/tree/moment_tree.h"
+#include "buffers/tree/progressive_sum.h"
+#include "storage/array/array_file.h"
 #include "tests/assert_ok.h"
 #include "tests/test_util.h"
 
@@ -52,24 +52,30 @@ Exact Reference(const std::vector<Value>& a, uint64_t p, uint64_t q) {
   for (uint64_t i = p; i < q; ++i) {
     const Value& v = a[i];
     e.is_integer = v.kind != Value::Kind::kFloat;
-    if (v.kind == Value::Kind::kInt) e.integer += v.i;
-    else if (v.kind == Value::Kind::kUInt) e.integer += static_cast<Int128>(v.u);
-    if (v.kind == Value::Kind::kFloat && std::isnan(v.f)) nan = true;
-    else if (v.kind == Value::Kind::kFloat && std::isinf(v.f)) (v.f > 0 ? pos : neg) = true;
-    else e.sum += v.AsLongDouble();
+    if (v.kind == Value::Kind::kInt)
+      e.integer += v.i;
+    else if (v.kind == Value::Kind::kUInt)
+      e.integer += static_cast<Int128>(v.u);
+    if (v.kind == Value::Kind::kFloat && std::isnan(v.f))
+      nan = true;
+    else if (v.kind == Value::Kind::kFloat && std::isinf(v.f))
+      (v.f > 0 ? pos : neg) = true;
+    else
+      e.sum += v.AsLongDouble();
   }
-  if (nan || (pos && neg)) e.nan = true;
-  else if (pos) e.sum = kInf;
-  else if (neg) e.sum = -kInf;
+  if (nan || (pos && neg))
+    e.nan = true;
+  else if (pos)
+    e.sum = kInf;
+  else if (neg)
+    e.sum = -kInf;
   return e;
 }
 
 std::string Describe(const SumBound& b) {
-  return "estimate " + std::to_string(b.estimate) + " in [" + std::to_string(b.lower) + ", " +
-         std::to_string(b.upper) + "] nan " + std::to_string(static_cast<int>(b.nan)) +
-         (b.exact ? " exact" : "") + (b.is_integer ? " int [" + Int128ToString(b.int_lower) + ", " +
-                                                         Int128ToString(b.int_upper) + "]"
-                                                   : "");
+  return "estimate " + std::to_string(b.estimate) + " in [" + std::to_string(b.lower) + ", " + std::to_string(b.upper) +
+         "] nan " + std::to_string(static_cast<int>(b.nan)) + (b.exact ? " exact" : "") +
+         (b.is_integer ? " int [" + Int128ToString(b.int_lower) + ", " + Int128ToString(b.int_upper) + "]" : "");
 }
 
 // The bound holds the exact answer (sum, or mean = sum / n).
@@ -113,9 +119,12 @@ void ExpectSquaresHold(const ProgressiveSum& ps, const std::vector<Value>& a, ui
   ld exact = 0;
   for (uint64_t i = p; i < q; ++i) {
     const ld x = a[i].AsLongDouble();
-    if (std::isnan(x)) nan = true;
-    else if (std::isinf(x)) inf = true;
-    else exact += x * x;
+    if (std::isnan(x))
+      nan = true;
+    else if (std::isinf(x))
+      inf = true;
+    else
+      exact += x * x;
   }
   const SumBound b = BoundSumOfSquares(ps.whole(), ps.ends());
   SCOPED_TRACE(what + " sumsq: " + Describe(b) + " exact " + std::to_string(static_cast<double>(exact)));
@@ -183,7 +192,8 @@ void CheckRange(Fixture& f, uint64_t p, uint64_t q, ProgressiveSum::Options opti
   SumBound previous = *bound;
   for (int step = 0;; ++step) {
     ExpectHolds(*bound, e, 1, what + " sum, step " + std::to_string(step));
-    if (q > p) ExpectHolds(BoundMean(*bound, q - p), e, static_cast<ld>(q - p), what + " mean, step " + std::to_string(step));
+    if (q > p)
+      ExpectHolds(BoundMean(*bound, q - p), e, static_cast<ld>(q - p), what + " mean, step " + std::to_string(step));
     ExpectSquaresHold(ps, f.a, p, q, what + " step " + std::to_string(step));
     if (::testing::Test::HasFailure()) return;
     if (bound->nan != NanState::kCertain && previous.nan != NanState::kCertain) {
@@ -195,7 +205,8 @@ void CheckRange(Fixture& f, uint64_t p, uint64_t q, ProgressiveSum::Options opti
     bound = ps.Next();
     ASSERT_OK(bound);
   }
-  EXPECT_TRUE(bound->exact || bound->nan != NanState::kNo || std::isinf(bound->lower)) << what << ": " << Describe(*bound);
+  EXPECT_TRUE(bound->exact || bound->nan != NanState::kNo || std::isinf(bound->lower))
+      << what << ": " << Describe(*bound);
   // The ordinary query's answer lies in the last interval.
   auto summary = f.ba->Summarize(p, q, false);
   ASSERT_OK(summary);
@@ -244,7 +255,8 @@ TEST(RangeBoundsTest, AlternatingSigns) {
   SCOPED_TRACE(SeedTrace(seed));
   std::mt19937_64 rng(seed);
   Fixture f;
-  for (uint64_t i = 0; i < 3000; ++i) f.a.push_back(Value::Float((i % 2 ? -1.0 : 1.0) * (1e6 + static_cast<double>(i % 7))));
+  for (uint64_t i = 0; i < 3000; ++i)
+    f.a.push_back(Value::Float((i % 2 ? -1.0 : 1.0) * (1e6 + static_cast<double>(i % 7))));
   Make(f, DType::kF8);
   CheckRandomRanges(f, rng, 200);
 }
@@ -256,7 +268,7 @@ TEST(RangeBoundsTest, SpikeInsideAPartialLeaf) {
   Fixture f;
   std::normal_distribution<double> normal(0, 1);
   for (uint64_t i = 0; i < 3000; ++i) f.a.push_back(Value::Float(normal(rng)));
-  f.a[64 * 5 + 17] = Value::Float(1e300);   // leaf 5
+  f.a[64 * 5 + 17] = Value::Float(1e300);    // leaf 5
   f.a[64 * 20 + 60] = Value::Float(-1e300);  // leaf 20
   Make(f, DType::kF8);
   // Ends in the spike's leaf, the spike inside and outside the range.
@@ -332,7 +344,7 @@ TEST(RangeBoundsTest, NanAndInfinity) {
     const uint64_t r = rng() % 400;
     f.a.push_back(Value::Float(r == 0 ? std::nan("") : r == 1 ? kInf : r == 2 ? -kInf : normal(rng)));
   }
-  for (uint64_t i = 200; i < 216; ++i) f.a[i] = Value::Float(kInf);      // +inf inside leaf 3
+  for (uint64_t i = 200; i < 216; ++i) f.a[i] = Value::Float(kInf);  // +inf inside leaf 3
   for (uint64_t i = 700; i < 705; ++i) f.a[i] = Value::Float(std::nan(""));
   Make(f, DType::kF8);
   CheckRange(f, 190, 250);  // +inf certainly inside (16 of the leaf's 64, 10 outside at most)
@@ -351,8 +363,10 @@ TEST(RangeBoundsTest, IntegerDtypes) {
   };
   const int64_t big = std::numeric_limits<int64_t>::max();
   const std::vector<Case> cases = {
-      {DType::kI8, [&] { return Value::Int(rng() % 3 == 0 ? (rng() % 2 ? big : -big - 1) : static_cast<int64_t>(rng())); }},
-      {DType::kU8, [&] { return Value::UInt(rng() % 2 ? std::numeric_limits<uint64_t>::max() - rng() % 5 : rng() % 1000); }},
+      {DType::kI8,
+       [&] { return Value::Int(rng() % 3 == 0 ? (rng() % 2 ? big : -big - 1) : static_cast<int64_t>(rng())); }},
+      {DType::kU8,
+       [&] { return Value::UInt(rng() % 2 ? std::numeric_limits<uint64_t>::max() - rng() % 5 : rng() % 1000); }},
       {DType::kI4, [&] { return Value::Int(static_cast<int32_t>(rng())); }},
       {DType::kU1, [&] { return Value::UInt(rng() % 256); }},
       {DType::kI2, [&] { return Value::Int(-static_cast<int64_t>(rng() % 32768)); }},
@@ -405,7 +419,8 @@ TEST(RangeBoundsTest, FirstIntervalIsNarrow) {
 // index moments fit: exact for data that is a quadratic in the index.
 TEST(RangeBoundsTest, EstimateFollowsTheLeafsTrend) {
   Fixture f;
-  for (uint64_t i = 0; i < 3000; ++i) f.a.push_back(Value::Float(3.0 + 0.5 * static_cast<double>(i) - 1e-3 * static_cast<double>(i * i)));
+  for (uint64_t i = 0; i < 3000; ++i)
+    f.a.push_back(Value::Float(3.0 + 0.5 * static_cast<double>(i) - 1e-3 * static_cast<double>(i * i)));
   Make(f, DType::kF8);
   for (auto [p, q] : {std::pair<uint64_t, uint64_t>{10, 50}, {70, 1000}, {1000, 2990}}) {
     ProgressiveSum ps(TreeOf(*f.ba), f.ba->array(), p, q);

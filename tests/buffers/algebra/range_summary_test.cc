@@ -31,16 +31,30 @@ std::vector<double> RandomCells(std::mt19937_64& rng, size_t n, int shape) {
   double walk = 0;
   for (size_t i = 0; i < n; ++i) {
     switch (shape) {
-      case 0: cells[i] = normal(rng); break;                       // around 0
-      case 1: cells[i] = 1e9 + normal(rng); break;                 // large mean, small spread
-      case 2: walk += normal(rng); cells[i] = 1e4 + walk; break;   // a random walk: node means differ
-      case 3: cells[i] = (i / 7) % 3 == 0 ? 0 : 1e6 + normal(rng); break;  // runs of zeros beside large values
-      default: cells[i] = static_cast<double>(static_cast<int>(rng() % 2001) - 1000); break;  // integers
+      case 0:
+        cells[i] = normal(rng);
+        break;  // around 0
+      case 1:
+        cells[i] = 1e9 + normal(rng);
+        break;  // large mean, small spread
+      case 2:
+        walk += normal(rng);
+        cells[i] = 1e4 + walk;
+        break;  // a random walk: node means differ
+      case 3:
+        cells[i] = (i / 7) % 3 == 0 ? 0 : 1e6 + normal(rng);
+        break;  // runs of zeros beside large values
+      default:
+        cells[i] = static_cast<double>(static_cast<int>(rng() % 2001) - 1000);
+        break;  // integers
     }
     const uint64_t r = rng() % 64;
-    if (r == 0) cells[i] = std::numeric_limits<double>::quiet_NaN();
-    else if (r == 1) cells[i] = kInf;
-    else if (r == 2) cells[i] = -kInf;
+    if (r == 0)
+      cells[i] = std::numeric_limits<double>::quiet_NaN();
+    else if (r == 1)
+      cells[i] = kInf;
+    else if (r == 2)
+      cells[i] = -kInf;
   }
   return cells;
 }
@@ -52,8 +66,8 @@ RangeSummary OfCells(int order, const std::vector<double>& cells, size_t first, 
 }
 
 // Index moments within `rel` of the magnitudes Σ x^j |a_x| of the finite cells.
-void ExpectIndexNear(const RangeSummary& got, const RangeSummary& want, const std::vector<double>& cells,
-                     int order, ld rel, const std::string& what) {
+void ExpectIndexNear(const RangeSummary& got, const RangeSummary& want, const std::vector<double>& cells, int order,
+                     ld rel, const std::string& what) {
   std::vector<double> finite(cells);
   for (double& c : finite)
     if (!std::isfinite(c)) c = 0;
@@ -152,8 +166,8 @@ TEST(RangeSummaryDecodeRunTest, ExactSumsAddExactly) {
   std::vector<double> nodes(count * codec.doubles());
   std::vector<double> scratch(span);
   for (uint64_t k = 0; k < count; ++k)
-    codec.Encode(RangeSummary::OfElements(1, DType::kU8, reinterpret_cast<const char*>(cells.data() + k * span),
-                                          span, scratch.data()),
+    codec.Encode(RangeSummary::OfElements(1, DType::kU8, reinterpret_cast<const char*>(cells.data() + k * span), span,
+                                          scratch.data()),
                  k, nodes.data() + k * codec.doubles());
   const RangeSummary got = codec.DecodeRun(nodes.data(), count, span, span);
   EXPECT_TRUE(got.exact_sum == static_cast<Int128>(count * span) * static_cast<Int128>(~uint64_t{0}));
@@ -172,8 +186,8 @@ TEST(RangeSummaryOfElementsTest, InPlaceAndCopiedAgree) {
     std::memcpy(shifted.data() + 1, cells.data(), n * sizeof(double));
     std::vector<double> scratch(n);
     const int order = static_cast<int>(rng() % (kMaxMomentOrder + 1));
-    const RangeSummary aligned = RangeSummary::OfElements(
-        order, DType::kF8, reinterpret_cast<const char*>(cells.data()), n, scratch.data());
+    const RangeSummary aligned =
+        RangeSummary::OfElements(order, DType::kF8, reinterpret_cast<const char*>(cells.data()), n, scratch.data());
     const RangeSummary copied = RangeSummary::OfElements(order, DType::kF8, shifted.data() + 1, n, scratch.data());
     const std::string what = "trial " + std::to_string(trial);
     ASSERT_EQ(aligned.nonfinite, copied.nonfinite) << what;

@@ -17,11 +17,11 @@
 #include <tuple>
 #include <vector>
 
-#include "buffers/buffered_array.h"
-#include "storage/array/array_file.h"
-#include "buffers/ola/ola_statistics.h"
 #include "buffers/algebra/statistics.h"
+#include "buffers/buffered_array.h"
 #include "buffers/buffered_array_parts.h"
+#include "buffers/ola/ola_statistics.h"
+#include "storage/array/array_file.h"
 #include "tests/assert_ok.h"
 #include "tests/test_util.h"
 
@@ -56,9 +56,12 @@ Value RandomValue(DType t, std::mt19937_64& rng, bool nonfinite) {
 
 ld AsLongDouble(const Value& v) {
   switch (v.kind) {
-    case Value::Kind::kInt: return static_cast<ld>(v.i);
-    case Value::Kind::kUInt: return static_cast<ld>(v.u);
-    default: return static_cast<ld>(v.f);
+    case Value::Kind::kInt:
+      return static_cast<ld>(v.i);
+    case Value::Kind::kUInt:
+      return static_cast<ld>(v.u);
+    default:
+      return static_cast<ld>(v.f);
   }
 }
 
@@ -102,7 +105,8 @@ void CheckRange(BufferedArray& ba, const std::vector<ld>& a, DType t, uint64_t p
     }
     ASSERT_OK(rms);
     const ld want_rms = kept == 0 ? std::numeric_limits<ld>::quiet_NaN() : std::sqrt(sumsq / kept);
-    for (auto [g, w, name] : {std::tuple{got->values[0], sumsq, "sumsq"}, std::tuple{rms->values[0], want_rms, "rms"}}) {
+    for (auto [g, w, name] :
+         {std::tuple{got->values[0], sumsq, "sumsq"}, std::tuple{rms->values[0], want_rms, "rms"}}) {
       if (std::isnan(w) || std::isinf(w)) {
         EXPECT_EQ(std::isnan(g), std::isnan(w)) << name << " skipna=" << skipna;
         if (std::isinf(w)) {
@@ -131,7 +135,8 @@ void RandomRangesMatchAScan(DType t, bool ola, uint64_t seed) {
     auto f = ArrayFile::Create(path, t, shape, io);
     ASSERT_OK(f);
     std::vector<Value> values;
-    for (uint64_t i = 0; i < n; ++i) values.push_back(rng() % 5 ? RandomValue(t, rng, !ola) : DTypeIsInteger(t) ? Value::UInt(0) : Value::Float(0));
+    for (uint64_t i = 0; i < n; ++i)
+      values.push_back(rng() % 5 ? RandomValue(t, rng, !ola) : DTypeIsInteger(t) ? Value::UInt(0) : Value::Float(0));
     for (uint64_t i = 0; i < n; ++i) a[i] = AsLongDouble(values[i]);
     ASSERT_OK((*f)->WriteValues(0, values));
   }
@@ -217,18 +222,25 @@ Value ExtremeValue(DType t, std::mt19937_64& rng) {
     const int64_t lo = bits == 64 ? std::numeric_limits<int64_t>::min() : -(int64_t{1} << (bits - 1));
     const int64_t hi = bits == 64 ? std::numeric_limits<int64_t>::max() : (int64_t{1} << (bits - 1)) - 1;
     switch (rng() % 4) {
-      case 0: return Value::Int(lo + static_cast<int64_t>(near));
-      case 1: return Value::Int(hi - static_cast<int64_t>(near));
-      case 2: return Value::Int(static_cast<int64_t>(rng() % static_cast<uint64_t>(2 * std::min<int64_t>(hi, 1000) + 1)) -
-                                std::min<int64_t>(hi, 1000));
-      default: return Value::Int(static_cast<int64_t>(rng()) >> (64 - bits));
+      case 0:
+        return Value::Int(lo + static_cast<int64_t>(near));
+      case 1:
+        return Value::Int(hi - static_cast<int64_t>(near));
+      case 2:
+        return Value::Int(static_cast<int64_t>(rng() % static_cast<uint64_t>(2 * std::min<int64_t>(hi, 1000) + 1)) -
+                          std::min<int64_t>(hi, 1000));
+      default:
+        return Value::Int(static_cast<int64_t>(rng()) >> (64 - bits));
     }
   }
   const uint64_t hi = bits == 64 ? ~uint64_t{0} : (uint64_t{1} << bits) - 1;
   switch (rng() % 3) {
-    case 0: return Value::UInt(hi - near);
-    case 1: return Value::UInt(rng() % (std::min<uint64_t>(hi, 999) + 1));
-    default: return Value::UInt(bits == 64 ? rng() : rng() >> (64 - bits));
+    case 0:
+      return Value::UInt(hi - near);
+    case 1:
+      return Value::UInt(rng() % (std::min<uint64_t>(hi, 999) + 1));
+    default:
+      return Value::UInt(bits == 64 ? rng() : rng() >> (64 - bits));
   }
 }
 
@@ -257,8 +269,8 @@ void CheckExactRange(BufferedArray& ba, const std::vector<Value>& a, DType t, ui
 }
 
 void ExactRangesMatchALimbScan(DType t, uint64_t seed) {
-  SCOPED_TRACE(std::string(DTypeName(t)) + " seed " + std::to_string(seed) + " (MOMENTA_SEED=" +
-               std::to_string(seed) + " reproduces)");
+  SCOPED_TRACE(std::string(DTypeName(t)) + " seed " + std::to_string(seed) + " (MOMENTA_SEED=" + std::to_string(seed) +
+               " reproduces)");
   std::mt19937_64 rng(seed);
   ScratchDir dir;
   const std::string path = dir.File("a.npy");

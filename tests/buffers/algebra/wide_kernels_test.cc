@@ -33,9 +33,15 @@ class WideKernelsTest : public ::testing::Test {
     std::vector<double> v(n);
     for (size_t i = 0; i < n; ++i) {
       switch (kind) {
-        case 0: v[i] = normal(rng); break;
-        case 1: v[i] = 1e9 + normal(rng); break;
-        default: v[i] = rng() % 97 == 0 ? 1e15 * normal(rng) : 1e-3 * normal(rng); break;
+        case 0:
+          v[i] = normal(rng);
+          break;
+        case 1:
+          v[i] = 1e9 + normal(rng);
+          break;
+        default:
+          v[i] = rng() % 97 == 0 ? 1e15 * normal(rng) : 1e-3 * normal(rng);
+          break;
       }
     }
     return v;
@@ -101,9 +107,9 @@ TEST_F(WideKernelsTest, SummariesOfEveryDtypeAreTheSame) {
   }
   Int128 exact = 0;
   for (int32_t x : i4) exact += x;
-  EXPECT_EQ(RangeSummary::OfElements(2, DType::kI4, reinterpret_cast<const char*>(i4.data()), n, scratch.data())
-                .exact_sum,
-            exact);
+  EXPECT_EQ(
+      RangeSummary::OfElements(2, DType::kI4, reinterpret_cast<const char*>(i4.data()), n, scratch.data()).exact_sum,
+      exact);
 }
 
 }  // namespace

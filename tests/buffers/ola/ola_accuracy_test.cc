@@ -10,10 +10,10 @@
 #include <string>
 #include <vector>
 
-#include "tests/assert_ok.h"
 #include "buffers/ola/ola_buffer.h"
-#include "tests/test_util.h"
+#include "tests/assert_ok.h"
 #include "tests/buffers/ola/ola_reference.h"
+#include "tests/test_util.h"
 
 namespace momenta {
 namespace {
@@ -46,8 +46,8 @@ long double CheckRange(const OlaBuffer& ola, const std::vector<double>& a, const
   for (int t = 0; t < N; ++t) {
     const long double err = std::fabs(got.moment(t) - want[t]);
     const long double allowed = kReferenceRelativeError * scale[t];
-    EXPECT_LE(err, allowed) << "[" << p << ", " << q << ") order " << t << ": got " << static_cast<double>(got.moment(t))
-                            << " want " << static_cast<double>(want[t]);
+    EXPECT_LE(err, allowed) << "[" << p << ", " << q << ") order " << t << ": got "
+                            << static_cast<double>(got.moment(t)) << " want " << static_cast<double>(want[t]);
     if (err > allowed) return 1;  // one report per range
     if (scale[t] > 0) worst = std::max(worst, err / scale[t]);
   }
@@ -65,8 +65,8 @@ TEST(OlaAccuracyTest, EveryRangeOfSmallArrays) {
   SCOPED_TRACE("seed " + std::to_string(seed) + " (MOMENTA_SEED reproduces)");
   std::printf("OlaAccuracyTest.EveryRangeOfSmallArrays seed %llu\n", static_cast<unsigned long long>(seed));
   std::mt19937_64 rng(seed);
-  for (Shape shape : {Shape{2, 2}, Shape{2, 5}, Shape{4, 2}, Shape{4, 3}, Shape{4, 4}, Shape{6, 3}, Shape{8, 2},
-                      Shape{8, 3}}) {
+  for (Shape shape :
+       {Shape{2, 2}, Shape{2, 5}, Shape{4, 2}, Shape{4, 3}, Shape{4, 4}, Shape{6, 3}, Shape{8, 2}, Shape{8, 3}}) {
     // m·b + 1 lengths and others; below N·b + 1 the array is padded up.
     for (uint64_t n : {uint64_t{1}, uint64_t{2}, uint64_t{7}, shape.bin * 9 + 1, uint64_t{40}, uint64_t{67}}) {
       for (int max_levels : {1, 0}) {
@@ -166,11 +166,10 @@ TEST(OlaAccuracyTest, AMillionUpdates) {
         if (::testing::Test::HasFailure()) return;
       }
     for (uint64_t s = 0; s < ola->slots().size(); ++s)
-      drift = std::max<long double>(drift, std::fabs(ola->slots()[s] - fresh->slots()[s]) /
-                                               std::max(1.0, std::fabs(fresh->slots()[s])));
+      drift = std::max<long double>(
+          drift, std::fabs(ola->slots()[s] - fresh->slots()[s]) / std::max(1.0, std::fabs(fresh->slots()[s])));
     std::printf("  N %d b %llu levels %d after %d updates: worst error / magnitude %.3Le, slot drift %.3Le\n",
-                shape.nodes, static_cast<unsigned long long>(shape.bin), ola->layout().levels(), updates, worst,
-                drift);
+                shape.nodes, static_cast<unsigned long long>(shape.bin), ola->layout().levels(), updates, worst, drift);
   }
 }
 

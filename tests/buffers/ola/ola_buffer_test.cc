@@ -9,11 +9,11 @@
 #include <string>
 #include <vector>
 
-#include "tests/assert_ok.h"
 #include "buffers/ola/ola_buffer.h"
 #include "buffers/ola/ola_statistics.h"
-#include "tests/test_util.h"
+#include "tests/assert_ok.h"
 #include "tests/buffers/ola/ola_reference.h"
+#include "tests/test_util.h"
 
 namespace momenta {
 namespace {
@@ -33,8 +33,7 @@ TEST(OlaBufferTest, WorkedExample) {
   std::vector<double> a = {0, 1, 2, 3, 4, 5, 6, 7, 8};
   auto one = OlaBuffer::Build(Options(2, 2, 1), a);
   ASSERT_OK(one);
-  EXPECT_EQ(std::vector<double>(one->slots().begin(), one->slots().end()),
-            (std::vector<double>{0.5, 4, 8, 12, 11.5}));
+  EXPECT_EQ(std::vector<double>(one->slots().begin(), one->slots().end()), (std::vector<double>{0.5, 4, 8, 12, 11.5}));
   auto hier = OlaBuffer::Build(Options(2, 2), a);
   ASSERT_OK(hier);
   EXPECT_EQ(hier->layout().levels(), 3);

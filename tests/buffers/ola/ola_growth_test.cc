@@ -85,7 +85,8 @@ TEST(OlaGrowthTest, ErrorAgainstLevelsInPlaceAndExplicit) {
   const uint64_t seed = testing::TestSeed();
   SCOPED_TRACE("seed " + std::to_string(seed) + " (MOMENTA_SEED reproduces)");
   std::printf("OlaGrowthTest seed %llu\n", static_cast<unsigned long long>(seed));
-  std::printf("%4s %3s %4s %3s %10s %12s %12s %s\n", "data", "N", "b", "L", "Λ^L", "err/stated", "err/tight", "in place == explicit");
+  std::printf("%4s %3s %4s %3s %10s %12s %12s %s\n", "data", "N", "b", "L", "Λ^L", "err/stated", "err/tight",
+              "in place == explicit");
   std::mt19937_64 rng(seed);
   std::uniform_real_distribution<double> unit(-1, 1);
   struct Config {
@@ -93,31 +94,32 @@ TEST(OlaGrowthTest, ErrorAgainstLevelsInPlaceAndExplicit) {
     uint64_t bin;
     int max_levels;
   };
-  const std::vector<Config> configs = table ? std::vector<Config>{{2, 2, 14}, {4, 2, 14}, {4, 4, 7}, {6, 2, 13}, {8, 2, 13}, {8, 4, 6}, {8, 16, 3}}
-                                            : std::vector<Config>{{4, 2, 12}, {8, 2, 11}};
+  const std::vector<Config> configs =
+      table ? std::vector<Config>{{2, 2, 14}, {4, 2, 14}, {4, 4, 7}, {6, 2, 13}, {8, 2, 13}, {8, 4, 6}, {8, 16, 3}}
+            : std::vector<Config>{{4, 2, 12}, {8, 2, 11}};
   for (const Config& c : configs) {
     const uint64_t n = static_cast<uint64_t>(c.nodes - 1) * static_cast<uint64_t>(std::pow(c.bin, c.max_levels)) + 1;
     for (int kind = 0; kind < (table ? 3 : 1); ++kind) {
-    // 0: uniform [−1, 1]; 1: alternating ±1 with noise (the one-sided weights
-    // alternate in sign); 2: positive, with 1e6 spikes at both ends.
-    std::vector<double> a(n);
-    for (uint64_t i = 0; i < n; ++i)
-      a[i] = kind == 0 ? unit(rng) : kind == 1 ? (i % 2 ? 1 : -1) * (1 + 0.1 * unit(rng)) : 1.5 + unit(rng);
-    if (kind == 2) a[0] = a[1] = a[n - 1] = a[n - 2] = 1e6;
-    auto capped = OlaLayout::Make(OlaOptions{c.nodes, c.bin, 0, OlaStorage::kInPlace}, n);
-    ASSERT_OK(capped);
-    for (int L = 1; L <= c.max_levels; ++L) {
-      if (!table && L != 1 && L != capped->levels() && L != c.max_levels) continue;
-      const Row row = Measure(c.nodes, c.bin, L, a, table ? 150 : 40, rng);
-      const long double growth = std::pow(capped->lebesgue(), static_cast<long double>(L));
-      std::printf("%4d %3d %4llu %3d %10.3Le %12.3Le %12.3Le %s%s\n", kind, c.nodes, static_cast<unsigned long long>(c.bin), L,
-                  growth, row.stated, row.tight, row.equal ? "yes" : "NO",
-                  L == capped->levels() ? "  <- levels OlaLayout picks" : "");
-      EXPECT_TRUE(row.equal) << "N " << c.nodes << " b " << c.bin << " L " << L;
-      if (L <= capped->levels()) {
-        EXPECT_LE(row.stated, kReferenceRelativeError) << "N " << c.nodes << " L " << L;
+      // 0: uniform [−1, 1]; 1: alternating ±1 with noise (the one-sided weights
+      // alternate in sign); 2: positive, with 1e6 spikes at both ends.
+      std::vector<double> a(n);
+      for (uint64_t i = 0; i < n; ++i)
+        a[i] = kind == 0 ? unit(rng) : kind == 1 ? (i % 2 ? 1 : -1) * (1 + 0.1 * unit(rng)) : 1.5 + unit(rng);
+      if (kind == 2) a[0] = a[1] = a[n - 1] = a[n - 2] = 1e6;
+      auto capped = OlaLayout::Make(OlaOptions{c.nodes, c.bin, 0, OlaStorage::kInPlace}, n);
+      ASSERT_OK(capped);
+      for (int L = 1; L <= c.max_levels; ++L) {
+        if (!table && L != 1 && L != capped->levels() && L != c.max_levels) continue;
+        const Row row = Measure(c.nodes, c.bin, L, a, table ? 150 : 40, rng);
+        const long double growth = std::pow(capped->lebesgue(), static_cast<long double>(L));
+        std::printf("%4d %3d %4llu %3d %10.3Le %12.3Le %12.3Le %s%s\n", kind, c.nodes,
+                    static_cast<unsigned long long>(c.bin), L, growth, row.stated, row.tight, row.equal ? "yes" : "NO",
+                    L == capped->levels() ? "  <- levels OlaLayout picks" : "");
+        EXPECT_TRUE(row.equal) << "N " << c.nodes << " b " << c.bin << " L " << L;
+        if (L <= capped->levels()) {
+          EXPECT_LE(row.stated, kReferenceRelativeError) << "N " << c.nodes << " L " << L;
+        }
       }
-    }
     }
   }
 }

@@ -20,10 +20,10 @@
 #include <vector>
 
 #include "buffers/buffered_array.h"
-#include "buffers/tree/moment_tree.h"
-#include "buffers/ola/ola_file.h"
-#include "storage/array/array_file.h"
 #include "buffers/buffered_array_parts.h"
+#include "buffers/ola/ola_file.h"
+#include "buffers/tree/moment_tree.h"
+#include "storage/array/array_file.h"
 #include "tests/assert_ok.h"
 #include "tests/buffers/ola/ola_reference.h"
 #include "tests/test_util.h"
@@ -317,7 +317,8 @@ TEST(OlaKindTest, AWriterKilledInsideAChunkIsReplayedNotRebuilt) {
       bool told = false;
       while (true) {
         std::vector<IndexedValue> batch;
-        for (int k = 0; k < 20000; ++k) batch.push_back({r() % kLength, Value::Float(static_cast<double>(r() % 1000) - 500)});
+        for (int k = 0; k < 20000; ++k)
+          batch.push_back({r() % kLength, Value::Float(static_cast<double>(r() % 1000) - 500)});
         if (!told) told = ::write(ready[1], "r", 1) == 1;
         if (!(*ba)->Apply(batch).ok()) _exit(4);
       }

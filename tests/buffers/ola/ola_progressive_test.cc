@@ -12,13 +12,13 @@
 #include <vector>
 
 #include "buffers/buffered_array.h"
-#include "buffers/tree/moment_tree.h"
+#include "buffers/buffered_array_parts.h"
 #include "buffers/ola/ola_buffer.h"
 #include "buffers/ola/ola_file.h"
 #include "buffers/ola/ola_progressive.h"
 #include "buffers/ola/ola_refine.h"
+#include "buffers/tree/moment_tree.h"
 #include "storage/array/array_file.h"
-#include "buffers/buffered_array_parts.h"
 #include "tests/assert_ok.h"
 #include "tests/test_util.h"
 
@@ -29,9 +29,13 @@ namespace {
 // and AnswerAbove(k) + Σ w_c a_c is the exact sum, for every level and many ranges.
 TEST(OlaProgressiveRefineTest, ResidualWeightsAreWhereAndAsLargeAsStated) {
   std::mt19937_64 rng(testing::TestSeed());
-  struct Shape { int nodes; uint64_t bin; uint64_t length; };
-  for (const Shape& s : std::vector<Shape>{{2, 2, 257}, {4, 2, 300}, {4, 4, 1000}, {6, 3, 777}, {8, 2, 1500},
-                                           {8, 4, 3000}, {4, 16, 2049}}) {
+  struct Shape {
+    int nodes;
+    uint64_t bin;
+    uint64_t length;
+  };
+  for (const Shape& s : std::vector<Shape>{
+           {2, 2, 257}, {4, 2, 300}, {4, 4, 1000}, {6, 3, 777}, {8, 2, 1500}, {8, 4, 3000}, {4, 16, 2049}}) {
     SCOPED_TRACE("N " + std::to_string(s.nodes) + " b " + std::to_string(s.bin) + " n " + std::to_string(s.length));
     std::vector<double> a(s.length);
     std::normal_distribution<double> normal(3, 2);
@@ -98,11 +102,16 @@ std::vector<double> MakeData(const std::string& kind, std::mt19937_64& rng) {
   std::normal_distribution<double> normal(0, 1);
   std::uniform_real_distribution<double> uniform(0, 1);
   for (uint64_t i = 0; i < kLength; ++i) {
-    if (kind == "alternating") a[i] = (i % 2 ? -1 : 1) * (1 + 0.01 * uniform(rng));
-    else if (kind == "spike") a[i] = i == kSpikeAt ? 1e250 : (i == kSpikeAt + 7 ? -3e249 : normal(rng));
-    else if (kind == "negative") a[i] = -1 - 99 * uniform(rng);
-    else if (kind == "offset") a[i] = 1e9 + normal(rng);
-    else a[i] = 5 + normal(rng);
+    if (kind == "alternating")
+      a[i] = (i % 2 ? -1 : 1) * (1 + 0.01 * uniform(rng));
+    else if (kind == "spike")
+      a[i] = i == kSpikeAt ? 1e250 : (i == kSpikeAt + 7 ? -3e249 : normal(rng));
+    else if (kind == "negative")
+      a[i] = -1 - 99 * uniform(rng);
+    else if (kind == "offset")
+      a[i] = 1e9 + normal(rng);
+    else
+      a[i] = 5 + normal(rng);
   }
   return a;
 }
@@ -137,8 +146,10 @@ int ExpectSound(BufferedArray& ba, const std::vector<double>& a, uint64_t p, uin
   EXPECT_EQ(ps.level(), 0) << "the first bound is the tree's";
   for (;;) {
     ++lines;
-    EXPECT_LE(static_cast<long double>(b->lower), exact) << p << ":" << q << " line " << lines << " level " << ps.level();
-    EXPECT_GE(static_cast<long double>(b->upper), exact) << p << ":" << q << " line " << lines << " level " << ps.level();
+    EXPECT_LE(static_cast<long double>(b->lower), exact)
+        << p << ":" << q << " line " << lines << " level " << ps.level();
+    EXPECT_GE(static_cast<long double>(b->upper), exact)
+        << p << ":" << q << " line " << lines << " level " << ps.level();
     EXPECT_LE(b->lower, b->estimate);
     EXPECT_LE(b->estimate, b->upper);
     if (ps.through_levels() && lines > 1) {
@@ -158,10 +169,13 @@ int ExpectSound(BufferedArray& ba, const std::vector<double>& a, uint64_t p, uin
 }
 
 void ExpectSoundRanges(BufferedArray& ba, const std::vector<double>& a, std::mt19937_64& rng, bool ola) {
-  std::vector<std::pair<uint64_t, uint64_t>> ranges = {{0, kLength}, {0, 1}, {kLength - 1, kLength},
+  std::vector<std::pair<uint64_t, uint64_t>> ranges = {{0, kLength},
+                                                       {0, 1},
+                                                       {kLength - 1, kLength},
                                                        {kSpikeAt - 500, kSpikeAt + 3},  // the spike near an end
                                                        {kSpikeAt + 1, kSpikeAt + 9000},
-                                                       {kSpikeAt - 2, kSpikeAt + 2}, {1000, 2000}};
+                                                       {kSpikeAt - 2, kSpikeAt + 2},
+                                                       {1000, 2000}};
   for (int r = 0; r < 60; ++r) {
     uint64_t p = rng() % kLength, q = rng() % (kLength + 1);
     if (r % 3 == 0) q = std::min(kLength, p + 1 + rng() % 3000);

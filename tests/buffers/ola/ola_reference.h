@@ -13,8 +13,7 @@
 namespace momenta::testing {
 
 // Σ_{i∈[p,q)} (i − p)^t a_i, t = 0..nodes−1.
-inline std::vector<long double> ReferenceMoments(const std::vector<long double>& a, uint64_t p, uint64_t q,
-                                                 int nodes) {
+inline std::vector<long double> ReferenceMoments(const std::vector<long double>& a, uint64_t p, uint64_t q, int nodes) {
   std::vector<long double> m(nodes, 0.0L);
   for (uint64_t i = p; i < q; ++i) {
     long double power = 1, d = static_cast<long double>(i - p);

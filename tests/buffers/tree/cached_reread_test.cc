@@ -14,8 +14,8 @@
 #include <random>
 #include <vector>
 
-#include "buffers/buffered_array.h"
 #include "buffers/algebra/statistics.h"
+#include "buffers/buffered_array.h"
 #include "storage/array/array_file.h"
 #include "storage/io/io_backend.h"
 #include "tests/assert_ok.h"

@@ -271,8 +271,8 @@ TEST_F(TreeDamageTest, NodeBytesZeroedOrFlipped) {
       const uint64_t h = FindNode(level, /*written=*/false);
       b = pristine_;
       b[NodeOffset(level, h) + 3] = 0x40;
-      EXPECT_TRUE(Detected(b, "hole " + std::to_string(h) + " of level " + std::to_string(level) + " given a byte",
-                           level, h));
+      EXPECT_TRUE(
+          Detected(b, "hole " + std::to_string(h) + " of level " + std::to_string(level) + " given a byte", level, h));
       b = pristine_;
       b[NodeOffset(level + 1, j / layout_.fanout()) + nb - 16] ^= static_cast<char>(1 << (j % layout_.fanout()));
       EXPECT_TRUE(Detected(b, "mask bit cleared in the parent" + where, level + 1, j / layout_.fanout()));
@@ -318,7 +318,8 @@ TEST_F(TreeDamageTest, RandomFlipsAreFoundOrHarmless) {
   const size_t nb = NodeCodec(2).bytes();
   for (int round = 0; round < 200; ++round) {
     std::string b = pristine_;
-    const uint64_t at = rng() % 3 == 0 ? rng() % sizeof(TreeFileHeader) : kTreeHeaderBytes + rng() % (b.size() - kTreeHeaderBytes);
+    const uint64_t at =
+        rng() % 3 == 0 ? rng() % sizeof(TreeFileHeader) : kTreeHeaderBytes + rng() % (b.size() - kTreeHeaderBytes);
     b[at] ^= static_cast<char>(1 + rng() % 255);
     const std::string what = "round " + std::to_string(round) + ": byte " + std::to_string(at) + " changed";
     if (at < kTreeHeaderBytes) {

@@ -41,10 +41,10 @@
 #include <filesystem>
 #include <vector>
 
+#include "buffers/algebra/statistics.h"  // Int128ToString
 #include "buffers/buffered_array.h"
 #include "buffers/buffered_array_parts.h"
 #include "buffers/tree/moment_tree.h"
-#include "buffers/algebra/statistics.h"  // Int128ToString
 #include "buffers/tree/tree_build.h"
 #include "tests/assert_ok.h"
 #include "tests/test_util.h"
@@ -85,8 +85,7 @@ TEST(TreeGoldenTest, VersionOneInASidecarIsRebuilt) {
   ASSERT_OK(ba);
   ASSERT_EQ(notices.size(), 1u);
   EXPECT_NE(notices[0].find("rebuilding the moment buffer of " + array_path), std::string::npos) << notices[0];
-  EXPECT_NE(notices[0].find("format version 1 (before NaN counts and node checks)"), std::string::npos)
-      << notices[0];
+  EXPECT_NE(notices[0].find("format version 1 (before NaN counts and node checks)"), std::string::npos) << notices[0];
   EXPECT_EQ(TreeOf(**ba).header().version, 4u);  // the current format
   auto s = (*ba)->Summarize(0, 1000, true);
   ASSERT_OK(s);
@@ -131,8 +130,7 @@ TEST(TreeGoldenTest, VersionThreeInASidecarIsRebuilt) {
 // A golden tree for `array_file` (1000 elements of `dtype`) opens as format
 // `version`, every node passes its check and equals the summary recomputed
 // from the array; returns the non-finite counts of the whole array.
-NonFiniteCounts CheckGoldenTree(const std::string& file, uint32_t version, const std::string& array_file,
-                                DType dtype) {
+NonFiniteCounts CheckGoldenTree(const std::string& file, uint32_t version, const std::string& array_file, DType dtype) {
   testing::ScratchDir dir;
   const std::string tree_path = dir.File("tree");  // a copy: opening maps the file
   std::filesystem::copy_file(kData + "/" + file, tree_path);

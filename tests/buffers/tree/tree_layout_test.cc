@@ -51,7 +51,7 @@ TEST(TreeLayoutTest, LevelsAndTiers) {
   p.fanout = 64;
   TreeLayout t(p);
   EXPECT_EQ(t.leaf_span(), 8192u);  // 64 B per 64 KiB of f8: ~0.1%
-  ASSERT_EQ(t.levels(), 4);          // 2^24, 2^18, 2^12, 2^6 nodes: the top has <= fanout
+  ASSERT_EQ(t.levels(), 4);         // 2^24, 2^18, 2^12, 2^6 nodes: the top has <= fanout
   EXPECT_EQ(t.nodes(1), uint64_t{1} << 24);
   EXPECT_EQ(t.nodes(4), 64u);
   EXPECT_EQ(t.ram_from(), 3);
@@ -74,8 +74,7 @@ TEST(TreeLayoutTest, EveryRangeOfSmallArrays) {
         p.leaf_span = leaf;
         p.fanout = fan;
         TreeLayout t(p);
-        SCOPED_TRACE("n=" + std::to_string(n) + " leaf=" + std::to_string(leaf) +
-                     " fanout=" + std::to_string(fan));
+        SCOPED_TRACE("n=" + std::to_string(n) + " leaf=" + std::to_string(leaf) + " fanout=" + std::to_string(fan));
         for (uint64_t a = 0; a <= n; ++a)
           for (uint64_t b = a; b <= n; ++b) CheckPlan(t, a, b);
         if (::testing::Test::HasFailure()) return;

@@ -35,10 +35,14 @@ IoOptions PreadIo() {
 
 int64_t RandomCell(std::mt19937_64& rng) {
   switch (rng() % 4) {
-    case 0: return std::numeric_limits<int64_t>::min() + static_cast<int64_t>(rng() % 3);
-    case 1: return std::numeric_limits<int64_t>::max() - static_cast<int64_t>(rng() % 3);
-    case 2: return static_cast<int64_t>(rng() % 2001) - 1000;
-    default: return static_cast<int64_t>(rng());
+    case 0:
+      return std::numeric_limits<int64_t>::min() + static_cast<int64_t>(rng() % 3);
+    case 1:
+      return std::numeric_limits<int64_t>::max() - static_cast<int64_t>(rng() % 3);
+    case 2:
+      return static_cast<int64_t>(rng() % 2001) - 1000;
+    default:
+      return static_cast<int64_t>(rng());
   }
 }
 
@@ -92,7 +96,8 @@ class TreeMaintenanceTest : public ::testing::Test {
         for (int m = 0; m <= 2; ++m) {
           long double magnitude = 0;
           for (uint64_t x = 0; x < n; ++x)
-            magnitude += std::pow(static_cast<long double>(x), m) * std::fabs(static_cast<long double>(cells_[first + x]));
+            magnitude +=
+                std::pow(static_cast<long double>(x), m) * std::fabs(static_cast<long double>(cells_[first + x]));
           EXPECT_LE(std::fabs(got.index.moment(m) - want.index.moment(m)), 1e-9L * magnitude + 1) << "moment " << m;
         }
       }
@@ -114,8 +119,7 @@ TEST_F(TreeMaintenanceTest, OneCellAtATime) {
     const uint64_t i = k % 10 == 0 ? std::max_element(cells_.begin(), cells_.end()) - cells_.begin() : rng_() % kN;
     int64_t old_value;
     Change(i, k % 10 == 0 ? 0 : RandomCell(rng_), &old_value);
-    ASSERT_OK(m.Apply(*tree_, i, reinterpret_cast<const char*>(&old_value),
-                      reinterpret_cast<const char*>(&cells_[i])));
+    ASSERT_OK(m.Apply(*tree_, i, reinterpret_cast<const char*>(&old_value), reinterpret_cast<const char*>(&cells_[i])));
   }
   EXPECT_TRUE(m.any_queued());  // the shrunk extremes wait for Flush
   ASSERT_OK(m.Flush(*tree_, nullptr));

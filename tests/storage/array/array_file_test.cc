@@ -25,15 +25,14 @@ namespace {
 
 using ::momenta::testing::ReadFileBytes;
 using ::momenta::testing::ScratchDir;
-using ::momenta::testing::TmpfsMount;
 using ::momenta::testing::TestSeed;
+using ::momenta::testing::TmpfsMount;
 using ::momenta::testing::WriteFileBytes;
 
 constexpr DType kAll[] = {DType::kF8, DType::kF4, DType::kI8, DType::kI4, DType::kI2,
                           DType::kI1, DType::kU8, DType::kU4, DType::kU2, DType::kU1};
 
-#define EXPECT_HAS(haystack, needle) \
-  EXPECT_NE((haystack).find(needle), std::string::npos) << (haystack)
+#define EXPECT_HAS(haystack, needle) EXPECT_NE((haystack).find(needle), std::string::npos) << (haystack)
 
 IoOptions Pread() { return IoOptions{.kind = IoKind::kPread}; }
 
@@ -84,8 +83,7 @@ class ArrayFileBackendTest : public ::testing::TestWithParam<IoKind> {
 
 TEST_P(ArrayFileBackendTest, CreateWriteReopenReadEveryDType) {
   const uint64_t seed = TestSeed();
-  SCOPED_TRACE("seed " + std::to_string(seed) +
-               " (rerun with MOMENTA_SEED=" + std::to_string(seed) + ")");
+  SCOPED_TRACE("seed " + std::to_string(seed) + " (rerun with MOMENTA_SEED=" + std::to_string(seed) + ")");
   std::mt19937_64 rng(seed);
   for (DType t : kAll) {
     SCOPED_TRACE(std::string(DTypeName(t)));
@@ -129,8 +127,7 @@ TEST_P(ArrayFileBackendTest, CreateWriteReopenReadEveryDType) {
     ASSERT_OK(f->ReadValues(0, n, &got));
     ASSERT_EQ(got.size(), n);
     for (uint64_t k = 0; k < n; ++k)
-      ASSERT_TRUE(Same(got[k], want[k]))
-          << "#" << k << ": " << FormatValue(got[k]) << " != " << FormatValue(want[k]);
+      ASSERT_TRUE(Same(got[k], want[k])) << "#" << k << ": " << FormatValue(got[k]) << " != " << FormatValue(want[k]);
     // Doubles and raw bytes agree with the values, also for a sub-range.
     std::vector<double> d(n - 10);
     ASSERT_OK(f->ReadDoubles(10, n - 10, d.data()));
@@ -141,8 +138,7 @@ TEST_P(ArrayFileBackendTest, CreateWriteReopenReadEveryDType) {
       ASSERT_TRUE(d[k - 10] == w || (std::isnan(w) && std::isnan(d[k - 10]))) << "#" << k;
       char enc[8];
       EncodeValue(t, want[k], enc);
-      ASSERT_EQ(std::memcmp(enc, raw.data() + (k - 10) * DTypeSize(t), DTypeSize(t)), 0)
-          << "#" << k;
+      ASSERT_EQ(std::memcmp(enc, raw.data() + (k - 10) * DTypeSize(t), DTypeSize(t)), 0) << "#" << k;
     }
   }
 }
@@ -209,8 +205,7 @@ TEST(ArrayFileTest, SparseCreateOf2To40ElementsIsInstantAndSmall) {
   const uint64_t n = uint64_t{1} << 40;
   const auto start = std::chrono::steady_clock::now();
   auto f = ArrayFile::Create(path, DType::kF8, std::vector<uint64_t>{n}, Pread());
-  const double seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (!f.ok() && f.status().sys_errno() == EFBIG)
     GTEST_SKIP() << "this file system cannot hold an 8 TiB sparse file: " << f.status().ToString();
   ASSERT_OK(f);
@@ -229,8 +224,8 @@ TEST(ArrayFileTest, SparseCreateOf2To40ElementsIsInstantAndSmall) {
   ASSERT_EQ(::stat(path.c_str(), &st), 0);
   EXPECT_EQ(static_cast<uint64_t>(st.st_size), kMomentaDataOffset + 8 * n);
   EXPECT_LT(static_cast<uint64_t>(st.st_blocks) * 512, uint64_t{1} << 20);
-  std::cout << "[ sparse   ] 2^40 x f8 created in " << seconds * 1e3 << " ms, "
-            << st.st_blocks * 512 << " bytes allocated\n";
+  std::cout << "[ sparse   ] 2^40 x f8 created in " << seconds * 1e3 << " ms, " << st.st_blocks * 512
+            << " bytes allocated\n";
 }
 
 TEST(ArrayFileTest, OutOfRangeIsAnErrorAndChangesNothing) {
@@ -245,8 +240,7 @@ TEST(ArrayFileTest, OutOfRangeIsAnErrorAndChangesNothing) {
   EXPECT_EQ(past.code(), Status::Code::kOutOfRange);
   EXPECT_EQ(past.ToString(), "Out of range: " + path + ": index 10 is past the end (length 10)");
   const Status range = f->ReadRaw(5, 7, raw);
-  EXPECT_EQ(range.ToString(),
-            "Out of range: " + path + ": range 5:12 is outside the array (length 10)");
+  EXPECT_EQ(range.ToString(), "Out of range: " + path + ": range 5:12 is outside the array (length 10)");
   EXPECT_EQ(f->ReadDoubles(11, 0, d).code(), Status::Code::kOutOfRange);
   EXPECT_HAS(f->CheckRange(2, ~uint64_t{0}).ToString(), "range 2:18446744073709551617 is outside");
   EXPECT_OK(f->CheckRange(10, 0));  // the empty range at the end
@@ -276,10 +270,9 @@ TEST(ArrayFileTest, TruncatedAndForeignFilesAreRejected) {
   auto r = ArrayFile::Open(path, Pread());
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), Status::Code::kCorruption);
-  EXPECT_EQ(r.status().ToString(),
-            "Corruption: " + path +
-                ": file is 4136 bytes, shorter than the 4896 bytes its header "
-                "promises (4096 + 100 elements of f8); truncated?");
+  EXPECT_EQ(r.status().ToString(), "Corruption: " + path +
+                                       ": file is 4136 bytes, shorter than the 4896 bytes its header "
+                                       "promises (4096 + 100 elements of f8); truncated?");
   // Header cut short.
   ASSERT_EQ(::truncate(path.c_str(), 100), 0);
   r = ArrayFile::Open(path, Pread());
@@ -374,14 +367,9 @@ TEST(ArrayFileTest, FailedCreateLeavesNothingBehind) {
 class FullDiskBackend final : public IoBackend {
  public:
   FullDiskBackend(std::unique_ptr<IoBackend> inner, bool fail_allocate, bool fail_write)
-      : IoBackend(inner->path()),
-        inner_(std::move(inner)),
-        fail_allocate_(fail_allocate),
-        fail_write_(fail_write) {}
+      : IoBackend(inner->path()), inner_(std::move(inner)), fail_allocate_(fail_allocate), fail_write_(fail_write) {}
   std::string Name() const override { return "full-disk(" + inner_->Name() + ")"; }
-  Status Read(uint64_t offset, size_t length, char* dest) override {
-    return inner_->Read(offset, length, dest);
-  }
+  Status Read(uint64_t offset, size_t length, char* dest) override { return inner_->Read(offset, length, dest); }
   Status Write(uint64_t offset, std::span<const char> data) override {
     ++writes;
     if (fail_write_) return Status::FromErrno(path(), ENOSPC);

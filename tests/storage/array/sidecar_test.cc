@@ -72,8 +72,8 @@ TEST(SidecarTest, AWriterRefusesAFileWithHardLinks) {
   ASSERT_FALSE(w.ok());
   EXPECT_NE(w.status().ToString().find("hard links"), std::string::npos) << w.status().ToString();
   // The remedy is in the caller's words (the CLI's are "--sidecar DIR").
-  EXPECT_NE(w.status().ToString().find("single name with BufferedArrayOptions::sidecar, or copy it"),
-            std::string::npos) << w.status().ToString();
+  EXPECT_NE(w.status().ToString().find("single name with BufferedArrayOptions::sidecar, or copy it"), std::string::npos)
+      << w.status().ToString();
   BufferedArrayOptions worded = Options(true);
   worded.sidecar_advice = "the setting 'sidecar'";
   auto again = BufferedArray::Open(other, worded);
@@ -167,7 +167,7 @@ TEST(SidecarTest, CliLogAndQueryNeverMisdecodeAnotherArraysLog) {
 // through (no o+x), or "" when they reach it: a clone or $TMPDIR under a home
 // folder of mode 700 is not reachable by nobody.
 std::string UnreachableAncestor(const std::filesystem::path& path) {
-  for (auto p = std::filesystem::canonical(path); ; p = p.parent_path()) {
+  for (auto p = std::filesystem::canonical(path);; p = p.parent_path()) {
     struct stat st;
     if (::stat(p.c_str(), &st) != 0 || !(st.st_mode & S_IXOTH)) return p.string();
     if (p == p.root_path()) return "";
@@ -229,8 +229,8 @@ TEST(SidecarTest, ReadOnlyDataIsQueriedByAUserWhoCannotWriteIt) {
   const std::string elsewhere = dir.File("mine");
   ASSERT_EQ(::mkdir(elsewhere.c_str(), 0777), 0);
   ASSERT_EQ(::chmod(elsewhere.c_str(), 0777), 0);
-  auto env = RunAsNobody(cli, {"query", path, "--range", "0:1000", "--stat", "sum"},
-                         {"MOMENTA_SIDECAR_DIR=" + elsewhere});
+  auto env =
+      RunAsNobody(cli, {"query", path, "--range", "0:1000", "--stat", "sum"}, {"MOMENTA_SIDECAR_DIR=" + elsewhere});
   EXPECT_EQ(env.exit_code, 0) << env.err;
   EXPECT_EQ(env.out, "sum 6\n");
   EXPECT_TRUE(std::filesystem::exists(elsewhere + SidecarPath(std::filesystem::canonical(path).string()) + "/tree"));

@@ -10,10 +10,10 @@
 #include <functional>
 #include <string>
 
+#include "storage/array/writer_lock.h"
 #include "storage/log/log_reader.h"
 #include "storage/log/log_segments.h"
 #include "storage/log/log_writer.h"
-#include "storage/array/writer_lock.h"
 #include "tests/assert_ok.h"
 #include "tests/test_util.h"
 
@@ -55,11 +55,10 @@ TEST(WriterLockTest, SecondWriterInAnotherProcessGetsThePid) {
   auto lock = LockArrayForWriting(array);
   ASSERT_OK(lock);
   EXPECT_EQ(InChild([&] { return TryLock(array); }),
-            "IO error: " + array + ": locked by another writer (pid " +
-                std::to_string(::getpid()) + ")");
+            "IO error: " + array + ": locked by another writer (pid " + std::to_string(::getpid()) + ")");
   // Also within this process: flock conflicts between open file descriptions.
-  EXPECT_EQ(TryLock(array), "IO error: " + array + ": locked by another writer (pid " +
-                                std::to_string(::getpid()) + ")");
+  EXPECT_EQ(TryLock(array),
+            "IO error: " + array + ": locked by another writer (pid " + std::to_string(::getpid()) + ")");
   lock->reset();
   EXPECT_EQ(InChild([&] { return TryLock(array); }), "acquired");
 }
@@ -82,8 +81,7 @@ TEST(WriterLockTest, AHolderThatDiesLeavesNoStaleLock) {
   ASSERT_EQ(::read(ready[0], &c, 1), 1);
   ::close(ready[0]);
   ASSERT_EQ(c, 'y');
-  EXPECT_EQ(TryLock(array), "IO error: " + array + ": locked by another writer (pid " +
-                                std::to_string(child) + ")");
+  EXPECT_EQ(TryLock(array), "IO error: " + array + ": locked by another writer (pid " + std::to_string(child) + ")");
   ::kill(child, SIGKILL);
   int status = 0;
   ::waitpid(child, &status, 0);
@@ -103,8 +101,7 @@ TEST(WriterLockTest, OneLogWriterAtATimeReadersFree) {
     auto second = LogWriter::Open(log, LogWriterOptions{});
     return second.ok() ? std::string("opened") : second.status().ToString();
   });
-  EXPECT_EQ(child, "IO error: " + log + ": locked by another writer (pid " +
-                       std::to_string(::getpid()) + ")");
+  EXPECT_EQ(child, "IO error: " + log + ": locked by another writer (pid " + std::to_string(::getpid()) + ")");
   // A reader needs no lock, and sees the record the writer handed to the kernel.
   auto reader = LogReader::Open(log);
   ASSERT_OK(reader);

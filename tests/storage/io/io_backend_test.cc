@@ -117,8 +117,7 @@ class IoBackendTest : public ::testing::TestWithParam<BackendParam> {
   }
 
   // The backend over `path`, or null (with a test failure) when it cannot open.
-  std::unique_ptr<IoBackend> Open(const std::string& path, bool writable = false,
-                                  unsigned queue_depth = 8) {
+  std::unique_ptr<IoBackend> Open(const std::string& path, bool writable = false, unsigned queue_depth = 8) {
     auto backend = OpenIoBackend(path, Options(writable, queue_depth));
     EXPECT_OK(backend);
     if (!backend.ok()) return nullptr;
@@ -141,8 +140,12 @@ TEST_P(IoBackendTest, NameMatchesKind) {
   auto b = Open(path);
   ASSERT_NE(b, nullptr);
   switch (GetParam().kind) {
-    case IoKind::kPread: EXPECT_EQ(b->Name(), "pread"); break;
-    case IoKind::kMmap: EXPECT_EQ(b->Name(), "mmap"); break;
+    case IoKind::kPread:
+      EXPECT_EQ(b->Name(), "pread");
+      break;
+    case IoKind::kMmap:
+      EXPECT_EQ(b->Name(), "mmap");
+      break;
     default: {
       // Where the file system takes O_DIRECT, the direct descriptor must be in use.
       const bool fs_direct = ProbeDirectIoAlignment(path).offset != 0;
@@ -168,8 +171,7 @@ TEST_P(IoBackendTest, WriteThenReadRoundTrip) {
   ASSERT_EQ(b->Size().value(), 3 * kPage + 7 + tail.size());
   EXPECT_EQ(ReadString(*b, 0, head.size()), head);
   EXPECT_EQ(ReadString(*b, 3 * kPage + 7, tail.size()), tail);
-  EXPECT_EQ(ReadString(*b, head.size(), 3 * kPage + 7 - head.size()),
-            std::string(3 * kPage + 7 - head.size(), '\0'));
+  EXPECT_EQ(ReadString(*b, head.size(), 3 * kPage + 7 - head.size()), std::string(3 * kPage + 7 - head.size(), '\0'));
 
   // Overwrite inside what was read before: the new bytes come back.
   const std::string patch = RandomBytes(kPage, rng);
@@ -252,8 +254,7 @@ TEST_P(IoBackendTest, MisalignedReadsOfWrittenData) {
       for (size_t shift : dest_shifts) {
         char* dest = buf.data() + shift;
         Status s = b->Read(offset, length, dest);
-        ASSERT_OK(s) << " offset " << offset << " length " << length
-                            << " dest+" << shift;
+        ASSERT_OK(s) << " offset " << offset << " length " << length << " dest+" << shift;
         ASSERT_EQ(std::memcmp(dest, file.data() + offset, length), 0)
             << "offset " << offset << " length " << length << " dest+" << shift;
         batch_bufs.push_back(std::make_unique<AlignedBuffer>(length + shift));
@@ -295,15 +296,15 @@ TEST_P(IoBackendTest, ReadsAcrossHolesOfSparseFile) {
     size_t length;
     size_t shift;
   } cases[] = {
-      {1, 100, 0},                             // hole, misaligned
-      {kPage, kPage, 0},                       // hole, aligned
-      {3 * kPage + 5, 3 * kPage, 3},           // hole, all misaligned
-      {2 * 1024 * 1024 - 77, 6000, 1},         // hole into data into hole
-      {2 * 1024 * 1024, 2 * kPage, 0},         // aligned over data
+      {1, 100, 0},                              // hole, misaligned
+      {kPage, kPage, 0},                        // hole, aligned
+      {3 * kPage + 5, 3 * kPage, 3},            // hole, all misaligned
+      {2 * 1024 * 1024 - 77, 6000, 1},          // hole into data into hole
+      {2 * 1024 * 1024, 2 * kPage, 0},          // aligned over data
       {5 * 1024 * 1024 - kPage, 3 * kPage, 0},  // aligned, hole then data
-      {5 * 1024 * 1024 + 1, 4999, 17},         // inside data
-      {kSize - 10, 10, 5},                     // end of file
-      {0, 256 * 1024, 0},                      // a long aligned hole
+      {5 * 1024 * 1024 + 1, 4999, 17},          // inside data
+      {kSize - 10, 10, 5},                      // end of file
+      {0, 256 * 1024, 0},                       // a long aligned hole
   };
   for (const auto& c : cases) {
     char* dest = buf.data() + c.shift;
@@ -337,8 +338,7 @@ TEST_P(IoBackendTest, ReadPastEndIsAnErrorNamingTheFile) {
   std::vector<ReadRequest> batch;
   for (int i = 0; i < 20; ++i) bufs.emplace_back(kPage);
   for (int i = 0; i < 20; ++i)
-    batch.push_back({i == 7 ? uint64_t{9999} : uint64_t(i % 2) * kPage, i == 7 ? 2 : kPage,
-                     bufs[i].data()});
+    batch.push_back({i == 7 ? uint64_t{9999} : uint64_t(i % 2) * kPage, i == 7 ? 2 : kPage, bufs[i].data()});
   EXPECT_FALSE(b->ReadBatch(batch).ok());
   EXPECT_EQ(ReadString(*b, 9990, 10), std::string(10, 'q'));
   batch[7].offset = 0;
@@ -359,9 +359,8 @@ TEST_P(IoBackendTest, FileTruncatedAfterOpenIsAnErrorNotACrash) {
   ASSERT_OK(b->Read(512 * 1024, 64 * 1024, buf.data()));  // pages now mapped / cached
 
   Truncate(path, 2 * kPage + 100);  // another process shrinks the file
-  for (auto [offset, length] : {std::pair<uint64_t, size_t>{512 * 1024, 64 * 1024},
-                                {512 * 1024 + 1, 1000},
-                                {8 * kPage, kPage}}) {
+  for (auto [offset, length] :
+       {std::pair<uint64_t, size_t>{512 * 1024, 64 * 1024}, {512 * 1024 + 1, 1000}, {8 * kPage, kPage}}) {
     Status s = b->Read(offset, length, buf.data());
     ASSERT_FALSE(s.ok()) << "offset " << offset;
     EXPECT_NE(s.ToString().find(path), std::string::npos) << s.ToString();
@@ -436,7 +435,7 @@ TEST_P(IoBackendTest, ShortFile) {
   ASSERT_NE(b, nullptr);
   EXPECT_EQ(ReadString(*b, 0, 10), "0123456789");
   EXPECT_EQ(ReadString(*b, 5, 5), "56789");
-  EXPECT_OK(b->Read(10, 0, nullptr));   // an empty range reads nothing, anywhere
+  EXPECT_OK(b->Read(10, 0, nullptr));  // an empty range reads nothing, anywhere
   EXPECT_OK(b->Read(100, 0, nullptr));
   char buf[16];
   Status s = b->Read(0, 11, buf);
@@ -561,8 +560,7 @@ bool RefuseIoUringSetup() {
       BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
   };
   sock_fprog prog{static_cast<unsigned short>(sizeof filter / sizeof filter[0]), filter};
-  return ::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0 &&
-         ::prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) == 0;
+  return ::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0 && ::prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) == 0;
 }
 
 // Runs `body` in a forked child under RefuseIoUringSetup and returns its exit
@@ -578,8 +576,7 @@ int RunWithoutIoUring(const std::function<int()>& body) {
     ::_exit(body());
   }
   int status = 0;
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
   if (WIFSIGNALED(status)) return 200 + WTERMSIG(status);
   return WEXITSTATUS(status);
 }

@@ -122,7 +122,8 @@ TEST_F(PageCacheReadsTest, ShortReadsStayCachedAndBringInOnlyTheirPages) {
   // Two aligned pieces like a query's end leaves, read in one batch, and a
   // misaligned one (buffered whatever the policy).
   AlignedBytes x = Aligned(64 << 10), y = Aligned(16 << 10), z = Aligned(2 * kPage);
-  const ReadRequest batch[] = {{1 << 20, 64 << 10, x.get()}, {3 << 20, 16 << 10, y.get()}, {(2 << 20) + 100, 5000, z.get()}};
+  const ReadRequest batch[] = {
+      {1 << 20, 64 << 10, x.get()}, {3 << 20, 16 << 10, y.get()}, {(2 << 20) + 100, 5000, z.get()}};
   ASSERT_OK(b->ReadBatch(batch));
   for (const ReadRequest& r : batch) ASSERT_EQ(std::memcmp(r.dest, file_.data() + r.offset, r.length), 0);
   EXPECT_EQ(Resident(), PagesOf({{1 << 20, 64 << 10}, {(2 << 20) + 100, 5000}, {3 << 20, 16 << 10}}))

@@ -35,8 +35,7 @@ TEST_P(ReadBatchWithTest, BothFilesInOneBatch) {
   testing::WriteFileBytes(dir.File("b"), b);
   auto fa = Open(dir.File("a"), GetParam().first);
   auto fb = Open(dir.File("b"), GetParam().second);
-  if (!fa.ok() || !fb.ok())
-    GTEST_SKIP() << (fa.ok() ? fb.status() : fa.status()).ToString();
+  if (!fa.ok() || !fb.ok()) GTEST_SKIP() << (fa.ok() ? fb.status() : fa.status()).ToString();
 
   std::vector<std::string> bufs;
   std::vector<ReadRequest> ra, rb;
@@ -63,15 +62,13 @@ TEST_P(ReadBatchWithTest, BothFilesInOneBatch) {
   EXPECT_NE(s.ToString().find(dir.File("b")), std::string::npos) << s.ToString();
 }
 
-INSTANTIATE_TEST_SUITE_P(Pairs, ReadBatchWithTest,
-                         ::testing::Values(std::pair{IoKind::kUring, IoKind::kUring},
-                                           std::pair{IoKind::kUring, IoKind::kPread},
-                                           std::pair{IoKind::kPread, IoKind::kMmap},
-                                           std::pair{IoKind::kMmap, IoKind::kUring}),
-                         [](const auto& info) {
-                           return std::string(IoKindName(info.param.first)) + "_" +
-                                  std::string(IoKindName(info.param.second));
-                         });
+INSTANTIATE_TEST_SUITE_P(
+    Pairs, ReadBatchWithTest,
+    ::testing::Values(std::pair{IoKind::kUring, IoKind::kUring}, std::pair{IoKind::kUring, IoKind::kPread},
+                      std::pair{IoKind::kPread, IoKind::kMmap}, std::pair{IoKind::kMmap, IoKind::kUring}),
+    [](const auto& info) {
+      return std::string(IoKindName(info.param.first)) + "_" + std::string(IoKindName(info.param.second));
+    });
 
 }  // namespace
 }  // namespace momenta

@@ -114,12 +114,14 @@ TEST(ScatteredStoresTest, FetchReadsTheUncachedPagesAskedForAndNoOthers) {
   ScatteredStores stores(map->get());
   // Pages 3 (twice), 4 and 5 (a run), 100, and 512 + 7 in the second block,
   // in no order.
-  std::vector<uint64_t> offsets = {100 * 4096 + 8, 3 * 4096, 5 * 4096 + 1, kBlock + 7 * 4096, 4 * 4096 + 4095, 3 * 4096 + 16};
+  std::vector<uint64_t> offsets = {100 * 4096 + 8,    3 * 4096,        5 * 4096 + 1,
+                                   kBlock + 7 * 4096, 4 * 4096 + 4095, 3 * 4096 + 16};
   stores.Fetch(&offsets);
   EXPECT_EQ(stores.pages_fetched(), 5u);
   EXPECT_EQ(stores.blocks_dropped(), 0u);  // nothing was cached
   for (uint64_t page : {3, 4, 5, 100, 512 + 7}) EXPECT_TRUE(Resident(**map, page, true)) << page;
-  for (uint64_t page : {0, 2, 6, 99, 101, 511, 512, 512 + 6, 512 + 8}) EXPECT_FALSE(Resident(**map, page, false)) << page;
+  for (uint64_t page : {0, 2, 6, 99, 101, 511, 512, 512 + 6, 512 + 8})
+    EXPECT_FALSE(Resident(**map, page, false)) << page;
   // Asked again: all cached now, nothing more read.
   offsets = {3 * 4096, kBlock + 7 * 4096};
   stores.Fetch(&offsets);
@@ -141,7 +143,7 @@ TEST(ScatteredStoresTest, ADenseWindowKeepsItsCachedBlock) {
   ScatteredStores stores(map->get());
   std::vector<uint64_t> offsets;
   for (uint64_t page = 0; page < 512; page += 4) offsets.push_back(page * 4096 + 8);  // 128 of 512 pages
-  offsets.push_back(kBlock + 7 * 4096);  // one page of block 1
+  offsets.push_back(kBlock + 7 * 4096);                                               // one page of block 1
   stores.Fetch(&offsets);
   EXPECT_EQ(stores.blocks_dropped(), 1u);  // block 1 only
   for (uint64_t page : {1, 2, 255, 511}) EXPECT_TRUE(Resident(**map, page, false)) << page;

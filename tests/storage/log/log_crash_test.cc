@@ -35,8 +35,7 @@ LogRecord RecordFor(uint64_t sequence) {
 }
 
 // The child: appends batches forever, reporting each acknowledged last sequence.
-[[noreturn]] void AppendUntilKilled(const std::string& log, LogSync sync, int report_fd,
-                                    uint64_t seed) {
+[[noreturn]] void AppendUntilKilled(const std::string& log, LogSync sync, int report_fd, uint64_t seed) {
   LogWriterOptions o;
   o.sync = sync;
   o.segment_bytes = 16 << 10;
@@ -79,8 +78,8 @@ TEST(LogCrashTest, KilledWritersLoseNothingAcknowledged) {
                            std::chrono::microseconds(rng() % (sync == LogSync::kAlways ? 60000 : 15000));
       uint64_t value;
       for (;;) {
-        const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-            kill_at - std::chrono::steady_clock::now());
+        const auto left =
+            std::chrono::duration_cast<std::chrono::milliseconds>(kill_at - std::chrono::steady_clock::now());
         if (left.count() <= 0) break;
         pollfd p{fds[0], POLLIN, 0};
         if (::poll(&p, 1, static_cast<int>(left.count())) <= 0) continue;
@@ -120,8 +119,8 @@ TEST(LogCrashTest, KilledWritersLoseNothingAcknowledged) {
       ASSERT_EQ(seen, last);
       ASSERT_TRUE((*reader)->damage().empty()) << (*reader)->damage().front().ToString();
     }
-    std::printf("sync %s: %llu records acknowledged over 70 kills\n",
-                std::string(LogSyncName(sync)).c_str(), static_cast<unsigned long long>(acked));
+    std::printf("sync %s: %llu records acknowledged over 70 kills\n", std::string(LogSyncName(sync)).c_str(),
+                static_cast<unsigned long long>(acked));
     EXPECT_GT(acked, 0u);
   }
   std::printf("%d kills, %d torn tails cut\n", kills, torn);

@@ -124,8 +124,7 @@ TEST(LogDiskFullTest, InjectedNoSpaceLeavesTheLogAsItWas) {
   o.sync = LogSync::kAlways;
   o.segment_bytes = 4096;
   o.fault = [&](LogFileOp op, const std::string& path) {
-    if (full && (op == LogFileOp::kReserve || op == LogFileOp::kCreate))
-      return Status::FromErrno(path, ENOSPC);
+    if (full && (op == LogFileOp::kReserve || op == LogFileOp::kCreate)) return Status::FromErrno(path, ENOSPC);
     return Status::OK();
   };
   auto w = LogWriter::Open(log, o);

@@ -137,11 +137,21 @@ TEST(LogFuzzTest, MutatedValidLogs) {
         case 0:
           if (!bytes.empty()) bytes[at] = static_cast<char>(bytes[at] ^ (1 + rng() % 255));
           break;
-        case 1: bytes.resize(at); break;
-        case 2: bytes.insert(at, std::string(1 + rng() % 100, static_cast<char>(rng()))); break;
-        case 3: bytes.erase(at, len); break;
-        case 4: bytes.replace(at, len, std::string(len, '\0')); break;
-        case 5: bytes.insert(rng() % (bytes.size() + 1), bytes.substr(at, len)); break;
+        case 1:
+          bytes.resize(at);
+          break;
+        case 2:
+          bytes.insert(at, std::string(1 + rng() % 100, static_cast<char>(rng())));
+          break;
+        case 3:
+          bytes.erase(at, len);
+          break;
+        case 4:
+          bytes.replace(at, len, std::string(len, '\0'));
+          break;
+        case 5:
+          bytes.insert(rng() % (bytes.size() + 1), bytes.substr(at, len));
+          break;
       }
       WriteFileBytes(path, bytes);
     }

@@ -12,12 +12,12 @@
 #include <string>
 #include <vector>
 
-#include "storage/util/crc32c.h"
 #include "storage/log/log_mark.h"
 #include "storage/log/log_reader.h"
 #include "storage/log/log_scan.h"
 #include "storage/log/log_segments.h"
 #include "storage/log/log_writer.h"
+#include "storage/util/crc32c.h"
 #include "tests/assert_ok.h"
 #include "tests/test_util.h"
 
@@ -155,8 +155,9 @@ TEST(LogLossTest, NewestSegmentCutAtAFrameBoundary) {
   LogRecovery rec = RecoverAndAppend(log, &got);
   ASSERT_EQ(rec.damage.size(), 1u);
   EXPECT_EQ(rec.damage[0].ToString(),
-            path + ": records missing at the end of the log (the log ends at sequence 4, but the "
-                   "high-water mark says sequence 6 was logged); 2 records lost (sequences 5..6)");
+            path +
+                ": records missing at the end of the log (the log ends at sequence 4, but the "
+                "high-water mark says sequence 6 was logged); 2 records lost (sequences 5..6)");
   EXPECT_EQ(got, 7u);
 }
 
@@ -177,8 +178,7 @@ TEST(LogLossTest, NewestSegmentCutMidFrameCarriesTheCommittedLoss) {
   ASSERT_EQ(rec.damage.size(), 1u);
   EXPECT_TRUE(rec.damage[0].cut);
   EXPECT_NE(rec.damage[0].ToString().find("cut"), std::string::npos);
-  EXPECT_TRUE(rec.damage[0].ToString().ends_with("; 2 records lost (sequences 5..6)"))
-      << rec.damage[0].ToString();
+  EXPECT_TRUE(rec.damage[0].ToString().ends_with("; 2 records lost (sequences 5..6)")) << rec.damage[0].ToString();
   EXPECT_EQ(got, 7u);
 }
 
@@ -358,10 +358,9 @@ TEST(LogLossTest, AnUnreadableMarkIsReportedAndRewritten) {
   EXPECT_EQ(r.sequences, Range(1, 3));
   ASSERT_EQ(r.damage.size(), 1u);
   EXPECT_EQ(r.damage[0].kind, Kind::kBadMark);
-  EXPECT_EQ(r.damage[0].ToString(),
-            LogMarkPath(log) +
-                ": high-water mark unreadable (128 bytes, no slot checks); sequence numbers of "
-                "lost records cannot be told");
+  EXPECT_EQ(r.damage[0].ToString(), LogMarkPath(log) +
+                                        ": high-water mark unreadable (128 bytes, no slot checks); sequence numbers of "
+                                        "lost records cannot be told");
   uint64_t got = 0;
   LogRecovery rec = RecoverAndAppend(log, &got);
   ASSERT_EQ(rec.damage.size(), 1u);

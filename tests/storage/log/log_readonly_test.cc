@@ -82,10 +82,9 @@ void MakeDamagedLog(const std::string& array) {
   WriteFileBytes(seg(21) + ".tmp", "half");
 }
 
-const char* const kExpectedRecords[] = {"1 1 1 0 10", "2 2 2 0 20", "3 3 3 0 30", "4 4 4 0 40",
-                                        "9 9 9 0 90", "13 13 13 0 130", "15 15 15 0 150",
-                                        "16 16 16 0 160", "17 17 17 0 170", "18 18 18 0 180",
-                                        "19 19 19 0 190"};
+const char* const kExpectedRecords[] = {"1 1 1 0 10",     "2 2 2 0 20",     "3 3 3 0 30",     "4 4 4 0 40",
+                                        "9 9 9 0 90",     "13 13 13 0 130", "15 15 15 0 150", "16 16 16 0 160",
+                                        "17 17 17 0 170", "18 18 18 0 180", "19 19 19 0 190"};
 
 // Runs `momenta log` and checks the records and the loss notices.
 void ExpectLogCommandReads(const std::string& array) {
@@ -95,12 +94,10 @@ void ExpectLogCommandReads(const std::string& array) {
   for (const char* line : kExpectedRecords) want += std::string(line) + "\n";
   EXPECT_EQ(r.out, want);
   const std::string log = LogDirPath(array);
-  for (const char* lost :
-       {"4 records lost (sequences 5..8)", "3 records lost (sequences 10..12)",
-        "1 record lost (sequence 14)", "1 record lost (sequence 20)"})
+  for (const char* lost : {"4 records lost (sequences 5..8)", "3 records lost (sequences 10..12)",
+                           "1 record lost (sequence 14)", "1 record lost (sequence 20)"})
     EXPECT_NE(r.err.find(lost), std::string::npos) << lost << " not reported in:\n" << r.err;
-  EXPECT_NE(r.err.find(log + "/" + LogSegmentName(17) + ": torn tail of 7 bytes"), std::string::npos)
-      << r.err;
+  EXPECT_NE(r.err.find(log + "/" + LogSegmentName(17) + ": torn tail of 7 bytes"), std::string::npos) << r.err;
   EXPECT_EQ(r.err.find(" cut"), std::string::npos) << r.err;
 }
 

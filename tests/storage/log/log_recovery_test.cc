@@ -15,11 +15,11 @@
 #include <string>
 #include <vector>
 
-#include "storage/util/crc32c.h"
 #include "storage/log/log_codec.h"
 #include "storage/log/log_reader.h"
 #include "storage/log/log_segments.h"
 #include "storage/log/log_writer.h"
+#include "storage/util/crc32c.h"
 #include "tests/assert_ok.h"
 #include "tests/test_util.h"
 
@@ -51,8 +51,7 @@ LogRecord Rec(uint64_t i) {
 }
 
 // Appends frames of the given sizes; records are Rec(sequence - 1).
-void WriteFrames(const std::string& log, const std::vector<size_t>& frames,
-                 uint64_t segment_bytes = 64 << 20) {
+void WriteFrames(const std::string& log, const std::vector<size_t>& frames, uint64_t segment_bytes = 64 << 20) {
   auto w = LogWriter::Open(log, Options(segment_bytes));
   ASSERT_OK(w);
   for (size_t n : frames) {
@@ -90,7 +89,11 @@ ReadResult ReadAll(const std::string& log, LogReaderOptions options = {}) {
     auto got = (*reader)->Next(&rec);
     EXPECT_OK(got);
     if (!got.ok() || !*got) break;
-    EXPECT_EQ(rec, [&] { LogRecord w = Rec(rec.sequence - 1); w.sequence = rec.sequence; return w; }());
+    EXPECT_EQ(rec, [&] {
+      LogRecord w = Rec(rec.sequence - 1);
+      w.sequence = rec.sequence;
+      return w;
+    }());
     r.sequences.push_back(rec.sequence);
   }
   r.damage = (*reader)->damage();
@@ -103,9 +106,7 @@ std::vector<uint64_t> Range(uint64_t first, uint64_t last) {  // [first, last]
   return v;
 }
 
-std::string Segment(const std::string& log, uint64_t first) {
-  return log + "/" + LogSegmentName(first);
-}
+std::string Segment(const std::string& log, uint64_t first) { return log + "/" + LogSegmentName(first); }
 
 // Opens (recovers) and closes a writer; returns its recovery report.
 LogRecovery Recover(const std::string& log, uint64_t* next = nullptr) {
@@ -148,9 +149,8 @@ TEST(LogRecoveryTest, FlippedByteInFrameTwoOfThree) {
   const LogRecovery rec = Recover(log, &next);
   EXPECT_EQ(next, 4u);
   ASSERT_EQ(rec.damage.size(), 1u);
-  EXPECT_EQ(rec.damage[0].ToString(),
-            path + ": 56 corrupt bytes at offset 120 skipped (" + rec.damage[0].problem +
-                "); 1 record lost (sequence 2)");
+  EXPECT_EQ(rec.damage[0].ToString(), path + ": 56 corrupt bytes at offset 120 skipped (" + rec.damage[0].problem +
+                                          "); 1 record lost (sequence 2)");
   EXPECT_EQ(rec.bytes_cut, 0u);
   WriteFrames(log, {2});
   EXPECT_EQ(ReadAll(log).sequences, (std::vector<uint64_t>{1, 3, 4, 5}));
@@ -216,8 +216,7 @@ TEST(LogRecoveryTest, TornTailAtEveryByteOffsetOfTheLastFrame) {
     if (cut > last_begin) {
       ASSERT_EQ(rec.damage.size(), 1u);
       EXPECT_TRUE(rec.damage[0].cut);
-      EXPECT_NE(rec.damage[0].ToString().find("torn tail of " + std::to_string(cut - last_begin) +
-                                              " byte"),
+      EXPECT_NE(rec.damage[0].ToString().find("torn tail of " + std::to_string(cut - last_begin) + " byte"),
                 std::string::npos)
           << rec.damage[0].ToString();
     }
@@ -278,8 +277,7 @@ TEST(LogRecoveryTest, EmptyAndHeaderOnlySegments) {
     EXPECT_EQ(next, 4u);
     ASSERT_EQ(rec.damage.size(), 1u);
     EXPECT_TRUE(rec.damage[0].cut);
-    EXPECT_EQ(rec.damage[0].ToString(),
-              next_path + ": segment removed (" + rec.damage[0].problem + ")");
+    EXPECT_EQ(rec.damage[0].ToString(), next_path + ": segment removed (" + rec.damage[0].problem + ")");
     EXPECT_FALSE(std::filesystem::exists(next_path));
   }
   // A segment with its header and no frame (a crash before the first frame).
@@ -335,10 +333,9 @@ TEST(LogRecoveryTest, DamagedOlderSegmentsAreSkippedAndCounted) {
   EXPECT_EQ(r.sequences, want);
   ASSERT_EQ(r.damage.size(), 1u);
   EXPECT_EQ(r.damage[0].kind, Kind::kBadSegment);
-  EXPECT_EQ(r.damage[0].ToString(),
-            (*segments)[1].path +
-                ": segment skipped (segment header is short (0 of 64 bytes)); 4 records lost "
-                "(sequences 5..8)");
+  EXPECT_EQ(r.damage[0].ToString(), (*segments)[1].path +
+                                        ": segment skipped (segment header is short (0 of 64 bytes)); 4 records lost "
+                                        "(sequences 5..8)");
   LogRecovery rec = Recover(log);
   ASSERT_EQ(rec.damage.size(), 1u);
   EXPECT_EQ(rec.damage[0].ToString(), r.damage[0].ToString());
@@ -358,9 +355,8 @@ TEST(LogRecoveryTest, DamagedOlderSegmentsAreSkippedAndCounted) {
   ASSERT_EQ(rec.damage.size(), 1u);
   EXPECT_EQ(rec.damage[0].kind, Kind::kTornTail);
   EXPECT_FALSE(rec.damage[0].cut);
-  EXPECT_EQ(rec.damage[0].ToString(),
-            (*segments)[1].path + ": torn tail of 26 bytes at offset 232 (" + rec.damage[0].problem +
-                "); 1 record lost (sequence 8)");
+  EXPECT_EQ(rec.damage[0].ToString(), (*segments)[1].path + ": torn tail of 26 bytes at offset 232 (" +
+                                          rec.damage[0].problem + "); 1 record lost (sequence 8)");
   EXPECT_EQ(ReadFileBytes((*segments)[1].path), cut_short);
 
   // Removed by hand: the gap is reported.
@@ -409,8 +405,8 @@ TEST(LogRecoveryTest, MiddleDamageKeptTailCutInTheNewestSegment) {
   AppendUncommitted(log, 1);
   const std::string path = Segment(log, 1);
   std::string bytes = ReadFileBytes(path);
-  bytes[kHeader + 56 + 30] ^= 4;               // frame two
-  bytes.resize(bytes.size() - 3);              // frame four torn
+  bytes[kHeader + 56 + 30] ^= 4;   // frame two
+  bytes.resize(bytes.size() - 3);  // frame four torn
   WriteFileBytes(path, bytes);
   uint64_t next = 0;
   const LogRecovery rec = Recover(log, &next);
@@ -442,8 +438,7 @@ TEST(LogRecoveryTest, NewerFormatVersionIsAnErrorNotDamage) {
   ASSERT_OK(reader);
   LogRecord rec;
   EXPECT_EQ((*reader)->Next(&rec).status().ToString(),
-            "Not supported: " + path +
-                ": update-log format version 2 is newer than this momenta reads (1)");
+            "Not supported: " + path + ": update-log format version 2 is newer than this momenta reads (1)");
   EXPECT_EQ(LogWriter::Open(log, Options()).status().code(), Status::Code::kNotSupported);
   EXPECT_EQ(ReadFileBytes(path), bytes);  // nothing cut
 }
@@ -512,8 +507,7 @@ TEST(LogRecoveryTest, AnAppendNeverHidesRecordsInsideADamagedFramesClaim) {
   std::vector<uint64_t> claim;  // a frame whose payload is exactly `inner`'s size
   for (uint64_t q = 3; claim.size() < inner.size() / sizeof(LogRecord); ++q) claim.push_back(q);
   const std::string damaged = frame(claim).substr(0, sizeof(LogFrameHeader)) + inner;  // payload crc fails
-  WriteFileBytes(Segment(log, 1), std::string(reinterpret_cast<const char*>(&h), sizeof h) +
-                                      frame({1, 2}) + damaged);
+  WriteFileBytes(Segment(log, 1), std::string(reinterpret_cast<const char*>(&h), sizeof h) + frame({1, 2}) + damaged);
   const ReadResult before = ReadAll(log);
   ASSERT_EQ(before.sequences, Range(1, last));
 
@@ -549,8 +543,8 @@ TEST(LogRecoveryTest, AFrameRunningPastTheEndHidesNoFramesInsideItsClaim) {
   AppendLogFrame(recs, &later);
   // garbage, then the header of a frame of three and one record of it, then a
   // valid frame inside that frame's claim
-  WriteFileBytes(Segment(log, 1), bytes + std::string(7, '\x5A') +
-                                      torn.substr(0, sizeof(LogFrameHeader) + sizeof(LogRecord)) + later);
+  WriteFileBytes(Segment(log, 1),
+                 bytes + std::string(7, '\x5A') + torn.substr(0, sizeof(LogFrameHeader) + sizeof(LogRecord)) + later);
   EXPECT_EQ(ReadAll(log).sequences, Range(1, 3));
 
   auto w = LogWriter::Open(log, Options());
@@ -594,8 +588,8 @@ std::vector<uint64_t> Concat(std::vector<std::vector<uint64_t>> parts) {
   return out;
 }
 
-void ExpectOutOfPlace(const LogDamage& d, const std::string& segment, uint64_t offset, uint64_t first,
-                      uint64_t count, uint64_t after) {
+void ExpectOutOfPlace(const LogDamage& d, const std::string& segment, uint64_t offset, uint64_t first, uint64_t count,
+                      uint64_t after) {
   EXPECT_EQ(d.kind, Kind::kOutOfPlace) << d.ToString();
   EXPECT_EQ(d.segment, segment);
   EXPECT_EQ(d.offset, offset) << d.ToString();
@@ -626,8 +620,8 @@ TEST(LogRecoveryTest, ADuplicatedFrameIsSkippedAndKept) {
   ScratchDir dir;
   const std::string log = dir.File("log");
   std::filesystem::create_directories(log);
-  const std::vector<std::vector<uint64_t>> frames = {{1, 2, 3}, {4, 5}, Seqs(6, 10), Seqs(6, 10), Seqs(11, 15),
-                                                     Seqs(16, 20)};
+  const std::vector<std::vector<uint64_t>> frames = {{1, 2, 3},   {4, 5},       Seqs(6, 10),
+                                                     Seqs(6, 10), Seqs(11, 15), Seqs(16, 20)};
   const std::string seg = Segment(log, 1);
   WriteFileBytes(seg, SegmentBytes(1, frames));
   const ReadResult r = ReadAll(log);

@@ -78,8 +78,7 @@ ReadResult ReadAll(const std::string& dir, LogReaderOptions options = {}) {
 }
 
 // Sequences [first, first + n) with the fields Records() gives index first_index...
-void ExpectRecords(const std::vector<LogRecord>& got, uint64_t first_sequence,
-                   uint64_t first_index, size_t n) {
+void ExpectRecords(const std::vector<LogRecord>& got, uint64_t first_sequence, uint64_t first_index, size_t n) {
   ASSERT_EQ(got.size(), n);
   const auto want = Records(first_index, n);
   for (size_t k = 0; k < n; ++k) {
@@ -229,14 +228,16 @@ TEST(LogWriterTest, TimestampsDefaultToTheWallClock) {
   ScratchDir dir;
   auto w = MustOpen(dir.File("log"), Options());
   std::vector<LogRecord> recs(2);
-  recs[0].index = 1;                // time kLogTimeNow
+  recs[0].index = 1;  // time kLogTimeNow
   recs[1].index = 2;
-  recs[1].time = -42;               // the caller's own clock
-  const int64_t before = std::chrono::duration_cast<std::chrono::milliseconds>(
-                             std::chrono::system_clock::now().time_since_epoch()).count();
+  recs[1].time = -42;  // the caller's own clock
+  const int64_t before =
+      std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+          .count();
   ASSERT_OK(w->Append(recs));
-  const int64_t after = std::chrono::duration_cast<std::chrono::milliseconds>(
-                            std::chrono::system_clock::now().time_since_epoch()).count();
+  const int64_t after =
+      std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+          .count();
   const ReadResult r = ReadAll(dir.File("log"));
   ASSERT_EQ(r.records.size(), 2u);
   EXPECT_GE(r.records[0].time, before);

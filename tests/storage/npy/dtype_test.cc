@@ -38,8 +38,10 @@ std::string ParseError(DType t, std::string_view text) {
 bool SameValue(const Value& a, const Value& b) {
   if (a.kind != b.kind) return false;
   switch (a.kind) {
-    case Value::Kind::kInt: return a.i == b.i;
-    case Value::Kind::kUInt: return a.u == b.u;
+    case Value::Kind::kInt:
+      return a.i == b.i;
+    case Value::Kind::kUInt:
+      return a.u == b.u;
     case Value::Kind::kFloat:
       return std::memcmp(&a.f, &b.f, sizeof a.f) == 0 || (std::isnan(a.f) && std::isnan(b.f));
   }
@@ -123,15 +125,13 @@ TEST(DTypeTest, IntegerDTypesRejectWhatDoesNotFit) {
             "Invalid argument: value '18446744073709551616' does not fit dtype u8");
   EXPECT_NE(ParseError(DType::kU8, "1e20").find("does not fit dtype u8"), std::string::npos);
   EXPECT_NE(ParseError(DType::kU8, "1e999999999999999999").find("does not fit"), std::string::npos);
-  EXPECT_NE(ParseError(DType::kU8, "123456789012345678901234567890").find("does not fit"),
-            std::string::npos);
-  EXPECT_EQ(ParseError(DType::kI4, "1.5"),
-            "Invalid argument: value '1.5' does not fit dtype i4 (not an integer)");
+  EXPECT_NE(ParseError(DType::kU8, "123456789012345678901234567890").find("does not fit"), std::string::npos);
+  EXPECT_EQ(ParseError(DType::kI4, "1.5"), "Invalid argument: value '1.5' does not fit dtype i4 (not an integer)");
   EXPECT_NE(ParseError(DType::kI4, "1234.5e-1").find("not an integer"), std::string::npos);
   EXPECT_NE(ParseError(DType::kI4, "1e-999999999999").find("not an integer"), std::string::npos);
   for (const char* text : {"nan", "NaN", "-nan", "inf", "-inf", "Infinity"})
-    EXPECT_EQ(ParseError(DType::kI8, text), "Invalid argument: value '" + std::string(text) +
-                                                "' does not fit dtype i8 (not a finite number)");
+    EXPECT_EQ(ParseError(DType::kI8, text),
+              "Invalid argument: value '" + std::string(text) + "' does not fit dtype i8 (not a finite number)");
 }
 
 TEST(DTypeTest, GarbageAndEmptyAreNotNumbers) {
@@ -140,8 +140,7 @@ TEST(DTypeTest, GarbageAndEmptyAreNotNumbers) {
     EXPECT_EQ(ParseError(t, ""), "Invalid argument: empty value is not a number");
     EXPECT_EQ(ParseError(t, "   "), "Invalid argument: empty value is not a number");
     for (const char* text : {"1x", "--1", "+-1", "1 2", "1e", "e5", ".", "-", "1,5", "0x"})
-      EXPECT_NE(ParseError(t, text).find("is not a number"), std::string::npos)
-          << DTypeName(t) << " '" << text << "'";
+      EXPECT_NE(ParseError(t, text).find("is not a number"), std::string::npos) << DTypeName(t) << " '" << text << "'";
   }
   // Integer dtypes read decimal only; hex is not taken for a number.
   EXPECT_NE(ParseError(DType::kI4, "0x10").find("is not a number"), std::string::npos);
@@ -176,10 +175,8 @@ TEST(DTypeTest, FloatDTypes) {
   EXPECT_EQ(Parse(DType::kF4, "1e-50").f, 0.0);
   EXPECT_TRUE(std::isnan(Parse(DType::kF4, "nan").f));
   EXPECT_EQ(Parse(DType::kF4, "-inf").f, -std::numeric_limits<double>::infinity());
-  EXPECT_EQ(ParseError(DType::kF4, "3.5e38"),
-            "Invalid argument: value '3.5e38' does not fit dtype f4");
-  EXPECT_EQ(ParseError(DType::kF4, "-1e39"),
-            "Invalid argument: value '-1e39' does not fit dtype f4");
+  EXPECT_EQ(ParseError(DType::kF4, "3.5e38"), "Invalid argument: value '3.5e38' does not fit dtype f4");
+  EXPECT_EQ(ParseError(DType::kF4, "-1e39"), "Invalid argument: value '-1e39' does not fit dtype f4");
 }
 
 TEST(DTypeTest, ValueFromDouble) {
@@ -198,11 +195,9 @@ TEST(DTypeTest, ValueFromDouble) {
   EXPECT_EQ(ok(DType::kI8, -9223372036854775808.0).i, std::numeric_limits<int64_t>::min());
   EXPECT_EQ(ok(DType::kU8, 18446744073709549568.0).u, 18446744073709549568u);  // largest < 2^64
   EXPECT_EQ(bad(DType::kU1, 300), "Invalid argument: value '300' does not fit dtype u1");
-  EXPECT_EQ(bad(DType::kI4, 1.5),
-            "Invalid argument: value '1.5' does not fit dtype i4 (not an integer)");
-  EXPECT_EQ(bad(DType::kI4, NAN),
-            "Invalid argument: value 'nan' does not fit dtype i4 (not a finite number)");
-  bad(DType::kI8, 9223372036854775808.0);  // 2^63
+  EXPECT_EQ(bad(DType::kI4, 1.5), "Invalid argument: value '1.5' does not fit dtype i4 (not an integer)");
+  EXPECT_EQ(bad(DType::kI4, NAN), "Invalid argument: value 'nan' does not fit dtype i4 (not a finite number)");
+  bad(DType::kI8, 9223372036854775808.0);   // 2^63
   bad(DType::kU8, 18446744073709551616.0);  // 2^64
   bad(DType::kU8, -1.0);
   bad(DType::kI4, INFINITY);
@@ -245,8 +240,7 @@ TEST(DTypeTest, FormatValueIsShortestRoundTrip) {
 // value -> text -> value unchanged.
 TEST(DTypeTest, RandomRoundTrips) {
   const uint64_t seed = testing::TestSeed();
-  SCOPED_TRACE("seed " + std::to_string(seed) +
-               " (rerun with MOMENTA_SEED=" + std::to_string(seed) + ")");
+  SCOPED_TRACE("seed " + std::to_string(seed) + " (rerun with MOMENTA_SEED=" + std::to_string(seed) + ")");
   std::mt19937_64 rng(seed);
   for (DType t : kAll) {
     for (int k = 0; k < 2000; ++k) {
@@ -260,14 +254,12 @@ TEST(DTypeTest, RandomRoundTrips) {
       char again[8] = {};
       EncodeValue(t, v, again);
       if (!(v.kind == Value::Kind::kFloat && std::isnan(v.f))) {
-        ASSERT_EQ(std::memcmp(bytes, again, DTypeSize(t)), 0)
-            << DTypeName(t) << " " << FormatValue(v);
+        ASSERT_EQ(std::memcmp(bytes, again, DTypeSize(t)), 0) << DTypeName(t) << " " << FormatValue(v);
       }
       for (const std::string& text : {FormatValue(v), FormatValue(t, v)}) {
         auto parsed = ParseValue(t, text);
         ASSERT_OK(parsed) << DTypeName(t) << " '" << text << "': " << Text(parsed.status());
-        ASSERT_TRUE(SameValue(*parsed, v))
-            << DTypeName(t) << " '" << text << "' came back as " << FormatValue(*parsed);
+        ASSERT_TRUE(SameValue(*parsed, v)) << DTypeName(t) << " '" << text << "' came back as " << FormatValue(*parsed);
       }
       const double d = DecodeDouble(t, bytes);
       if (v.kind == Value::Kind::kFloat && std::isnan(v.f)) {

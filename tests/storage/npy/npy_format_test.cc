@@ -22,9 +22,7 @@ namespace {
 constexpr DType kAll[] = {DType::kF8, DType::kF4, DType::kI8, DType::kI4, DType::kI2,
                           DType::kI1, DType::kU8, DType::kU4, DType::kU2, DType::kU1};
 
-std::string DataFile(const std::string& name) {
-  return std::string(MOMENTA_TEST_DATA_DIR) + "/" + name;
-}
+std::string DataFile(const std::string& name) { return std::string(MOMENTA_TEST_DATA_DIR) + "/" + name; }
 
 // A complete header around `dict`: the preamble of `major`.0, the dict, and
 // spaces and '\n' up to a multiple of 64 bytes, as NumPy pads it.
@@ -36,8 +34,7 @@ std::string MakeHeader(const std::string& dict, int major = 1) {
   std::string out(kNpyMagic);
   out.push_back(static_cast<char>(major));
   out.push_back('\0');
-  for (size_t i = 0; i < prefix - 8; ++i)
-    out.push_back(static_cast<char>((body.size() >> (8 * i)) & 0xff));
+  for (size_t i = 0; i < prefix - 8; ++i) out.push_back(static_cast<char>((body.size() >> (8 * i)) & 0xff));
   return out + body;
 }
 
@@ -61,12 +58,9 @@ std::string Rejected(const std::string& bytes, Status::Code code) {
   return msg;
 }
 
-std::string RejectedDict(const std::string& dict, Status::Code code) {
-  return Rejected(MakeHeader(dict), code);
-}
+std::string RejectedDict(const std::string& dict, Status::Code code) { return Rejected(MakeHeader(dict), code); }
 
-#define EXPECT_HAS(haystack, needle) \
-  EXPECT_NE((haystack).find(needle), std::string::npos) << (haystack)
+#define EXPECT_HAS(haystack, needle) EXPECT_NE((haystack).find(needle), std::string::npos) << (haystack)
 
 TEST(NpyFormatTest, EncodeParseRoundTrip) {
   std::vector<std::vector<uint64_t>> shapes = {{}, {0}, {1}, {5}, {3, 4}, {2, 3, 4}, {7, 0, 9}};
@@ -128,10 +122,9 @@ TEST(NpyFormatTest, EncodeMatchesNumpyByteForByte) {
     DType t;
     uint64_t n;
   } kCases[] = {
-      {"f8.npy", DType::kF8, 10}, {"f4.npy", DType::kF4, 10}, {"i8.npy", DType::kI8, 6},
-      {"i4.npy", DType::kI4, 6},  {"i2.npy", DType::kI2, 6},  {"i1.npy", DType::kI1, 6},
-      {"u8.npy", DType::kU8, 5},  {"u4.npy", DType::kU4, 5},  {"u2.npy", DType::kU2, 5},
-      {"u1.npy", DType::kU1, 5},
+      {"f8.npy", DType::kF8, 10}, {"f4.npy", DType::kF4, 10}, {"i8.npy", DType::kI8, 6}, {"i4.npy", DType::kI4, 6},
+      {"i2.npy", DType::kI2, 6},  {"i1.npy", DType::kI1, 6},  {"u8.npy", DType::kU8, 5}, {"u4.npy", DType::kU4, 5},
+      {"u2.npy", DType::kU2, 5},  {"u1.npy", DType::kU1, 5},
   };
   for (const auto& c : kCases) {
     const std::string golden = testing::ReadFileBytes(DataFile(c.file));
@@ -142,8 +135,7 @@ TEST(NpyFormatTest, EncodeMatchesNumpyByteForByte) {
   const std::string golden = testing::ReadFileBytes(DataFile("c_order_i4_3x4.npy"));
   const uint64_t shape[] = {3, 4};
   EXPECT_EQ(EncodeNpyHeader(DType::kI4, shape, 128), golden.substr(0, 128));
-  EXPECT_EQ(EncodeNpyHeader(DType::kF8, {}, 128),
-            testing::ReadFileBytes(DataFile("scalar_f8.npy")).substr(0, 128));
+  EXPECT_EQ(EncodeNpyHeader(DType::kF8, {}, 128), testing::ReadFileBytes(DataFile("scalar_f8.npy")).substr(0, 128));
 }
 
 TEST(NpyFormatTest, AcceptsEverySpellingOfTheDict) {
@@ -171,10 +163,9 @@ TEST(NpyFormatTest, AcceptsEverySpellingOfTheDict) {
   EXPECT_EQ(h.length(), 0u);
   h = ParseOk("{'descr': '<f8', 'fortran_order': False, 'shape': (0, 9223372036854775807), }");
   EXPECT_EQ(h.length(), 0u);
-  EXPECT_HAS(
-      RejectedDict("{'descr': '<f8', 'fortran_order': False, 'shape': (0, 9223372036854775808), }",
-                   Status::Code::kCorruption),
-      "too large");
+  EXPECT_HAS(RejectedDict("{'descr': '<f8', 'fortran_order': False, 'shape': (0, 9223372036854775808), }",
+                          Status::Code::kCorruption),
+             "too large");
 
   const struct {
     const char* descr;
@@ -198,8 +189,7 @@ TEST(NpyFormatTest, AcceptsEverySpellingOfTheDict) {
   EXPECT_EQ(h.major_version, 3);
 
   // Bytes after the header are not looked at.
-  auto more =
-      Parse(MakeHeader("{'descr': '<f8', 'fortran_order': False, 'shape': (1,)}") + "xxxxxxxx");
+  auto more = Parse(MakeHeader("{'descr': '<f8', 'fortran_order': False, 'shape': (1,)}") + "xxxxxxxx");
   ASSERT_OK(more);
   EXPECT_EQ(more->data_offset, 128u);
 }
@@ -228,43 +218,33 @@ TEST(NpyFormatTest, RejectsUnsupportedDTypes) {
 
 TEST(NpyFormatTest, RejectsBadDicts) {
   const auto kC = Status::Code::kCorruption;
-  EXPECT_HAS(Rejected(MakeHeader("{'descr': '<f8', 'fortran_order': True, 'shape': (2, 3), }"),
-                      Status::Code::kNotSupported),
-             "Fortran-order");
+  EXPECT_HAS(
+      Rejected(MakeHeader("{'descr': '<f8', 'fortran_order': True, 'shape': (2, 3), }"), Status::Code::kNotSupported),
+      "Fortran-order");
   EXPECT_HAS(RejectedDict("{'descr': '<f8', 'fortran_order': 0, 'shape': (2,), }", kC),
              "'fortran_order' is not True or False");
   EXPECT_HAS(RejectedDict("{'descr': '<f8', 'fortran_order': False}", kC), "lacks the key 'shape'");
-  EXPECT_HAS(RejectedDict("{'descr': '<f8', 'shape': (1,), 'fortran_order': False, 'x': 1}", kC),
-             "unexpected key 'x'");
+  EXPECT_HAS(RejectedDict("{'descr': '<f8', 'shape': (1,), 'fortran_order': False, 'x': 1}", kC), "unexpected key 'x'");
   // A key given twice keeps its last value, as in a Python dict (and NumPy).
   EXPECT_EQ(ParseOk("{'descr': '<f8', 'shape': (1,), 'fortran_order': False, 'shape': (4, 2)}").shape,
             (std::vector<uint64_t>{4, 2}));
-  EXPECT_EQ(ParseOk("{'descr': [[1]], 'shape': (1,), 'fortran_order': False, 'descr': 'u1'}").dtype,
-            DType::kU1);
+  EXPECT_EQ(ParseOk("{'descr': [[1]], 'shape': (1,), 'fortran_order': False, 'descr': 'u1'}").dtype, DType::kU1);
   EXPECT_HAS(RejectedDict("{'descr': '<f8', 'fortran_order': False, 'shape': (5)}", kC),
              "'shape' is not a tuple");  // (5) is 5 in Python
-  EXPECT_HAS(RejectedDict("{'descr': '<f8', 'fortran_order': False, 'shape': [5]}", kC),
-             "'shape' is not a tuple");
-  EXPECT_HAS(RejectedDict("{'descr': '<f8', 'fortran_order': False, 'shape': (-1,)}", kC),
-             "negative dimension");
-  EXPECT_HAS(RejectedDict("{'descr': '<f8', 'fortran_order': False, 'shape': ('a',)}", kC),
-             "other than integers");
-  EXPECT_HAS(RejectedDict(
-                 "{'descr': '<f8', 'fortran_order': False, 'shape': (18446744073709551616,)}", kC),
+  EXPECT_HAS(RejectedDict("{'descr': '<f8', 'fortran_order': False, 'shape': [5]}", kC), "'shape' is not a tuple");
+  EXPECT_HAS(RejectedDict("{'descr': '<f8', 'fortran_order': False, 'shape': (-1,)}", kC), "negative dimension");
+  EXPECT_HAS(RejectedDict("{'descr': '<f8', 'fortran_order': False, 'shape': ('a',)}", kC), "other than integers");
+  EXPECT_HAS(RejectedDict("{'descr': '<f8', 'fortran_order': False, 'shape': (18446744073709551616,)}", kC),
              "2^64 or more");
-  EXPECT_HAS(RejectedDict(
-                 "{'descr': '<f8', 'fortran_order': False, 'shape': (4294967296, 4294967296)}", kC),
+  EXPECT_HAS(RejectedDict("{'descr': '<f8', 'fortran_order': False, 'shape': (4294967296, 4294967296)}", kC),
              "too large");
-  EXPECT_HAS(
-      RejectedDict("{'descr': '<u1', 'fortran_order': False, 'shape': (9223372036854775807,)}", kC),
-      "too large");
-  EXPECT_HAS(
-      RejectedDict("{'descr': '<f8', 'fortran_order': False, 'shape': (1152921504606846976,)}", kC),
-      "too large");  // 2^60 elements of 8 bytes = 2^63 bytes
+  EXPECT_HAS(RejectedDict("{'descr': '<u1', 'fortran_order': False, 'shape': (9223372036854775807,)}", kC),
+             "too large");
+  EXPECT_HAS(RejectedDict("{'descr': '<f8', 'fortran_order': False, 'shape': (1152921504606846976,)}", kC),
+             "too large");  // 2^60 elements of 8 bytes = 2^63 bytes
   std::string many = "(";
   for (int i = 0; i < 65; ++i) many += "1,";
-  EXPECT_HAS(RejectedDict("{'descr': '<f8', 'fortran_order': False, 'shape': " + many + ")}", kC),
-             "65 dimensions");
+  EXPECT_HAS(RejectedDict("{'descr': '<f8', 'fortran_order': False, 'shape': " + many + ")}", kC), "65 dimensions");
   EXPECT_HAS(RejectedDict("['descr', '<f8']", kC), "not a dict");
 
   // Unparsable dicts say what went wrong where.
@@ -275,16 +255,25 @@ TEST(NpyFormatTest, RejectsBadDicts) {
                           "{'descr': '<f8', 'fortran_order': Falsey, 'shape': (3,)}",
                           "{'descr': '<f8', 'fortran_order': False, 'shape': (3x,)}",
                           "{'descr': '<f8', 'fortran_order': False, 'shape': (3,)} junk",
-                          "", "   ", "{", "}", "{:}", "{'descr': '<f8', 'fortran_order': False, "
-                          "'shape': (3,)}\n  {}", "{'a': 01}", "{'a': 1__0}", "{'a': 2j+1}",
-                          "{'a': -(-1)}", "{'a': f'x'}", "{'a': 'x\\x4'}", "{'a': 'x' b'y'}",
+                          "",
+                          "   ",
+                          "{",
+                          "}",
+                          "{:}",
+                          "{'descr': '<f8', 'fortran_order': False, "
+                          "'shape': (3,)}\n  {}",
+                          "{'a': 01}",
+                          "{'a': 1__0}",
+                          "{'a': 2j+1}",
+                          "{'a': -(-1)}",
+                          "{'a': f'x'}",
+                          "{'a': 'x\\x4'}",
+                          "{'a': 'x' b'y'}",
                           "{'descr': '<f8', 'fortran_order': False, 'shape': (3,)}\v"}) {
     EXPECT_HAS(RejectedDict(bad, kC), "does not parse");
   }
-  EXPECT_HAS(RejectedDict("{'descr': '<f8', 'fortran_order': False, 'shape': (3.0,)}", kC),
-             "other than integers");
-  EXPECT_HAS(RejectedDict("{'descr': '<f8', 'fortran_order': False, 'shape': (True,)}", kC),
-             "other than integers");
+  EXPECT_HAS(RejectedDict("{'descr': '<f8', 'fortran_order': False, 'shape': (3.0,)}", kC), "other than integers");
+  EXPECT_HAS(RejectedDict("{'descr': '<f8', 'fortran_order': False, 'shape': (True,)}", kC), "other than integers");
   EXPECT_HAS(RejectedDict("{'descr'}", kC), "not a dict");  // a set
   EXPECT_HAS(RejectedDict("{'descr': '<f8', 'fortran_order': False, 'shape': (3,), [1]: 2}", kC),
              "unhashable dict key");
@@ -299,8 +288,7 @@ TEST(NpyFormatTest, RejectsBadPreambles) {
   EXPECT_HAS(Rejected("", kC), "not a NumPy .npy file");
   EXPECT_HAS(Rejected(std::string(kNpyMagic), kC), "preamble truncated");
   EXPECT_HAS(Rejected(good.substr(0, 9), kC), "preamble truncated");
-  EXPECT_HAS(Rejected(good.substr(0, 40), kC),
-             "header truncated: it says 128 bytes, only 40 are there");
+  EXPECT_HAS(Rejected(good.substr(0, 40), kC), "header truncated: it says 128 bytes, only 40 are there");
 
   std::string v4 = good;
   v4[6] = 4;
@@ -320,8 +308,7 @@ TEST(NpyFormatTest, RejectsBadPreambles) {
 
 // Every golden file NumPy wrote opens with its dtype, shape and values.
 template <typename T>
-void ExpectValues(const std::string& name, DType t, const std::vector<T>& want,
-                  std::vector<uint64_t> shape = {}) {
+void ExpectValues(const std::string& name, DType t, const std::vector<T>& want, std::vector<uint64_t> shape = {}) {
   SCOPED_TRACE(name);
   if (shape.empty()) shape = {want.size()};
   auto f = ArrayFile::Open(DataFile(name), IoOptions{.kind = IoKind::kPread});
@@ -355,24 +342,20 @@ void ExpectValues(const std::string& name, DType t, const std::vector<T>& want,
 
 TEST(NpyFormatTest, GoldenFilesFromNumpyOpen) {
   const double inf = std::numeric_limits<double>::infinity(), nan = std::nan("");
-  ExpectValues<double>("f8.npy", DType::kF8,
-                       {0.0, -0.0, 1.5, -2.25, 1e308, 5e-324, nan, inf, -inf, 0.1});
+  ExpectValues<double>("f8.npy", DType::kF8, {0.0, -0.0, 1.5, -2.25, 1e308, 5e-324, nan, inf, -inf, 0.1});
   ExpectValues<float>("f4.npy", DType::kF4,
-                      {0.0f, -0.0f, 1.5f, -2.25f, FLT_MAX, 1e-45f, static_cast<float>(nan),
-                       static_cast<float>(inf), -static_cast<float>(inf), 0.1f});
-  ExpectValues<int64_t>(
-      "i8.npy", DType::kI8,
-      {0, 1, -1, std::numeric_limits<int64_t>::min(), std::numeric_limits<int64_t>::max(), 42});
+                      {0.0f, -0.0f, 1.5f, -2.25f, FLT_MAX, 1e-45f, static_cast<float>(nan), static_cast<float>(inf),
+                       -static_cast<float>(inf), 0.1f});
+  ExpectValues<int64_t>("i8.npy", DType::kI8,
+                        {0, 1, -1, std::numeric_limits<int64_t>::min(), std::numeric_limits<int64_t>::max(), 42});
   ExpectValues<int32_t>("i4.npy", DType::kI4, {0, 1, -1, INT32_MIN, INT32_MAX, 42});
   ExpectValues<int16_t>("i2.npy", DType::kI2, {0, 1, -1, INT16_MIN, INT16_MAX, 42});
   ExpectValues<int8_t>("i1.npy", DType::kI1, {0, 1, -1, INT8_MIN, INT8_MAX, 42});
-  ExpectValues<uint64_t>("u8.npy", DType::kU8,
-                         {0, 1, std::numeric_limits<uint64_t>::max(), uint64_t{1} << 63, 42});
+  ExpectValues<uint64_t>("u8.npy", DType::kU8, {0, 1, std::numeric_limits<uint64_t>::max(), uint64_t{1} << 63, 42});
   ExpectValues<uint32_t>("u4.npy", DType::kU4, {0, 1, UINT32_MAX, uint32_t{1} << 31, 42});
   ExpectValues<uint16_t>("u2.npy", DType::kU2, {0, 1, UINT16_MAX, 1u << 15, 42});
   ExpectValues<uint8_t>("u1.npy", DType::kU1, {0, 1, 255, 128, 42});
-  ExpectValues<int32_t>("c_order_i4_3x4.npy", DType::kI4, {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11},
-                        {3, 4});
+  ExpectValues<int32_t>("c_order_i4_3x4.npy", DType::kI4, {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11}, {3, 4});
   ExpectValues<double>("v2_f8.npy", DType::kF8, {1.0, 2.0, 3.0});
   ExpectValues<uint16_t>("v3_u2.npy", DType::kU2, {1, 2, 65535});
 }
@@ -432,8 +415,8 @@ TEST(NpyFormatTest, FuzzedHeadersNeverCrash) {
   std::mt19937_64 rng(seed);
 
   std::vector<std::string> seeds;
-  for (const char* name : {"f8.npy", "c_order_i4_3x4.npy", "v2_f8.npy", "v3_u2.npy",
-                           "reject_structured.npy", "reject_object.npy", "scalar_f8.npy"}) {
+  for (const char* name : {"f8.npy", "c_order_i4_3x4.npy", "v2_f8.npy", "v3_u2.npy", "reject_structured.npy",
+                           "reject_object.npy", "scalar_f8.npy"}) {
     const std::string bytes = testing::ReadFileBytes(DataFile(name));
     seeds.push_back(bytes.substr(0, std::min<size_t>(bytes.size(), 128)));
   }
@@ -448,15 +431,26 @@ TEST(NpyFormatTest, FuzzedHeadersNeverCrash) {
     const int edits = rng() % 2 ? 1 : 1 + static_cast<int>(rng() % 4);
     for (int e = 0; e < edits && !h.empty(); ++e) {
       // Mostly inside the dict, sometimes in the preamble.
-      const size_t at =
-          h.size() > 10 && rng() % 4 != 0 ? 10 + rng() % (h.size() - 10) : rng() % h.size();
+      const size_t at = h.size() > 10 && rng() % 4 != 0 ? 10 + rng() % (h.size() - 10) : rng() % h.size();
       switch (rng() % 6) {
-        case 0: h[at] = static_cast<char>(h[at] ^ (1 << (rng() % 8))); break;
-        case 1: h[at] = static_cast<char>(rng()); break;
-        case 2: h[at] = kSpecial[rng() % kSpecial.size()]; break;
-        case 3: h.resize(at); break;
-        case 4: h.insert(at, 1, kSpecial[rng() % kSpecial.size()]); break;
-        case 5: h.erase(at, 1 + rng() % 8); break;
+        case 0:
+          h[at] = static_cast<char>(h[at] ^ (1 << (rng() % 8)));
+          break;
+        case 1:
+          h[at] = static_cast<char>(rng());
+          break;
+        case 2:
+          h[at] = kSpecial[rng() % kSpecial.size()];
+          break;
+        case 3:
+          h.resize(at);
+          break;
+        case 4:
+          h.insert(at, 1, kSpecial[rng() % kSpecial.size()]);
+          break;
+        case 5:
+          h.erase(at, 1 + rng() % 8);
+          break;
       }
     }
     // An exact-size copy so any read past the end is a heap overflow that

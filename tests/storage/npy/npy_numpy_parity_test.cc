@@ -37,11 +37,25 @@ std::string Header(const std::string& dict, int major, int pad) {
     while ((prefix + body.size() + 1) % 64 != 0) body += c;
   };
   switch (pad) {
-    case 0: fill(' '); body += '\n'; break;
-    case 1: break;
-    case 2: body += '\n'; fill(' '); body += ' '; break;
-    case 3: fill('\t'); body += '\n'; break;
-    default: fill(' '); body += ' '; break;
+    case 0:
+      fill(' ');
+      body += '\n';
+      break;
+    case 1:
+      break;
+    case 2:
+      body += '\n';
+      fill(' ');
+      body += ' ';
+      break;
+    case 3:
+      fill('\t');
+      body += '\n';
+      break;
+    default:
+      fill(' ');
+      body += ' ';
+      break;
   }
   std::string out(kNpyMagic);
   out.push_back(static_cast<char>(major));
@@ -183,7 +197,7 @@ std::vector<std::string> HandWritten() {
   d.push_back(plain + "\r  ");
   d.push_back(plain + "\r");
   d.push_back(plain + "\n\r");
-  d.push_back(plain + std::string(9900, ' '));   // NumPy reads up to 10000 characters
+  d.push_back(plain + std::string(9900, ' '));  // NumPy reads up to 10000 characters
   d.push_back(plain + std::string(10000, ' '));
   d.push_back("{'descr': '\xff\xfe', 'descr': '<f8', 'fortran_order': False, 'shape': (3,)}");
   for (int depth : {20, 150, 198, 199, 200, 201, 250})
@@ -192,15 +206,18 @@ std::vector<std::string> HandWritten() {
                 ", 'descr': '<f8', 'fortran_order': False, 'shape': (3,)}");
   // Every dtype spelling momenta knows, and ones it does not.
   for (const char* descr :
-       {"<f8", "f8", "=f8", "|f8", ">f8", "d", "<d", "float64", "double", "float", "float_", "<f4",
-        "f", "single", "float32", "<i8", "l", "q", "p", "<q", "int", "int64", "int_", "intp",
-        "long", "longlong", "int0", "<i4", "i", "intc", "int32", "<i2", "h", "short", "int16",
-        "|i1", "<i1", ">i1", "b", ">b", "byte", "int8", "<u8", "L", "Q", "P", "uint", "uint64",
-        "uintp", "ulong", "ulonglong", "uint0", "<u4", "I", "uintc", "uint32", "<u2", "H",
-        "ushort", "uint16", "|u1", "u1", ">u1", "B", "ubyte", "uint8", ">i8", ">u2", ">l", "<f2",
-        "e", "<f16", "g", "<c16", "|b1", "?", "bool", "|O", "O", "<U5", "|S3", "|V8", "<M8[ns]",
-        "<m8[s]", "<i16", "", " <f8", "<f8 ", "F8", "f8,", "1f8", "()f8", "(2,)f8", "f 8", "<f08",
-        "f8,i4", "float64,", "Float64", ">float64", "<float64", "<int", "i8\\x00"}) {
+       {"<f8",      "f8",      "=f8",    "|f8",   ">f8",    "d",         "<d",       "float64",  "double",
+        "float",    "float_",  "<f4",    "f",     "single", "float32",   "<i8",      "l",        "q",
+        "p",        "<q",      "int",    "int64", "int_",   "intp",      "long",     "longlong", "int0",
+        "<i4",      "i",       "intc",   "int32", "<i2",    "h",         "short",    "int16",    "|i1",
+        "<i1",      ">i1",     "b",      ">b",    "byte",   "int8",      "<u8",      "L",        "Q",
+        "P",        "uint",    "uint64", "uintp", "ulong",  "ulonglong", "uint0",    "<u4",      "I",
+        "uintc",    "uint32",  "<u2",    "H",     "ushort", "uint16",    "|u1",      "u1",       ">u1",
+        "B",        "ubyte",   "uint8",  ">i8",   ">u2",    ">l",        "<f2",      "e",        "<f16",
+        "g",        "<c16",    "|b1",    "?",     "bool",   "|O",        "O",        "<U5",      "|S3",
+        "|V8",      "<M8[ns]", "<m8[s]", "<i16",  "",       " <f8",      "<f8 ",     "F8",       "f8,",
+        "1f8",      "()f8",    "(2,)f8", "f 8",   "<f08",   "f8,i4",     "float64,", "Float64",  ">float64",
+        "<float64", "<int",    "i8\\x00"}) {
     d.push_back(Dict(std::string("'") + descr + "'", "False", "(2,)"));
   }
   return d;
@@ -210,8 +227,7 @@ std::vector<std::string> HandWritten() {
 // pieces duplicated or cut, blanks/comments/continuations put between tokens,
 // quotes swapped.
 std::string Mutate(std::string s, std::mt19937_64& rng) {
-  static const std::string kAlphabet =
-      " \t\n\r,:()[]{}'\"#\\L0123456789-+_.jxobeflirsuTFNdcpa<>|=";
+  static const std::string kAlphabet = " \t\n\r,:()[]{}'\"#\\L0123456789-+_.jxobeflirsuTFNdcpa<>|=";
   const int edits = 1 + static_cast<int>(rng() % 3);
   for (int e = 0; e < edits; ++e) {
     const size_t at = s.empty() ? 0 : rng() % (s.size() + 1);
@@ -219,9 +235,13 @@ std::string Mutate(std::string s, std::mt19937_64& rng) {
     if (rng() % 40 == 0) c = static_cast<char>(rng() % 256);
     static const char* kGaps[] = {" ", "\n", "\t", "  # c\n", "\\\n", "\r\n", "\r", "\f", ",", "L"};
     switch (rng() % 7) {
-      case 0: s.insert(s.begin() + static_cast<std::ptrdiff_t>(at), c); break;
-      case 5: s.insert(at, kGaps[rng() % std::size(kGaps)]); break;  // mostly between tokens
-      case 6:  // the other quote character throughout
+      case 0:
+        s.insert(s.begin() + static_cast<std::ptrdiff_t>(at), c);
+        break;
+      case 5:
+        s.insert(at, kGaps[rng() % std::size(kGaps)]);
+        break;  // mostly between tokens
+      case 6:   // the other quote character throughout
         for (char& q : s) q = q == '\'' ? '"' : q == '"' ? '\'' : q;
         break;
       case 1:
@@ -252,14 +272,14 @@ std::vector<std::string> Bases(std::mt19937_64& rng) {
     const std::string shape = kShapes[rng() % std::size(kShapes)];
     const std::string fortran = rng() % 6 == 0 ? "True" : "False";
     switch (rng() % 3) {
-      case 0: out.push_back(Dict(descr, fortran, shape)); break;
+      case 0:
+        out.push_back(Dict(descr, fortran, shape));
+        break;
       case 1:
-        out.push_back("{'shape': " + shape + ", 'descr': " + descr + ", 'fortran_order': " +
-                      fortran + "}");
+        out.push_back("{'shape': " + shape + ", 'descr': " + descr + ", 'fortran_order': " + fortran + "}");
         break;
       default:
-        out.push_back("{\"fortran_order\":" + fortran + ",\"shape\":" + shape +
-                      ",\"descr\":" + descr + ",}");
+        out.push_back("{\"fortran_order\":" + fortran + ",\"shape\":" + shape + ",\"descr\":" + descr + ",}");
         break;
     }
   }
@@ -320,9 +340,8 @@ print('\n'.join(out))
 )PY";
 
 const std::map<std::string, DType> kNumpyStr = {
-    {"<f8", DType::kF8}, {"<f4", DType::kF4}, {"<i8", DType::kI8}, {"<i4", DType::kI4},
-    {"<i2", DType::kI2}, {"|i1", DType::kI1}, {"<u8", DType::kU8}, {"<u4", DType::kU4},
-    {"<u2", DType::kU2}, {"|u1", DType::kU1},
+    {"<f8", DType::kF8}, {"<f4", DType::kF4}, {"<i8", DType::kI8}, {"<i4", DType::kI4}, {"<i2", DType::kI2},
+    {"|i1", DType::kI1}, {"<u8", DType::kU8}, {"<u4", DType::kU4}, {"<u2", DType::kU2}, {"|u1", DType::kU1},
 };
 
 TEST(NpyNumpyParityTest, MomentaAcceptsExactlyWhatNumpyAccepts) {
@@ -357,8 +376,7 @@ TEST(NpyNumpyParityTest, MomentaAcceptsExactlyWhatNumpyAccepts) {
     manifest += paths.back() + "\n";
   }
   WriteFileBytes(dir.File("manifest"), manifest);
-  const std::string code = std::string("import sys\nsys.argv = ['judge', '") + dir.File("manifest") +
-                           "']\n" + kJudge;
+  const std::string code = std::string("import sys\nsys.argv = ['judge', '") + dir.File("manifest") + "']\n" + kJudge;
   auto py = RunPython(code);
   ASSERT_EQ(py.exit_code, 0) << py.err;
   std::vector<std::string> verdicts;
@@ -396,8 +414,7 @@ TEST(NpyNumpyParityTest, MomentaAcceptsExactlyWhatNumpyAccepts) {
         if (*spelled != known->second) {
           why = "NpyDescrDType says " + std::string(DTypeName(*spelled)) + ", NumPy " + dtype_str;
         } else if (!file.ok()) {
-          why = "NumPy accepts it (" + dtype_str + " " + dims + "), momenta refuses: " +
-                file.status().ToString();
+          why = "NumPy accepts it (" + dtype_str + " " + dims + "), momenta refuses: " + file.status().ToString();
         } else if ((*file)->dtype() != known->second || (*file)->header().shape != want) {
           why = "NumPy reads " + dtype_str + " " + dims + ", momenta another dtype or shape";
         }
@@ -414,8 +431,8 @@ TEST(NpyNumpyParityTest, MomentaAcceptsExactlyWhatNumpyAccepts) {
         ADD_FAILURE() << "header #" << i << " " << ::testing::PrintToString(header) << ": " << why;
     }
   }
-  std::cout << "[ parity   ] " << headers.size() << " headers: " << accepted << " accepted by both, "
-            << refused << " refused by both, " << exceptions
+  std::cout << "[ parity   ] " << headers.size() << " headers: " << accepted << " accepted by both, " << refused
+            << " refused by both, " << exceptions
             << " read by NumPy but refused by momenta (dtype/order/spelling not stored)\n";
   EXPECT_EQ(disagreements, 0u);
   EXPECT_GT(accepted, 300u);  // the generator keeps producing valid headers

@@ -84,12 +84,10 @@ std::string Substitute(std::string code, const std::string& key, const std::stri
 TEST(NumpyInteropTest, MomentaReadsWhatNumpyWrites) {
   SKIP_WITHOUT_NUMPY();
   const uint64_t seed = TestSeed();
-  SCOPED_TRACE("seed " + std::to_string(seed) +
-               " (rerun with MOMENTA_SEED=" + std::to_string(seed) + ")");
+  SCOPED_TRACE("seed " + std::to_string(seed) + " (rerun with MOMENTA_SEED=" + std::to_string(seed) + ")");
   ScratchDir dir;
   const std::string code =
-      Substitute(Substitute(kNumpyWriter, "SEED", std::to_string(seed % (uint64_t{1} << 62))),
-                 "DIR", dir.path());
+      Substitute(Substitute(kNumpyWriter, "SEED", std::to_string(seed % (uint64_t{1} << 62))), "DIR", dir.path());
   const auto py = RunPython(code);
   ASSERT_EQ(py.exit_code, 0) << py.out << py.err;
 
@@ -100,8 +98,7 @@ TEST(NumpyInteropTest, MomentaReadsWhatNumpyWrites) {
   for (IoKind kind : {IoKind::kPread, IoKind::kMmap, IoKind::kUring}) {
     for (DType t : kAll) {
       for (const auto& v : kVariants) {
-        const std::string base =
-            dir.File(std::string(DTypeName(t)) + "_v" + std::to_string(v.version));
+        const std::string base = dir.File(std::string(DTypeName(t)) + "_v" + std::to_string(v.version));
         SCOPED_TRACE(base + ".npy over " + std::string(IoKindName(kind)));
         auto f = ArrayFile::Open(base + ".npy", IoOptions{.kind = kind});
         if (!f.ok() && kind == IoKind::kUring && f.status().code() == Status::Code::kNotSupported) {
@@ -119,8 +116,8 @@ TEST(NumpyInteropTest, MomentaReadsWhatNumpyWrites) {
         for (size_t k = 0; k < want.size(); ++k) {
           auto w = ParseValue(t, want[k]);
           ASSERT_OK(w) << want[k] << ": " << w.status().ToString();
-          ASSERT_TRUE(Same(got[k], *w)) << "#" << k << ": momenta read " << FormatValue(got[k])
-                                        << ", NumPy wrote " << want[k];
+          ASSERT_TRUE(Same(got[k], *w)) << "#" << k << ": momenta read " << FormatValue(got[k]) << ", NumPy wrote "
+                                        << want[k];
         }
       }
     }
@@ -169,8 +166,7 @@ raise SystemExit(1 if bad else 0)
 TEST(NumpyInteropTest, NumpyMapsWhatMomentaWrites) {
   SKIP_WITHOUT_NUMPY();
   const uint64_t seed = TestSeed();
-  SCOPED_TRACE("seed " + std::to_string(seed) +
-               " (rerun with MOMENTA_SEED=" + std::to_string(seed) + ")");
+  SCOPED_TRACE("seed " + std::to_string(seed) + " (rerun with MOMENTA_SEED=" + std::to_string(seed) + ")");
   std::mt19937_64 rng(seed);
   ScratchDir dir;
   std::string manifest;
@@ -192,15 +188,14 @@ TEST(NumpyInteropTest, NumpyMapsWhatMomentaWrites) {
       std::string text;
       for (const Value& v : values) text += FormatValue(v) + "\n";  // the exact value
       WriteFileBytes(base + ".txt", text);
-      manifest +=
-          base + ".npy|" + std::string(DTypeName(t)) + "|" + PyTuple(shape) + "|" + base + ".txt\n";
+      manifest += base + ".npy|" + std::string(DTypeName(t)) + "|" + PyTuple(shape) + "|" + base + ".txt\n";
     }
   }
   // A big sparse array: NumPy maps 2^32 elements without reading them.
   {
     const std::string big = dir.File("big_u1.npy");
-    auto f = ArrayFile::Create(big, DType::kU1, std::vector<uint64_t>{uint64_t{1} << 32},
-                               IoOptions{.kind = IoKind::kPread});
+    auto f =
+        ArrayFile::Create(big, DType::kU1, std::vector<uint64_t>{uint64_t{1} << 32}, IoOptions{.kind = IoKind::kPread});
     ASSERT_OK(f);
     const Value seven[] = {Value::UInt(7)};
     ASSERT_OK((*f)->WriteValues((uint64_t{1} << 32) - 1, seven));

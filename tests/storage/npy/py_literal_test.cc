@@ -57,8 +57,13 @@ TEST(PyLiteralTest, IntegersAsPythonReadsThem) {
     const char* text;
     bool negative;
     uint64_t magnitude;
-  } cases[] = {{"0x_ff", false, 255}, {"0o17", false, 15}, {"0b101", false, 5}, {"1_000", false, 1000},
-               {"-7", true, 7},        {"- 0", false, 0},   {"18446744073709551615", false, 18446744073709551615u}};
+  } cases[] = {{"0x_ff", false, 255},
+               {"0o17", false, 15},
+               {"0b101", false, 5},
+               {"1_000", false, 1000},
+               {"-7", true, 7},
+               {"- 0", false, 0},
+               {"18446744073709551615", false, 18446744073709551615u}};
   for (const auto& c : cases) {
     SCOPED_TRACE(c.text);
     const PyLiteral v = Parse(c.text);

@@ -12,8 +12,8 @@
 #include <vector>
 
 #include "buffers/buffered_array.h"
-#include "buffers/tree/moment_tree.h"
 #include "buffers/buffered_array_parts.h"
+#include "buffers/tree/moment_tree.h"
 #include "tests/assert_ok.h"
 #include "tests/test_util.h"
 

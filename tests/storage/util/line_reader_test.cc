@@ -22,9 +22,9 @@
 namespace momenta {
 namespace {
 
+using std::chrono::milliseconds;
 using testing::ScratchDir;
 using testing::WriteFileBytes;
-using std::chrono::milliseconds;
 
 // What Next(&line, wait) got; a failure fails the test.
 LineReader::Got GotOf(Result<LineReader::Got> got) {

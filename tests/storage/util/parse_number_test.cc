@@ -56,7 +56,8 @@ TEST(ParseNumberTest, RealsAreWhatStrtodReadsWhole) {
   EXPECT_EQ(v, -std::numeric_limits<double>::infinity());
   ASSERT_TRUE(ParseReal("nan", &v));
   EXPECT_TRUE(std::isnan(v));
-  for (const char* bad : {"", "-", "1.5x", "1,5", "1e", "1 2", "nan(", "0x"}) EXPECT_FALSE(ParseReal(bad, &v)) << "'" << bad << "'";
+  for (const char* bad : {"", "-", "1.5x", "1,5", "1e", "1 2", "nan(", "0x"})
+    EXPECT_FALSE(ParseReal(bad, &v)) << "'" << bad << "'";
 }
 
 TEST(ParseNumberTest, OverflowIsInfinityAndSaidUnderflowRoundsQuietly) {

@@ -72,8 +72,9 @@ TEST(LogFollowDriverTest, ReportsWhatIsLoggedFromTheNewestTimeOn) {
   Reports reports;
   Status run;
   std::thread follower([&] {
-    run = RunLogClock(**log, *s, 0, [&](const Summarizer& s) { reports.Add(s); }, StopToken(&stop_flag, -1),
-                      [&](const std::string& n) { notices.push_back(n); });
+    run = RunLogClock(
+        **log, *s, 0, [&](const Summarizer& s) { reports.Add(s); }, StopToken(&stop_flag, -1),
+        [&](const std::string& n) { notices.push_back(n); });
   });
   EXPECT_EQ(reports.WaitFor(1), std::vector<std::string>{"5000:1"});
   // One more at 5000, then two at 5002 in one piece: 5000 is complete once 5002 comes, 5002 once read to the end.
@@ -97,8 +98,9 @@ TEST(LogFollowDriverTest, WaitForLogDirWaitsForTheArrayThenItsLog) {
   std::vector<std::string> notices;
   Result<std::string> found = Status::NotFound("", "the waiter has not answered");
   std::thread waiter([&] {
-    found = WaitForLogDir(array, "", StopToken(&stop_flag, -1), [&](const std::string& n) { notices.push_back(n); },
-                          /*poll_ms=*/5);
+    found = WaitForLogDir(
+        array, "", StopToken(&stop_flag, -1), [&](const std::string& n) { notices.push_back(n); },
+        /*poll_ms=*/5);
   });
   std::this_thread::sleep_for(std::chrono::milliseconds(50));
   testing::WriteFileBytes(array, "not yet an array");

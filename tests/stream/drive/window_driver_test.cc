@@ -39,8 +39,7 @@ TEST(WindowDriverTest, DataClockReportsEachTickAndEachMultiple) {
   EXPECT_EQ(DataClockReports("1 5\n1 5\n2 7\n3 5\n3 9\n10 5\n", 0),
             (std::vector<std::string>{"1:2", "2:3", "3:5", "10:1"}));
   // every 4: times 4 and 8 (nothing new since 3; 1 and 2 have left), then the last multiple, 12.
-  EXPECT_EQ(DataClockReports("1 5\n2 7\n3 5\n10 5\n12 1\n", 4),
-            (std::vector<std::string>{"4:3", "8:0", "12:2"}));
+  EXPECT_EQ(DataClockReports("1 5\n2 7\n3 5\n10 5\n12 1\n", 4), (std::vector<std::string>{"4:3", "8:0", "12:2"}));
   EXPECT_TRUE(DataClockReports("", 0).empty());
 }
 

@@ -151,12 +151,13 @@ Outcome RunHostile(const HostileFaults& faults, const std::string& workload, int
   }
   out.checks = run.checks();
   for (uint32_t s = 0; s < kSites; ++s) out.covered.push_back(run.covered_ticks(s));
-  std::printf("  seed %llu %s: %s; checked ticks %llu, covered s0 %llu s1 %llu; probes %llu (%llu while stalled), slowest %lld us\n",
-              static_cast<unsigned long long>(seed), faults.ToString().c_str(), out.counts.ToString().c_str(),
-              static_cast<unsigned long long>(out.checks),
-              static_cast<unsigned long long>(out.covered[0]), static_cast<unsigned long long>(out.covered[1]),
-              static_cast<unsigned long long>(out.probes), static_cast<unsigned long long>(out.probes_while_stalled),
-              static_cast<long long>(prober.max_us()));
+  std::printf(
+      "  seed %llu %s: %s; checked ticks %llu, covered s0 %llu s1 %llu; probes %llu (%llu while stalled), slowest %lld "
+      "us\n",
+      static_cast<unsigned long long>(seed), faults.ToString().c_str(), out.counts.ToString().c_str(),
+      static_cast<unsigned long long>(out.checks), static_cast<unsigned long long>(out.covered[0]),
+      static_cast<unsigned long long>(out.covered[1]), static_cast<unsigned long long>(out.probes),
+      static_cast<unsigned long long>(out.probes_while_stalled), static_cast<long long>(prober.max_us()));
   return out;
 }
 
@@ -236,8 +237,8 @@ TEST(HostileNetworkTest, DamagedHelloIsRetriedWrongTokenIsNot) {
   });
   HostileFaults f;
   f.corrupt = true;
-  f.chance = 1.0;            // every frame the site sends
-  f.root_to_site = false;    // the REJECT arrives intact
+  f.chance = 1.0;          // every frame the site sends
+  f.root_to_site = false;  // the REJECT arrives intact
   HostileProxy proxy(root.address(), f, testing::TestSeed());
   SiteClientOptions o;
   o.root = proxy.address();
@@ -288,10 +289,10 @@ TEST(HostileNetworkTest, HugeLengthPrefixRefusedWithoutAllocating) {
   // A welcomed site: the cap is max_payload.
   Hello h;
   h.name = "greedy";
-  r = testing::SendRaw(root.address(),
-                       EncodeFrame(FrameType::kHello, EncodeHello(h), 0) +
-                           EncodeFrameHeader(FrameType::kSnapshot, 0xfffffff0u, 1, 0),
-                       2000);
+  r = testing::SendRaw(
+      root.address(),
+      EncodeFrame(FrameType::kHello, EncodeHello(h), 0) + EncodeFrameHeader(FrameType::kSnapshot, 0xfffffff0u, 1, 0),
+      2000);
   EXPECT_TRUE(r.closed);
   EXPECT_TRUE(root.Logged("(site greedy): Corruption: ")) << root.Logs();
   EXPECT_TRUE(root.Logged("over the cap of " + std::to_string(kDefaultMaxPayload))) << root.Logs();

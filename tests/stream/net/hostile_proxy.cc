@@ -35,15 +35,15 @@ struct Chunk {
 
 // One direction of a proxied connection.
 struct Direction {
-  int from = -1, to = -1;   // borrowed from the Pair
+  int from = -1, to = -1;  // borrowed from the Pair
   bool misbehave = true;
   std::mt19937_64 rng;
-  std::string in;           // read, not yet cut into frames
-  std::deque<Chunk> out;    // in order; each released no earlier than the one before
-  size_t sent = 0;          // bytes of out.front() already written
+  std::string in;         // read, not yet cut into frames
+  std::deque<Chunk> out;  // in order; each released no earlier than the one before
+  size_t sent = 0;        // bytes of out.front() already written
   Clock::time_point last_release{}, stalled_until{};
-  bool eof = false;         // `from` closed its side
-  bool raw = false;         // not frames: forwarded as they come
+  bool eof = false;  // `from` closed its side
+  bool raw = false;  // not frames: forwarded as they come
 };
 
 struct Pair {
@@ -79,9 +79,7 @@ struct HostileProxy::Impl {
   HostileProxy& p;
   std::vector<std::unique_ptr<Pair>> pairs;
 
-  bool Roll(Direction& d) {
-    return std::uniform_real_distribution<double>(0, 1)(d.rng) < p.faults_.chance;
-  }
+  bool Roll(Direction& d) { return std::uniform_real_distribution<double>(0, 1)(d.rng) < p.faults_.chance; }
 
   void Count(uint64_t HostileCounts::*field) {
     std::lock_guard<std::mutex> lock(p.mu_);
@@ -109,9 +107,15 @@ struct HostileProxy::Impl {
       // A third each: the first bytes (magic, version, type), the length, the rest.
       size_t at = 0;
       switch (d.rng() % 3) {
-        case 0: at = d.rng() % 4; break;
-        case 1: at = 4 + d.rng() % 4; break;
-        default: at = 8 + d.rng() % (frame.size() - 8); break;
+        case 0:
+          at = d.rng() % 4;
+          break;
+        case 1:
+          at = 4 + d.rng() % 4;
+          break;
+        default:
+          at = 8 + d.rng() % (frame.size() - 8);
+          break;
       }
       frame[at] = static_cast<char>(frame[at] ^ (1 << (d.rng() % 8)));
       Count(&HostileCounts::corrupted);
@@ -277,8 +281,7 @@ void HostileProxy::Run() {
     if (poll(fds.data(), fds.size(), timeout) < 0 && errno != EINTR) return;
     if (fds[0].revents) {
       char drain[16];
-      while (read(wake_[0], drain, sizeof drain) > 0) {
-      }
+      while (read(wake_[0], drain, sizeof drain) > 0) {}
     }
     const size_t before = s.pairs.size();
     for (size_t i = 0; i < before; ++i) {

@@ -34,7 +34,7 @@ namespace momenta::testing {
 
 struct HostileFaults {
   bool delay = false, stall = false, cut = false, duplicate = false, corrupt = false;
-  double chance = 0.05;     // per frame, for each fault selected
+  double chance = 0.05;  // per frame, for each fault selected
   int max_delay_ms = 10;
   int stall_ms = 150;
   bool root_to_site = true;  // also misbehave on what the root sends (WELCOME, REJECT)

@@ -84,7 +84,7 @@ TEST(MonitorFaultsTest, RootKilledAndRestarted) {
   LockstepRun run(root, 4, "rotation", 20, seed, "s3cret");
   int64_t t = 0;
   for (; t < 90; ++t) run.Step(t);
-  root.Restart();  // no disk state: everything comes back from the sites
+  root.Restart();                                    // no disk state: everything comes back from the sites
   for (; t < 95; ++t) run.Step(t, /*check=*/false);  // sites notice and back off
   ASSERT_TRUE(run.WaitAllConnected(5000));
   const uint64_t partial = run.partial_ticks();

@@ -1,22 +1,21 @@
-#include "tests/assert_ok.h"
 #include "tests/stream/net/net_test_util.h"
+#include "tests/assert_ok.h"
 
 #include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include <chrono>
-#include <thread>
 #include <cctype>
+#include <chrono>
 #include <cmath>
 #include <map>
 #include <sstream>
+#include <thread>
 #include <unordered_set>
 
 #include <gtest/gtest.h>
 
 #include "stream/protocol/site.h"
-
 
 namespace momenta::testing {
 
@@ -84,7 +83,13 @@ std::string RootThread::Logs() const {
 
 LockstepRun::LockstepRun(RootThread& root, uint32_t k, const std::string& workload, double rate, uint64_t seed,
                          const std::string& token, std::function<HostPort(uint32_t)> route)
-    : root_(root), k_(k), token_(token), route_(std::move(route)), params_(root.params()), global_(root.params().spec), rng_(seed | 1) {
+    : root_(root),
+      k_(k),
+      token_(token),
+      route_(std::move(route)),
+      params_(root.params()),
+      global_(root.params().spec),
+      rng_(seed | 1) {
   WorkloadParams wp;
   wp.sites = static_cast<int>(k);
   wp.spec = params_.spec;
@@ -228,7 +233,8 @@ void LockstepRun::Check(int64_t t) {
   for (uint32_t s : covered) ++covered_ticks_[s];
   if (head["as_of"] != std::to_string(t)) Fail(t, "as_of " + head["as_of"] + " (want " + std::to_string(t) + ")");
   for (size_t i = 1; i < A.size(); ++i)
-    if (AnswerFields(Lines(A[i]).at(0))["sites"] != head["sites"] || AnswerFields(Lines(A[i]).at(0))["not_covered"] != head["not_covered"])
+    if (AnswerFields(Lines(A[i]).at(0))["sites"] != head["sites"] ||
+        AnswerFields(Lines(A[i]).at(0))["not_covered"] != head["not_covered"])
       Fail(t, "answers of one tick cover different sites: " + A[0] + " | " + A[i]);
   std::unique_ptr<ExactWindow> subset;
   const ExactWindow* w = &global_;

@@ -14,10 +14,10 @@
 #include <thread>
 #include <vector>
 
-#include "stream/testing/exact_window.h"
 #include "stream/net/query_client.h"
 #include "stream/net/root_server.h"
 #include "stream/net/site_client.h"
+#include "stream/testing/exact_window.h"
 #include "stream/testing/workloads.h"
 #include "tests/test_util.h"
 

@@ -12,8 +12,8 @@
 #include <string>
 #include <thread>
 
-#include "stream/window/arrival_hold.h"
 #include "stream/net/query_client.h"
+#include "stream/window/arrival_hold.h"
 #include "tests/cli_background.h"
 #include "tests/test_util.h"
 
@@ -91,7 +91,7 @@ TEST(QueryAtTest, LateItemsWithinTheTardinessCountAtTheirTime) {
   Monitor m(dir, "3");
   std::string in;
   for (int t = 1; t <= 50; ++t) in += std::to_string(t) + " 7\n";
-  in += Repeat("52 8\n", 30) + Repeat("48 5\n", 20);  // 4 late at clock 52: dropped
+  in += Repeat("52 8\n", 30) + Repeat("48 5\n", 20);           // 4 late at clock 52: dropped
   ASSERT_TRUE(m.site->WriteStdin(in + Repeat("50 5\n", 25)));  // 2 late: within the tardiness
   std::this_thread::sleep_for(std::chrono::milliseconds(300));
   auto early = m.AskLater(dir, 50, "early");
@@ -113,8 +113,8 @@ TEST(QueryAtTest, ArrivalHold) {
   EXPECT_FALSE(h.Complete());
   EXPECT_TRUE(h.Add(10, 1));
   EXPECT_TRUE(h.Add(12, 2));
-  EXPECT_TRUE(h.Add(10, 3));   // 2 late: within tau
-  EXPECT_FALSE(h.Add(9, 4));   // 3 late: dropped
+  EXPECT_TRUE(h.Add(10, 3));    // 2 late: within tau
+  EXPECT_FALSE(h.Add(9, 4));    // 3 late: dropped
   EXPECT_EQ(*h.Complete(), 9);  // 12 - 2 - 1: items stamped 10 may still come
   h.Advance(13);
   EXPECT_EQ(*h.Complete(), 10);

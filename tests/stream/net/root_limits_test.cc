@@ -49,7 +49,7 @@ TEST(RootLimitsTest, SiteNameOutsideTheAlphabetIsRefusedAndEscaped) {
   ASSERT_GE(r.reply.size(), kFrameHeaderBytes) << "the root sends REJECT before closing";
   EXPECT_NE(r.reply.find("site name"), std::string::npos);
   for (const std::string& bad : {std::string("a b"), std::string(65, 'x'), std::string("caf\xc3\xa9"),
-                                std::string("nul\0x", 5), std::string("")}) {
+                                 std::string("nul\0x", 5), std::string("")}) {
     r = SendRaw(root.address(), HelloFrame(bad, "s3cret"), 1000);
     EXPECT_TRUE(r.closed) << EscapeForLog(bad, 100);
   }

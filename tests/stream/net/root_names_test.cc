@@ -52,7 +52,8 @@ const MonitorParams kGoldenParams{0.01, {60000, 5}};
 constexpr int64_t kGoldenClock = int64_t{1} << 40;
 
 std::vector<ItemName> GoldenNames() {
-  return {{NameItem("libc6:amd64"), "libc6:amd64"}, {NameItem("dpkg"), "dpkg"}, {NameItem("n\xc3\xa4me"), "n\xc3\xa4me"}};
+  return {
+      {NameItem("libc6:amd64"), "libc6:amd64"}, {NameItem("dpkg"), "dpkg"}, {NameItem("n\xc3\xa4me"), "n\xc3\xa4me"}};
 }
 
 Message AcSet(int64_t item, uint64_t half_units, int64_t tick) {
@@ -72,7 +73,7 @@ std::string GoldenNamesFrames() {
   std::string out = w.Encode(FrameType::kHello, EncodeHello({4, "east-1", "tok", kGoldenParams}));
   out += w.Encode(FrameType::kNames, EncodeNames({names[0], names[1]}));
   out += w.Encode(FrameType::kSnapshot, EncodeBatch(kGoldenClock, {AcSet(names[0].item, 40, kGoldenClock),
-                                                                  AcSet(names[1].item, 12, kGoldenClock)}));
+                                                                   AcSet(names[1].item, 12, kGoldenClock)}));
   out += w.Encode(FrameType::kNames, EncodeNames({names[2]}));
   out += w.Encode(FrameType::kBatch, EncodeBatch(kGoldenClock + 1, {AcSet(names[2].item, 6, kGoldenClock + 1)}));
   return out;
@@ -127,8 +128,8 @@ TEST(RootNamesFramesTest, GoldenFramesOfProtocolFourDecode) {
 
 TEST(RootNamesFramesTest, DecodeRefusesWhatNoSiteSends) {
   EXPECT_FALSE(DecodeNames("").ok());
-  EXPECT_FALSE(DecodeNames(EncodeNames({})).ok());                              // no names
-  EXPECT_FALSE(DecodeNames(EncodeNames({{1, "a"}}) + "x").ok());                // trailing bytes
+  EXPECT_FALSE(DecodeNames(EncodeNames({})).ok());                // no names
+  EXPECT_FALSE(DecodeNames(EncodeNames({{1, "a"}}) + "x").ok());  // trailing bytes
   std::string empty_name = EncodeNames({{1, "a"}});
   empty_name[2] = 0;  // the name's length
   EXPECT_FALSE(DecodeNames(empty_name).ok());
@@ -414,11 +415,11 @@ uint32_t ServeLikeProtocolThree(Socket& listener) {
   if (!hello.ok()) return 0;
   FrameWriter out;
   const std::string reply =
-      hello->version <= 3 ? out.Encode(FrameType::kWelcome, EncodeWelcome({kGoldenParams, 0, 1}))
-                          : out.Encode(FrameType::kReject, EncodeReject("hello: unsupported protocol version " +
-                                                                            std::to_string(hello->version) +
-                                                                            " (this root speaks 2-3)",
-                                                                        true));
+      hello->version <= 3
+          ? out.Encode(FrameType::kWelcome, EncodeWelcome({kGoldenParams, 0, 1}))
+          : out.Encode(FrameType::kReject, EncodeReject("hello: unsupported protocol version " +
+                                                            std::to_string(hello->version) + " (this root speaks 2-3)",
+                                                        true));
   (void)SendAll(conn.fd(), reply, std::chrono::milliseconds(2000), "site");
   std::this_thread::sleep_for(std::chrono::milliseconds(100));
   return hello->version;

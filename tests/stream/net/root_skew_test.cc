@@ -10,8 +10,8 @@
 
 #include <algorithm>
 #include <map>
-#include <ostream>
 #include <memory>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -250,7 +250,8 @@ TEST(RootSkewTest, SiteTooFarAheadIsLeftOutThenComesBack) {
   h.Connect(a);
   h.Connect(b);
   h.Tick(a, 1, {Arrival{1, 9}});
-  for (int64_t t = 1; t <= 1000; ++t) h.Tick(b, t, std::vector<Arrival>(static_cast<size_t>(t % 7 + 1), Arrival{t, t % 5}));
+  for (int64_t t = 1; t <= 1000; ++t)
+    h.Tick(b, t, std::vector<Arrival>(static_cast<size_t>(t % 7 + 1), Arrival{t, t % 5}));
   EXPECT_EQ(h.root().AsOf(), 1);
   EXPECT_EQ(h.root().Uncovered(), std::vector<std::string>{"B"});
   EXPECT_NE(h.root().Coverage(b.slot).find("ahead"), std::string::npos) << h.root().Coverage(b.slot);

@@ -8,9 +8,9 @@
 #include <random>
 
 #include "stream/net/handshake.h"
-#include "stream/protocol/site_mirror.h"
 #include "stream/net/wire_batch.h"
 #include "stream/net/wire_frame.h"
+#include "stream/protocol/site_mirror.h"
 #include "tests/assert_ok.h"
 #include "tests/test_util.h"
 
@@ -108,7 +108,6 @@ TEST(WireParsersTest, SequenceDropsDuplicatesAndRefusesGaps) {
   auto lost = gap.Next(&f);
   ASSERT_FALSE(lost.ok());
   EXPECT_EQ(lost.status().ToString(), "Corruption: peer: frame 2 out of sequence, expected 1 (frames lost)");
-
 }
 
 // The header has its own checksum: a damaged length is refused from the

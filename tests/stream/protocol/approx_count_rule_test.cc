@@ -58,27 +58,28 @@ TEST(ApproxCountRuleTest, EveryWorkloadWithinAlphaAtEveryTick) {
     items->TrackTouched(true);
     RootView root;
     testing::FirstFailures fail;
-    testing::DriveWorkload(run, seed, [&](int64_t t, const std::vector<Arrival>& accepted, const ExactWindow& exact,
-                                          std::vector<Message>& out) {
-      items->AdvanceTo(t);
-      for (const Arrival& a : accepted) items->Update(a.ts, a.item);
-      site.Check(*items, kSite, t, &out);
-      for (const Message& m : out) (m.type == MessageType::kAcSet ? sets : offs) += 1;
-      if (!Apply(out, t, &root)) fail(t, "a malformed message");
-      const double c = static_cast<double>(exact.count());
-      auto check = [&](int64_t j) {
-        auto it = root.find(j);
-        const uint64_t half = it == root.end() ? 0 : it->second;
-        if (site.reported(j) != half) fail(t, "site and root disagree on item " + std::to_string(j));
-        const double r = static_cast<double>(half) / 2, cj = static_cast<double>(exact.Count(j));
-        if (std::abs(r - cj) > alpha * c + 1e-9)
-          fail(t, "item " + std::to_string(j) + ": root " + std::to_string(r) + ", exact " + std::to_string(cj) +
-                      ", c " + std::to_string(c));
-      };
-      for (const auto& [j, cj] : exact.counts()) check(j);
-      for (const auto& [j, half] : root) check(j);
-      if (site.on_count() != root.size()) fail(t, "on_count() is not the number of ON items");
-    });
+    testing::DriveWorkload(
+        run, seed,
+        [&](int64_t t, const std::vector<Arrival>& accepted, const ExactWindow& exact, std::vector<Message>& out) {
+          items->AdvanceTo(t);
+          for (const Arrival& a : accepted) items->Update(a.ts, a.item);
+          site.Check(*items, kSite, t, &out);
+          for (const Message& m : out) (m.type == MessageType::kAcSet ? sets : offs) += 1;
+          if (!Apply(out, t, &root)) fail(t, "a malformed message");
+          const double c = static_cast<double>(exact.count());
+          auto check = [&](int64_t j) {
+            auto it = root.find(j);
+            const uint64_t half = it == root.end() ? 0 : it->second;
+            if (site.reported(j) != half) fail(t, "site and root disagree on item " + std::to_string(j));
+            const double r = static_cast<double>(half) / 2, cj = static_cast<double>(exact.Count(j));
+            if (std::abs(r - cj) > alpha * c + 1e-9)
+              fail(t, "item " + std::to_string(j) + ": root " + std::to_string(r) + ", exact " + std::to_string(cj) +
+                          ", c " + std::to_string(c));
+          };
+          for (const auto& [j, cj] : exact.counts()) check(j);
+          for (const auto& [j, half] : root) check(j);
+          if (site.on_count() != root.size()) fail(t, "on_count() is not the number of ON items");
+        });
     EXPECT_EQ(fail.count(), 0);
   });
   // The workloads turn items on and off (the checks above are not vacuous).

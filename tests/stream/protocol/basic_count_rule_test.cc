@@ -111,16 +111,17 @@ TEST(BasicCountRuleTest, EveryWorkloadWithinEpsB) {
     ASSERT_OK(count);
     uint64_t root = 0;
     testing::FirstFailures fail;
-    testing::DriveWorkload(run, seed, [&](int64_t t, const std::vector<Arrival>& accepted, const ExactWindow& exact,
-                                          std::vector<Message>&) {
-      count->AdvanceTo(t);
-      for (const Arrival& a : accepted) count->Update(a.ts);
-      const int64_t delta = site.Observe(count->Estimate());
-      root = static_cast<uint64_t>(static_cast<int64_t>(root) + delta);
-      const double r = static_cast<double>(site.grid().Value(root)), c = static_cast<double>(exact.count());
-      if (std::abs(r - c) > run.eps * c + 1e-9)
-        fail(t, "root " + std::to_string(r) + ", exact " + std::to_string(c));
-    });
+    testing::DriveWorkload(
+        run, seed,
+        [&](int64_t t, const std::vector<Arrival>& accepted, const ExactWindow& exact, std::vector<Message>&) {
+          count->AdvanceTo(t);
+          for (const Arrival& a : accepted) count->Update(a.ts);
+          const int64_t delta = site.Observe(count->Estimate());
+          root = static_cast<uint64_t>(static_cast<int64_t>(root) + delta);
+          const double r = static_cast<double>(site.grid().Value(root)), c = static_cast<double>(exact.count());
+          if (std::abs(r - c) > run.eps * c + 1e-9)
+            fail(t, "root " + std::to_string(r) + ", exact " + std::to_string(c));
+        });
     EXPECT_EQ(fail.count(), 0);
   });
 }

@@ -17,7 +17,7 @@ namespace momenta {
 namespace {
 
 SimulationReport RunChecked(const std::string& workload, uint32_t k, int64_t window, int64_t tau, double eps,
-                     int64_t ticks, double rate, uint64_t seed) {
+                            int64_t ticks, double rate, uint64_t seed) {
   SimulationOptions o;
   o.site.spec = {window, tau};
   o.site.eps = eps;
@@ -32,8 +32,8 @@ SimulationReport RunChecked(const std::string& workload, uint32_t k, int64_t win
   if (!r.ok()) return {};
   std::string first;
   for (const auto& v : r->first_violations) first += "\n  " + v;
-  EXPECT_EQ(r->violations, 0u) << workload << " k=" << k << " W=" << window << " tau=" << tau
-                               << " eps=" << eps << " seed=" << seed << first;
+  EXPECT_EQ(r->violations, 0u) << workload << " k=" << k << " W=" << window << " tau=" << tau << " eps=" << eps
+                               << " seed=" << seed << first;
   return *r;
 }
 

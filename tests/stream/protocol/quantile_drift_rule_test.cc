@@ -48,63 +48,64 @@ TEST(QuantileDriftRuleTest, EveryWorkloadWithinTheHeadersBounds) {
     ASSERT_OK(count);
     DriftSteps root;
     testing::FirstFailures fail;
-    testing::DriveWorkload(run, seed, [&](int64_t t, const std::vector<Arrival>& accepted, const ExactWindow& exact,
-                                          std::vector<Message>& out) {
-      q->AdvanceTo(t);
-      count->AdvanceTo(t);
-      for (const Arrival& a : accepted) {
-        q->Update(a.ts, a.item);
-        count->Update(a.ts);
-      }
-      site.Check(*q, *count, accepted.size(), kSite, t, &out);
-      uint64_t words = 0, counts = 0;
-      std::set<int64_t> touched;
-      for (const Message& m : out) {
-        words += MessageWords(m);
-        if (m.site != kSite || m.tick != t) fail(t, "a message of another site or tick");
-        if (m.type == MessageType::kQCount) {
-          ++counts;
-        } else if (m.type == MessageType::kQLevel || m.type == MessageType::kQDrop) {
-          (m.type == MessageType::kQLevel ? levels : drops) += 1;
-          if (!touched.insert(m.item).second) fail(t, "two messages for boundary " + std::to_string(m.item));
-        } else {
-          fail(t, "a message of another rule");
-        }
-        root.Apply(m);
-      }
-      if (counts > 1) fail(t, "two COUNTs in one check");
-      if (static_cast<double>(words) > 30 / eps + 4) fail(t, std::to_string(words) + " words in one check");
-      const RankSteps& steps = root.steps();
-      const double c = static_cast<double>(exact.count());
-      const double D = 0.75 * eps * c, K = 0.15 * eps * c;
-      if (steps.count != static_cast<double>(site.reported_count())) fail(t, "root's N is not the site's");
-      if (std::abs(steps.count - c) > K + 1)
-        fail(t, "N " + std::to_string(steps.count) + ", exact count " + std::to_string(c));
-      if (steps.values.size() != site.boundary_count()) fail(t, "root and site disagree on the boundaries");
-      if (static_cast<double>(site.boundary_count()) > 10 / eps + 1)
-        fail(t, std::to_string(site.boundary_count()) + " boundaries");
-      auto rank_ok = [&](int64_t x) {
-        const double truth = static_cast<double>(exact.RankLessEq(x));
-        if (std::abs(steps.At(x) - truth) > D + 1)
-          fail(t, "R(" + std::to_string(x) + ") = " + std::to_string(steps.At(x)) + ", exact rank " +
-                      std::to_string(truth) + ", c " + std::to_string(c));
-      };
-      for (int64_t v : steps.values) {
-        rank_ok(v);
-        if (v > std::numeric_limits<int64_t>::min()) rank_ok(v - 1);
-      }
-      rank_ok(std::numeric_limits<int64_t>::max());
-      if (c == 0) return;
-      for (double phi : phis) {
-        const auto v = AnswerQuantile({&steps}, phi);
-        if (!v.has_value()) return fail(t, "no answer for phi " + std::to_string(phi));
-        const RankRange r = AnswerRanks(exact, *v);
-        const double slack = D + phi * K + 1;
-        if (static_cast<double>(r.hi) < phi * c - slack || static_cast<double>(r.lo) > phi * c + slack)
-          fail(t, "phi " + std::to_string(phi) + " -> " + std::to_string(*v) + " of ranks [" +
-                      std::to_string(r.lo) + ", " + std::to_string(r.hi) + "], c " + std::to_string(c));
-      }
-    });
+    testing::DriveWorkload(
+        run, seed,
+        [&](int64_t t, const std::vector<Arrival>& accepted, const ExactWindow& exact, std::vector<Message>& out) {
+          q->AdvanceTo(t);
+          count->AdvanceTo(t);
+          for (const Arrival& a : accepted) {
+            q->Update(a.ts, a.item);
+            count->Update(a.ts);
+          }
+          site.Check(*q, *count, accepted.size(), kSite, t, &out);
+          uint64_t words = 0, counts = 0;
+          std::set<int64_t> touched;
+          for (const Message& m : out) {
+            words += MessageWords(m);
+            if (m.site != kSite || m.tick != t) fail(t, "a message of another site or tick");
+            if (m.type == MessageType::kQCount) {
+              ++counts;
+            } else if (m.type == MessageType::kQLevel || m.type == MessageType::kQDrop) {
+              (m.type == MessageType::kQLevel ? levels : drops) += 1;
+              if (!touched.insert(m.item).second) fail(t, "two messages for boundary " + std::to_string(m.item));
+            } else {
+              fail(t, "a message of another rule");
+            }
+            root.Apply(m);
+          }
+          if (counts > 1) fail(t, "two COUNTs in one check");
+          if (static_cast<double>(words) > 30 / eps + 4) fail(t, std::to_string(words) + " words in one check");
+          const RankSteps& steps = root.steps();
+          const double c = static_cast<double>(exact.count());
+          const double D = 0.75 * eps * c, K = 0.15 * eps * c;
+          if (steps.count != static_cast<double>(site.reported_count())) fail(t, "root's N is not the site's");
+          if (std::abs(steps.count - c) > K + 1)
+            fail(t, "N " + std::to_string(steps.count) + ", exact count " + std::to_string(c));
+          if (steps.values.size() != site.boundary_count()) fail(t, "root and site disagree on the boundaries");
+          if (static_cast<double>(site.boundary_count()) > 10 / eps + 1)
+            fail(t, std::to_string(site.boundary_count()) + " boundaries");
+          auto rank_ok = [&](int64_t x) {
+            const double truth = static_cast<double>(exact.RankLessEq(x));
+            if (std::abs(steps.At(x) - truth) > D + 1)
+              fail(t, "R(" + std::to_string(x) + ") = " + std::to_string(steps.At(x)) + ", exact rank " +
+                          std::to_string(truth) + ", c " + std::to_string(c));
+          };
+          for (int64_t v : steps.values) {
+            rank_ok(v);
+            if (v > std::numeric_limits<int64_t>::min()) rank_ok(v - 1);
+          }
+          rank_ok(std::numeric_limits<int64_t>::max());
+          if (c == 0) return;
+          for (double phi : phis) {
+            const auto v = AnswerQuantile({&steps}, phi);
+            if (!v.has_value()) return fail(t, "no answer for phi " + std::to_string(phi));
+            const RankRange r = AnswerRanks(exact, *v);
+            const double slack = D + phi * K + 1;
+            if (static_cast<double>(r.hi) < phi * c - slack || static_cast<double>(r.lo) > phi * c + slack)
+              fail(t, "phi " + std::to_string(phi) + " -> " + std::to_string(*v) + " of ranks [" +
+                          std::to_string(r.lo) + ", " + std::to_string(r.hi) + "], c " + std::to_string(c));
+          }
+        });
     EXPECT_EQ(fail.count(), 0);
   });
   EXPECT_GT(levels, 100u);
@@ -127,22 +128,22 @@ TEST(QuantileDriftRuleTest, NeverMuchDearerThanWholeSummaries) {
     ASSERT_OK(dc);
     ASSERT_OK(wq);
     uint64_t drift_words = 0, whole_words = 0;
-    testing::DriveWorkload(run, seed, [&](int64_t t, const std::vector<Arrival>& accepted, const ExactWindow&,
-                                          std::vector<Message>& out) {
-      dq->AdvanceTo(t);
-      dc->AdvanceTo(t);
-      wq->AdvanceTo(t);
-      for (const Arrival& a : accepted) {
-        dq->Update(a.ts, a.item);
-        dc->Update(a.ts);
-        wq->Update(a.ts, a.item);
-      }
-      drift.Check(*dq, *dc, accepted.size(), kSite, t, &out);
-      for (const Message& m : out) drift_words += MessageWords(m);
-      out.clear();
-      whole.Check(*wq, accepted.size(), kSite, t, &out);
-      for (const Message& m : out) whole_words += MessageWords(m);
-    });
+    testing::DriveWorkload(
+        run, seed, [&](int64_t t, const std::vector<Arrival>& accepted, const ExactWindow&, std::vector<Message>& out) {
+          dq->AdvanceTo(t);
+          dc->AdvanceTo(t);
+          wq->AdvanceTo(t);
+          for (const Arrival& a : accepted) {
+            dq->Update(a.ts, a.item);
+            dc->Update(a.ts);
+            wq->Update(a.ts, a.item);
+          }
+          drift.Check(*dq, *dc, accepted.size(), kSite, t, &out);
+          for (const Message& m : out) drift_words += MessageWords(m);
+          out.clear();
+          whole.Check(*wq, accepted.size(), kSite, t, &out);
+          for (const Message& m : out) whole_words += MessageWords(m);
+        });
     EXPECT_GT(whole_words, 0u);
     EXPECT_LE(static_cast<double>(drift_words), 1.5 * static_cast<double>(whole_words) + 30 / run.eps + 4)
         << "drift " << drift_words << " words, whole summaries " << whole_words;

@@ -57,32 +57,33 @@ TEST(QuantileSummaryRuleTest, SummariesAndAnswersOnEveryWorkload) {
     RankSteps root;
     bool sent = false;
     testing::FirstFailures fail;
-    testing::DriveWorkload(run, seed, [&](int64_t t, const std::vector<Arrival>& accepted, const ExactWindow& exact,
-                                          std::vector<Message>& out) {
-      q->AdvanceTo(t);
-      for (const Arrival& a : accepted) q->Update(a.ts, a.item);
-      site.Check(*q, accepted.size(), kSite, t, &out);
-      if (out.size() > 1) fail(t, "more than one summary in a tick");
-      for (const Message& msg : out) {
-        ++summaries;
-        if (msg.type != MessageType::kQSummary || msg.site != kSite || msg.tick != t) fail(t, "not a summary");
-        const uint64_t n = static_cast<uint64_t>(std::llround(q->Count()));
-        if (msg.count != n) fail(t, "n " + std::to_string(msg.count) + ", count estimate " + std::to_string(n));
-        if (msg.pairs != ExpectedPairs(*q, n, m)) fail(t, "pairs differ from the header's summary");
-        if (msg.pairs.size() > m || MessageWords(msg) != 2 + 2 * msg.pairs.size())
-          fail(t, "a summary of " + std::to_string(msg.pairs.size()) + " pairs costs " +
-                      std::to_string(MessageWords(msg)) + " words");
-        ApplySummary(msg, &root);
-        sent = true;
-      }
-      if (exact.count() == 0) return;
-      if (!sent) return fail(t, "items in the window and no summary sent");
-      for (double phi : phis) {
-        const auto v = AnswerQuantile({&root}, phi);
-        if (!v.has_value() || !QuantileOk(exact, *v, phi, run.eps))
-          fail(t, "phi " + std::to_string(phi) + " -> " + (v ? std::to_string(*v) : "none"));
-      }
-    });
+    testing::DriveWorkload(
+        run, seed,
+        [&](int64_t t, const std::vector<Arrival>& accepted, const ExactWindow& exact, std::vector<Message>& out) {
+          q->AdvanceTo(t);
+          for (const Arrival& a : accepted) q->Update(a.ts, a.item);
+          site.Check(*q, accepted.size(), kSite, t, &out);
+          if (out.size() > 1) fail(t, "more than one summary in a tick");
+          for (const Message& msg : out) {
+            ++summaries;
+            if (msg.type != MessageType::kQSummary || msg.site != kSite || msg.tick != t) fail(t, "not a summary");
+            const uint64_t n = static_cast<uint64_t>(std::llround(q->Count()));
+            if (msg.count != n) fail(t, "n " + std::to_string(msg.count) + ", count estimate " + std::to_string(n));
+            if (msg.pairs != ExpectedPairs(*q, n, m)) fail(t, "pairs differ from the header's summary");
+            if (msg.pairs.size() > m || MessageWords(msg) != 2 + 2 * msg.pairs.size())
+              fail(t, "a summary of " + std::to_string(msg.pairs.size()) + " pairs costs " +
+                          std::to_string(MessageWords(msg)) + " words");
+            ApplySummary(msg, &root);
+            sent = true;
+          }
+          if (exact.count() == 0) return;
+          if (!sent) return fail(t, "items in the window and no summary sent");
+          for (double phi : phis) {
+            const auto v = AnswerQuantile({&root}, phi);
+            if (!v.has_value() || !QuantileOk(exact, *v, phi, run.eps))
+              fail(t, "phi " + std::to_string(phi) + " -> " + (v ? std::to_string(*v) : "none"));
+          }
+        });
     EXPECT_EQ(fail.count(), 0);
   });
   EXPECT_GT(summaries, 1000u);

@@ -9,10 +9,10 @@
 #include <random>
 #include <string>
 
+#include "stream/testing/workloads.h"
 #include "stream/window/item_counts.h"
 #include "stream/window/window_count.h"
 #include "stream/window/window_quantiles.h"
-#include "stream/testing/workloads.h"
 #include "tests/assert_ok.h"
 #include "tests/test_util.h"
 
@@ -123,8 +123,8 @@ TEST(BucketCodecTest, RefusesAnEpsTooSmallToSize) {
 // `synopsis` found a snapshot (tiny errors like 1e-270 among others) whose
 // window, once every bucket expired, answered an error bound of -1.9e-270.
 TEST(BucketCodecTest, ErrorBoundNeverNegativeAndZeroWhenEmpty) {
-  const std::string bytes = testing::ReadFileBytes(std::string(MOMENTA_TEST_DATA_DIR) +
-                                                   "/fuzz/synopsis/crash-negative_error_bound");
+  const std::string bytes =
+      testing::ReadFileBytes(std::string(MOMENTA_TEST_DATA_DIR) + "/fuzz/synopsis/crash-negative_error_bound");
   auto c = ItemCounts::Decode(bytes);
   ASSERT_OK(c);
   const WindowSpec spec = c->spec();

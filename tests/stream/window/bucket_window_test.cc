@@ -129,7 +129,7 @@ void CheckState(const Window& w, const ExactCounts& exact, CheckingHooks& hooks)
   const auto& settled = w.settled();
   for (size_t i = settled.size(); i-- > 0;) {  // newest first, so `after` counts newer items
     const Bucket& b = settled[i];
-    if (b.min_ts < b.max_ts && static_cast<double>(b.n) > lambda * static_cast<double>(after))
+    if (b.min_ts<b.max_ts&& static_cast<double>(b.n)> lambda * static_cast<double>(after))
       hooks.Fail("merged bucket of " + std::to_string(b.n) + " over lambda * " + std::to_string(after) + at);
     if (i > 0 && settled[i - 1].max_ts > b.min_ts) hooks.Fail("settled ranges overlap" + at);
     if (b.max_ts <= e) hooks.Fail("an expired bucket kept" + at);

@@ -24,9 +24,13 @@ TEST(KeyCountSortTest, MatchesAComparisonSortOnEveryPath) {
   // (spread of ids, largest count): narrow ids take the radix sort (n >= 64),
   // wide ones a sort of words, ids and counts too wide for a word the
   // comparison sort.
-  const std::pair<uint64_t, uint32_t> shapes[] = {
-      {1, 1}, {300, 5}, {1 << 20, 300}, {uint64_t{1} << 32, 1u << 31}, {uint64_t{1} << 40, 1000},
-      {~uint64_t{0}, 3}, {~uint64_t{0}, 1u << 31}};
+  const std::pair<uint64_t, uint32_t> shapes[] = {{1, 1},
+                                                  {300, 5},
+                                                  {1 << 20, 300},
+                                                  {uint64_t{1} << 32, 1u << 31},
+                                                  {uint64_t{1} << 40, 1000},
+                                                  {~uint64_t{0}, 3},
+                                                  {~uint64_t{0}, 1u << 31}};
   for (int round = 0; round < 400; ++round) {
     const auto [spread, max_count] = shapes[round % std::size(shapes)];
     const size_t n = round < 40 ? static_cast<size_t>(round) : 1 + rng() % 700;
@@ -34,10 +38,9 @@ TEST(KeyCountSortTest, MatchesAComparisonSortOnEveryPath) {
     std::vector<ItemEntry> e(n);
     for (ItemEntry& x : e) {
       const uint64_t off = spread == ~uint64_t{0} ? rng() : rng() % spread;
-      x.item = spread == ~uint64_t{0} ? static_cast<int64_t>(off)
-                                      : static_cast<int64_t>(static_cast<uint64_t>(base) + off);
-      if (spread != ~uint64_t{0} && static_cast<uint64_t>(x.item) < static_cast<uint64_t>(base) &&
-          base != INT64_MIN)
+      x.item =
+          spread == ~uint64_t{0} ? static_cast<int64_t>(off) : static_cast<int64_t>(static_cast<uint64_t>(base) + off);
+      if (spread != ~uint64_t{0} && static_cast<uint64_t>(x.item) < static_cast<uint64_t>(base) && base != INT64_MIN)
         x.item = base;  // keep base + off from wrapping past INT64_MAX
       x.count = 1 + static_cast<uint32_t>(rng() % max_count);
     }

@@ -99,8 +99,10 @@ TEST(SummarizerTest, RandomStreamsAgainstTheExactWindow) {
       clock = std::max(clock, ts);
       const bool accepted = ts + spec.tardiness >= clock;
       EXPECT_EQ(s.Add(ts, item), accepted) << "ts " << ts << " at clock " << clock;
-      if (accepted) kept.push_back({ts, item});
-      else ++dropped;
+      if (accepted)
+        kept.push_back({ts, item});
+      else
+        ++dropped;
       if (k % 2500 == 2499) CheckReport(s, kept, dropped, spec.window);
     }
     // The clock moves on without arrivals: items expire.

@@ -8,10 +8,10 @@
 #include <string>
 
 #include "stream/testing/exact_window.h"
+#include "stream/testing/workloads.h"
 #include "stream/window/item_counts.h"
 #include "stream/window/window_count.h"
 #include "stream/window/window_quantiles.h"
-#include "stream/testing/workloads.h"
 #include "tests/assert_ok.h"
 #include "tests/test_util.h"
 
@@ -69,13 +69,13 @@ void RunSynopses(const Config& cfg, uint64_t seed) {
     exact.AdvanceTo(t);
     for (const Arrival& a : arrivals) {
       const bool ok = exact.Add(a.ts, a.item);
-      if (count->Update(a.ts) != ok || items->Update(a.ts, a.item) != ok ||
-          quant->Update(a.ts, a.item) != ok)
+      if (count->Update(a.ts) != ok || items->Update(a.ts, a.item) != ok || quant->Update(a.ts, a.item) != ok)
         fail("acceptance differs from the exact window", t);
     }
     const double c = static_cast<double>(exact.count());
     // Count.
-    if (std::abs(count->Estimate() - c) > eps * c) fail("count " + std::to_string(count->Estimate()) + " vs " + std::to_string(c), t);
+    if (std::abs(count->Estimate() - c) > eps * c)
+      fail("count " + std::to_string(count->Estimate()) + " vs " + std::to_string(c), t);
     if (count->Low() > c || count->High() < c) fail("count bounds", t);
     if (std::abs(items->Count() - c) > item_eps / 2 * c) fail("item synopsis count", t);
     if (std::abs(quant->Count() - c) > 0.4 * eps * c + 1e-9) fail("quantile synopsis count", t);
