@@ -52,6 +52,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -59,6 +60,7 @@
 #include "buffers/algebra/range_summary.h"
 #include "buffers/algebra/statistics.h"
 #include "buffers/range_answers.h"
+#include "buffers/tree/buffer_description.h"
 #include "buffers/tree/tree_options.h"
 #include "storage/io/io_backend.h"
 #include "storage/log/log_format.h"
@@ -124,6 +126,14 @@ struct BufferCondition {
   bool FullPass() const { return kind == Kind::kRebuild || kind == Kind::kMissing || kind == Kind::kForeign; }
 };
 
+// What `momenta info` says of an array's buffer (Describe).
+struct BufferInfo {
+  BufferCondition condition;
+  // The buffer as it is, when the condition leaves it in place (current, a
+  // live writer, recovery due) and its tree opens; else empty.
+  std::optional<BufferDescription> buffer;
+};
+
 // One update: a[index] = value (checked to fit the dtype) at `time` (ms;
 // kLogTimeNow: the wall clock).
 struct IndexedValue {
@@ -155,6 +165,9 @@ class BufferedArray {
   // The condition of `path`'s buffer, read as it is: takes no lock, writes
   // nothing, builds nothing.
   static Result<BufferCondition> Inspect(const std::string& path, const BufferedArrayOptions& options);
+  // Inspect's condition and, where the buffer stays in place, what it is
+  // (buffers/tree/buffer_description.h): read as it is, like Inspect.
+  static Result<BufferInfo> Describe(const std::string& path, const BufferedArrayOptions& options);
 
   // The array file (storage/array/array_file.h).
   ArrayFile& array();

@@ -41,9 +41,11 @@ set(MOMENTA_INSTALLED_HEADERS
   buffers/range_answers.h
   buffers/range_ends.h
   buffers/summarize_as_of.h
+  buffers/tree/buffer_description.h
   buffers/tree/tree_options.h
   stream/window/bucket_window.h
   stream/window/flat_count_map.h
+  stream/window/hashed_names.h
   stream/window/item_counts.h
   stream/window/item_mapping.h
   stream/window/key_count_sort.h

@@ -46,9 +46,9 @@ packages=(clang libclang-rt-14-dev cmake make pkg-config liburing-dev libboost-d
 source tools/install_missing.sh
 install_missing "${packages[@]}"
 
-config=()
-command -v ccache >/dev/null && config+=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
-if [[ ${MOMENTA_WERROR:-0} == 1 ]]; then config+=(-DMOMENTA_WERROR=ON); else config+=(-DMOMENTA_WERROR=OFF); fi
+# MOMENTA_WERROR=1 (CI) and ccache (tools/build_flags.sh).
+source tools/build_flags.sh
+mapfile -t config < <(build_flags)
 # RelWithDebInfo with the flags overridden: -O1 -g and no -DNDEBUG (asserts on).
 CXX=clang++ cmake -S . -B build-fuzz -DMOMENTA_FUZZ=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g" "${config[@]}" >/dev/null

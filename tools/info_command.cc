@@ -4,11 +4,10 @@
 #include <cstdio>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "buffers/buffered_array.h"
-#include "buffers/ola/ola_file.h"
-#include "buffers/tree/moment_tree.h"
 #include "storage/util/json_writer.h"
 #include "tools/cli_common.h"
 #include "tools/commands.h"
@@ -67,24 +66,10 @@ int RunInfo(const InfoArgs& a) {
   BufferedArrayOptions inspect;
   inspect.sidecar = a.common.sidecar;
   inspect.io.kind = IoKind::kPread;
-  auto condition = BufferedArray::Inspect(a.path, inspect);
-  if (!condition.ok()) return Fail(condition.status());
-  std::unique_ptr<MomentTree> tree;
-  if (condition->kind == BufferCondition::Kind::kCurrent || condition->kind == BufferCondition::Kind::kLiveWriter ||
-      condition->kind == BufferCondition::Kind::kRecover) {
-    auto t = MomentTree::Open(sidecar + "/tree", /*writable=*/false, inspect.io);
-    if (t.ok()) tree = std::move(t).value();
-  }
-  std::string tree_state = BufferStateText(*condition, f);
-  // Kind ola: the Ola buffer beside the tree (its header: ola_file.h).
-  std::unique_ptr<OlaFile> ola;
-  if (tree && tree->header().ola_nodes > 0) {
-    auto o =
-        OlaFile::Open(sidecar + "/ola", /*writable=*/false,
-                      OlaFileOptions(static_cast<int>(tree->header().ola_nodes), tree->header().ola_bin), f.length());
-    if (o.ok()) ola = std::move(o).value();
-  }
-  const char* kind = tree && tree->header().ola_nodes > 0 ? "ola" : "hbb";
+  auto info = BufferedArray::Describe(a.path, inspect);
+  if (!info.ok()) return Fail(info.status());
+  const std::string tree_state = BufferStateText(info->condition, f);
+  const std::optional<BufferDescription>& tree = info->buffer;
   if (a.common.json) {
     JsonWriter j;
     j.BeginObject().Key("path").String(a.path).Key("dtype").String(DTypeName(f.dtype()));
@@ -97,20 +82,19 @@ int RunInfo(const InfoArgs& a) {
     j.Key("sidecar").String(sidecar).Key("sidecar_exists").Bool(has_sidecar);
     j.Key("io").String(f.io().Name());
     j.Key("buffer").BeginObject().Key("state").String(tree_state);
-    if (tree) j.Key("kind").String(kind);
-    if (ola) {
-      const OlaLayout& l = ola->layout();
-      j.Key("ola").BeginObject().Key("nodes").Int(l.nodes()).Key("max_order").Int(l.max_order());
-      j.Key("bin").UInt(l.bin()).Key("levels").Int(l.levels()).Key("slots").UInt(l.slots());
-      j.Key("file_bytes").UInt(ola->file_bytes()).Key("growth").Double(static_cast<double>(l.growth())).EndObject();
+    if (tree) j.Key("kind").String(tree->kind);
+    if (tree && tree->ola) {
+      const BufferDescription::Ola& o = *tree->ola;
+      j.Key("ola").BeginObject().Key("nodes").Int(o.nodes).Key("max_order").Int(o.max_order);
+      j.Key("bin").UInt(o.bin).Key("levels").Int(o.levels).Key("slots").UInt(o.slots);
+      j.Key("file_bytes").UInt(o.file_bytes).Key("growth").Double(o.growth).EndObject();
     }
     if (tree) {
-      const TreeLayout& l = tree->layout();
-      j.Key("order").Int(tree->order()).Key("fanout").UInt(l.fanout()).Key("leaf_span").UInt(l.leaf_span());
-      j.Key("levels").Int(l.levels()).Key("ram_from_level").Int(l.ram_from());
-      j.Key("ram_budget").UInt(tree->header().ram_budget).Key("ram_tier_bytes").UInt(tree->ram_tier_bytes());
-      j.Key("disk_tier_bytes").UInt(tree->disk_tier_bytes());
-      j.Key("updates_since_build").UInt(tree->header().updates_since_build);
+      j.Key("order").Int(tree->order).Key("fanout").UInt(tree->fanout).Key("leaf_span").UInt(tree->leaf_span);
+      j.Key("levels").Int(static_cast<int>(tree->levels.size())).Key("ram_from_level").Int(tree->ram_from_level);
+      j.Key("ram_budget").UInt(tree->ram_budget).Key("ram_tier_bytes").UInt(tree->ram_tier_bytes);
+      j.Key("disk_tier_bytes").UInt(tree->disk_tier_bytes);
+      j.Key("updates_since_build").UInt(tree->updates_since_build);
     }
     j.EndObject().EndObject();
     std::printf("%s\n", j.str().c_str());
@@ -129,28 +113,30 @@ int RunInfo(const InfoArgs& a) {
   std::printf("sidecar:     %s (%s)\n", sidecar.c_str(), has_sidecar ? "present" : "not yet created");
   std::printf("io:          %s\n", f.io().Name().c_str());
   std::printf("buffer:      %s\n", tree_state.c_str());
-  if (tree) std::printf("  kind:      %s\n", kind);
-  if (ola) {
-    const OlaLayout& l = ola->layout();
+  if (tree) std::printf("  kind:      %s\n", tree->kind.c_str());
+  if (tree && tree->ola) {
+    const BufferDescription::Ola& o = *tree->ola;
     std::printf("  ola:       index orders 0..%d from %d-node stencils, bin %llu, %d levels, %llu slots (%s)\n",
-                l.max_order(), l.nodes(), static_cast<unsigned long long>(l.bin()), l.levels(),
-                static_cast<unsigned long long>(l.slots()), FormatBytes(ola->file_bytes()).c_str());
+                o.max_order, o.nodes, static_cast<unsigned long long>(o.bin), o.levels,
+                static_cast<unsigned long long>(o.slots), FormatBytes(o.file_bytes).c_str());
     std::printf("  tree:      beside it for value mean/var, min/max and recovery:\n");
-  } else if (tree && tree->header().ola_nodes > 0) {
+  } else if (tree && tree->kind == "ola") {
     std::printf("  ola:       missing or unreadable: the next command rebuilds it\n");
   }
   if (tree) {
-    const TreeLayout& l = tree->layout();
-    std::printf("  moments:   index orders 0..%d, value mean/var, min/max\n", tree->order());
-    std::printf("  levels:    %d (leaf = %s, fan-out %u)\n", l.levels(), Counted(l.leaf_span(), "element").c_str(),
-                l.fanout());
-    for (int k = l.levels(); k >= 1; --k)
-      std::printf("    level %d: %s of %s, %s, %s\n", k, Counted(l.nodes(k), "node").c_str(),
-                  Counted(l.span(k), "element").c_str(), FormatBytes(l.nodes(k) * tree->codec().bytes()).c_str(),
-                  l.in_ram(k) ? "RAM tier" : "disk tier");
-    std::printf("  RAM tier:  %s (budget %s)\n", FormatBytes(tree->ram_tier_bytes()).c_str(),
-                FormatBytes(tree->header().ram_budget).c_str());
-    std::printf("  disk tier: %s\n", FormatBytes(tree->disk_tier_bytes()).c_str());
+    const int levels = static_cast<int>(tree->levels.size());
+    std::printf("  moments:   index orders 0..%d, value mean/var, min/max\n", tree->order);
+    std::printf("  levels:    %d (leaf = %s, fan-out %u)\n", levels, Counted(tree->leaf_span, "element").c_str(),
+                tree->fanout);
+    for (int k = levels; k >= 1; --k) {
+      const BufferDescription::Level& l = tree->levels[k - 1];
+      std::printf("    level %d: %s of %s, %s, %s\n", k, Counted(l.nodes, "node").c_str(),
+                  Counted(l.span, "element").c_str(), FormatBytes(l.bytes).c_str(),
+                  l.in_ram ? "RAM tier" : "disk tier");
+    }
+    std::printf("  RAM tier:  %s (budget %s)\n", FormatBytes(tree->ram_tier_bytes).c_str(),
+                FormatBytes(tree->ram_budget).c_str());
+    std::printf("  disk tier: %s\n", FormatBytes(tree->disk_tier_bytes).c_str());
   }
   return kExitOk;
 }

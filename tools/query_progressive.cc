@@ -109,6 +109,10 @@ bool Decided(const SumBound& b) {
 }
 
 // The final line: the ordinary query's answer, `last` widened to hold it.
+// (Not the facade's Stat: for kind ola, Stat answers a float array's sum and
+// mean from the Ola buffer alone, whose value may differ from the tree
+// summary's in the last bits and whose array bytes read differ; the line
+// this prints stays the tree summary's, as it always was.)
 Status PrintFinal(BufferedArray& ba, const std::string& path, Stat stat, IndexRange range, const SumBound& last,
                   uint64_t bytes_before, const Stopwatch& timer, bool json, const LineSink& sink) {
   QueryCost cost;
@@ -122,6 +126,24 @@ Status PrintFinal(BufferedArray& ba, const std::string& path, Stat stat, IndexRa
   return Status::OK();
 }
 
+// Makes the progressive reader of `range` (make: ProgressiveSumOf or
+// TreePiecesOf) into *progressive and starts it: its first bound. A damaged
+// node (Corruption): the ordinary query rebuilds the buffer (with a notice),
+// then the reader is made again over the new one and starts again.
+template <typename Progressive>
+Result<SumBound> StartOrRebuild(BufferedArray& ba, IndexRange range,
+                                std::unique_ptr<Progressive> (*make)(BufferedArray&, uint64_t, uint64_t),
+                                std::unique_ptr<Progressive>* progressive) {
+  *progressive = make(ba, range.begin, range.end);
+  auto started = (*progressive)->Start();
+  if (started.ok() || started.status().code() != Status::Code::kCorruption) return started;
+  auto rebuilt = ba.Summarize(range.begin, range.end, /*need_extremes=*/false);
+  for (const auto& n : ba.TakeNotices()) PrintNotice(n);
+  if (!rebuilt.ok()) return rebuilt.status();
+  *progressive = make(ba, range.begin, range.end);
+  return (*progressive)->Start();
+}
+
 // sumsq and rms: the tree's pieces (both kinds keep a tree with value moments
 // and extremes), bounded by square_bounds.h after Start and each read.
 Status AnswerSquaresProgressive(BufferedArray& ba, const std::string& path, Stat stat, IndexRange range, bool approx,
@@ -129,15 +151,8 @@ Status AnswerSquaresProgressive(BufferedArray& ba, const std::string& path, Stat
   Stopwatch timer;
   if (stat == Stat::kRms && range.size() == 0)
     return Status::InvalidArgument("rms", "the range is empty").WithContext(path);
-  auto progressive = TreePiecesOf(ba, range.begin, range.end);
-  auto started = progressive->Start();
-  if (!started.ok() && started.status().code() == Status::Code::kCorruption) {  // rebuilt by the ordinary query
-    auto rebuilt = ba.Summarize(range.begin, range.end, /*need_extremes=*/false);
-    for (const auto& n : ba.TakeNotices()) PrintNotice(n);
-    if (!rebuilt.ok()) return rebuilt.status();
-    progressive = TreePiecesOf(ba, range.begin, range.end);
-    started = progressive->Start();
-  }
+  std::unique_ptr<ProgressiveSum> progressive;
+  auto started = StartOrRebuild(ba, range, &TreePiecesOf, &progressive);
   if (!started.ok()) return started.status();
   auto as_stat = [&](const SumBound& s) { return stat == Stat::kRms ? BoundRms(s, range.size()) : s; };
   SumBound last = BoundSumOfSquares(progressive->whole(), progressive->ends());
@@ -180,17 +195,8 @@ Status StreamProgressive(BufferedArray& ba, const std::string& path, Stat stat, 
   }
   auto as_stat = [&](const SumBound& sum) { return stat == Stat::kMean ? BoundMean(sum, range.size()) : sum; };
   // Kind ola: coarse to fine through the Ola levels (ola_progressive.h); hbb: the tree's partial leaves.
-  auto progressive = ProgressiveSumOf(ba, range.begin, range.end);
-  auto bound = progressive->Start();
-  if (!bound.ok() && bound.status().code() == Status::Code::kCorruption) {
-    // A damaged node: the ordinary query rebuilds the buffer (with a notice),
-    // then the bounds start again from the new one.
-    auto rebuilt = ba.Summarize(range.begin, range.end, /*need_extremes=*/false);
-    for (const auto& n : ba.TakeNotices()) PrintNotice(n);
-    if (!rebuilt.ok()) return rebuilt.status();
-    progressive = ProgressiveSumOf(ba, range.begin, range.end);
-    bound = progressive->Start();
-  }
+  std::unique_ptr<OlaProgressiveSum> progressive;
+  auto bound = StartOrRebuild(ba, range, &ProgressiveSumOf, &progressive);
   if (!bound.ok()) return bound.status();
   if (approx) {
     Print(stat, Line{as_stat(*bound), bound->exact, progressive->array_bytes_read(), timer.ElapsedMicros()}, json,

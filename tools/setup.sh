@@ -36,10 +36,9 @@ packages=(g++ cmake make pkg-config liburing-dev libboost-dev libcli11-dev
 source tools/install_missing.sh
 install_missing "${packages[@]}"
 
-# MOMENTA_WERROR=1 (CI): any compiler warning fails the build.
-if [[ ${MOMENTA_WERROR:-0} == 1 ]]; then config+=(-DMOMENTA_WERROR=ON); else config+=(-DMOMENTA_WERROR=OFF); fi
-# ccache, when there is one, makes a rebuild after a checkout cheap.
-command -v ccache >/dev/null && config+=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+# MOMENTA_WERROR=1 (CI) and ccache (tools/build_flags.sh).
+source tools/build_flags.sh
+mapfile -t -O "${#config[@]}" config < <(build_flags)
 cmake -S . -B "$build_dir" "${config[@]}" >/dev/null
 cmake --build "$build_dir" -j"$(nproc)" "${targets[@]}"
 if [[ $kind == release ]]; then

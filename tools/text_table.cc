@@ -22,23 +22,14 @@ Status ForEachLine(std::string_view text, const std::string& name, Fn&& fn) {
   return Status::OK();
 }
 
-// Calls fn(token, index from 0) for the value tokens of one line, as
-// ForEachTextValue splits them (no vector: a line may hold millions); returns
-// how many there are, or fn's first error.
+// Calls fn(token, index from 0) for the value tokens of one line (no '\n'),
+// as ForEachTextValue splits them (no vector: a line may hold millions);
+// returns how many there are, or fn's first error.
 template <typename Fn>
 Result<uint64_t> ForEachToken(std::string_view line, Fn&& fn) {
-  line = line.substr(0, line.find('#'));
   uint64_t index = 0;
-  for (size_t i = 0; i < line.size();) {
-    if (IsTextValueSeparator(line[i])) {
-      ++i;
-      continue;
-    }
-    size_t j = i;
-    while (j < line.size() && !IsTextValueSeparator(line[j])) ++j;
-    MOMENTA_RETURN_IF_ERROR(fn(line.substr(i, j - i), index++));
-    i = j;
-  }
+  MOMENTA_RETURN_IF_ERROR(
+      ForEachTextValue(line, std::string(), [&](std::string_view token, uint64_t) { return fn(token, index++); }));
   return index;
 }
 

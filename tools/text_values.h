@@ -3,8 +3,8 @@
 // commas, semicolons, blanks, tabs, '\r' or newlines; '#' starts a comment
 // that runs to the end of its line. Each value is one token, parsed by
 // ParseValue (storage/npy/dtype.h) for the array's dtype. Pure: no I/O (a stop
-// signal is checked every 65536 lines); in momenta_cli_parse, which the CLI
-// and the fuzz target `text` link.
+// signal is checked every 65536 lines); header-only, used by the table reader
+// (tools/text_table.h) and the fuzz target `text`.
 #pragma once
 
 #include <cstdint>
@@ -57,11 +57,5 @@ Status ForEachTextValue(std::string_view text, const std::string& name, Fn&& fn)
   }
   return Status::OK();
 }
-
-// The number of values in `text`, each checked to parse as `dtype`;
-// InvalidArgument "<name>: line N: <ParseValue's error>" at the first that
-// does not. (The import reads rows with tools/text_table.h; the fuzz target
-// `text` checks this flat reading against its reference.)
-Result<uint64_t> CountTextValues(std::string_view text, DType dtype, const std::string& name);
 
 }  // namespace momenta::cli

@@ -15,6 +15,12 @@ const char* Raw(const uint64_t& raw) { return reinterpret_cast<const char*>(&raw
 
 }  // namespace
 
+void OlaTreeBuffer::Describe(BufferDescription* d) const {
+  const OlaLayout& l = file_->layout();
+  d->ola = BufferDescription::Ola{
+      l.nodes(), l.max_order(), l.bin(), l.levels(), l.slots(), file_->file_bytes(), static_cast<double>(l.growth())};
+}
+
 bool OlaTreeBuffer::NamesFile(const std::string& message) const {
   return message.find(file_->path()) != std::string::npos;
 }

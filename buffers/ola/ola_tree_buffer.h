@@ -23,6 +23,7 @@ class OlaTreeBuffer final : public MomentBuffer {
   bool KeepsIndexMoments() const override { return true; }
   const OlaFile* ola_file() const override { return file_.get(); }
   bool NamesFile(const std::string& message) const override;
+  void Describe(BufferDescription* d) const override;
 
   [[nodiscard]] Status AddIndexMoments(const QueryIo& io, ArrayFile& array, std::span<const IndexRange> ranges,
                                        std::vector<RangeSummary>* out, std::vector<QueryCost>* costs,

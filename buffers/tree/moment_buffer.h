@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "buffers/algebra/range_summary.h"
+#include "buffers/tree/buffer_description.h"
 #include "buffers/tree/moment_tree.h"
 #include "buffers/tree/range_query.h"
 #include "buffers/tree/tree_build.h"
@@ -52,6 +53,9 @@ class MomentBuffer {
   // Whether `message` (a Corruption) names a file of this buffer besides the
   // tree: damage the facade rebuilds for.
   virtual bool NamesFile(const std::string& message) const = 0;
+  // What it keeps beside the tree, into *d (DescribeTree fills the rest;
+  // kind hbb: nothing).
+  virtual void Describe(BufferDescription* d) const = 0;
 
   // ---- answer (under the facade's consistent read; `io` as SummarizeRanges) ----
   // Replaces the index moments of out[k] (the tree's summaries of ranges[k])

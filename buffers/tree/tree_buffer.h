@@ -19,6 +19,7 @@ class TreeBuffer final : public MomentBuffer {
   bool KeepsIndexMoments() const override { return false; }
   const OlaFile* ola_file() const override { return nullptr; }
   bool NamesFile(const std::string&) const override { return false; }
+  void Describe(BufferDescription*) const override {}
 
   [[nodiscard]] Status AddIndexMoments(const QueryIo&, ArrayFile&, std::span<const IndexRange>,
                                        std::vector<RangeSummary>*, std::vector<QueryCost>*, QueryCost*) const override {

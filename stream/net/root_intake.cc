@@ -1,5 +1,7 @@
 #include "stream/net/root_intake.h"
 
+#include <utility>
+
 #include "stream/net/name_frames.h"
 #include "stream/net/wire_batch.h"
 
@@ -42,12 +44,12 @@ std::string TakeSiteFrame(RootState& state, uint32_t slot, bool* synced, const F
   if (f.type == FrameType::kFinal) {
     auto fin = DecodeFinal(f.payload);
     if (!fin.ok()) return fin.status().ToString();
-    st = state.ApplyFinal(slot, *fin, frame_bytes);
+    st = state.ApplyFinal(slot, std::move(*fin), frame_bytes);
   } else {
     auto batch = DecodeBatch(f.payload);
     if (!batch.ok()) return batch.status().ToString();
-    st = f.type == FrameType::kSnapshot ? state.ApplySnapshot(slot, *batch, frame_bytes)
-                                        : state.ApplyBatch(slot, *batch, frame_bytes);
+    st = f.type == FrameType::kSnapshot ? state.ApplySnapshot(slot, std::move(*batch), frame_bytes)
+                                        : state.ApplyBatch(slot, std::move(*batch), frame_bytes);
   }
   if (!st.ok()) return st.ToString();
   *synced = true;

@@ -1,7 +1,5 @@
 #include "stream/net/root_names.h"
 
-#include <algorithm>
-
 #include "stream/net/root_state.h"
 
 namespace momenta {
@@ -14,8 +12,7 @@ Status RootNames::Note(uint32_t slot, uint64_t connection, const std::vector<Ite
     return Status::Corruption("names",
                               "more than " + std::to_string(max_pending) + " names before a frame turning items on");
   for (const ItemName& n : names) {
-    auto [it, inserted] = names_.try_emplace(n.item, n.name);
-    if (!inserted && it->second != n.name) ++collisions_;
+    names_.Note(n.item, n.name);
     pending.insert(n.item);
   }
   return Status::OK();
@@ -23,7 +20,7 @@ Status RootNames::Note(uint32_t slot, uint64_t connection, const std::vector<Ite
 
 void RootNames::Settled(uint32_t slot, const RootState& state) {
   pending_.erase(slot);
-  if (names_.size() >= prune_at_) Prune(state);
+  if (names_.PruneDue()) Prune(state);
 }
 
 void RootNames::Prune(const RootState& state) {
@@ -37,14 +34,13 @@ void RootNames::Prune(const RootState& state) {
     s.mirror->ForEachItem([&](int64_t item) { keep.insert(item); });
     s.applied->ForEachItem([&](int64_t item) { keep.insert(item); });
   }
-  std::erase_if(names_, [&](const auto& entry) { return keep.count(entry.first) == 0; });
-  prune_at_ = std::max(floor_, 2 * names_.size());
+  names_.PruneIf([&](int64_t item, const HashedNames::Entry&) { return keep.count(item) == 0; });
 }
 
 const std::string& RootNames::NameOf(int64_t item) const {
   static const std::string kNone;
-  const auto it = names_.find(item);
-  return it == names_.end() ? kNone : it->second;
+  const HashedNames::Entry* e = names_.Find(item);
+  return e == nullptr ? kNone : e->name;
 }
 
 }  // namespace momenta

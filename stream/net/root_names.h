@@ -10,7 +10,8 @@
 // hold, whatever the number of distinct names in their streams.
 //
 // Two names with one hash are one item to every synopsis: the root keeps
-// the first name it got and counts the others (collisions()).
+// the first name it got and counts the others (collisions(); both rules are
+// HashedNames', stream/window/hashed_names.h).
 // Not thread-safe: the root's event loop owns it.
 #pragma once
 
@@ -22,6 +23,7 @@
 
 #include "storage/util/status.h"
 #include "stream/net/name_frames.h"
+#include "stream/window/hashed_names.h"
 
 namespace momenta {
 
@@ -29,7 +31,7 @@ class RootState;
 
 class RootNames {
  public:
-  explicit RootNames(size_t floor = 1024) : floor_(floor), prune_at_(floor) {}
+  explicit RootNames(size_t floor = 1024) : names_(floor) {}
 
   // The names a NAMES frame from the site of `slot` carried, on its
   // `connection`-th connection (SiteSlot::connects: what an earlier one
@@ -49,18 +51,15 @@ class RootNames {
   // The name of `item`, or "" when no site sent one (an integer item).
   const std::string& NameOf(int64_t item) const;
   size_t size() const { return names_.size(); }
-  uint64_t collisions() const { return collisions_; }
+  uint64_t collisions() const { return names_.collisions(); }
 
  private:
-  size_t floor_;
-  size_t prune_at_;
-  std::unordered_map<int64_t, std::string> names_;
+  HashedNames names_;
   struct Pending {
     uint64_t connection = 0;
     std::unordered_set<int64_t> items;  // noted since the slot's last state frame
   };
   std::unordered_map<uint32_t, Pending> pending_;
-  uint64_t collisions_ = 0;
 };
 
 }  // namespace momenta

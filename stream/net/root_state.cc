@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cassert>
+#include <utility>
 
 namespace momenta {
 
@@ -86,28 +87,27 @@ void RootState::Empty(uint32_t slot) {
 
 void RootState::CountFrame(uint32_t slot, uint64_t frame_bytes) { slots_[slot].wire.CountFrame(OneFrame(frame_bytes)); }
 
-void RootState::ApplyMessage(uint32_t slot, const Message& m) {
+void RootState::ApplyMessage(uint32_t slot, Message m) {
   SiteSlot& s = slots_[slot];
   [[maybe_unused]] Status st = s.applied->Apply(m);  // checked by `mirror` when it came
   assert(st.ok());
   if (!s.in_root) return;
-  Message mine = m;
-  mine.site = slot;
-  root_.Apply(mine);
+  m.site = slot;
+  root_.Apply(m);
 }
 
-Status RootState::ApplySnapshot(uint32_t slot, const Batch& b, uint64_t frame_bytes) {
+Status RootState::ApplySnapshot(uint32_t slot, Batch b, uint64_t frame_bytes) {
   SiteSlot& s = slots_[slot];
   Empty(slot);
   TrafficCounts c = OneFrame(frame_bytes);
-  for (const Message& m : b.messages) {
+  for (Message& m : b.messages) {
     if (Status st = s.mirror->Apply(m); !st.ok()) {
       Empty(slot);
       return st;
     }
-    ApplyMessage(slot, m);
     ++c.messages;
     c.words += MessageWords(m);
+    ApplyMessage(slot, std::move(m));
   }
   s.clock = s.base = b.clock;
   s.has_clock = b.clock > -kMaxTime;
@@ -118,29 +118,29 @@ Status RootState::ApplySnapshot(uint32_t slot, const Batch& b, uint64_t frame_by
   return Status::OK();
 }
 
-Status RootState::Take(uint32_t slot, const Batch& b, TrafficCounts* c) {
+Status RootState::Take(uint32_t slot, Batch& b, TrafficCounts* c) {
   SiteSlot& s = slots_[slot];
   if (b.clock < s.clock)
     return Status::Corruption("batch",
                               "clock went back from " + std::to_string(s.clock) + " to " + std::to_string(b.clock));
   if (s.state == SiteSlot::State::kFinished && !b.messages.empty())
     return Status::Corruption("batch", "messages after the site's FINAL");
-  for (const Message& m : b.messages) {
+  for (Message& m : b.messages) {
     MOMENTA_RETURN_IF_ERROR(s.mirror->Apply(m));
-    if (s.held.empty() && as_of_ && m.tick <= *as_of_) {
-      ApplyMessage(slot, m);
-    } else {
-      s.held.push_back(m);
-    }
     ++c->messages;
     c->words += MessageWords(m);
+    if (s.held.empty() && as_of_ && m.tick <= *as_of_) {
+      ApplyMessage(slot, std::move(m));
+    } else {
+      s.held.push_back(std::move(m));
+    }
   }
   s.clock = b.clock;
   s.has_clock = b.clock > -kMaxTime;
   if (s.held.size() > max_held_) {
     // Too far ahead of the others to wait for them: its state at as_of is
     // given up; it is covered again once as_of reaches its clock.
-    for (const Message& m : s.held) ApplyMessage(slot, m);
+    for (Message& m : s.held) ApplyMessage(slot, std::move(m));
     s.held.clear();
     s.base = s.clock;
     ++s.flushes;
@@ -148,7 +148,7 @@ Status RootState::Take(uint32_t slot, const Batch& b, TrafficCounts* c) {
   return Status::OK();
 }
 
-Status RootState::ApplyBatch(uint32_t slot, const Batch& b, uint64_t frame_bytes) {
+Status RootState::ApplyBatch(uint32_t slot, Batch b, uint64_t frame_bytes) {
   SiteSlot& s = slots_[slot];
   assert(s.state == SiteSlot::State::kLive || s.state == SiteSlot::State::kFinished);
   TrafficCounts c = OneFrame(frame_bytes);
@@ -158,7 +158,7 @@ Status RootState::ApplyBatch(uint32_t slot, const Batch& b, uint64_t frame_bytes
   return Status::OK();
 }
 
-Status RootState::ApplyFinal(uint32_t slot, const FinalBatch& f, uint64_t frame_bytes) {
+Status RootState::ApplyFinal(uint32_t slot, FinalBatch f, uint64_t frame_bytes) {
   SiteSlot& s = slots_[slot];
   assert(s.state == SiteSlot::State::kLive || s.state == SiteSlot::State::kFinished);
   if (s.state == SiteSlot::State::kFinished && !f.batch.messages.empty())
@@ -218,7 +218,7 @@ void RootState::Advance() {
   for (uint32_t i = 0; i < slots_.size(); ++i) {
     SiteSlot& s = slots_[i];
     while (as_of_ && !s.held.empty() && s.held.front().tick <= *as_of_) {
-      ApplyMessage(i, s.held.front());
+      ApplyMessage(i, std::move(s.held.front()));
       s.held.pop_front();
     }
     Sync(i);

@@ -89,13 +89,13 @@ class RootState {
   Result<uint32_t> Attach(const std::string& name, const std::string& peer);
   // Replaces the slot's state with the snapshot's. Corruption when it holds
   // messages no site sends (the slot is then left empty).
-  Status ApplySnapshot(uint32_t slot, const Batch& b, uint64_t frame_bytes);
+  Status ApplySnapshot(uint32_t slot, Batch b, uint64_t frame_bytes);
   // The messages since the last frame. Corruption for a clock that goes
   // back, a message no site sends, or messages after FINAL.
   // REQUIRES: the slot has had a SNAPSHOT
-  Status ApplyBatch(uint32_t slot, const Batch& b, uint64_t frame_bytes);
+  Status ApplyBatch(uint32_t slot, Batch b, uint64_t frame_bytes);
   // The site's input ended: its drain, then it is finished. As ApplyBatch.
-  Status ApplyFinal(uint32_t slot, const FinalBatch& f, uint64_t frame_bytes);
+  Status ApplyFinal(uint32_t slot, FinalBatch f, uint64_t frame_bytes);
   // Counts a frame that carries no state (the handshake).
   void CountFrame(uint32_t slot, uint64_t frame_bytes);
   // The site's connection closed: stale, its reports leave the answers
@@ -143,10 +143,11 @@ class RootState {
   enum class Gap { kNone, kForgotten, kSyncing, kStale, kNoTime, kNoClock, kAhead, kBehind };
   Gap CoverageGap(uint32_t slot) const;
   // Applies m, sent by the site of `slot`, to the answers.
-  void ApplyMessage(uint32_t slot, const Message& m);
+  void ApplyMessage(uint32_t slot, Message m);
   // Checks and takes a batch's messages: applied when stamped at or before
-  // as_of, else held (applied ahead past max_held).
-  Status Take(uint32_t slot, const Batch& b, TrafficCounts* c);
+  // as_of, else held (applied ahead past max_held); b's messages are moved
+  // from (its clock is left).
+  Status Take(uint32_t slot, Batch& b, TrafficCounts* c);
   // Moves as_of to the smallest live clock when that is later, and applies
   // what every slot holds up to it.
   void Advance();

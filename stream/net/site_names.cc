@@ -1,24 +1,16 @@
 #include "stream/net/site_names.h"
 
-#include <algorithm>
-
 namespace momenta {
 
-void SiteNames::Note(int64_t item, std::string_view name, int64_t ts) {
-  const std::string_view shown = WireName(name);
-  auto [it, inserted] = names_.try_emplace(item, Entry{std::string(shown), ts});
-  if (inserted) return;
-  if (it->second.name != shown) ++collisions_;
-  it->second.last_ts = std::max(it->second.last_ts, ts);
-}
+void SiteNames::Note(int64_t item, std::string_view name, int64_t ts) { names_.Note(item, WireName(name), ts); }
 
 void SiteNames::Prune(const Site& site, const SiteMirror& mirror, int64_t clock) {
-  if (names_.size() < prune_at_) return;
+  if (!names_.PruneDue()) return;
   std::unordered_set<int64_t> keep;
   if (site.items() != nullptr) site.items()->ForEachCandidate([&](int64_t item) { keep.insert(item); });
   mirror.ForEachItem([&](int64_t item) { keep.insert(item); });
-  std::erase_if(names_, [&](const auto& e) { return e.second.last_ts <= clock && keep.count(e.first) == 0; });
-  prune_at_ = std::max(floor_, 2 * names_.size());
+  names_.PruneIf(
+      [&](int64_t item, const HashedNames::Entry& e) { return e.last_ts <= clock && keep.count(item) == 0; });
 }
 
 std::vector<std::vector<ItemName>> SiteNames::NamesFor(const std::vector<Message>& messages, bool snapshot) {
@@ -30,10 +22,10 @@ std::vector<std::vector<ItemName>> SiteNames::NamesFor(const std::vector<Message
       continue;
     }
     if (m.type != MessageType::kAcSet || sent_.count(m.item) != 0) continue;
-    const auto it = names_.find(m.item);
-    if (it == names_.end()) continue;
+    const HashedNames::Entry* known = names_.Find(m.item);
+    if (known == nullptr) continue;
     if (out.empty() || out.back().size() == kMaxNamesPerFrame) out.emplace_back();
-    out.back().push_back({m.item, it->second.name});
+    out.back().push_back({m.item, known->name});
     sent_.insert(m.item);
   }
   return out;

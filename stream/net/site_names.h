@@ -11,13 +11,13 @@
 // any other item gets a counter again only when it arrives again, with its
 // name. It works once the table has doubled since it last did (and holds at
 // least `floor`). Two names with one hash: the first one read is kept, the
-// others counted (collisions()). Not thread-safe.
+// others counted (collisions(); both rules are HashedNames',
+// stream/window/hashed_names.h). Not thread-safe.
 #pragma once
 
 #include <cstdint>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <unordered_set>
 #include <vector>
 
@@ -25,12 +25,13 @@
 #include "stream/protocol/messages.h"
 #include "stream/protocol/site.h"
 #include "stream/protocol/site_mirror.h"
+#include "stream/window/hashed_names.h"
 
 namespace momenta {
 
 class SiteNames {
  public:
-  explicit SiteNames(size_t floor = 1024) : floor_(floor), prune_at_(floor) {}
+  explicit SiteNames(size_t floor = 1024) : names_(floor) {}
 
   // `item` (== NameItem(name)) was read under `name`, stamped `ts`.
   void Note(int64_t item, std::string_view name, int64_t ts);
@@ -44,18 +45,11 @@ class SiteNames {
   std::vector<std::vector<ItemName>> NamesFor(const std::vector<Message>& messages, bool snapshot);
 
   size_t size() const { return names_.size(); }
-  uint64_t collisions() const { return collisions_; }
+  uint64_t collisions() const { return names_.collisions(); }
 
  private:
-  struct Entry {
-    std::string name;
-    int64_t last_ts = 0;  // the latest stamp it was read with
-  };
-  size_t floor_;
-  size_t prune_at_;
-  std::unordered_map<int64_t, Entry> names_;
+  HashedNames names_;                 // each entry's last_ts: the latest stamp it was read with
   std::unordered_set<int64_t> sent_;  // items whose name went out on this connection, turned on since
-  uint64_t collisions_ = 0;
 };
 
 }  // namespace momenta

@@ -9,15 +9,15 @@
 // however many distinct names the stream has.
 //
 // Two names with one hash are one item to the synopsis: the first name seen
-// keeps the item, and the collision is counted (collisions()).
-// Not thread-safe.
+// keeps the item, and the collision is counted (collisions()); both rules
+// are HashedNames' (hashed_names.h). Not thread-safe.
 #pragma once
 
 #include <cstdint>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 
+#include "stream/window/hashed_names.h"
 #include "stream/window/item_counts.h"
 
 namespace momenta {
@@ -34,12 +34,10 @@ class NameTable {
 
   size_t size() const { return names_.size(); }
   // Names that arrived with the hash of another name already in the table.
-  uint64_t collisions() const { return collisions_; }
+  uint64_t collisions() const { return names_.collisions(); }
 
  private:
-  std::unordered_map<int64_t, std::string> names_;
-  size_t prune_at_ = 1024;  // Prune works once size() reaches it
-  uint64_t collisions_ = 0;
+  HashedNames names_{1024};
 };
 
 }  // namespace momenta

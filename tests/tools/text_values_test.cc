@@ -1,6 +1,7 @@
-// The text/CSV import reader (tools/text_values.h): tokens, their lines, the
-// first pass's count and error. The fuzz target `text` checks it against a
-// reference split on arbitrary bytes; these are the cases it found.
+// The text/CSV import reader (tools/text_values.h): tokens and their lines,
+// and the table reader over them (tools/text_table.h). The fuzz target `text`
+// checks both against a reference split on arbitrary bytes; these are the
+// cases it found.
 #include <gtest/gtest.h>
 
 #include <optional>
@@ -43,18 +44,9 @@ TEST(TextValuesTest, NulByteIsPartOfItsTokenNotAnEmptyOne) {
   EXPECT_EQ(t[1].first, std::string("\0\0x", 3));
   EXPECT_EQ(t[2].first, std::string("2\0", 2));
   for (const auto& [tok, line] : t) EXPECT_FALSE(tok.empty());
-  auto count = cli::CountTextValues(text, DType::kF8, "in.csv");
-  ASSERT_FALSE(count.ok());
-  EXPECT_NE(count.status().ToString().find("in.csv: line 1: "), std::string::npos) << count.status().ToString();
-}
-
-TEST(TextValuesTest, CountChecksEveryValue) {
-  auto n = cli::CountTextValues("1, 2.5\n3e2 # four\n", DType::kF8, "in.csv");
-  ASSERT_OK(n);
-  EXPECT_EQ(*n, 3u);
-  auto bad = cli::CountTextValues("1\n2\n300\n", DType::kU1, "in.csv");
-  ASSERT_FALSE(bad.ok());
-  EXPECT_NE(bad.status().ToString().find("in.csv: line 3: "), std::string::npos) << bad.status().ToString();
+  auto table = cli::ScanTextTable(text, DType::kF8, "in.csv", {});
+  ASSERT_FALSE(table.ok());
+  EXPECT_NE(table.status().ToString().find("in.csv: line 1: "), std::string::npos) << table.status().ToString();
 }
 
 // The table layer (tools/text_table.h): rows, header detection, --column.
@@ -81,6 +73,22 @@ TEST(TextValuesTableTest, RowsHeaderAndColumn) {
   ASSERT_OK(v);
   EXPECT_EQ(v->pick, std::optional<uint64_t>(1));
   EXPECT_EQ(v->Shape(), (std::vector<uint64_t>{2}));
+}
+
+// A row's values are the tokens ForEachTextValue reads on its line: every
+// separator, a comment cutting a token, blank lines and a '\r' before '\n'.
+TEST(TextValuesTableTest, RowValuesAreTheLinesTokens) {
+  const std::string text = "1.5,2;3\t4\r\n5  6,,7 8#9\n\n9;10 11\t12 # c\n";
+  auto t = cli::ScanTextTable(text, DType::kF8, "in.csv", {});
+  ASSERT_OK(t);
+  EXPECT_EQ(t->rows, 3u);
+  EXPECT_EQ(t->columns, 4u);
+  std::vector<std::pair<std::string, uint64_t>> got;
+  ASSERT_OK(cli::ForEachTableValue(text, *t, "in.csv", [&](std::string_view tok, uint64_t line) {
+    got.emplace_back(std::string(tok), line);
+    return Status::OK();
+  }));
+  EXPECT_EQ(got, Tokens(text));
 }
 
 TEST(TextValuesTableTest, HeaderNamesAndShapes) {

@@ -5,6 +5,7 @@
 // The exit code is 128 + the signal and nothing temporary is left behind.
 // (The requirement is one second; the assertion allows three, as the
 // machine running the suite may be loaded.)
+// The stream commands' side of tools/cli_signals.h; cli_signals_test.cc has the array commands'.
 #include <gtest/gtest.h>
 
 #include <dirent.h>
@@ -43,7 +44,7 @@ struct Case {
   std::unique_ptr<Background> proc;
 };
 
-TEST(StopSignalsTest, WindowSiteAndRootEndWithinASecond) {
+TEST(CliSignalsStreamTest, WindowSiteAndRootEndWithinASecond) {
   ScratchDir dir;
   const std::string arr = dir.File("a.npy");
   ASSERT_EQ(RunCli({"create", arr, "--length", "100"}).exit_code, 0);
