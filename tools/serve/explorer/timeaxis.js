@@ -10,7 +10,7 @@
 window.momentaTime = (() => {
   const DAY = 86400;
   const STEPS = [];
-  for (const unit of [1e-6, 1e-3]) for (const m of [1, 2, 5, 10, 20, 50, 100, 200, 500]) STEPS.push(unit * m);
+  for (const per of [1e6, 1e3]) for (const m of [1, 2, 5, 10, 20, 50, 100, 200, 500]) STEPS.push(m / per);
   for (const m of [1, 2, 5, 10, 15, 30]) STEPS.push(m);
   for (const m of [1, 2, 5, 10, 15, 30]) STEPS.push(60 * m);
   for (const m of [1, 2, 3, 6, 12]) STEPS.push(3600 * m);
