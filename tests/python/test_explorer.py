@@ -230,6 +230,11 @@ def test_explorer_time_axis(cli, served, browser, capsys):
     assert state(browser, "window.momentaTime.format(%r, 86400)" % START_S) == "2026-01-02"
     assert state(browser, "window.explorerState.errors") == []
     say(capsys, f"time labels at the deepest zoom: {labels}")
+    build = pathlib.Path(os.environ.get("MOMENTA_BUILD_DIR") or ".")
+    shot = (build / "tests" / "browser" / "explorer-time.png").resolve()
+    shot.parent.mkdir(parents=True, exist_ok=True)
+    browser.save_screenshot(str(shot))
+    say(capsys, f"screenshot with a time axis: {shot}")
 
 
 def test_explorer_in_chromium(cli, served, browser, capsys):
