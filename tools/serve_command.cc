@@ -47,6 +47,8 @@ int RunServe(const ServeArgs& a) {
   }
   auto io = ParseIoKind(a.common.io, "--io");
   if (!io.ok()) return UsageFail(io.status().ToString());
+  const Status values = serve::CheckTimeAxisValues(a.rates, a.starts);  // before opening: that may build buffers
+  if (!values.ok()) return UsageFail(values.ToString());
   auto arrays = serve::ServedArrays::Open(a.paths, a.common.sidecar, *io);
   if (!arrays.ok()) return Fail(arrays.status());
   auto axes = serve::ResolveTimeAxes(a.rates, a.starts, (*arrays)->Names());

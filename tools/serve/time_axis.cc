@@ -84,8 +84,8 @@ Result<std::map<std::string, double>> ByName(const std::vector<std::string>& arg
     auto v = parse(value);
     if (!v.ok()) return Status::InvalidArgument(flag, (name.empty() ? "" : name + "=") + v.status().message());
     if (!out.emplace(name, *v).second)
-      return Status::InvalidArgument(flag, "'" + arg + "': " +
-                                               (name.empty() ? "given twice for every array" : "given twice for " + name));
+      return Status::InvalidArgument(
+          flag, "'" + arg + "': " + (name.empty() ? "given twice for every array" : "given twice for " + name));
   }
   return out;
 }
@@ -101,8 +101,22 @@ Result<double> ParseRate(const std::string& text) {
 Result<double> ParseInstant(const std::string& text) {
   if (auto v = WholeNumber(text)) return *v;
   if (auto v = IsoInstant(text)) return *v;
-  return Status::InvalidArgument("'" + text + "'",
-                                 "neither seconds since the epoch nor an ISO-8601 UTC time like 2026-01-02T03:04:05.5Z");
+  return Status::InvalidArgument(
+      "'" + text + "'", "neither seconds since the epoch nor an ISO-8601 UTC time like 2026-01-02T03:04:05.5Z");
+}
+
+Status CheckTimeAxisValues(const std::vector<std::string>& rates, const std::vector<std::string>& starts) {
+  for (const std::string& arg : rates) {
+    auto [name, value] = SplitNamed(arg);
+    auto v = ParseRate(value);
+    if (!v.ok()) return Status::InvalidArgument("--rate", (name.empty() ? "" : name + "=") + v.status().message());
+  }
+  for (const std::string& arg : starts) {
+    auto [name, value] = SplitNamed(arg);
+    auto v = ParseInstant(value);
+    if (!v.ok()) return Status::InvalidArgument("--start", (name.empty() ? "" : name + "=") + v.status().message());
+  }
+  return Status::OK();
 }
 
 Result<std::map<std::string, TimeAxis>> ResolveTimeAxes(const std::vector<std::string>& rates,

@@ -26,6 +26,10 @@ Result<double> ParseRate(const std::string& text);
 // 0.2 µs of precision near today.
 Result<double> ParseInstant(const std::string& text);
 
+// The flags' values alone parsed (names not checked): so a bad value is
+// reported before the arrays are opened (which may build their buffers).
+Status CheckTimeAxisValues(const std::vector<std::string>& rates, const std::vector<std::string>& starts);
+
 // The time axes of the arrays `names` from the flags' values. Each value is
 // "NAME=VALUE" (that array) or "VALUE" (every array without its own). An array
 // gets a time axis when it has both a rate and a start; one of the two without

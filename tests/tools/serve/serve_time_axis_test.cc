@@ -92,21 +92,33 @@ TEST(ServeTimeAxisTest, RejectsWhatCannotBeAnAxis) {
   }
 }
 
+TEST(ServeTimeAxisTest, ValuesAreCheckedBeforeNames) {
+  EXPECT_TRUE(CheckTimeAxisValues({"5", "x=2"}, {"0", "y=2026-01-02"}).ok());
+  auto r = CheckTimeAxisValues({"x=-2"}, {});
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.ToString(), "Invalid argument: --rate: x='-2': not a rate in hertz (a number > 0)");
+  EXPECT_FALSE(CheckTimeAxisValues({}, {"soon"}).ok());
+}
+
 TEST(ServeTimeAxisTest, BadFlagsAreAUsageError) {
   ScratchDir dir;
   const std::string path = dir.File("a.npy");
   ASSERT_EQ(RunCli({"create", path, "--length", "100", "--dtype", "f8"}).exit_code, 0);
-  for (const std::vector<std::string>& flags : std::vector<std::vector<std::string>>{
-           {"--rate", "0", "--start", "0"},
-           {"--rate", "10", "--start", "2026-02-30T00:00:00Z"},
-           {"--rate", "nope=10", "--start", "0"},
-           {"--rate", "10"}}) {
+  for (const std::vector<std::string>& flags :
+       std::vector<std::vector<std::string>>{{"--rate", "0", "--start", "0"},
+                                             {"--rate", "10", "--start", "2026-02-30T00:00:00Z"},
+                                             {"--rate", "nope=10", "--start", "0"},
+                                             {"--rate", "10"}}) {
     std::vector<std::string> args = {"serve", path, "--listen", "127.0.0.1:0"};
     args.insert(args.end(), flags.begin(), flags.end());
     auto r = RunCli(args);
     EXPECT_EQ(r.exit_code, 2) << flags[1] << ": " << r.err;
     EXPECT_NE(r.err.find("momenta: Invalid argument: --"), std::string::npos) << r.err;
   }
+  // A bad value is told before the arrays are opened (a missing file is not reached).
+  auto r = RunCli({"serve", dir.File("missing.npy"), "--rate", "0", "--start", "0"});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("--rate: '0': not a rate in hertz"), std::string::npos) << r.err;
 }
 
 TEST(ServeTimeAxisTest, ListsRateAndStartOnlyWhenGiven) {
