@@ -24,6 +24,8 @@ struct ServeArgs {
   int threads = 2;
   std::string token_file;
   bool writable = false;
+  std::vector<std::string> rates;   // --rate [NAME=]HZ
+  std::vector<std::string> starts;  // --start [NAME=]TIME
 };
 
 int RunServe(const ServeArgs& a) {
@@ -45,8 +47,13 @@ int RunServe(const ServeArgs& a) {
   }
   auto io = ParseIoKind(a.common.io, "--io");
   if (!io.ok()) return UsageFail(io.status().ToString());
+  const Status values = serve::CheckTimeAxisValues(a.rates, a.starts);  // before opening: that may build buffers
+  if (!values.ok()) return UsageFail(values.ToString());
   auto arrays = serve::ServedArrays::Open(a.paths, a.common.sidecar, *io);
   if (!arrays.ok()) return Fail(arrays.status());
+  auto axes = serve::ResolveTimeAxes(a.rates, a.starts, (*arrays)->Names());
+  if (!axes.ok()) return UsageFail(axes.status().ToString());
+  (*arrays)->SetTimeAxes(*axes);
   serve::Api api(**arrays, serve::ApiOptions{a.writable});
   auto rc = serve::RunHttpServer(api, http);
   if (!rc.ok()) return Fail(rc.status());
@@ -64,6 +71,16 @@ void RegisterServeCommand(CLI::App& app, Command* run) {
   CountIn(sub->add_option("--threads", a->threads, "threads answering requests"), 1, 256)->capture_default_str();
   sub->add_option("--token-file", a->token_file,
                   "a bearer token every request must send (required for a non-loopback --listen)");
+  sub->add_option("--rate", a->rates,
+                  "[NAME=]HZ: samples per second, of array NAME or of every array; with --start the explorer's "
+                  "x axis shows times")
+      ->expected(1)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  sub->add_option("--start", a->starts,
+                  "[NAME=]TIME: the time of element 0, ISO-8601 UTC (2026-01-02T03:04:05.5Z) or seconds since "
+                  "the epoch; element i is at TIME + i/HZ")
+      ->expected(1)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   sub->add_flag("--writable", a->writable, "accept POST /api/arrays/NAME/update (updates through the log)");
   AddCommonOptions(sub, &a->common, /*with_json=*/false);
   sub->footer(

@@ -35,13 +35,19 @@ def find_browser():
     return (chromium, driver), None
 
 
-@pytest.fixture
-def served(cli, rng):
+START = "2026-01-02T03:04:05.5Z"  # the time axis case: element i at START + i / RATE
+START_S = 1767323045.5
+RATE = 1000.0
+
+
+@pytest.fixture(params=[[]])
+def served(cli, rng, request):
+    """`momenta serve wave.npy` with the extra arguments of the test's parameter."""
     x = np.sin(np.arange(N) / 700.0) * 3 + rng.normal(0, 0.2, N)
     x[12_345] = 9.5  # a spike the envelope must show
     np.save("wave.npy", x)
-    server = subprocess.Popen([cli.path, "serve", "wave.npy", "--listen", "127.0.0.1:0", "--port-file", "port"],
-                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    server = subprocess.Popen([cli.path, "serve", "wave.npy", "--listen", "127.0.0.1:0", "--port-file", "port"] +
+                              request.param, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     try:
         for _ in range(300):
             if os.path.exists("port") and open("port").read().strip():
@@ -159,6 +165,78 @@ def expect_view(driver, lo, hi):
     assert state(driver, "window.explorerState.view") == {"lo": lo, "hi": hi}
 
 
+def axis_ticks(driver):
+    """The x ticks drawn, each with the (fractional) element under its pixel position."""
+    d = state(driver, "window.explorerState.drawn")
+    axis = state(driver, "window.explorerState.axis")
+    (lo, hi), plot = d["range"], d["plot"]
+    for t in axis["ticks"]:
+        t["element"] = lo + (t["x"] - plot["x0"]) / plot["w"] * (hi - lo)
+        assert plot["x0"] <= t["x"] <= plot["x0"] + plot["w"], t
+    return axis["kind"], axis["ticks"]
+
+
+def check_index_ticks(driver):
+    kind, ticks = axis_ticks(driver)
+    assert kind == "index" and len(ticks) >= 2
+    for t in ticks:
+        assert abs(int(t["label"].replace(",", "")) - t["element"]) <= 1, t
+
+
+def label_seconds(label):
+    """Seconds since the epoch of a tick label "hh:mm:ss[.fff[fff]]" on START's day."""
+    clock, _, frac = label.partition(".")
+    h, m, sec = (int(v) for v in clock.split(":"))
+    day = START_S - START_S % 86400
+    return day + h * 3600 + m * 60 + sec + (int(frac) / 10 ** len(frac) if frac else 0)
+
+
+def check_time_ticks(driver):
+    """Every time label drawn is START + i / RATE for the element i under it, within one element."""
+    kind, ticks = axis_ticks(driver)
+    assert kind == "time" and len(ticks) >= 2, ticks
+    for t in ticks:
+        want = START_S + t["element"] / RATE
+        assert abs(label_seconds(t["label"]) - want) <= 1 / RATE, (t, want)
+    return [t["label"] for t in ticks]
+
+
+@pytest.mark.parametrize("served", [["--rate", str(RATE), "--start", START]], indirect=True)
+def test_explorer_time_axis(cli, served, browser, capsys):
+    base, x = served
+    listed = get_json(base, "/api/arrays")["arrays"][0]
+    assert listed["rate"] == RATE and listed["start"] == START_S
+    browser.get(base + "/")
+    settle(browser)
+    from selenium.webdriver.common.by import By
+    labels = check_time_ticks(browser)
+    assert all(len(v) == 8 for v in labels), labels  # hh:mm:ss over the whole 200 s
+    span = browser.find_element(By.ID, "span").text
+    assert span.endswith("2026-01-02T03:04:05.5Z \u2013 2026-01-02T03:07:25.5Z"), span
+    canvas = browser.find_element(By.ID, "plot")
+    finer = set()
+    for _ in range(14):  # down to single elements: 1 ms each, so millisecond labels
+        canvas.send_keys("+")
+        settle(browser)
+        labels = check_time_ticks(browser)
+        finer.add(len(labels[0]))
+        if state(browser, "window.explorerState.drawn.kind") == "values":
+            break
+    assert state(browser, "window.explorerState.drawn.kind") == "values"
+    assert 12 in finer, (finer, labels)  # hh:mm:ss.mmm once a tick step is under a second
+    # Microseconds and dates as the step needs them (the same functions the axis uses).
+    assert state(browser, "window.momentaTime.format(%r, 5e-6)" % (START_S + 1e-5)) == "03:04:05.500010"
+    assert state(browser, "window.momentaTime.ticks(%r, %r, 5).step" % (START_S, START_S + 2e-5)) == 5e-6
+    assert state(browser, "window.momentaTime.format(%r, 86400)" % START_S) == "2026-01-02"
+    assert state(browser, "window.explorerState.errors") == []
+    say(capsys, f"time labels at the deepest zoom: {labels}")
+    build = pathlib.Path(os.environ.get("MOMENTA_BUILD_DIR") or ".")
+    shot = (build / "tests" / "browser" / "explorer-time.png").resolve()
+    shot.parent.mkdir(parents=True, exist_ok=True)
+    browser.save_screenshot(str(shot))
+    say(capsys, f"screenshot with a time axis: {shot}")
+
+
 def test_explorer_in_chromium(cli, served, browser, capsys):
     from selenium.webdriver.common.action_chains import ActionChains
     from selenium.webdriver.common.actions.wheel_input import ScrollOrigin
@@ -178,6 +256,8 @@ def test_explorer_in_chromium(cli, served, browser, capsys):
     assert state(browser, "window.explorerState.drawn.kind") == "envelope"
     assert inked_pixels(browser) > 5000
     check_drawn_bins(browser, base, x)
+    check_index_ticks(browser)  # no --rate/--start: the x axis is the index
+    assert "rate" not in get_json(base, "/api/arrays")["arrays"][0]
     assert state(browser, "window.explorerState.errors") == []
 
     # The readout is the API's /stats of the view; the progressive sum ends exact.

@@ -22,6 +22,7 @@ std::string ListArrays(ServedArrays& arrays) {
     j.EndArray().Key("length").UInt(f.length()).Key("itemsize").UInt(f.itemsize());
     j.Key("buffer").BeginObject().Key("kind").String(ba.buffer_kind()).Key("order").Int(ba.index_order());
     j.Key("leaf_span").UInt(ba.leaf_span()).Key("levels").Int(ba.levels()).EndObject();
+    if (const TimeAxis* t = arrays.TimeAxisOf(name)) j.Key("rate").Double(t->rate).Key("start").Double(t->start);
     j.EndObject();
   }
   j.EndArray().EndObject();

@@ -8,7 +8,10 @@
 namespace momenta::serve {
 
 // {"arrays":[{"name":..,"dtype":..,"shape":[..],"length":N,"itemsize":B,
-// "buffer":{"kind":"hbb"|"ola","order":J,"leaf_span":L,"levels":K}}, ...]}
+// "buffer":{"kind":"hbb"|"ola","order":J,"leaf_span":L,"levels":K}
+// [,"rate":HZ,"start":SECONDS]}, ...]} -- rate and start only for an array
+// given a time axis (element i at start + i / rate seconds since the epoch);
+
 // (an array that cannot be reached now: {"name":..,"error":"..."}).
 std::string ListArrays(ServedArrays& arrays);
 

@@ -80,6 +80,19 @@ std::vector<std::string> ServedArrays::Names() const {
   return out;
 }
 
+void ServedArrays::SetTimeAxes(const std::map<std::string, TimeAxis>& axes) {
+  for (const auto& s : arrays_) {
+    auto it = axes.find(s->name);
+    if (it != axes.end()) s->time = it->second;
+  }
+}
+
+const TimeAxis* ServedArrays::TimeAxisOf(const std::string& name) const {
+  for (const auto& s : arrays_)
+    if (s->name == name) return s->time ? &*s->time : nullptr;
+  return nullptr;
+}
+
 Result<Lease> ServedArrays::Acquire(const std::string& name) {
   for (const auto& s : arrays_) {
     if (s->name != name) continue;

@@ -10,13 +10,16 @@
 #include <sys/types.h>
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "buffers/buffered_array.h"
 #include "storage/util/status.h"
+#include "tools/serve/time_axis.h"
 
 namespace momenta::serve {
 
@@ -26,6 +29,7 @@ struct ServedArray {
   std::string sidecar;  // --sidecar (empty: SidecarPath's rules)
   std::mutex mu;        // one request at a time touches `array`
   std::unique_ptr<BufferedArray> array;
+  std::optional<TimeAxis> time;  // --rate/--start; set before serving, then only read
   dev_t dev = 0;
   ino_t ino = 0;
 };
@@ -57,6 +61,11 @@ class ServedArrays {
   // The array `name` for one request; NotFound for a name not served (or a
   // served file removed); a replaced file is reopened first.
   Result<Lease> Acquire(const std::string& name);
+
+  // Gives the named arrays their time axes (names from Names()); before serving.
+  void SetTimeAxes(const std::map<std::string, TimeAxis>& axes);
+  // The time axis of `name`, or nullptr (none given, or no such array).
+  const TimeAxis* TimeAxisOf(const std::string& name) const;
 
  private:
   Status Reopen(ServedArray& s);

@@ -11,12 +11,14 @@
 // sum's interval shrinking while it is read (/progressive). Live mode polls
 // /log and redraws when the array changed.
 //
-// The x axis is the element index (the server gives no sampling rate or start).
+// The x axis is the element index, or the time when the server was given the
+// array's rate and start (element i at start + i / rate: timeaxis.js).
 //
 // window.explorerState exposes what is drawn and asked, for tests and the
 // curious: `view`, `drawn` (the bins or values drawn, with their pixel
 // columns), `requests` (the latest API requests: kind, url, range, bins, aborted, status), `readout`,
-// `progressive` (the interval lines as they came), `errors`.
+// `progressive` (the interval lines as they came), `errors`, `axis` (the x axis
+// drawn: kind "index" or "time", and its ticks: label, x pixel, value).
 "use strict";
 
 (() => {
@@ -45,6 +47,7 @@
     updatesSeen: 0,
     errors: [],
     pending: 0,         // requests in flight (tests wait for 0)
+    axis: null,         // the x axis drawn: {kind: "index"|"time", ticks: [{label, x, value}]}
   };
   window.explorerState = state;
 
@@ -67,6 +70,32 @@
 
   function formatIndex(i) {
     return Math.round(i).toLocaleString("en-US");
+  }
+
+  // Whether the array has a time axis (the server's --rate and --start).
+  function timed(a) { return a && Number.isFinite(a.rate) && a.rate > 0 && Number.isFinite(a.start); }
+
+  // The time of (fractional) element i of a timed array, in seconds since the epoch.
+  function timeOf(a, i) { return a.start + i / a.rate; }
+
+  // About `count` x ticks over the view [lo, hi): {at (element), value, label}.
+  function xTicks(lo, hi, count) {
+    const a = state.array;
+    if (!timed(a)) return ticks(lo, hi, count, true).map((t) => ({ at: t, value: t, label: formatIndex(t) }));
+    const T = window.momentaTime;
+    const times = T.ticks(timeOf(a, lo), timeOf(a, hi), count);
+    return times.map((t) => ({ at: (t - a.start) * a.rate, value: t, label: T.format(t, times.step) }));
+  }
+
+  // The view's span as the readout shows it: indices, and times when the array has them.
+  function spanText(v) {
+    const a = state.array;
+    let text = "[" + formatIndex(v.lo) + ", " + formatIndex(v.hi) + ") of " + formatIndex(a.length);
+    if (timed(a)) {
+      const T = window.momentaTime;
+      text += " \u00b7 " + T.instant(timeOf(a, v.lo)) + " \u2013 " + T.instant(timeOf(a, v.hi));
+    }
+    return text;
   }
 
   // About `count` round steps covering [a, b].
@@ -187,8 +216,7 @@
     const v = clampView(lo, hi);
     if (state.view && v.lo === state.view.lo && v.hi === state.view.hi) return;
     state.view = v;
-    $("span").textContent = "[" + formatIndex(v.lo) + ", " + formatIndex(v.hi) + ") of " +
-                            formatIndex(state.array.length);
+    $("span").textContent = spanText(v);
     loadView();
     scheduleReadout();
   }
@@ -299,13 +327,16 @@
     }
     ctx.textAlign = "center";
     ctx.textBaseline = "top";
-    for (const t of ticks(lo, hi, Math.max(2, Math.floor(g.w / 110)), true)) {
-      const px = Math.round(x(t)) + 0.5;
+    const drawnTicks = [];
+    for (const t of xTicks(lo, hi, Math.max(2, Math.floor(g.w / 110)))) {
+      const px = Math.round(x(t.at)) + 0.5;
+      drawnTicks.push({ label: t.label, x: x(t.at), value: t.value });
       ctx.beginPath(); ctx.moveTo(px, g.y0); ctx.lineTo(px, g.y0 + g.h); ctx.stroke();
-      const label = formatIndex(t);
+      const label = t.label;
       const half = ctx.measureText(label).width / 2;  // kept inside the canvas
       ctx.fillText(label, Math.min(Math.max(px, half + 2), g.width - half - 2), g.y0 + g.h + 6);
     }
+    state.axis = { kind: timed(state.array) ? "time" : "index", ticks: drawnTicks };
     ctx.strokeStyle = "#8a93a3";
     ctx.strokeRect(g.x0 + 0.5, g.y0 + 0.5, g.w - 1, g.h - 1);
   }
