@@ -10,7 +10,6 @@
 #include "buffers/algebra/range_summary.h"
 #include "buffers/algebra/statistics.h"
 #include "buffers/buffered_array.h"
-#include "buffers/ola/ola_statistics.h"  // OlaAlone
 #include "storage/npy/dtype.h"
 #include "storage/util/status.h"
 
