@@ -51,6 +51,56 @@ std::string BufferStateText(const BufferCondition& c, ArrayFile& f) {
   return "unknown";
 }
 
+// info --json's "buffer" object: its state, and what the buffer is when it stays in place.
+void BufferJson(const std::string& state, const std::optional<BufferDescription>& tree, JsonWriter& j) {
+  j.Key("buffer").BeginObject().Key("state").String(state);
+  if (tree) j.Key("kind").String(tree->kind);
+  if (tree && tree->ola) {
+    const BufferDescription::Ola& o = *tree->ola;
+    j.Key("ola").BeginObject().Key("nodes").Int(o.nodes).Key("max_order").Int(o.max_order);
+    j.Key("bin").UInt(o.bin).Key("levels").Int(o.levels).Key("slots").UInt(o.slots);
+    j.Key("file_bytes").UInt(o.file_bytes).Key("growth").Double(o.growth).EndObject();
+  }
+  if (tree) {
+    j.Key("order").Int(tree->order).Key("fanout").UInt(tree->fanout).Key("leaf_span").UInt(tree->leaf_span);
+    j.Key("levels").Int(static_cast<int>(tree->levels.size())).Key("ram_from_level").Int(tree->ram_from_level);
+    j.Key("ram_budget").UInt(tree->ram_budget).Key("ram_tier_bytes").UInt(tree->ram_tier_bytes);
+    j.Key("disk_tier_bytes").UInt(tree->disk_tier_bytes);
+    j.Key("updates_since_build").UInt(tree->updates_since_build);
+  }
+  j.EndObject();
+}
+
+// info's buffer lines: its state, and what the buffer is when it stays in place.
+void PrintBuffer(const std::string& state, const std::optional<BufferDescription>& tree) {
+  std::printf("buffer:      %s\n", state.c_str());
+  if (tree) std::printf("  kind:      %s\n", tree->kind.c_str());
+  if (tree && tree->ola) {
+    const BufferDescription::Ola& o = *tree->ola;
+    std::printf("  ola:       index orders 0..%d from %d-node stencils, bin %llu, %d levels, %llu slots (%s)\n",
+                o.max_order, o.nodes, static_cast<unsigned long long>(o.bin), o.levels,
+                static_cast<unsigned long long>(o.slots), FormatBytes(o.file_bytes).c_str());
+    std::printf("  tree:      beside it for value mean/var, min/max and recovery:\n");
+  } else if (tree && tree->kind == "ola") {
+    std::printf("  ola:       missing or unreadable: the next command rebuilds it\n");
+  }
+  if (tree) {
+    const int levels = static_cast<int>(tree->levels.size());
+    std::printf("  moments:   index orders 0..%d, value mean/var, min/max\n", tree->order);
+    std::printf("  levels:    %d (leaf = %s, fan-out %u)\n", levels, Counted(tree->leaf_span, "element").c_str(),
+                tree->fanout);
+    for (int k = levels; k >= 1; --k) {
+      const BufferDescription::Level& l = tree->levels[k - 1];
+      std::printf("    level %d: %s of %s, %s, %s\n", k, Counted(l.nodes, "node").c_str(),
+                  Counted(l.span, "element").c_str(), FormatBytes(l.bytes).c_str(),
+                  l.in_ram ? "RAM tier" : "disk tier");
+    }
+    std::printf("  RAM tier:  %s (budget %s)\n", FormatBytes(tree->ram_tier_bytes).c_str(),
+                FormatBytes(tree->ram_budget).c_str());
+    std::printf("  disk tier: %s\n", FormatBytes(tree->disk_tier_bytes).c_str());
+  }
+}
+
 int RunInfo(const InfoArgs& a) {
   auto array = OpenArray(a.path, a.common, /*writable=*/false);
   if (!array.ok()) return Fail(array.status());
@@ -81,22 +131,8 @@ int RunInfo(const InfoArgs& a) {
     j.Key("allocated_bytes").UInt(AllocatedBytes(a.path));
     j.Key("sidecar").String(sidecar).Key("sidecar_exists").Bool(has_sidecar);
     j.Key("io").String(f.io().Name());
-    j.Key("buffer").BeginObject().Key("state").String(tree_state);
-    if (tree) j.Key("kind").String(tree->kind);
-    if (tree && tree->ola) {
-      const BufferDescription::Ola& o = *tree->ola;
-      j.Key("ola").BeginObject().Key("nodes").Int(o.nodes).Key("max_order").Int(o.max_order);
-      j.Key("bin").UInt(o.bin).Key("levels").Int(o.levels).Key("slots").UInt(o.slots);
-      j.Key("file_bytes").UInt(o.file_bytes).Key("growth").Double(o.growth).EndObject();
-    }
-    if (tree) {
-      j.Key("order").Int(tree->order).Key("fanout").UInt(tree->fanout).Key("leaf_span").UInt(tree->leaf_span);
-      j.Key("levels").Int(static_cast<int>(tree->levels.size())).Key("ram_from_level").Int(tree->ram_from_level);
-      j.Key("ram_budget").UInt(tree->ram_budget).Key("ram_tier_bytes").UInt(tree->ram_tier_bytes);
-      j.Key("disk_tier_bytes").UInt(tree->disk_tier_bytes);
-      j.Key("updates_since_build").UInt(tree->updates_since_build);
-    }
-    j.EndObject().EndObject();
+    BufferJson(tree_state, tree, j);
+    j.EndObject();
     std::printf("%s\n", j.str().c_str());
     return kExitOk;
   }
@@ -112,32 +148,7 @@ int RunInfo(const InfoArgs& a) {
               FormatBytes(*size).c_str(), FormatBytes(AllocatedBytes(a.path)).c_str());
   std::printf("sidecar:     %s (%s)\n", sidecar.c_str(), has_sidecar ? "present" : "not yet created");
   std::printf("io:          %s\n", f.io().Name().c_str());
-  std::printf("buffer:      %s\n", tree_state.c_str());
-  if (tree) std::printf("  kind:      %s\n", tree->kind.c_str());
-  if (tree && tree->ola) {
-    const BufferDescription::Ola& o = *tree->ola;
-    std::printf("  ola:       index orders 0..%d from %d-node stencils, bin %llu, %d levels, %llu slots (%s)\n",
-                o.max_order, o.nodes, static_cast<unsigned long long>(o.bin), o.levels,
-                static_cast<unsigned long long>(o.slots), FormatBytes(o.file_bytes).c_str());
-    std::printf("  tree:      beside it for value mean/var, min/max and recovery:\n");
-  } else if (tree && tree->kind == "ola") {
-    std::printf("  ola:       missing or unreadable: the next command rebuilds it\n");
-  }
-  if (tree) {
-    const int levels = static_cast<int>(tree->levels.size());
-    std::printf("  moments:   index orders 0..%d, value mean/var, min/max\n", tree->order);
-    std::printf("  levels:    %d (leaf = %s, fan-out %u)\n", levels, Counted(tree->leaf_span, "element").c_str(),
-                tree->fanout);
-    for (int k = levels; k >= 1; --k) {
-      const BufferDescription::Level& l = tree->levels[k - 1];
-      std::printf("    level %d: %s of %s, %s, %s\n", k, Counted(l.nodes, "node").c_str(),
-                  Counted(l.span, "element").c_str(), FormatBytes(l.bytes).c_str(),
-                  l.in_ram ? "RAM tier" : "disk tier");
-    }
-    std::printf("  RAM tier:  %s (budget %s)\n", FormatBytes(tree->ram_tier_bytes).c_str(),
-                FormatBytes(tree->ram_budget).c_str());
-    std::printf("  disk tier: %s\n", FormatBytes(tree->disk_tier_bytes).c_str());
-  }
+  PrintBuffer(tree_state, tree);
   return kExitOk;
 }
 
