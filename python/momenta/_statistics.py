@@ -88,8 +88,9 @@ class Statistics:
         return self._stat(_MAX, p, q, axis, skipna, **options)
 
     def sumsq(self, p=None, q=None, *, axis=None, skipna=False, **options):
-        """Σ a_i² (np.sum(x.astype(np.float64)**2); skipna: np.nansum), a float within 1e-9 of
-        itself (integer dtypes too), from the buffer's value moments. approx=True (Array): an
+        """Σ a_i² (np.sum(x.astype(np.float64)**2); skipna: np.nansum) from the buffer: for an
+        integer dtype exactly (a Python int while Σa² < 2^127, else its nearest float), for a float
+        dtype a float within 1e-9 of itself. approx=True (Array): an
         Approx from the buffer alone, as sum(approx=True) (``query --stat sumsq --approx``)."""
         return self._stat(_SUMSQ, p, q, axis, skipna, **options)
 
