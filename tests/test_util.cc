@@ -1,5 +1,7 @@
 #include "tests/test_util.h"
 
+#include "storage/array/array_file.h"
+
 #include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
@@ -183,6 +185,18 @@ uint64_t TestSeed() {
   std::printf("[ seed ] MOMENTA_SEED=%llu\n", static_cast<unsigned long long>(seed));
   std::fflush(stdout);
   return seed;
+}
+
+Status WriteF8Array(const std::string& path, std::span<const double> values) {
+  IoOptions io;
+  io.writable = true;
+  const uint64_t shape[] = {values.size()};
+  auto array = ArrayFile::Create(path, DType::kF8, shape, io);
+  if (!array.ok()) return array.status();
+  std::vector<Value> v(values.size());
+  for (size_t i = 0; i < values.size(); ++i) v[i] = Value::Float(values[i]);
+  MOMENTA_RETURN_IF_ERROR((*array)->WriteValues(0, v));
+  return (*array)->Sync();
 }
 
 }  // namespace momenta::testing

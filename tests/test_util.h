@@ -2,8 +2,11 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <string>
 #include <vector>
+
+#include "storage/util/status.h"
 
 namespace momenta::testing {
 
@@ -69,5 +72,9 @@ void WriteFileBytes(const std::string& path, const std::string& bytes);
 // one. Printed ("[ seed ] MOMENTA_SEED=..."), so any run reproduces; tests
 // also name it in SCOPED_TRACE so a failure message carries it.
 uint64_t TestSeed();
+
+// Creates the 1-D f8 array `path` holding `values`, written and synced (a
+// fixture's data before its buffer is built).
+Status WriteF8Array(const std::string& path, std::span<const double> values);
 
 }  // namespace momenta::testing

@@ -3,7 +3,7 @@
 #include <CLI/CLI.hpp>
 #include <cstdio>
 
-#include "buffers/ola/ola_layout.h"
+#include "buffers/tree/tree_options.h"  // kOlaMaxNodes, WithOlaBuffer
 
 namespace momenta::cli {
 void AddBufferFlags(CLI::App* sub, BufferFlags* flags) {

@@ -6,7 +6,6 @@
 #include <optional>
 #include <string_view>
 
-#include "buffers/tree/moment_tree.h"
 #include "storage/util/json_writer.h"
 #include "storage/util/line_reader.h"
 #include "tools/cli_common.h"

@@ -8,7 +8,6 @@
 #include "buffers/algebra/square_bounds.h"
 #include "buffers/buffered_array_parts.h"
 #include "buffers/ola/ola_progressive.h"
-#include "buffers/tree/moment_tree.h"
 #include "storage/array/array_file.h"
 #include "storage/util/json_writer.h"
 #include "tools/cli_common.h"

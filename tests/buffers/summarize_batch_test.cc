@@ -51,18 +51,11 @@ class SummarizeBatchTest : public ::testing::TestWithParam<Case> {
     seed_ = testing::TestSeed();
     std::mt19937_64 rng(seed_);
     path_ = dir_.File("a.npy");
-    IoOptions io;
-    io.writable = true;
-    const uint64_t shape[] = {kLength};
-    auto array = ArrayFile::Create(path_, DType::kF8, shape, io);
-    ASSERT_OK(array);
     values_.resize(kLength);
-    std::vector<Value> v(kLength);
     for (uint64_t i = 0; i < kLength; ++i) {
       values_[i] = i % 7000 < 3000 ? 0.0 : std::normal_distribution<double>(5.0, 100.0)(rng);  // runs of zeros
-      v[i] = Value::Float(values_[i]);
     }
-    ASSERT_OK((*array)->WriteValues(0, v));
+    ASSERT_OK(testing::WriteF8Array(path_, values_));
     BufferedArrayOptions options;
     options.io.writable = true;
     options.tree.leaf_span = 256;

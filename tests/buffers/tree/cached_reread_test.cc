@@ -34,19 +34,11 @@ class CachedRereadTest : public ::testing::TestWithParam<bool> {  // param: read
     std::printf("MOMENTA_SEED=%llu\n", static_cast<unsigned long long>(seed_));
     std::mt19937_64 rng(seed_);
     path_ = dir_.File("a.npy");
-    IoOptions io;
-    io.writable = true;
-    const uint64_t shape[] = {kLength};
-    auto array = ArrayFile::Create(path_, DType::kF8, shape, io);
-    ASSERT_OK(array);
     values_.resize(kLength);
-    std::vector<Value> v(kLength);
     for (uint64_t i = 0; i < kLength; ++i) {
       values_[i] = static_cast<double>(static_cast<int64_t>(rng() % 2001) - 1000);  // integers: exact sums
-      v[i] = Value::Float(values_[i]);
     }
-    ASSERT_OK((*array)->WriteValues(0, v));
-    ASSERT_OK((*array)->Sync());
+    ASSERT_OK(testing::WriteF8Array(path_, values_));
     BufferedArrayOptions options;
     options.io.writable = true;
     options.tree.leaf_span = kLeaf;
