@@ -20,11 +20,10 @@ bool BufferedArray::KeepsIndexMoments() {
 
 Result<std::vector<StatAnswer>> BufferedArray::Stat(uint64_t p, uint64_t q, std::span<const momenta::Stat> stats,
                                                     const StatParams& params, QueryCost* cost) {
-  const std::vector<momenta::Stat> asked(stats.begin(), stats.end());
   RangeAnswers answers;
   answers.ranges_ = {IndexRange{p, q}};
   answers.dtype_ = array().dtype();
-  answers.index_alone_ = KeepsIndexMoments() && OlaAlone(asked, answers.dtype_);
+  answers.index_alone_ = KeepsIndexMoments() && OlaAlone(stats, answers.dtype_);
   if (answers.index_alone_) {
     auto index = SummarizeIndex(p, q, nullptr, cost);
     if (!index.ok()) return index.status();
@@ -47,8 +46,7 @@ Status BufferedArray::StatBatch(std::span<const IndexRange> ranges, std::span<co
                                 RangeAnswers* out, QueryCost* read) {
   out->ranges_.assign(ranges.begin(), ranges.end());
   out->dtype_ = array().dtype();
-  out->index_alone_ =
-      KeepsIndexMoments() && OlaAlone(std::vector<momenta::Stat>(stats.begin(), stats.end()), out->dtype_);
+  out->index_alone_ = KeepsIndexMoments() && OlaAlone(stats, out->dtype_);
   out->full_.clear();
   out->index_.clear();
   out->ends_.clear();

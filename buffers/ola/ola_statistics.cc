@@ -15,7 +15,7 @@ Result<StatAnswer> OlaStat(Stat stat, const StatParams& params, const IndexMomen
   return ComputeIndexStat(stat, params, index, p);
 }
 
-bool OlaAlone(const std::vector<Stat>& stats, DType dtype) {
+bool OlaAlone(std::span<const Stat> stats, DType dtype) {
   for (Stat s : stats) {
     if (!ServedByIndexMoments(s)) return false;
     if (DTypeIsInteger(dtype) && (s == Stat::kSum || s == Stat::kMean)) return false;

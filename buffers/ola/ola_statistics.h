@@ -4,7 +4,7 @@
 #pragma once
 
 #include <cstdint>
-#include <vector>
+#include <span>
 
 #include "buffers/algebra/moments.h"
 #include "buffers/algebra/statistics.h"
@@ -22,6 +22,6 @@ Result<StatAnswer> OlaStat(Stat stat, const StatParams& params, const IndexMomen
 // Kind ola: whether every stat of `stats` is answered from the Ola buffer's
 // index moments alone (ComputeIndexStat), reading none of the tree's partial
 // leaves; an integer dtype's sum and mean come exactly from the tree instead.
-bool OlaAlone(const std::vector<Stat>& stats, DType dtype);
+bool OlaAlone(std::span<const Stat> stats, DType dtype);
 
 }  // namespace momenta

@@ -329,7 +329,8 @@ TEST(SquaresTest, NamesAndTheOlaIndexMomentsRefusal) {
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.status().ToString().find("values' moments"), std::string::npos) << r.status().ToString();
   // An Ola-kind array still answers both: its tree keeps the value moments (above).
-  EXPECT_FALSE(OlaAlone({Stat::kSumsq}, DType::kF8));
+  const Stat sumsq[] = {Stat::kSumsq};
+  EXPECT_FALSE(OlaAlone(sumsq, DType::kF8));
 }
 
 }  // namespace
