@@ -2,7 +2,7 @@
 // on an existing array with its buffer (e.g. bench/run_moments.sh's kept 1
 // TiB array: MOMENTA_BENCH_KEEP=1).
 //
-//   serve_driver --array=PATH --cli=build/tools/momenta --fio-iops=N [--parts=inproc,cli,batch,bins,threads,revisit]
+//   serve_driver --array=PATH --cli=build/tools/momenta --fio-iops=N [--fio=fio] [--parts=inproc,coldfio,cli,batch,bins,threads,revisit]
 //
 // bench/run_serving.sh measures fio's bound first and passes it. Every
 // figure is a median of interleaved runs (momenta then its reference, in
@@ -32,6 +32,7 @@ int main(int argc, char** argv) {
       DrawRanges(ctx.flags.array, ctx.length, ctx.flags.queries, uint64_t{1} << ctx.flags.min_len_log2, ctx.flags.seed);
   std::printf("| case | figure | reference | ratio |\n|---|---|---|---|\n");
   if (ctx.flags.Wants("inproc")) RunInProcess(ctx);
+  if (ctx.flags.Wants("coldfio")) RunColdFio(ctx);
   if (ctx.flags.Wants("cli")) RunCli(ctx);
   if (ctx.flags.Wants("batch")) RunBatches(ctx);
   if (ctx.flags.Wants("bins")) RunBins(ctx);

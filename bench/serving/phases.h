@@ -16,6 +16,10 @@ struct Context {
 // One range at a time inside this process: cold (caches dropped before each
 // query) and warm (end leaves cached), the page cache asked first and not.
 void RunInProcess(Context& ctx);
+// Cold single queries against fio replaying the very reads each one made, as
+// one batch at their depth, buffered or O_DIRECT as issued and all O_DIRECT
+// (coldfio.cc).
+void RunColdFio(Context& ctx);
 // The CLI as a whole process against `momenta --version`, warm and fully cold.
 void RunCli(Context& ctx);
 // Batches of ranges cold and warm, against fio's random-read bound.

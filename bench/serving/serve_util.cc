@@ -53,6 +53,8 @@ Flags ParseFlags(int argc, char** argv) {
       f.array = value;
     else if (name == "cli")
       f.cli = value;
+    else if (name == "fio")
+      f.fio = value;
     else if (name == "parts")
       f.parts = value;
     else if (name == "seed")

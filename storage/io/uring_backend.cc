@@ -54,6 +54,7 @@
 
 #include "storage/io/io_backends_internal.h"
 #include "storage/io/posix_file.h"
+#include "storage/io/read_log.h"
 
 namespace momenta::internal {
 namespace {
@@ -221,6 +222,7 @@ class UringBackend final : public FdBackend {
       io_uring_prep_read(sqe, direct ? file.direct_fd_.get() : file.fd(), dest, static_cast<unsigned>(length), offset);
     }
     io_uring_sqe_set_data(sqe, op);
+    if (ReadLog* log = ReadLog::Current()) log->Add(file.path(), offset, length, direct);
   }
 
   const FileDescriptor direct_fd_;  // invalid when O_DIRECT is off or refused
@@ -253,6 +255,7 @@ Status UringBackend::RunBatch(std::span<const ReadRequest> mine, UringBackend* p
     }
   }
   io_uring* ring = ring_.get();
+  if (ReadLog* log = ReadLog::Current()) log->NextRound();
   Status error;          // the first failure; once set, nothing new is queued
   size_t next = 0;       // requests [0, next) of mine, then of theirs, have been handed to an op
   size_t in_flight = 0;  // ops holding a request
