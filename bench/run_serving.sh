@@ -1,7 +1,8 @@
 #!/bin/sh
 # Runs the serving benchmark: fio's random-read rate on the same
 # file system (16 KiB at depth 32: the bound of a batch of cold queries), then
-# bench/serving's serve_driver on an existing array with its buffer.
+# bench/serving's serve_driver on an existing array with its buffer (its
+# coldfio part runs fio too: each cold query's reads, one batch at a time).
 #
 #   bench/run_serving.sh [BUILD_DIR [ARRAY [DRIVER_FLAGS...]]]
 #
@@ -53,6 +54,6 @@ echo "run_serving: revision $(git -C "$(dirname "$0")" rev-parse --short HEAD 2>
      "kernel $(uname -r); $(nproc) cores; load average $(cut -d' ' -f1-3 /proc/loadavg)"
 before=$(iops)
 echo "run_serving: fio randread 16 KiB qd 32: $before IOPS"
-"$driver" --array="$array" --cli="$cli" --fio-iops="$before" "$@"
+"$driver" --array="$array" --cli="$cli" --fio="$(command -v fio)" --fio-iops="$before" "$@"
 after=$(iops)
 echo "run_serving: fio randread 16 KiB qd 32 after the driver: $after IOPS (the table's bound used $before)"
