@@ -21,9 +21,11 @@
 // rounds (ReadBatch calls that submitted reads: one is the target) and the
 // query's CPU time.
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -46,8 +48,8 @@ double DeviceBytes() {
   return -1;
 }
 
-// The number after `field` (and its colon), searching from `from` in fio's
-// JSON output; sets *at past it. -1 when absent.
+// The number after `field` (and its colon), searching fio's JSON output from
+// *at; sets *at past it. -1 when absent.
 double NumberAfter(const std::string& json, const std::string& field, size_t* at) {
   const size_t key = json.find("\"" + field + "\"", *at);
   const size_t colon = key == std::string::npos ? key : json.find(':', key);
@@ -60,16 +62,19 @@ double NumberAfter(const std::string& json, const std::string& field, size_t* at
 // else each as momenta issued it): one fio job per read (--thread, depth 1,
 // --rw=read of exactly its bytes), all started at once, reported as one
 // group; the figure is the group's largest total latency (lat_ns max: from a
-// read's submission to its completion). `shown` gets the command line the
-// first time.
+// read's submission to its completion); -1 when a read widened to whole
+// pages would pass its file's end. `shown` gets the command line the first
+// time.
 double ReplayThroughFio(const Context& ctx, const std::vector<LoggedRead>& reads, bool all_direct, std::string* shown) {
-  std::vector<std::string> argv = {ctx.flags.fio,  "--output-format=json", "--ioengine=io_uring", "--thread",
-                                   "--group_reporting", "--invalidate=1", "--rw=read", "--iodepth=1"};
+  std::vector<std::string> argv = {ctx.flags.fio,       "--output-format=json", "--ioengine=io_uring", "--thread",
+                                   "--group_reporting", "--invalidate=1",       "--rw=read",           "--iodepth=1"};
   double want = 0;
   for (size_t k = 0; k < reads.size(); ++k) {
     LoggedRead r = reads[k];
     if (all_direct) {  // widened to whole pages, as an O_DIRECT read must be
       const uint64_t end = (r.offset + r.length + 4095) / 4096 * 4096;
+      struct stat st {};
+      if (::stat(r.path.c_str(), &st) != 0 || end > static_cast<uint64_t>(st.st_size)) return -1;
       r.offset = r.offset / 4096 * 4096;
       r.length = static_cast<size_t>(end - r.offset);
     }
@@ -101,9 +106,11 @@ double ReplayThroughFio(const Context& ctx, const std::vector<LoggedRead>& reads
 // Reads of /dev/zero after the query's reads in an iolog: fio 3.33 never
 // accounts the reads still in flight when an iolog ends (all of them, for a
 // log of one batch), so these keep it reaping the real batch; they complete
-// inline at submission and are left out (the only reads of 512 bytes at
+// inline at submission and are left out. Many of them: each reap waits for
+// as many completions as the batch has reads, which sentinels may supply
+// while real reads are still in flight. (They are the only reads of 512 bytes at
 // offset 0: a query's reads are whole pages of the array or node runs of
-// the tree, whose offset 0 is its header).
+// the tree, whose offset 0 is its header.)
 constexpr char kSentinel[] = "/dev/zero";
 constexpr unsigned long long kSentinelBytes = 512;
 
@@ -132,11 +139,20 @@ double ReplayIolog(const Context& ctx, const std::vector<LoggedRead>& reads, con
   const std::string log = dir + "/batch.iolog", lat = dir + "/batch_lat.1.log";
   WriteIolog(log, reads);
   const std::string depth = std::to_string(reads.size());
-  const std::vector<std::string> argv = {
-      ctx.flags.fio, "--output-format=terse", "--name=batch", "--ioengine=io_uring", "--read_iolog=" + log,
-      "--replay_no_stall=1", "--direct=0", "--fadvise_hint=random", "--invalidate=1", "--iodepth=" + depth,
-      "--iodepth_batch_submit=" + depth, "--iodepth_batch_complete_min=" + depth, "--log_offset=1",
-      "--write_lat_log=" + dir + "/batch"};
+  const std::vector<std::string> argv = {ctx.flags.fio,
+                                         "--output-format=terse",
+                                         "--name=batch",
+                                         "--ioengine=io_uring",
+                                         "--read_iolog=" + log,
+                                         "--replay_no_stall=1",
+                                         "--direct=0",
+                                         "--fadvise_hint=random",
+                                         "--invalidate=1",
+                                         "--iodepth=" + depth,
+                                         "--iodepth_batch_submit=" + depth,
+                                         "--iodepth_batch_complete_min=" + depth,
+                                         "--log_offset=1",
+                                         "--write_lat_log=" + dir + "/batch"};
   if (shown->empty())
     for (const std::string& a : argv) *shown += a + ' ';
   ::unlink(lat.c_str());
@@ -207,18 +223,21 @@ struct ColdFigures {
 void PrintColdFigures(const ColdFigures& f) {
   const double q = Median(f.query), b = Median(f.batch), j = Median(f.jobs), d = Median(f.jobs_direct);
   auto us = [](double seconds) { return Format("%.0f us", seconds * 1e6); };
-  std::printf("| cold query vs fio's one batch of its reads (iolog, depth = reads), %zu ranges (ends in data); "
-              "%.1f reads / %.0f KiB / %.2f rounds per query (p50), device bytes beyond the logged reads %.1f KiB"
-              " | %s | %s | %.2fx |\n",
-              f.query.size(), Median(f.reads), Median(f.kib), Median(f.rounds), Median(f.extra_kib), us(q).c_str(),
-              us(b).c_str(), q / b);
-  std::printf("| the same, paired: median of each query's own query / fio batch; p90 query %s, fio %s | %.2fx | "
-              "the query's CPU (this thread, user + system) p50 %s | |\n",
-              us(Percentile(f.query, 0.9)).c_str(), us(Percentile(f.batch, 0.9)).c_str(), Median(f.paired),
-              us(Median(f.cpu)).c_str());
-  std::printf("| the same reads through fio, a job per read: as issued (buffered misses) vs all O_DIRECT | %s | %s | "
-              "%.2fx |\n",
-              us(j).c_str(), us(d).c_str(), j / d);
+  std::printf(
+      "| cold query vs fio's one batch of its reads (iolog, depth = reads), %zu ranges (ends in data); "
+      "%.1f reads / %.0f KiB / %.2f rounds per query (p50), device bytes beyond the logged reads %.1f KiB"
+      " | %s | %s | %.2fx |\n",
+      f.query.size(), Median(f.reads), Median(f.kib), Median(f.rounds), Median(f.extra_kib), us(q).c_str(),
+      us(b).c_str(), q / b);
+  std::printf(
+      "| the same, paired: median of each query's own query / fio batch; p90 query %s, fio %s | %.2fx | "
+      "the query's CPU (this thread, user + system) p50 %s | |\n",
+      us(Percentile(f.query, 0.9)).c_str(), us(Percentile(f.batch, 0.9)).c_str(), Median(f.paired),
+      us(Median(f.cpu)).c_str());
+  std::printf(
+      "| the same reads through fio, a job per read: as issued (buffered misses) vs all O_DIRECT | %s | %s | "
+      "%.2fx |\n",
+      us(j).c_str(), us(d).c_str(), j / d);
   std::printf("| fio's batch, first query | %s | | |\n", f.batch_command.c_str());
   std::printf("| fio's jobs, first query | %s | | |\n", f.jobs_command.c_str());
   std::fflush(stdout);
@@ -260,11 +279,14 @@ void RunColdFio(Context& ctx) {
     f.batch.push_back(ReplayIolog(ctx, log.reads(), dir, &f.batch_command));
     f.paired.push_back(took / f.batch.back());
     f.jobs.push_back(ReplayThroughFio(ctx, log.reads(), false, &f.jobs_command));
-    f.jobs_direct.push_back(ReplayThroughFio(ctx, log.reads(), true, &f.jobs_command));
-    std::fprintf(stderr, "coldfio: %llu:%llu query %.0f us, %zu reads in %llu rounds, fio batch %.0f us, jobs %.0f us, "
-                 "jobs O_DIRECT %.0f us\n", static_cast<unsigned long long>(r.p), static_cast<unsigned long long>(r.q),
-                 took * 1e6, log.reads().size(), static_cast<unsigned long long>(log.rounds()), f.batch.back() * 1e6,
-                 f.jobs.back() * 1e6, f.jobs_direct.back() * 1e6);
+    const double direct = ReplayThroughFio(ctx, log.reads(), true, &f.jobs_command);
+    if (direct >= 0) f.jobs_direct.push_back(direct);
+    std::fprintf(stderr,
+                 "coldfio: %llu:%llu query %.0f us, %zu reads in %llu rounds, fio batch %.0f us, jobs %.0f us, "
+                 "jobs O_DIRECT %.0f us\n",
+                 static_cast<unsigned long long>(r.p), static_cast<unsigned long long>(r.q), took * 1e6,
+                 log.reads().size(), static_cast<unsigned long long>(log.rounds()), f.batch.back() * 1e6,
+                 f.jobs.back() * 1e6, direct * 1e6);
   }
   (void)std::system(("rm -rf '" + dir + "'").c_str());
   if (f.query.empty()) {

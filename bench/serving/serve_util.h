@@ -12,8 +12,8 @@
 namespace momenta::serving {
 
 struct Flags {
-  std::string array;  // --array: an existing .npy with its buffer (required)
-  std::string cli;    // --cli: the momenta binary (the CLI phase needs it)
+  std::string array;        // --array: an existing .npy with its buffer (required)
+  std::string cli;          // --cli: the momenta binary (the CLI phase needs it)
   std::string fio = "fio";  // --fio: the fio binary (the coldfio part replays each cold query's reads through it)
   std::string parts = "inproc,coldfio,cli,batch,bins,threads,revisit";
   uint64_t seed = 20240601;
