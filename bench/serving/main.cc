@@ -3,7 +3,7 @@
 // TiB array: MOMENTA_BENCH_KEEP=1).
 //
 //   serve_driver --array=PATH --cli=build/tools/momenta --fio-iops=N [--fio=fio]
-//   [--parts=inproc,coldfio,cli,batch,bins,threads,revisit]
+//       [--parts=inproc,coldfio,cli,batch,bins,threads,revisit]
 //
 // bench/run_serving.sh measures fio's bound first and passes it. Every
 // figure is a median of interleaved runs (momenta then its reference, in
