@@ -216,18 +216,24 @@ std::string Format(const char* format, double a, double b = 0, double c = 0) {
 
 // Per cold query, what was measured.
 struct ColdFigures {
-  std::vector<double> query, cpu, batch, jobs, jobs_direct, paired, reads, kib, rounds, extra_kib;
+  std::vector<double> query, cpu, batch, jobs, jobs_direct, paired, reads, kib, rounds, waits, extra_kib;
   std::string batch_command, jobs_command;
 };
+
+double Mean(const std::vector<double>& v) {
+  double sum = 0;
+  for (double x : v) sum += x;
+  return v.empty() ? 0 : sum / static_cast<double>(v.size());
+}
 
 void PrintColdFigures(const ColdFigures& f) {
   const double q = Median(f.query), b = Median(f.batch), j = Median(f.jobs), d = Median(f.jobs_direct);
   auto us = [](double seconds) { return Format("%.0f us", seconds * 1e6); };
   std::printf(
       "| cold query vs fio's one batch of its reads (iolog, depth = reads), %zu ranges (ends in data); "
-      "%.1f reads / %.0f KiB / %.2f rounds per query (p50), device bytes beyond the logged reads %.1f KiB"
-      " | %s | %s | %.2fx |\n",
-      f.query.size(), Median(f.reads), Median(f.kib), Median(f.rounds), Median(f.extra_kib), us(q).c_str(),
+      "%.1f reads / %.0f KiB per query (p50), %.2f rounds / %.2f waits (io_uring_enter) per query (mean), "
+      "device bytes beyond the logged reads %.1f KiB | %s | %s | %.2fx |\n",
+      f.query.size(), Median(f.reads), Median(f.kib), Mean(f.rounds), Mean(f.waits), Median(f.extra_kib), us(q).c_str(),
       us(b).c_str(), q / b);
   std::printf(
       "| the same, paired: median of each query's own query / fio batch; p90 query %s, fio %s | %.2fx | "
@@ -275,6 +281,7 @@ void RunColdFio(Context& ctx) {
     f.reads.push_back(static_cast<double>(log.reads().size()));
     f.kib.push_back(logged / 1024);
     f.rounds.push_back(static_cast<double>(log.rounds()));
+    f.waits.push_back(static_cast<double>(log.waits()));
     f.extra_kib.push_back((device - logged) / 1024);
     f.batch.push_back(ReplayIolog(ctx, log.reads(), dir, &f.batch_command));
     f.paired.push_back(took / f.batch.back());

@@ -3,7 +3,8 @@
 // and count its device rounds. Off unless a ReadLog is installed on the
 // calling thread; then the io_uring backend appends every SQE it queues
 // (after coalescing, as submitted: a short read's remainder is a read of its
-// own) and numbers each ReadBatch as one round. Reads the page cache answers
+// own), numbers each ReadBatch as one round and counts its waits for
+// completions (io_uring_enter calls). Reads the page cache answers
 // without the ring (IoOptions::cache_first) never reach it and are not logged.
 #pragma once
 
@@ -40,14 +41,23 @@ class ReadLog {
   void Add(const std::string& path, uint64_t offset, size_t length, bool direct) {
     reads_.push_back({path, offset, length, direct, round_});
   }
+  // The backend entered the kernel to wait for completions.
+  void AddWait() { ++waits_; }
   const std::vector<LoggedRead>& reads() const { return reads_; }
+  // Waits so far: a batch no deeper than the ring's window takes one (a
+  // short read or a retry, another).
+  uint64_t waits() const { return waits_; }
   // Distinct rounds among the logged reads.
   uint64_t rounds() const;
-  void Clear() { reads_.clear(); }
+  void Clear() {
+    reads_.clear();
+    waits_ = 0;
+  }
 
  private:
   std::vector<LoggedRead> reads_;
   uint64_t round_ = 0;
+  uint64_t waits_ = 0;
   ReadLog* outer_;
 };
 

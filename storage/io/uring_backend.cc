@@ -291,6 +291,7 @@ Status UringBackend::RunBatch(std::span<const ReadRequest> mine, UringBackend* p
     // whole batch: one sleep, one wakeup) rather than one completion at a
     // time. A short read or retry queues again and the loop comes back.
     const unsigned wait = next >= total ? static_cast<unsigned>(in_flight) : 1;
+    if (ReadLog* log = ReadLog::Current()) log->AddWait();
     const int rc = io_uring_submit_and_wait(ring, wait);  // also submits anything queued
     if (rc < 0 && rc != -EINTR && rc != -EAGAIN && rc != -EBUSY) {
       // The ring refused to enter. Reads already in flight may still land in

@@ -3,7 +3,9 @@
 // as one round; nothing is logged without one.
 #include "storage/io/read_log.h"
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <random>
@@ -83,6 +85,43 @@ TEST(ReadLogTest, LogsEverySubmittedReadAndItsRound) {
     EXPECT_EQ(log.reads().size(), want.size() + 1);
   }
   EXPECT_EQ(ReadLog::Current(), nullptr);
+}
+
+// A batch no deeper than the window is waited for in one enter: the reads of
+// a cold query come back together, one sleep and one wakeup, not one enter
+// per completion. The reads miss the page cache (dropped after a sync) so
+// they complete at the device's pace rather than at submission.
+TEST(ReadLogTest, ColdBatchWithinTheWindowIsOneWait) {
+  const uint64_t seed = testing::TestSeed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937_64 rng(seed);
+  ScratchDir dir;
+  std::string data(8 << 20, '\0');
+  for (char& c : data) c = static_cast<char>(rng());
+  testing::WriteFileBytes(dir.File("cold"), data);
+  IoOptions o;
+  o.kind = IoKind::kUring;
+  o.queue_depth = 32;
+  auto file = OpenIoBackend(dir.File("cold"), o);
+  if (!file.ok()) GTEST_SKIP() << file.status().ToString();
+  for (int rep = 0; rep < 5; ++rep) {
+    const int fd = ::open(dir.File("cold").c_str(), O_RDONLY | O_CLOEXEC);
+    ASSERT_GE(fd, 0);
+    ASSERT_EQ(::fdatasync(fd), 0);
+    (void)::posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+    ::close(fd);
+    std::vector<std::string> bufs(8, std::string(16 << 10, '\0'));
+    std::vector<ReadRequest> requests;
+    for (size_t k = 0; k < bufs.size(); ++k) {
+      const uint64_t off = (k * (1 << 20) + (rng() % 64) * 4096) % (data.size() - bufs[k].size());
+      requests.push_back({off, bufs[k].size(), bufs[k].data()});
+    }
+    ReadLog log;
+    ASSERT_OK((*file)->ReadBatch(requests));
+    for (const ReadRequest& r : requests) ASSERT_EQ(std::string(r.dest, r.length), data.substr(r.offset, r.length));
+    EXPECT_EQ(log.reads().size(), requests.size()) << "a short read was resubmitted: the count below allows for it";
+    EXPECT_EQ(log.waits(), 1 + (log.reads().size() - requests.size())) << "repetition " << rep;
+  }
 }
 
 }  // namespace
