@@ -5,6 +5,7 @@
 // This file is compiled with -ffp-contract=off (CMakeLists.txt): the
 // error-free sums below need every a + b and a·b rounded on its own, with
 // the fused products written out where they are meant.
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <cstring>
@@ -170,46 +171,64 @@ long double Total(const Sum2& a) {
 // Stands in for the nodes past a run's end in its last group of four.
 constexpr double kZeroNode[2 * kMaxMomentOrder + 20] = {};
 
-// Pass 1: non-finite counts, exact sums, extremes, and the run's mean's
-// parts Σ_k (n_k K_k + S1_k) as a pair (scalar: FMA for the product's error).
+// Slot f of the four nodes.
+__attribute__((target("avx2,fma"), always_inline)) inline V4 Field(const double* const (&node)[4], size_t f) {
+  return V4{node[0][f], node[1][f], node[2][f], node[3][f]};
+}
+
+// Pass 1: non-finite counts, exact sums, extremes (accumulated in locals, so
+// they stay in registers), and the run's mean's parts Σ_k (n_k K_k + S1_k)
+// as pairs, four nodes a vector (n_k K_k split exactly by an FMA).
 template <int J>
 __attribute__((target("avx2,fma"))) long double RunMass(const double* first, uint64_t count, uint64_t span,
                                                          uint64_t last_span, RangeSummary& s, uint64_t* finite) {
   const NodeSlots at(J);
   const size_t stride = 2 * J + 20;
-  double ms = 0, mc = 0;
-  *finite = 0;
-  auto add = [&](double x) {
-    const double t = ms + x;
-    const double z = t - ms;
-    mc += (ms - (t - z)) + (x - z);
-    ms = t;
-  };
-  for (uint64_t k = 0; k < count; ++k) {
-    const double* node = first + k * stride;
-    const NonFiniteCounts c = NodeCounts(node, at);
-    s.nonfinite = Plus(s.nonfinite, c);
-    const uint64_t n = NodeFiniteCount(k + 1 == count ? last_span : span, c);
-    if (n > 0) {
-      const double nk = static_cast<double>(n), shift = node[at.shift()];
-      const double p = nk * shift;
-      add(p);
-      add(node[at.s1()]);
-      mc += __builtin_fma(nk, shift, -p) + node[at.s1() + 1];
-      *finite += n;
+  NonFiniteCounts counts;
+  double lo = s.extremes.min, hi = s.extremes.max;
+  Int128 exact_sum = 0;
+  Int192 exact_sumsq;
+  uint64_t total = 0;
+  Sum2 mass;
+  for (uint64_t k = 0; k < count; k += 4) {
+    const double* node[4];
+    V4 n;
+    for (int l = 0; l < 4; ++l) {
+      const uint64_t j = k + static_cast<uint64_t>(l);
+      if (j >= count) {
+        node[l] = kZeroNode;
+        n[l] = 0;
+        continue;
+      }
+      node[l] = first + j * stride;
+      const NonFiniteCounts c = NodeCounts(node[l], at);
+      counts = Plus(counts, c);
+      const uint64_t f = NodeFiniteCount(j + 1 == count ? last_span : span, c);
+      total += f;
+      n[l] = static_cast<double>(f);
+      lo = std::min(lo, node[l][at.min()]);  // as Merge(Extremes)
+      hi = std::max(hi, node[l][at.max()]);
+      Int128 exact;
+      std::memcpy(&exact, node[l] + at.exact(), sizeof exact);
+      exact_sum += exact;
+      uint64_t sq[3];
+      std::memcpy(sq, node[l] + at.sumsq(), sizeof sq);
+      if ((sq[0] | sq[1] | sq[2]) != 0) exact_sumsq += Int192::Load(node[l] + at.sumsq());
     }
-    s.extremes = Merge(s.extremes, Extremes{node[at.min()], node[at.max()]});
-    Int128 exact;
-    std::memcpy(&exact, node + at.exact(), sizeof exact);
-    s.exact_sum += exact;
-    s.exact_sumsq += Int192::Load(node + at.sumsq());
+    const V4 zero = {};
+    const Mask4 live = n > zero;
+    const V4 shift = live ? Field(node, at.shift()) : zero;
+    const V4 p = n * shift;
+    Add(mass, p);
+    Add(mass, live ? Field(node, at.s1()) : zero);
+    mass.c += ProductError(n, shift, p) + (live ? Field(node, at.s1() + 1) : zero);
   }
-  return static_cast<long double>(ms) + static_cast<long double>(mc);
-}
-
-// Slot f of the four nodes.
-__attribute__((target("avx2,fma"), always_inline)) inline V4 Field(const double* const (&node)[4], size_t f) {
-  return V4{node[0][f], node[1][f], node[2][f], node[3][f]};
+  s.nonfinite = counts;
+  s.extremes = Extremes{lo, hi};
+  s.exact_sum = exact_sum;
+  s.exact_sumsq = exact_sumsq;
+  *finite = total;
+  return Total(mass);
 }
 
 // Pass 2 for the four nodes k .. k+3 (node[l], n[l] finite cells; 0 past the
