@@ -140,7 +140,7 @@ struct NodeSource {
   uint64_t first, count;
   size_t read;                   // its request among the query's node reads; SIZE_MAX: from the mapping
   const double* data = nullptr;  // once read: the first node's doubles
-  bool zeros = false;            // holes the RAM tier vouches for (KnownZeros): neither read nor checked
+  bool zeros = false;            // holes the RAM tier vouches for (KnownZeros): not read, nor summed
 };
 struct NodeReads {
   std::vector<NodeSource> sources;
@@ -354,8 +354,10 @@ Result<RangeSummary> FinishQuery(MomentTree& tree, ArrayFile& array, IoBackend& 
   Combiner combine(tree, array, array_io, nodes, plan.runs.size(), need_extremes, c, scratch);
   for (const NodeRef& w : nodes.witnesses)
     MOMENTA_RETURN_IF_ERROR(tree.VerifyNodeOnce(w.level, w.index, tree.Node(w.level, w.index), epoch));
+  // Runs of holes the RAM tier vouches for are not read, but their nodes
+  // are still checked (through the mapping: a hole's page costs no read), so
+  // a damaged hole is never taken for zeros.
   for (const NodeSource& s : nodes.sources) {
-    if (s.zeros) continue;  // its witness above was checked
     MomentTree::ParentMemo memo;
     for (uint64_t k = 0; k < s.count; ++k)
       MOMENTA_RETURN_IF_ERROR(tree.VerifyNodeOnce(s.level, s.first + k, combine.NodeBytes(s, k), epoch, &memo));
