@@ -181,7 +181,8 @@ __attribute__((target("avx2,fma"), always_inline)) inline V4 Field(const double*
 // as pairs, four nodes a vector (n_k K_k split exactly by an FMA).
 template <int J>
 __attribute__((target("avx2,fma"))) long double RunMass(const double* first, uint64_t count, uint64_t span,
-                                                         uint64_t last_span, RangeSummary& s, uint64_t* finite) {
+                                                         uint64_t last_span, RangeSummary& s, uint64_t* finite,
+                                                         V4* finite4) {
   const NodeSlots at(J);
   const size_t stride = 2 * J + 20;
   NonFiniteCounts counts;
@@ -215,6 +216,7 @@ __attribute__((target("avx2,fma"))) long double RunMass(const double* first, uin
       std::memcpy(sq, node[l] + at.sumsq(), sizeof sq);
       if ((sq[0] | sq[1] | sq[2]) != 0) exact_sumsq += Int192::Load(node[l] + at.sumsq());
     }
+    finite4[k / 4] = n;
     const V4 zero = {};
     const Mask4 live = n > zero;
     const V4 shift = live ? Field(node, at.shift()) : zero;
@@ -290,22 +292,20 @@ __attribute__((target("avx2,fma"))) RangeSummary CompensatedRunOf(const double* 
   const size_t stride = 2 * J + 20;
   RangeSummary s(J);
   uint64_t finite = 0;
-  const long double mass = RunMass<J>(first, count, span, last_span, s, &finite);
+  V4 finite4[kMaxFanout / 4];  // n_k, four nodes a vector (count <= kMaxFanout)
+  const long double mass = RunMass<J>(first, count, span, last_span, s, &finite, finite4);
   const double shift = finite > 0 ? static_cast<double>(mass / static_cast<long double>(finite)) : 0.0;
   const V4 shift4 = {shift, shift, shift, shift};
   Sum2 b[J + 1][J + 1];
   Sum2 s1, s2;
   for (uint64_t k = 0; k < count; k += 4) {
     const double* node[4];
-    V4 n;
     for (int l = 0; l < 4; ++l) {
       const uint64_t j = k + static_cast<uint64_t>(l);
       node[l] = j < count ? first + j * stride : kZeroNode;
-      n[l] = j < count ? static_cast<double>(NodeFiniteCount(j + 1 == count ? last_span : span, NodeCounts(node[l], at)))
-                       : 0.0;
     }
     const double kd = static_cast<double>(k);
-    AddFour<J>(node, V4{kd, kd + 1, kd + 2, kd + 3}, n, shift4, b, s1, s2);
+    AddFour<J>(node, V4{kd, kd + 1, kd + 2, kd + 3}, finite4[k / 4], shift4, b, s1, s2);
   }
   long double bt[J + 1][J + 1] = {};
   for (int u = 0; u <= J; ++u)
