@@ -106,7 +106,6 @@ RangeSummary DecodeRunOf(const double* first, uint64_t count, uint64_t span, uin
   return s;
 }
 
-
 using LongDoubleKernel = RangeSummary (*)(const double*, uint64_t, uint64_t, uint64_t);
 template <size_t... J>
 constexpr std::array<LongDoubleKernel, sizeof...(J)> MakeLongDoubleKernels(std::index_sequence<J...>) {
@@ -152,8 +151,8 @@ __attribute__((target("avx2,fma"), always_inline)) inline void Add(Sum2& a, V4 x
 
 // The rounding error of p = round(a·b): a·b − p exactly (one FMA).
 __attribute__((target("avx2,fma"), always_inline)) inline V4 ProductError(V4 a, V4 b, V4 p) {
-  return reinterpret_cast<V4>(_mm256_fmsub_pd(reinterpret_cast<__m256d>(a), reinterpret_cast<__m256d>(b),
-                                              reinterpret_cast<__m256d>(p)));
+  return reinterpret_cast<V4>(
+      _mm256_fmsub_pd(reinterpret_cast<__m256d>(a), reinterpret_cast<__m256d>(b), reinterpret_cast<__m256d>(p)));
 }
 
 // The four lanes of a pair, summed with TwoSum, rounded once into long double.
@@ -181,8 +180,8 @@ __attribute__((target("avx2,fma"), always_inline)) inline V4 Field(const double*
 // as pairs, four nodes a vector (n_k K_k split exactly by an FMA).
 template <int J>
 __attribute__((target("avx2,fma"))) long double RunMass(const double* first, uint64_t count, uint64_t span,
-                                                         uint64_t last_span, RangeSummary& s, uint64_t* finite,
-                                                         V4* finite4) {
+                                                        uint64_t last_span, RangeSummary& s, uint64_t* finite,
+                                                        V4* finite4) {
   const NodeSlots at(J);
   const size_t stride = 2 * J + 20;
   NonFiniteCounts counts;
@@ -236,9 +235,9 @@ __attribute__((target("avx2,fma"))) long double RunMass(const double* first, uin
 // Pass 2 for the four nodes k .. k+3 (node[l], n[l] finite cells; 0 past the
 // end): B_{u,p} += k^p R_{k,u}; S1, S2 += the node recentred at K.
 template <int J>
-__attribute__((target("avx2,fma"), always_inline)) inline void AddFour(const double* const (&node)[4], V4 kv,
-                                                                        V4 n, V4 shift, Sum2 (&b)[J + 1][J + 1],
-                                                                        Sum2& s1, Sum2& s2) {
+__attribute__((target("avx2,fma"), always_inline)) inline void AddFour(const double* const (&node)[4], V4 kv, V4 n,
+                                                                       V4 shift, Sum2 (&b)[J + 1][J + 1], Sum2& s1,
+                                                                       Sum2& s2) {
   const NodeSlots at(J);
   const V4 zero = {};
   V4 power[J + 1];  // k^p, exact (k < 64, p <= 8: below 2^48)
@@ -286,8 +285,8 @@ __attribute__((target("avx2,fma"), always_inline)) inline void AddFour(const dou
 }
 
 template <int J>
-__attribute__((target("avx2,fma"))) RangeSummary CompensatedRunOf(const double* first, uint64_t count,
-                                                                   uint64_t span, uint64_t last_span) {
+__attribute__((target("avx2,fma"))) RangeSummary CompensatedRunOf(const double* first, uint64_t count, uint64_t span,
+                                                                  uint64_t last_span) {
   const NodeSlots at(J);
   const size_t stride = 2 * J + 20;
   RangeSummary s(J);

@@ -77,7 +77,8 @@ TEST(SparseBinsTest, HolesAreNotReadAndBinsAnswerAsTheCells) {
       lo = std::min(lo, values[i]);
       hi = std::max(hi, values[i]);
     }
-    EXPECT_NEAR(static_cast<double>(StatOf(Stat::kSum, out[k], r)), static_cast<double>(sum), 1e-9 * (1 + std::fabs(sum)));
+    EXPECT_NEAR(static_cast<double>(StatOf(Stat::kSum, out[k], r)), static_cast<double>(sum),
+                1e-9 * (1 + std::fabs(sum)));
     EXPECT_EQ(StatOf(Stat::kMin, out[k], r), lo);
     EXPECT_EQ(StatOf(Stat::kMax, out[k], r), hi);
     auto alone = (*ba)->Summarize(r.begin, r.end, true);
