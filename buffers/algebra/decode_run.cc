@@ -287,7 +287,6 @@ __attribute__((target("avx2,fma"), always_inline)) inline void AddFour(const dou
 template <int J>
 __attribute__((target("avx2,fma"))) RangeSummary CompensatedRunOf(const double* first, uint64_t count, uint64_t span,
                                                                   uint64_t last_span) {
-  const NodeSlots at(J);
   const size_t stride = 2 * J + 20;
   RangeSummary s(J);
   uint64_t finite = 0;
