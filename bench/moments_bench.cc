@@ -18,6 +18,7 @@
 
 #include <benchmark/benchmark.h>
 
+#include "buffers/algebra/node_slots.h"
 #include "buffers/algebra/range_summary.h"
 #include "buffers/algebra/statistics.h"
 #include "buffers/buffered_array.h"
@@ -70,6 +71,29 @@ void BM_SummarizeLeaf(benchmark::State& state) {
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * kLeaf * 8));
 }
 BENCHMARK(BM_SummarizeLeaf)->ArgName("order")->Arg(2)->Arg(8);
+
+// A query's run of 63 sibling nodes (leaves of a random walk) summed in one
+// pass (NodeCodec::DecodeRun), by the long double kernel (compensated:0) and
+// the compensated one (compensated:1, AVX2+FMA; skipped where the CPU lacks them).
+void BM_DecodeRun(benchmark::State& state) {
+  const int order = static_cast<int>(state.range(0));
+  if (!SetCompensatedRunsForTesting(state.range(1) != 0)) {
+    state.SkipWithError("this CPU lacks AVX2 or FMA: no compensated kernel");
+    return;
+  }
+  constexpr uint64_t kNodes = 63, kSpan = 4096;
+  const NodeCodec codec(order);
+  const std::vector<double> walk = RandomWalk(kNodes * kSpan, 5);
+  std::vector<double> nodes(kNodes * codec.doubles());
+  for (uint64_t k = 0; k < kNodes; ++k)
+    codec.Encode(SummaryOf(std::vector<double>(walk.begin() + k * kSpan, walk.begin() + (k + 1) * kSpan), order), k,
+                 nodes.data() + k * codec.doubles());
+  for (auto _ : state) benchmark::DoNotOptimize(codec.DecodeRun(nodes.data(), kNodes, kSpan, kSpan));
+  state.counters["ns_per_node"] = benchmark::Counter(static_cast<double>(state.iterations() * kNodes),
+                                                     benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+  SetCompensatedRunsForTesting(true);
+}
+BENCHMARK(BM_DecodeRun)->ArgNames({"order", "compensated"})->ArgsProduct({{2, 8}, {0, 1}});
 
 // An f8 array of `length` elements (sparse) with its buffer, made once by the
 // benchmarks that use it and removed at exit: `fill` writes its data, then it

@@ -1,6 +1,7 @@
 #include "buffers/algebra/range_summary.h"
 
 #include "buffers/algebra/node_delta.h"
+#include "buffers/algebra/node_slots.h"
 
 #include <array>
 #include <cassert>
@@ -171,36 +172,13 @@ RangeSummary UnmergeLeft(const RangeSummary& total, const RangeSummary& right) {
 
 namespace {
 
-// Slots of a node of order J (see the table in range_summary.h).
-struct Slots {
-  explicit Slots(int order) : terms(static_cast<size_t>(order) + 1) {}
-  size_t terms;
-  size_t shift() const { return 2 * terms; }
-  size_t s1() const { return 2 * terms + 1; }
-  size_t s2() const { return 2 * terms + 3; }
-  size_t min() const { return 2 * terms + 5; }
-  size_t max() const { return 2 * terms + 6; }
-  size_t exact() const { return 2 * terms + 7; }
-  size_t drift() const { return 2 * terms + 9; }
-  size_t nan() const { return 2 * terms + 10; }
-  size_t pos_inf() const { return 2 * terms + 11; }
-  size_t neg_inf() const { return 2 * terms + 12; }
-  size_t sumsq() const { return 2 * terms + 13; }  // 3 slots
-  size_t mask() const { return 2 * terms + 16; }
-  size_t check() const { return 2 * terms + 17; }
-};
+using Slots = NodeSlots;
 
-uint64_t GetU64(const double* node, size_t slot) {
-  uint64_t v;
-  std::memcpy(&v, node + slot, sizeof v);
-  return v;
-}
+uint64_t GetU64(const double* node, size_t slot) { return NodeU64(node, slot); }
 
 void PutU64(double* node, size_t slot, uint64_t v) { std::memcpy(node + slot, &v, sizeof v); }
 
-NonFiniteCounts LoadCounts(const double* node, const Slots& at) {
-  return {GetU64(node, at.nan()), GetU64(node, at.pos_inf()), GetU64(node, at.neg_inf())};
-}
+NonFiniteCounts LoadCounts(const double* node, const Slots& at) { return NodeCounts(node, at); }
 
 void StoreCounts(const NonFiniteCounts& c, double* node, const Slots& at) {
   PutU64(node, at.nan(), c.nan);
@@ -208,12 +186,7 @@ void StoreCounts(const NonFiniteCounts& c, double* node, const Slots& at) {
   PutU64(node, at.neg_inf(), c.neg_inf);
 }
 
-// Cells of a run of `count` that are finite (damaged counts are clamped:
-// Classify reports the damage, decoding must not fault on it).
-uint64_t FiniteCount(uint64_t count, const NonFiniteCounts& c) {
-  const uint64_t off = c.total();
-  return off <= count ? count - off : 0;
-}
+uint64_t FiniteCount(uint64_t count, const NonFiniteCounts& c) { return NodeFiniteCount(count, c); }
 
 void Split(long double v, double* slot) {
   slot[0] = static_cast<double>(v);
@@ -272,92 +245,12 @@ RangeSummary NodeCodec::Decode(const double* node, uint64_t count) const {
   return s;
 }
 
-// Index moments: node k's moments R_{k,u} are about its own start o_k = k·w,
-// so the run's (formula F of Merge, summed over the nodes at once)
-//   M_t = Σ_k Σ_{u<=t} C(t,u) o_k^(t−u) R_{k,u} = Σ_{u<=t} C(t,u) w^(t−u) B_{u,t−u},
-//   B_{u,p} = Σ_k k^p R_{k,u}
-// (the terms Merge adds, in another order: k^p and w^p are exact).
-// Value moments: pass 1 finds the run's mean, K = double(Σ_k (n_k K_k + S1_k) / n)
-// (n_k the finite cells of node k, K_k its shift); pass 2 adds each node
-// recentered at K (RecenteredAt: d_k = K_k − K, S1 += S1_k + n_k d_k,
-// S2 += max(0, S2_k + d_k (2 S1_k + n_k d_k))). Each part's S2 about K is
-// its central sum plus n_k (mean_k − K)² >= 0, so the sum cancels nothing:
-// the same shift and the same accuracy as merging the nodes pairwise.
-namespace {
-
-// DecodeRun for order J, fixed at compile time so the accumulators stay in
-// registers (the formulas: above).
-template <int J>
-RangeSummary DecodeRunOf(const double* first, uint64_t count, uint64_t span, uint64_t last_span) {
-  const Slots at(J);
-  const size_t stride = NodeCodec(J).doubles();
-  RangeSummary s(J);
-
-  // Pass 1: non-finite counts, exact sums, extremes and the mean's parts.
-  long double mass = 0;  // Σ_k (n_k K_k + S1_k)
-  uint64_t finite = 0;
-  for (uint64_t k = 0; k < count; ++k) {
-    const double* node = first + k * stride;
-    const NonFiniteCounts c = LoadCounts(node, at);
-    s.nonfinite = Plus(s.nonfinite, c);
-    const uint64_t n = FiniteCount(k + 1 == count ? last_span : span, c);
-    if (n > 0) {
-      mass += static_cast<long double>(n) * node[at.shift()] + Join(node + at.s1());
-      finite += n;
-    }
-    s.extremes = Merge(s.extremes, Extremes{node[at.min()], node[at.max()]});
-    Int128 exact;
-    std::memcpy(&exact, node + at.exact(), sizeof exact);
-    s.exact_sum += exact;
-    s.exact_sumsq += Int192::Load(node + at.sumsq());
-  }
-
-  // Pass 2: index moments (B_{u,p}) and value moments about K.
-  const double shift = finite > 0 ? static_cast<double>(mass / static_cast<long double>(finite)) : 0.0;
-  long double b[J + 1][J + 1] = {};  // b[u][p], u + p <= J
-  long double s1 = 0, s2 = 0;
-  for (uint64_t k = 0; k < count; ++k) {
-    const double* node = first + k * stride;
-    long double power[J + 1];  // k^p
-    power[0] = 1;
-    for (int p = 1; p <= J; ++p) power[p] = power[p - 1] * static_cast<long double>(k);
-    for (int u = 0; u <= J; ++u) {
-      const long double r = static_cast<long double>(node[u]) + static_cast<long double>(node[at.terms + u]);
-      for (int p = 0; p + u <= J; ++p) b[u][p] += power[p] * r;
-    }
-    const uint64_t n = FiniteCount(k + 1 == count ? last_span : span, LoadCounts(node, at));
-    if (n == 0) continue;
-    const long double nk = static_cast<long double>(n);
-    const long double d = static_cast<long double>(node[at.shift()]) - shift;
-    const long double s1k = Join(node + at.s1()), s2k = Join(node + at.s2());
-    const long double part = s2k + d * (2 * s1k + nk * d);
-    s1 += s1k + nk * d;
-    s2 += part > 0 ? part : 0;
-  }
-  MomentTerms m{};
-  long double span_power[J + 1];  // w^p
-  span_power[0] = 1;
-  for (int p = 1; p <= J; ++p) span_power[p] = span_power[p - 1] * static_cast<long double>(span);
-  for (int t = 0; t <= J; ++t)
-    for (int u = 0; u <= t; ++u) m[t] += kBinomial[t][u] * span_power[t - u] * b[u][t - u];
-  s.index = IndexMoments::FromTerms(J, (count - 1) * span + last_span, m);
-  if (finite > 0) s.values = ValueMoments::FromParts(finite, shift, s1, s2);
-  return s;
-}
-
-using DecodeRunKernel = RangeSummary (*)(const double*, uint64_t, uint64_t, uint64_t);
-template <size_t... J>
-constexpr std::array<DecodeRunKernel, sizeof...(J)> MakeDecodeRunKernels(std::index_sequence<J...>) {
-  return {&DecodeRunOf<static_cast<int>(J)>...};
-}
-constexpr auto kDecodeRunKernels = MakeDecodeRunKernels(std::make_index_sequence<kMaxMomentTerms>{});
-
-}  // namespace
-
 RangeSummary NodeCodec::DecodeRun(const double* first, uint64_t count, uint64_t span, uint64_t last_span) const {
   assert(count >= 1 && last_span >= 1 && last_span <= span);
   assert(0 <= order_ && order_ <= kMaxMomentOrder);
-  return kDecodeRunKernels[order_](first, count, span, last_span);
+  RangeSummary s;
+  if (DecodeRunCompensated(order_, first, count, span, last_span, &s)) return s;
+  return DecodeRunLongDouble(order_, first, count, span, last_span);
 }
 
 uint64_t NodeCodec::ComputeCheck(uint64_t slot, const double* node) const {

@@ -20,21 +20,83 @@ struct RawPiece {
   uint64_t begin = 0, end = 0;
   bool complement = false;  // [begin, end) is the leaf minus the wanted piece
   uint64_t leaf = 0;
+  bool zeros = false;  // known zeros from the RAM tier (KnownZeros): nothing read
   // Filled by the I/O plan:
   uint64_t byte_begin = 0;      // aligned file range actually read
   size_t read = SIZE_MAX;       // its request among the query's array reads
   const char* bytes = nullptr;  // once read: file byte byte_begin
 };
 
+// A node an answer relies on without taking it: its children mask (or, a
+// leaf, its being a hole) says some cells are zeros (KnownZeros).
+struct NodeRef {
+  int level;
+  uint64_t index;
+};
+
+// Whether cells [begin, end) are zeros as the RAM tier alone tells (no
+// read): every node of the level just below the RAM tier that they touch is
+// recorded as never written in its RAM-tier parent's children mask — a
+// never-written node and every node under it are holes, the summary of zeros
+// (range_summary.h), as a whole node's answer already takes them — or, when
+// the leaves themselves are in RAM, every leaf they touch is a hole. The
+// nodes relied on are appended to *witnesses, to be checked before the answer
+// uses them. On a sparse array this is what spares an overview's bins the
+// reads (and sums) of end leaves and leaf runs that lie in holes.
+bool KnownZeros(const MomentTree& tree, uint64_t begin, uint64_t end, std::vector<NodeRef>* witnesses) {
+  const TreeLayout& layout = tree.layout();
+  const int ram = layout.ram_from();
+  if (begin >= end || layout.levels() == 0 || ram > layout.levels()) return false;
+  const int below = std::max(ram - 1, 1);  // the level whose nodes must be holes
+  const uint64_t first = begin / layout.span(below), last = (end - 1) / layout.span(below);
+  if (last - first >= kMaxFanout) return false;  // a long run: not worth the look
+  const size_t before = witnesses->size();
+  for (uint64_t j = first; j <= last; ++j) {
+    NodeRef witness{below, j};
+    bool hole;
+    if (below >= ram) {
+      hole = tree.codec().Check(tree.Node(below, j)) == 0;
+    } else {
+      witness = {ram, j / layout.fanout()};
+      hole = ((tree.codec().ChildrenMask(tree.Node(ram, witness.index)) >> (j % layout.fanout())) & 1) == 0;
+    }
+    if (!hole) {
+      witnesses->resize(before);
+      return false;
+    }
+    if (witnesses->size() == before || witnesses->back().level != witness.level ||
+        witnesses->back().index != witness.index)
+      witnesses->push_back(witness);
+  }
+  return true;
+}
+
+// The summary of n zeros (what OfElements gives them; extremes 0 when asked).
+RangeSummary Zeros(int order, uint64_t n, bool extremes) {
+  RangeSummary s(order);
+  s.index = IndexMoments::FromTerms(order, n, MomentTerms{});
+  s.values = ValueMoments::FromParts(n, 0, 0, 0);
+  if (extremes) s.extremes = Extremes{0, 0};
+  return s;
+}
+
 // The raw pieces of a plan, on their shorter side where that is allowed: a
 // partial leaf beside whole nodes may be taken as leaf − complement when the
 // complement is shorter (not when extremes are needed: min/max do not invert).
-std::vector<RawPiece> PlanRawPieces(const TreeLayout& layout, const TreeLayout::Plan& plan, bool need_extremes) {
+// A piece the RAM tier knows to be zeros is read nowhere (KnownZeros).
+std::vector<RawPiece> PlanRawPieces(const MomentTree& tree, const TreeLayout::Plan& plan, bool need_extremes,
+                                    std::vector<NodeRef>* witnesses) {
+  const TreeLayout& layout = tree.layout();
   std::vector<RawPiece> raw;
   const bool whole_nodes = !plan.runs.empty();
+  auto zeros = [&](RawPiece& piece) {
+    piece.zeros = KnownZeros(tree, piece.begin, piece.end, witnesses);
+    return piece.zeros;
+  };
   if (plan.raw_left_end > plan.raw_left_begin) {
     RawPiece piece{plan.raw_left_begin, plan.raw_left_end};
-    if (whole_nodes && !need_extremes) {
+    if (zeros(piece)) {
+    } else if (whole_nodes && !need_extremes) {
       const uint64_t leaf = plan.raw_left_begin / layout.leaf_span();
       const uint64_t first = layout.node_first(1, leaf);
       if (piece.begin - first < piece.end - piece.begin) piece = RawPiece{first, piece.begin, true, leaf};
@@ -43,7 +105,8 @@ std::vector<RawPiece> PlanRawPieces(const TreeLayout& layout, const TreeLayout::
   }
   if (plan.raw_right_end > plan.raw_right_begin) {
     RawPiece piece{plan.raw_right_begin, plan.raw_right_end};
-    if (!need_extremes) {
+    if (zeros(piece)) {
+    } else if (!need_extremes) {
       const uint64_t leaf = plan.raw_right_begin / layout.leaf_span();
       const uint64_t end = layout.node_end(1, leaf);
       if (end - piece.end < piece.end - piece.begin) piece = RawPiece{piece.end, end, true, leaf};
@@ -59,7 +122,7 @@ std::vector<ReadRequest> PlanArrayReads(ArrayFile& array, std::vector<RawPiece>&
   const uint64_t data_end = array.ByteOffset(array.length());
   std::vector<ReadRequest> reads;
   for (RawPiece& r : raw) {
-    if (r.begin == r.end) continue;
+    if (r.begin == r.end || r.zeros) continue;
     const uint64_t b = array.ByteOffset(r.begin) / kAlign * kAlign;
     const uint64_t e = std::min((array.ByteOffset(r.end) + kAlign - 1) / kAlign * kAlign, data_end);
     r.byte_begin = b;
@@ -77,10 +140,12 @@ struct NodeSource {
   uint64_t first, count;
   size_t read;                   // its request among the query's node reads; SIZE_MAX: from the mapping
   const double* data = nullptr;  // once read: the first node's doubles
+  bool zeros = false;            // holes the RAM tier vouches for (KnownZeros): not read, nor summed
 };
 struct NodeReads {
   std::vector<NodeSource> sources;
   std::vector<ReadRequest> reads;
+  std::vector<NodeRef> witnesses;  // the RAM-tier nodes that vouch for zeros (pieces' and runs')
 };
 
 NodeReads PlanNodeReads(const MomentTree& tree, const TreeLayout::Plan& plan, const std::vector<RawPiece>& raw,
@@ -88,7 +153,12 @@ NodeReads PlanNodeReads(const MomentTree& tree, const TreeLayout::Plan& plan, co
   const TreeLayout& layout = tree.layout();
   const size_t node_bytes = tree.codec().bytes();
   NodeReads out;
-  auto add_source = [&](int level, uint64_t first, uint64_t count) {
+  auto add_source = [&](int level, uint64_t first, uint64_t count, bool may_be_zeros) {
+    if (may_be_zeros && !layout.in_ram(level) &&
+        KnownZeros(tree, layout.node_first(level, first), layout.node_end(level, first + count - 1), &out.witnesses)) {
+      out.sources.push_back({level, first, count, SIZE_MAX, nullptr, true});
+      return;
+    }
     if (layout.in_ram(level)) {
       out.sources.push_back({level, first, count, SIZE_MAX});
       c.ram_nodes += count;
@@ -98,9 +168,9 @@ NodeReads PlanNodeReads(const MomentTree& tree, const TreeLayout::Plan& plan, co
     out.reads.push_back({tree.NodeOffset(level, first), count * node_bytes, nullptr});
     c.tier_bytes += count * node_bytes;
   };
-  for (const auto& run : plan.runs) add_source(run.level, run.first, run.count);
+  for (const auto& run : plan.runs) add_source(run.level, run.first, run.count, true);
   for (const RawPiece& r : raw)
-    if (r.complement) add_source(1, r.leaf, 1);
+    if (r.complement) add_source(1, r.leaf, 1, false);  // its bytes are subtracted from: always read
   return out;
 }
 
@@ -146,6 +216,8 @@ class Combiner {
   // nodes sit one after another, in the mapping or in the tier buffer.
   RangeSummary RunSummary(const NodeSource& s) const {
     const uint64_t last = s.first + s.count - 1;
+    if (s.zeros)  // holes: what DecodeRun gives them (a hole's stored extremes are 0)
+      return Zeros(order_, layout_.node_end(s.level, last) - layout_.node_first(s.level, s.first), true);
     return tree_.codec().DecodeRun(NodeBytes(s, 0), s.count, layout_.span(s.level),
                                    layout_.node_end(s.level, last) - layout_.node_first(s.level, last));
   }
@@ -207,6 +279,7 @@ class Combiner {
 };
 
 RangeSummary Combiner::PieceSummary(const RawPiece& r, bool left_side) {
+  if (r.zeros) return Zeros(order_, r.end - r.begin, need_extremes_);
   if (!r.complement) return RawSummary(r);
   const RangeSummary leaf = NodeSummary(nodes_.sources[complement_source_++], 0);
   const RangeSummary complement = RawSummary(r);
@@ -253,12 +326,14 @@ void PlanQuery(MomentTree& tree, ArrayFile& array, uint64_t p, uint64_t q, bool 
   const TreeLayout& layout = tree.layout();
   out.plan = layout.Decompose(p, q);
   // 1. The raw pieces, on their shorter side where that is allowed.
-  out.raw = PlanRawPieces(layout, out.plan, need_extremes);
+  std::vector<NodeRef> witnesses;
+  out.raw = PlanRawPieces(tree, out.plan, need_extremes, &witnesses);
   // 2. Array reads, widened to aligned pages.
   out.array_reads = PlanArrayReads(array, out.raw);
   // 3. Disk-tier reads: every run below the RAM tier, and the leaves the
   // shorter-side pieces subtract from.
   out.nodes = PlanNodeReads(tree, out.plan, out.raw, c);
+  out.nodes.witnesses.insert(out.nodes.witnesses.end(), witnesses.begin(), witnesses.end());
   for (const ReadRequest& r : out.array_reads) c.array_bytes += r.length;
   c.requests = out.array_reads.size() + out.nodes.reads.size();
 }
@@ -277,6 +352,11 @@ Result<RangeSummary> FinishQuery(MomentTree& tree, ArrayFile& array, IoBackend& 
   // A node this process already found good at this write_epoch is not
   // checked again (MomentTree::VerifyNodeOnce).
   Combiner combine(tree, array, array_io, nodes, plan.runs.size(), need_extremes, c, scratch);
+  for (const NodeRef& w : nodes.witnesses)
+    MOMENTA_RETURN_IF_ERROR(tree.VerifyNodeOnce(w.level, w.index, tree.Node(w.level, w.index), epoch));
+  // Runs of holes the RAM tier vouches for are not read, but their nodes
+  // are still checked (through the mapping: a hole's page costs no read), so
+  // a damaged hole is never taken for zeros.
   for (const NodeSource& s : nodes.sources) {
     MomentTree::ParentMemo memo;
     for (uint64_t k = 0; k < s.count; ++k)

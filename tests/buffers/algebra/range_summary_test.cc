@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "buffers/algebra/node_slots.h"
 #include "buffers/algebra/range_summary.h"
 #include "tests/test_util.h"
 
@@ -156,6 +157,51 @@ TEST(RangeSummaryDecodeRunTest, HolesAreZeros) {
   EXPECT_EQ(empty.values.mean(), 0);
   EXPECT_EQ(empty.values.central_sum_of_squares(), 0);
   for (int j = 0; j <= order; ++j) EXPECT_EQ(empty.index.moment(j), 0);
+}
+
+// The compensated kernel (doubles, four nodes a vector) and the long double
+// one agree within the accuracy the fold test asks, on the same runs.
+TEST(RangeSummaryDecodeRunTest, CompensatedKernelAgreesWithLongDouble) {
+  if (!SetCompensatedRunsForTesting(true)) GTEST_SKIP() << "this CPU lacks AVX2 or FMA: no compensated kernel";
+  const uint64_t seed = testing::TestSeed();
+  SCOPED_TRACE(SeedTrace(seed));
+  std::mt19937_64 rng(seed);
+  for (int trial = 0; trial < 200; ++trial) {
+    const int order = static_cast<int>(rng() % (kMaxMomentOrder + 1));
+    const int shape = static_cast<int>(rng() % 5);
+    const uint64_t span = uint64_t{1} << (rng() % 7);
+    const uint64_t count = 1 + rng() % 64;
+    const uint64_t last_span = 1 + rng() % span;
+    const std::vector<double> cells = RandomCells(rng, (count - 1) * span + last_span, shape);
+    const NodeCodec codec(order);
+    std::vector<double> nodes(count * codec.doubles());
+    for (uint64_t k = 0; k < count; ++k)
+      codec.Encode(OfCells(order, cells, k * span, k + 1 == count ? last_span : span), k,
+                   nodes.data() + k * codec.doubles());
+    SetCompensatedRunsForTesting(true);
+    const RangeSummary compensated = codec.DecodeRun(nodes.data(), count, span, last_span);
+    SetCompensatedRunsForTesting(false);
+    const RangeSummary long_double = codec.DecodeRun(nodes.data(), count, span, last_span);
+    SetCompensatedRunsForTesting(true);
+    const std::string what = "trial " + std::to_string(trial) + " order " + std::to_string(order) + " shape " +
+                             std::to_string(shape) + " nodes " + std::to_string(count);
+    ExpectIndexNear(compensated, long_double, cells, order, 1e-15L, what);
+    ExpectValuesNear(compensated, long_double, 1e-12L, what);
+    if (::testing::Test::HasFailure()) return;
+  }
+}
+
+// Terms that cancel: 2^64 + 1 − 2^64 is 1 in the compensated sums, where a
+// long double sum (64-bit significand) rounds 2^64 + 1 to 2^64 and answers 0.
+TEST(RangeSummaryDecodeRunTest, CompensatedSumsKeepWhatCancels) {
+  if (!SetCompensatedRunsForTesting(true)) GTEST_SKIP() << "this CPU lacks AVX2 or FMA: no compensated kernel";
+  const NodeCodec codec(0);
+  const double m0[] = {0x1p64, 1.0, -0x1p64, 0.5, 0x1p70, -0x1p70};
+  const uint64_t count = std::size(m0);
+  std::vector<double> nodes(count * codec.doubles(), 0.0);
+  for (uint64_t k = 0; k < count; ++k) nodes[k * codec.doubles()] = m0[k];  // M_0, its residue 0
+  const RangeSummary got = codec.DecodeRun(nodes.data(), count, 1, 1);
+  EXPECT_EQ(got.index.moment(0), 1.5L);
 }
 
 // Exact integer sums add exactly, past 2^64.
