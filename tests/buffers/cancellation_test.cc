@@ -17,6 +17,7 @@
 
 #include <algorithm>
 #include <array>
+#include <ostream>
 #include <cmath>
 #include <random>
 #include <string>
@@ -325,6 +326,8 @@ struct Case {
   Data data;
   int order;
 };
+
+void PrintTo(const Case& c, std::ostream* os) { *os << Name(c.data) << "_J" << c.order; }
 
 class CancellationTest : public ::testing::TestWithParam<Case> {};
 
