@@ -294,6 +294,13 @@ RangeSummary Combiner::PieceSummary(const RawPiece& r, bool left_side) {
   //   read directly when error > 1e-10 · C(part)
   // with C = central_sum_of_squares() and D = sum_of_squared_deviations()
   // about the leaf's shift.
+  // The contract this keeps (docs/accuracy.md, "Subtractions that could
+  // cancel"): nothing outside [p, q) reaches the answer's error. When the
+  // subtraction is used, every cell of the leaf lies within sqrt(1.1e5·C(part))
+  // of the shift, so the part's variance is within 1e-10 of itself and its
+  // sum within ~1e-10 of its own Σ|a| (a spike in the complement always trips
+  // the test). A subtraction at a larger node must tighten the 1e-10 as its
+  // count grows (the sum's margin is 2·sqrt(2^-50·count·threshold)).
   if (part.values.count() > 0 && leaf.values.count() > 0) {
     const long double leaf_s2 = std::fabs(leaf.values.sum_of_squared_deviations());
     const long double complement_s2 =
