@@ -91,6 +91,22 @@ bool MappedFile::AnyPageCached(uint64_t offset, uint64_t length) const {
   return std::any_of(resident.begin(), resident.end(), [](unsigned char r) { return r & 1; });
 }
 
+bool MappedFile::AllPagesCached(uint64_t offset, uint64_t length) const {
+  static const uint64_t page = static_cast<uint64_t>(::sysconf(_SC_PAGESIZE));
+  if (offset > size_ || length > size_ - offset) return false;
+  constexpr size_t kPages = 64;
+  unsigned char resident[kPages];
+  const uint64_t end = offset + length;
+  for (uint64_t at = offset / page * page; at < end;) {
+    const uint64_t n = std::min<uint64_t>(end - at, kPages * page);
+    if (::mincore(data_ + at, n, resident) != 0) return false;
+    for (uint64_t k = 0; k < (n + page - 1) / page; ++k)
+      if (!(resident[k] & 1)) return false;
+    at += n;
+  }
+  return true;
+}
+
 void MappedFile::Prefetch(uint64_t offset, uint64_t length) {
   (void)::posix_fadvise(fd_, static_cast<off_t>(offset), static_cast<off_t>(length), POSIX_FADV_WILLNEED);
 }

@@ -57,6 +57,11 @@ class MappedFile {
   void AdviseRandomAccess();
   // Whether any page of [offset, offset + length) is in the page cache.
   bool AnyPageCached(uint64_t offset, uint64_t length) const;
+  // Whether every page of [offset, offset + length) is in the page cache
+  // (false when the kernel would not say, or the range leaves the mapping).
+  // mincore over a buffer on the stack: no allocation, one system call per
+  // 256 KiB.
+  bool AllPagesCached(uint64_t offset, uint64_t length) const;
   // (*resident)[k] & 1: whether the k-th page of [offset, offset + length)
   // (offset a multiple of the page size) is in the page cache; false when
   // the kernel would not say (mincore failed).
