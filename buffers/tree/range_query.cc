@@ -206,7 +206,15 @@ class Combiner {
   // The wanted piece read and summarized directly: the fallback when taking
   // the complement from the leaf would lose the variance.
   RangeSummary DirectSummary(uint64_t begin, uint64_t end) {
-    std::vector<char> bytes((end - begin) * array_.itemsize());
+    const uint64_t offset = array_.ByteOffset(begin), length = (end - begin) * array_.itemsize();
+    if (map_ != nullptr && map_->AllPagesCached(offset, length)) {
+      RawPiece piece{begin, end};
+      piece.byte_begin = offset;
+      piece.bytes = map_->data() + offset;
+      piece.mapped = true;
+      return RawSummary(piece);
+    }
+    std::vector<char> bytes(length);
     Status read = array_io_.Read(array_.ByteOffset(begin), bytes.size(), bytes.data());
     c_.array_bytes += bytes.size();
     c_.requests += 1;
@@ -220,7 +228,7 @@ class Combiner {
   MomentTree& tree_;
   ArrayFile& array_;
   IoBackend& array_io_;  // the query's backend for the array (QueryIo)
-  const MappedFile* map_;  // the array's mapping, where mapped pieces are; null when none are
+  const MappedFile* map_;  // the array's mapping (mapped pieces are there); null: everything is read
   const TreeLayout& layout_;
   const int order_;
   const NodeReads& nodes_;
