@@ -196,9 +196,20 @@ class Combiner {
     if (!r.mapped) return BytesSummary(bytes, n);
     RangeSummary s(order_);
     Scratch(n);  // allocated outside the guard: a fault inside leaks nothing
-    if (GuardedCallOf(map_->data(), map_->size(), [&] { s = BytesSummary(bytes, n); })) return s;
+    if (GuardedCallOf(map_->data(), map_->size(), [&] {
+          Prefetch(bytes, n * array_.itemsize());
+          s = BytesSummary(bytes, n);
+        }))
+      return s;
     Fail(ReadPastEnd(array_.path(), array_.ByteOffset(r.begin), n * array_.itemsize()));
     return RangeSummary(order_);
+  }
+  // Asks for every cache line of mapped bytes before they are summed: the
+  // hardware prefetcher stops at each 4 KiB page, so the sums would
+  // otherwise wait on memory at every page (a copy by read brought them in
+  // before). A prefetch never faults.
+  static void Prefetch(const char* bytes, uint64_t length) {
+    for (uint64_t at = 0; at < length; at += 64) __builtin_prefetch(bytes + at, 0, 1);
   }
   void Fail(Status s) {
     if (status_.ok()) status_ = std::move(s);
