@@ -1,8 +1,6 @@
 #include "bench/serving/serve_util.h"
 
 #include <fcntl.h>
-#include <limits.h>
-#include <sys/mman.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -15,6 +13,7 @@
 #include "buffers/buffered_array_parts.h"
 #include "buffers/tree/moment_tree.h"
 #include "storage/io/extents.h"
+#include "storage/io/mapped_file.h"
 #include "storage/util/parse_number.h"
 
 namespace momenta::serving {
@@ -138,33 +137,10 @@ void Advise(const std::string& path, int advice) {
   ::close(fd);
 }
 
-// This process's mappings of `path` let go of their pages (MADV_DONTNEED on
-// each, found in /proc/self/maps): a page some process maps is not dropped,
-// and a reader keeps the array mapped (its cached end pieces are summed
-// there), so without this a "cold" query would find every piece it summed
-// before. Read-only shared mappings only lose their page-table entries.
-void UnmapPagesOf(const std::string& path) {
-  char real[PATH_MAX];
-  if (::realpath(path.c_str(), real) == nullptr) return;
-  std::FILE* maps = std::fopen("/proc/self/maps", "r");
-  if (maps == nullptr) return;
-  char line[PATH_MAX + 256];
-  while (std::fgets(line, sizeof line, maps) != nullptr) {
-    unsigned long begin = 0, end = 0;
-    char perms[8] = {};
-    int name_at = 0;
-    if (std::sscanf(line, "%lx-%lx %7s %*s %*s %*s %n", &begin, &end, perms, &name_at) < 3 || name_at == 0) continue;
-    std::string name(line + name_at);
-    while (!name.empty() && (name.back() == '\n' || name.back() == ' ')) name.pop_back();
-    if (name == real && perms[1] != 'w')
-      (void)::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_DONTNEED);
-  }
-  std::fclose(maps);
-}
 }  // namespace
 
 void DropCaches(const std::string& array, const std::string& sidecar) {
-  UnmapPagesOf(array);
+  ReleaseMappedPagesOf(array);  // a page this process maps is not dropped
   Advise(array, POSIX_FADV_DONTNEED);
   Advise(sidecar + "/tree", POSIX_FADV_DONTNEED);
   Advise(sidecar + "/identity", POSIX_FADV_DONTNEED);

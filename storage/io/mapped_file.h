@@ -92,4 +92,13 @@ class MappedFile {
   int fd_ = -1;  // kept open for Allocate; owned
 };
 
+// This process's read-only mappings of `path` (found in /proc/self/maps) let
+// go of their pages (MADV_DONTNEED: only their page-table entries go; the
+// page cache keeps the pages). A page some process maps survives
+// drop_caches and POSIX_FADV_DONTNEED, and a reader keeps its array mapped
+// (queries sum cached pieces there: ArrayFile::ReadMapping), so whoever
+// measures a cold query in the same process calls this before the drop.
+// Best effort: errors are ignored.
+void ReleaseMappedPagesOf(const std::string& path);
+
 }  // namespace momenta

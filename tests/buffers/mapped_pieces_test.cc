@@ -167,6 +167,33 @@ TEST(MappedPieces, UncachedPiecesAreRead) {
   }
 }
 
+// Pages the reader's mapping holds survive a drop until it lets go of them
+// (ReleaseMappedPagesOf): then the pieces are read again, a cold query.
+TEST(MappedPieces, ADropAfterReleasingTheMappingIsCold) {
+  const uint64_t seed = testing::TestSeed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  testing::ScratchDir dir;
+  const std::string path = dir.File("a.npy");
+  MakeArray(path, DType::kF8, seed);
+  auto mapping = OpenReader(path, true);
+  ASSERT_NE(mapping, nullptr);
+  const std::vector<IndexRange> ranges = Ranges(seed + 3);
+  std::vector<RangeSummary> out;
+  QueryCost warm, cold;
+  ASSERT_OK(mapping->SummarizeBatch(ranges, false, &out));  // reads what is not cached
+  ASSERT_OK(mapping->SummarizeBatch(ranges, false, &out, nullptr, nullptr, &warm));
+  if (warm.array_bytes != 0) GTEST_SKIP() << "the end pieces did not stay cached (" << warm.array_bytes << " bytes read)";
+  ReleaseMappedPagesOf(path);
+  {
+    auto map = MappedFile::Open(path, /*writable=*/false);
+    ASSERT_OK(map);
+    (*map)->DropCleanPages(0, (*map)->size());
+    if ((*map)->AnyPageCached(0, (*map)->size())) GTEST_SKIP() << "the kernel kept the array's pages cached";
+  }
+  ASSERT_OK(mapping->SummarizeBatch(ranges, false, &out, nullptr, nullptr, &cold));
+  EXPECT_GT(cold.array_bytes, 0u);
+}
+
 // The file truncated under the mapping after the residency check: the sums
 // fault, and the query is the IOError a read past the end gives.
 TEST(MappedPieces, TruncatedUnderTheMappingIsAnError) {
@@ -180,7 +207,7 @@ TEST(MappedPieces, TruncatedUnderTheMappingIsAnError) {
   const IndexRange range{kDataBegin + 5, kDataEnd - 7};
   std::vector<RangeSummary> out;
   QueryCost warm;
-  ASSERT_OK(SummarizeRanges(TreeOf(*mapping), mapping->array(), {&range, 1}, false, &out, nullptr, {}, &warm));
+  ASSERT_OK(SummarizeRanges(TreeOf(*mapping), mapping->array(), {&range, 1}, false, &out, nullptr, {}, nullptr));
   ASSERT_OK(SummarizeRanges(TreeOf(*mapping), mapping->array(), {&range, 1}, false, &out, nullptr, {}, &warm));
   if (warm.array_bytes != 0) GTEST_SKIP() << "the end pieces did not stay cached";
   bool truncated = false;
