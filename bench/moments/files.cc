@@ -11,6 +11,7 @@
 #include <cstring>
 
 #include "bench/moments/common.h"
+#include "storage/io/mapped_file.h"
 
 namespace momenta::moments_driver {
 
@@ -26,6 +27,7 @@ bool ReadFileText(const std::string& path, std::string* out) {
 }
 
 void DropCache(const std::string& path) {
+  ReleaseMappedPagesOf(path);  // a page this process maps is not dropped
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return;
   ::posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);

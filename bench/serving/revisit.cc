@@ -55,13 +55,13 @@ double DeviceReadBytes() {
 // sidecar's (POSIX_FADV_DONTNEED).
 void DropAll(const Context& ctx) {
   ::sync();
+  DropCaches(ctx.flags.array, ctx.sidecar);  // first: it also unmaps what this process maps of the array
   const int fd = ::open("/proc/sys/vm/drop_caches", O_WRONLY | O_CLOEXEC);
   if (fd >= 0 && ::write(fd, "1", 1) == 1) {
     ::close(fd);
     return;
   }
   if (fd >= 0) ::close(fd);
-  DropCaches(ctx.flags.array, ctx.sidecar);
 }
 
 struct PolicyRun {

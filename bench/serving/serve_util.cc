@@ -13,6 +13,7 @@
 #include "buffers/buffered_array_parts.h"
 #include "buffers/tree/moment_tree.h"
 #include "storage/io/extents.h"
+#include "storage/io/mapped_file.h"
 #include "storage/util/parse_number.h"
 
 namespace momenta::serving {
@@ -137,9 +138,11 @@ void Advise(const std::string& path, int advice) {
   (void)::posix_fadvise(fd, 0, 0, advice);
   ::close(fd);
 }
+
 }  // namespace
 
 void DropCaches(const std::string& array, const std::string& sidecar) {
+  ReleaseMappedPagesOf(array);  // a page this process maps is not dropped
   Advise(array, POSIX_FADV_DONTNEED);
   Advise(sidecar + "/tree", POSIX_FADV_DONTNEED);
   Advise(sidecar + "/identity", POSIX_FADV_DONTNEED);

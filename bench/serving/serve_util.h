@@ -52,7 +52,8 @@ struct Range {
 std::vector<Range> DrawRanges(const std::string& array, uint64_t length, uint64_t count, uint64_t min_len,
                               uint64_t seed);
 
-// The array's and its sidecar's clean cached pages dropped (tree, identity).
+// The array's and its sidecar's clean cached pages dropped (tree, identity),
+// this process's read-only mappings of the array first let go of theirs.
 void DropCaches(const std::string& array, const std::string& sidecar);
 // The leaves at both ends of [p, q) read through the page cache, and the
 // query asked once (its disk-tier nodes then cached): "warm".

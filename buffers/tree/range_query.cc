@@ -4,12 +4,19 @@
 #include <cassert>
 #include <cmath>
 #include <cstdlib>
+#include <functional>
 #include <memory>
 #include <vector>
 
+#include "storage/io/fault_guard.h"
+#include "storage/io/mapped_file.h"
+#include "storage/io/posix_file.h"
 #include "storage/io/read_coalescing.h"
 
 namespace momenta {
+namespace internal {
+extern std::function<void()> g_after_residency_check;
+}  // namespace internal
 namespace {
 
 constexpr uint64_t kAlign = 4096;
@@ -24,7 +31,8 @@ struct RawPiece {
   // Filled by the I/O plan:
   uint64_t byte_begin = 0;      // aligned file range actually read
   size_t read = SIZE_MAX;       // its request among the query's array reads
-  const char* bytes = nullptr;  // once read: file byte byte_begin
+  const char* bytes = nullptr;  // once read (or mapped): file byte byte_begin
+  bool mapped = false;          // bytes point into the array's mapping (its pages were cached)
 };
 
 // A node an answer relies on without taking it: its children mask (or, a
@@ -190,11 +198,12 @@ struct ScratchDoubles {
 // right.
 class Combiner {
  public:
-  Combiner(MomentTree& tree, ArrayFile& array, IoBackend& array_io, const NodeReads& nodes, size_t first_complement,
-           bool need_extremes, QueryCost& c, ScratchDoubles& scratch)
+  Combiner(MomentTree& tree, ArrayFile& array, IoBackend& array_io, const MappedFile* map, const NodeReads& nodes,
+           size_t first_complement, bool need_extremes, QueryCost& c, ScratchDoubles& scratch)
       : tree_(tree),
         array_(array),
         array_io_(array_io),
+        map_(map),
         layout_(tree.layout()),
         order_(tree.order()),
         nodes_(nodes),
@@ -224,8 +233,9 @@ class Combiner {
   // A raw piece: the wanted elements, or for a complement piece the leaf's
   // summary minus the complement's (read directly when that loses the variance).
   RangeSummary PieceSummary(const RawPiece& r, bool left_side);
-  // The direct reads' status (OK unless a fallback read failed).
-  const Status& status() const { return direct_status_; }
+  // OK unless a fallback read failed or a mapped piece faulted (the first
+  // such error).
+  const Status& status() const { return status_; }
 
  private:
   // Raw pieces are summarized a slice at a time, so the scratch stays small
@@ -243,28 +253,65 @@ class Combiner {
     }
     return acc;
   }
-  RangeSummary RawSummary(const RawPiece& r) {
-    const char* bytes = r.bytes + (array_.ByteOffset(r.begin) - r.byte_begin);
-    const uint64_t n = r.end - r.begin;
+  RangeSummary BytesSummary(const char* bytes, uint64_t n) {
     Scratch(n);
     if (n <= scratch_.size)
       return RangeSummary::OfElements(order_, array_.dtype(), bytes, n, scratch_.data.get(), need_extremes_);
     return OfSlices(bytes, n);
   }
+  // A piece's cells, from where they were read or, when mapped, from the
+  // mapping under the fault guard: the file truncated under it is the
+  // IOError a read past its end gives (the sums then count for nothing).
+  RangeSummary RawSummary(const RawPiece& r) {
+    const char* bytes = r.bytes + (array_.ByteOffset(r.begin) - r.byte_begin);
+    const uint64_t n = r.end - r.begin;
+    if (!r.mapped) return BytesSummary(bytes, n);
+    RangeSummary s(order_);
+    Scratch(n);  // allocated outside the guard: a fault inside leaks nothing
+    if (GuardedCallOf(map_->data(), map_->size(), [&] {
+          Prefetch(bytes, n * array_.itemsize());
+          s = BytesSummary(bytes, n);
+        }))
+      return s;
+    Fail(ReadPastEnd(array_.path(), array_.ByteOffset(r.begin), n * array_.itemsize()));
+    return RangeSummary(order_);
+  }
+  // Asks for every cache line of mapped bytes before they are summed: the
+  // hardware prefetcher stops at each 4 KiB page, so the sums would
+  // otherwise wait on memory at every page (a copy by read brought them in
+  // before). A prefetch never faults.
+  static void Prefetch(const char* bytes, uint64_t length) {
+    for (uint64_t at = 0; at < length; at += 64) __builtin_prefetch(bytes + at, 0, 1);
+  }
+  void Fail(Status s) {
+    if (status_.ok()) status_ = std::move(s);
+  }
   // The wanted piece read and summarized directly: the fallback when taking
   // the complement from the leaf would lose the variance.
   RangeSummary DirectSummary(uint64_t begin, uint64_t end) {
-    std::vector<char> bytes((end - begin) * array_.itemsize());
-    direct_status_ = array_io_.Read(array_.ByteOffset(begin), bytes.size(), bytes.data());
+    const uint64_t offset = array_.ByteOffset(begin), length = (end - begin) * array_.itemsize();
+    if (map_ != nullptr && map_->AllPagesCached(offset, length)) {
+      RawPiece piece{begin, end};
+      piece.byte_begin = offset;
+      piece.bytes = map_->data() + offset;
+      piece.mapped = true;
+      return RawSummary(piece);
+    }
+    std::vector<char> bytes(length);
+    Status read = array_io_.Read(array_.ByteOffset(begin), bytes.size(), bytes.data());
     c_.array_bytes += bytes.size();
     c_.requests += 1;
-    if (!direct_status_.ok()) return RangeSummary(order_);
+    if (!read.ok()) {
+      Fail(std::move(read));
+      return RangeSummary(order_);
+    }
     return OfSlices(bytes.data(), end - begin);
   }
 
   MomentTree& tree_;
   ArrayFile& array_;
   IoBackend& array_io_;  // the query's backend for the array (QueryIo)
+  const MappedFile* map_;  // the array's mapping (mapped pieces are there); null: everything is read
   const TreeLayout& layout_;
   const int order_;
   const NodeReads& nodes_;
@@ -275,7 +322,7 @@ class Combiner {
   // batch's pieces share it).
   void Scratch(uint64_t n) { scratch_.Reserve(std::min(n, kSlice)); }
   ScratchDoubles& scratch_;
-  Status direct_status_;
+  Status status_;
 };
 
 RangeSummary Combiner::PieceSummary(const RawPiece& r, bool left_side) {
@@ -346,9 +393,9 @@ void PlanQuery(MomentTree& tree, ArrayFile& array, uint64_t p, uint64_t q, bool 
 }
 
 // Steps 5-6, once the planned reads landed (their bytes pointed to).
-Result<RangeSummary> FinishQuery(MomentTree& tree, ArrayFile& array, IoBackend& array_io, uint64_t p, uint64_t q,
-                                 const PlannedQuery& planned, bool need_extremes, uint64_t epoch, QueryCost& c,
-                                 ScratchDoubles& scratch) {
+Result<RangeSummary> FinishQuery(MomentTree& tree, ArrayFile& array, IoBackend& array_io, const MappedFile* map,
+                                 uint64_t p, uint64_t q, const PlannedQuery& planned, bool need_extremes,
+                                 uint64_t epoch, QueryCost& c, ScratchDoubles& scratch) {
   const int order = tree.order();
   if (p == q) return RangeSummary(order);
   const TreeLayout::Plan& plan = planned.plan;
@@ -358,7 +405,7 @@ Result<RangeSummary> FinishQuery(MomentTree& tree, ArrayFile& array, IoBackend& 
   // siblings shares one parent: the memo checks it once).
   // A node this process already found good at this write_epoch is not
   // checked again (MomentTree::VerifyNodeOnce).
-  Combiner combine(tree, array, array_io, nodes, plan.runs.size(), need_extremes, c, scratch);
+  Combiner combine(tree, array, array_io, map, nodes, plan.runs.size(), need_extremes, c, scratch);
   for (const NodeRef& w : nodes.witnesses)
     MOMENTA_RETURN_IF_ERROR(tree.VerifyNodeOnce(w.level, w.index, tree.Node(w.level, w.index), epoch));
   // Runs of holes the RAM tier vouches for are not read, but their nodes
@@ -380,6 +427,27 @@ Result<RangeSummary> FinishQuery(MomentTree& tree, ArrayFile& array, IoBackend& 
   MOMENTA_RETURN_IF_ERROR(combine.status());
   return acc;
 }
+
+// A batch's array reads split by residency: those whose pages are all in
+// the page cache (one mincore each, no device round) are pointed into the
+// mapping; the others become `misses`, the batch's reads. Without a mapping
+// everything is a miss.
+struct ResidentSplit {
+  std::vector<const char*> mapped;  // per read: its first byte in the mapping, or null
+  std::vector<size_t> miss_of;      // per read: its index in misses, or SIZE_MAX
+  std::vector<ReadRequest> misses;
+  ResidentSplit(const MappedFile* map, std::span<const ReadRequest> reads)
+      : mapped(reads.size(), nullptr), miss_of(reads.size(), SIZE_MAX) {
+    for (size_t i = 0; i < reads.size(); ++i) {
+      if (map != nullptr && map->AllPagesCached(reads[i].offset, reads[i].length)) {
+        mapped[i] = map->data() + reads[i].offset;
+        continue;
+      }
+      miss_of[i] = misses.size();
+      misses.push_back(reads[i]);
+    }
+  }
+};
 
 }  // namespace
 
@@ -417,14 +485,21 @@ Status SummarizeRanges(MomentTree& tree, ArrayFile& array, std::span<const Index
     array_reads.insert(array_reads.end(), planned[k].array_reads.begin(), planned[k].array_reads.end());
     node_reads.insert(node_reads.end(), planned[k].nodes.reads.begin(), planned[k].nodes.reads.end());
   }
-  // 4. One batch for every range, overlapping and touching reads merged,
-  // into one arena: each piece's bytes are then found where they landed.
-  CoalescedReads array_batch(array_reads), node_batch(node_reads);
-  char* memory = arena.Reserve(array_batch.bytes() + node_batch.bytes());
-  if (memory == nullptr) return Status::IOError(array.path(), "out of memory for a batch of queries");
-  array_batch.Place(memory);
-  node_batch.Place(memory + array_batch.bytes());
-  MOMENTA_RETURN_IF_ERROR(array_io.ReadBatchWith(array_batch.reads(), tree_io, node_batch.reads()));
+  // 4. The array pieces whose pages are all cached are summed from the
+  // mapping; the others, and the disk-tier nodes, are read as one batch,
+  // overlapping and touching reads merged, into one arena: each piece's
+  // bytes are then found where they landed.
+  const MappedFile* map = array_io.maps_resident() ? array.ReadMapping() : nullptr;
+  const ResidentSplit split(map, array_reads);
+  if (internal::g_after_residency_check) internal::g_after_residency_check();
+  CoalescedReads array_batch(split.misses), node_batch(node_reads);
+  if (array_batch.bytes() + node_batch.bytes() > 0) {
+    char* memory = arena.Reserve(array_batch.bytes() + node_batch.bytes());
+    if (memory == nullptr) return Status::IOError(array.path(), "out of memory for a batch of queries");
+    array_batch.Place(memory);
+    node_batch.Place(memory + array_batch.bytes());
+    MOMENTA_RETURN_IF_ERROR(array_io.ReadBatchWith(array_batch.reads(), tree_io, node_batch.reads()));
+  }
   QueryCost device;
   for (const ReadRequest& r : array_batch.reads()) device.array_bytes += r.length;
   for (const ReadRequest& r : node_batch.reads()) device.tier_bytes += r.length;
@@ -433,13 +508,17 @@ Status SummarizeRanges(MomentTree& tree, ArrayFile& array, std::span<const Index
   out->reserve(ranges.size());
   ScratchDoubles scratch;
   for (size_t k = 0; k < ranges.size(); ++k) {
-    for (RawPiece& r : planned[k].raw)
-      if (r.read != SIZE_MAX) r.bytes = array_batch.Where(array_base[k] + r.read);
+    for (RawPiece& r : planned[k].raw) {
+      if (r.read == SIZE_MAX) continue;
+      const size_t at = array_base[k] + r.read;
+      r.mapped = split.mapped[at] != nullptr;
+      r.bytes = r.mapped ? split.mapped[at] : array_batch.Where(split.miss_of[at]);
+    }
     for (NodeSource& s : planned[k].nodes.sources)
       if (s.read != SIZE_MAX) s.data = reinterpret_cast<const double*>(node_batch.Where(node_base[k] + s.read));
     const QueryCost planned_cost = c[k];
-    auto summary = FinishQuery(tree, array, array_io, ranges[k].begin, ranges[k].end, planned[k], need_extremes, epoch,
-                               c[k], scratch);
+    auto summary = FinishQuery(tree, array, array_io, map, ranges[k].begin, ranges[k].end, planned[k], need_extremes,
+                               epoch, c[k], scratch);
     // A piece read on its own (the direct fallback) went to the device too.
     device.array_bytes += c[k].array_bytes - planned_cost.array_bytes;
     device.requests += c[k].requests - planned_cost.requests;
@@ -453,5 +532,11 @@ Status SummarizeRanges(MomentTree& tree, ArrayFile& array, std::span<const Index
   if (read) *read += device;
   return Status::OK();
 }
+
+namespace internal {
+std::function<void()> g_after_residency_check;
+}  // namespace internal
+
+void SetAfterResidencyCheckForTesting(std::function<void()> hook) { internal::g_after_residency_check = std::move(hook); }
 
 }  // namespace momenta

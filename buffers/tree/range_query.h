@@ -22,6 +22,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <vector>
 
@@ -64,5 +65,10 @@ struct QueryIo {
                                      bool need_extremes, std::vector<RangeSummary>* out,
                                      std::vector<QueryCost>* costs = nullptr, QueryIo io = {},
                                      QueryCost* read = nullptr);
+
+// Tests only: `hook` runs in every batch between the residency check (which
+// pieces are summed from the mapping) and the sums, e.g. to truncate the file
+// there. Empty: none. Not thread-safe; set it while no query runs.
+void SetAfterResidencyCheckForTesting(std::function<void()> hook);
 
 }  // namespace momenta

@@ -127,6 +127,18 @@ Result<std::unique_ptr<ArrayStore>> ArrayFile::OpenStore() {
   return std::unique_ptr<ArrayStore>(new ArrayStore(std::move(map).value(), ByteOffset(0), itemsize(), length()));
 }
 
+const MappedFile* ArrayFile::ReadMapping() {
+  std::call_once(map_once_, [this] {
+    if (length_ == 0) return;
+    InstallFaultGuard();
+    auto map = MappedFile::Open(path(), /*writable=*/false);
+    if (!map.ok() || (*map)->size() < ByteOffset(length_)) return;
+    (*map)->AdviseRandomAccess();
+    read_map_ = std::move(map).value();
+  });
+  return read_map_.get();
+}
+
 uint64_t ArrayFile::ByteOffset(uint64_t index) const {
   assert(index <= length_);
   return header_.data_offset + index * itemsize();

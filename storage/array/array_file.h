@@ -10,12 +10,14 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <span>
 #include <string>
 #include <vector>
 
 #include "storage/array/sidecar.h"  // SidecarPath: where the buffer and the log live
 #include "storage/io/io_backend.h"
+#include "storage/io/mapped_file.h"
 #include "storage/npy/dtype.h"
 #include "storage/npy/npy_format.h"
 #include "storage/util/status.h"
@@ -57,6 +59,16 @@ class ArrayFile {
   uint64_t ByteOffset(uint64_t index) const;
   IoBackend& io() { return *io_; }
 
+  // The file mapped read-only and whole (MADV_RANDOM: a fault reads only its
+  // own page), made on first call and shared by every thread that queries
+  // this array; the fault guard is installed with it. Queries sum the pieces
+  // whose pages are cached from it rather than reading them; every access
+  // to it runs under GuardedCall (storage/io/fault_guard.h), since the file
+  // may be truncated under it. Null when the file cannot be mapped (empty,
+  // shorter than its header says, or mmap failed): then everything is read.
+  // Thread-safe.
+  const MappedFile* ReadMapping();
+
   // REQUIRES of each: the range lies inside [0, length()); else OutOfRange.
   // Raw little-endian element bytes: out holds count * itemsize() bytes.
   // ReadValues replaces *out's contents with the count values; ReadDoubles
@@ -96,6 +108,8 @@ class ArrayFile {
   std::unique_ptr<IoBackend> io_;
   const NpyHeader header_;
   const uint64_t length_;  // header_.length(), cached
+  std::once_flag map_once_;
+  std::unique_ptr<MappedFile> read_map_;  // ReadMapping(); null until asked, or when it failed
 };
 
 }  // namespace momenta

@@ -9,8 +9,8 @@
 namespace momenta {
 namespace {
 
-// Where a guarded copy on this thread resumes after a SIGBUS inside
-// [source, source + length) or [dest, dest + length). Null outside a guarded copy.
+// Where a guarded copy or call on this thread resumes after a SIGBUS inside
+// [source, source + length) or [dest, dest + length). Null outside one.
 struct Recovery {
   sigjmp_buf env;
   const char* source;
@@ -90,6 +90,20 @@ void InstallFaultGuard() {
     default:
       std::memcpy(dest, src, length);
   }
+  std::atomic_signal_fence(std::memory_order_seq_cst);
+  t_recovery = nullptr;
+  return true;
+}
+
+[[gnu::noinline]] bool GuardedCall(const char* begin, size_t length, void (*call)(void*), void* context) {
+  Recovery recovery;
+  recovery.source = begin;
+  recovery.dest = begin;
+  recovery.length = length;
+  if (sigsetjmp(recovery.env, 0) != 0) return false;  // back from OnSigbus
+  t_recovery = &recovery;
+  std::atomic_signal_fence(std::memory_order_seq_cst);
+  call(context);
   std::atomic_signal_fence(std::memory_order_seq_cst);
   t_recovery = nullptr;
   return true;

@@ -47,8 +47,10 @@ Result<IoKind> ParseIoKind(std::string_view text, const std::string& what) {
                                  "unknown backend '" + std::string(text) + "' (expected auto, uring, mmap or pread)");
 }
 
-Result<std::unique_ptr<IoBackend>> OpenIoBackend(const std::string& path, const IoOptions& options,
-                                                 std::string* notice) {
+namespace {
+
+Result<std::unique_ptr<IoBackend>> OpenBackendOfKind(const std::string& path, const IoOptions& options,
+                                                     std::string* notice) {
   switch (options.kind) {
     case IoKind::kPread:
       return internal::OpenPreadBackend(path, options);
@@ -74,6 +76,15 @@ Result<std::unique_ptr<IoBackend>> OpenIoBackend(const std::string& path, const 
     }
   }
   return Status::InvalidArgument(path, "unknown I/O backend");
+}
+
+}  // namespace
+
+Result<std::unique_ptr<IoBackend>> OpenIoBackend(const std::string& path, const IoOptions& options,
+                                                 std::string* notice) {
+  auto backend = OpenBackendOfKind(path, options, notice);
+  if (backend.ok()) (*backend)->maps_resident_ = options.map_resident;
+  return backend;
 }
 
 DirectIoAlignment ProbeDirectIoAlignment(const std::string& path) {

@@ -27,6 +27,8 @@ struct ReadRequest {
   char* dest = nullptr;  // caller-owned, at least `length` bytes
 };
 
+struct IoOptions;  // below
+
 class IoBackend {
  public:
   virtual ~IoBackend() = default;
@@ -37,6 +39,11 @@ class IoBackend {
   virtual std::string Name() const = 0;
   // The path the backend was opened with (used in every error message).
   const std::string& path() const { return path_; }
+  // Whether queries reading through this backend may sum pieces whose pages
+  // are all cached straight from a mapping of the file instead of reading
+  // them (IoOptions::map_resident). False for a backend not opened by
+  // OpenIoBackend (tests' faulty backends): every byte then goes through it.
+  bool maps_resident() const { return maps_resident_; }
 
   // Reads exactly `length` bytes at `offset` into `dest`. Short reads are
   // retried; a range that reaches past the end of the file is an error
@@ -84,7 +91,9 @@ class IoBackend {
   explicit IoBackend(std::string path) : path_(std::move(path)) {}
 
  private:
+  friend Result<std::unique_ptr<IoBackend>> OpenIoBackend(const std::string&, const IoOptions&, std::string*);
   const std::string path_;
+  bool maps_resident_ = false;
 };
 
 enum class IoKind { kAuto, kUring, kMmap, kPread };
@@ -122,6 +131,12 @@ struct IoOptions {
   // Reads through the page cache need no such probe: the ring copies cached
   // pages at submission and sends only the missing ones to the device.
   bool cache_first = true;
+  // Queries (any backend): a piece of the array whose pages are all in the
+  // page cache (one mincore per piece) is summed straight from a read-only
+  // mapping of the file (ArrayFile::ReadMapping) instead of copied out by a
+  // read; the other pieces are read as before, in one batch. Off: every
+  // piece is read.
+  bool map_resident = true;
 };
 
 // Opens an existing file with the requested backend. With kAuto, io_uring is

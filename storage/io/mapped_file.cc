@@ -5,6 +5,9 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <climits>
+#include <cstdio>
+#include <cstdlib>
 #include <vector>
 
 #include <boost/interprocess/file_mapping.hpp>
@@ -91,6 +94,22 @@ bool MappedFile::AnyPageCached(uint64_t offset, uint64_t length) const {
   return std::any_of(resident.begin(), resident.end(), [](unsigned char r) { return r & 1; });
 }
 
+bool MappedFile::AllPagesCached(uint64_t offset, uint64_t length) const {
+  static const uint64_t page = static_cast<uint64_t>(::sysconf(_SC_PAGESIZE));
+  if (offset > size_ || length > size_ - offset) return false;
+  constexpr size_t kPages = 64;
+  unsigned char resident[kPages];
+  const uint64_t end = offset + length;
+  for (uint64_t at = offset / page * page; at < end;) {
+    const uint64_t n = std::min<uint64_t>(end - at, kPages * page);
+    if (::mincore(data_ + at, n, resident) != 0) return false;
+    for (uint64_t k = 0; k < (n + page - 1) / page; ++k)
+      if (!(resident[k] & 1)) return false;
+    at += n;
+  }
+  return true;
+}
+
 void MappedFile::Prefetch(uint64_t offset, uint64_t length) {
   (void)::posix_fadvise(fd_, static_cast<off_t>(offset), static_cast<off_t>(length), POSIX_FADV_WILLNEED);
 }
@@ -109,6 +128,24 @@ void MappedFile::Populate(uint64_t offset, uint64_t length) {
 
 void MappedFile::DropCleanPages(uint64_t offset, uint64_t length) {
   (void)::posix_fadvise(fd_, static_cast<off_t>(offset), static_cast<off_t>(length), POSIX_FADV_DONTNEED);
+}
+
+void ReleaseMappedPagesOf(const std::string& path) {
+  char real[PATH_MAX];
+  if (::realpath(path.c_str(), real) == nullptr) return;
+  std::FILE* maps = std::fopen("/proc/self/maps", "re");
+  if (maps == nullptr) return;
+  char line[PATH_MAX + 256];
+  while (std::fgets(line, sizeof line, maps) != nullptr) {
+    unsigned long begin = 0, end = 0;
+    char perms[8] = {};
+    int name_at = 0;
+    if (std::sscanf(line, "%lx-%lx %7s %*s %*s %*s %n", &begin, &end, perms, &name_at) < 3 || name_at == 0) continue;
+    std::string name(line + name_at);
+    while (!name.empty() && (name.back() == '\n' || name.back() == ' ')) name.pop_back();
+    if (name == real && perms[1] != 'w') (void)::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_DONTNEED);
+  }
+  std::fclose(maps);
 }
 
 }  // namespace momenta

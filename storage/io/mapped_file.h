@@ -57,6 +57,11 @@ class MappedFile {
   void AdviseRandomAccess();
   // Whether any page of [offset, offset + length) is in the page cache.
   bool AnyPageCached(uint64_t offset, uint64_t length) const;
+  // Whether every page of [offset, offset + length) is in the page cache
+  // (false when the kernel would not say, or the range leaves the mapping).
+  // mincore over a buffer on the stack: no allocation, one system call per
+  // 256 KiB.
+  bool AllPagesCached(uint64_t offset, uint64_t length) const;
   // (*resident)[k] & 1: whether the k-th page of [offset, offset + length)
   // (offset a multiple of the page size) is in the page cache; false when
   // the kernel would not say (mincore failed).
@@ -86,5 +91,14 @@ class MappedFile {
   const bool writable_;
   int fd_ = -1;  // kept open for Allocate; owned
 };
+
+// This process's read-only mappings of `path` (found in /proc/self/maps) let
+// go of their pages (MADV_DONTNEED: only their page-table entries go; the
+// page cache keeps the pages). A page some process maps survives
+// drop_caches and POSIX_FADV_DONTNEED, and a reader keeps its array mapped
+// (queries sum cached pieces there: ArrayFile::ReadMapping), so whoever
+// measures a cold query in the same process calls this before the drop.
+// Best effort: errors are ignored.
+void ReleaseMappedPagesOf(const std::string& path);
 
 }  // namespace momenta
