@@ -310,7 +310,7 @@ class Combiner {
 
   MomentTree& tree_;
   ArrayFile& array_;
-  IoBackend& array_io_;  // the query's backend for the array (QueryIo)
+  IoBackend& array_io_;    // the query's backend for the array (QueryIo)
   const MappedFile* map_;  // the array's mapping (mapped pieces are there); null: everything is read
   const TreeLayout& layout_;
   const int order_;
@@ -537,6 +537,8 @@ namespace internal {
 std::function<void()> g_after_residency_check;
 }  // namespace internal
 
-void SetAfterResidencyCheckForTesting(std::function<void()> hook) { internal::g_after_residency_check = std::move(hook); }
+void SetAfterResidencyCheckForTesting(std::function<void()> hook) {
+  internal::g_after_residency_check = std::move(hook);
+}
 
 }  // namespace momenta

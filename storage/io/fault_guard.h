@@ -33,8 +33,9 @@ void InstallFaultGuard();
 // GuardedCall of a callable: GuardedCallOf(begin, length, [&] { ... }).
 template <class F>
 [[nodiscard]] bool GuardedCallOf(const char* begin, size_t length, F&& f) {
-  return GuardedCall(begin, length, [](void* p) { (*static_cast<std::remove_reference_t<F>*>(p))(); },
-                     const_cast<void*>(static_cast<const void*>(&f)));
+  return GuardedCall(
+      begin, length, [](void* p) { (*static_cast<std::remove_reference_t<F>*>(p))(); },
+      const_cast<void*>(static_cast<const void*>(&f)));
 }
 
 }  // namespace momenta

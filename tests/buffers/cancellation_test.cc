@@ -17,8 +17,8 @@
 
 #include <algorithm>
 #include <array>
-#include <ostream>
 #include <cmath>
+#include <ostream>
 #include <random>
 #include <string>
 #include <vector>
@@ -42,13 +42,11 @@ constexpr uint64_t kLength = uint64_t{1} << 16;  // 256 leaves, three levels
 constexpr uint64_t kSpikeEvery = 16;
 
 struct Data {
-  double base = 0;   // every cell is base + N(0, 1) ...
+  double base = 0;      // every cell is base + N(0, 1) ...
   bool spikes = false;  // ... but the spike cells, ±10^U(12, 15)
 };
 
-std::string Name(const Data& d) {
-  return std::string(d.base != 0 ? "mean1e9" : "mean0") + (d.spikes ? "_spikes" : "");
-}
+std::string Name(const Data& d) { return std::string(d.base != 0 ? "mean1e9" : "mean0") + (d.spikes ? "_spikes" : ""); }
 
 double Noise(const Data& d, std::mt19937_64& rng) { return d.base + std::normal_distribution<double>(0, 1)(rng); }
 double Spike(std::mt19937_64& rng) {
@@ -265,7 +263,7 @@ std::vector<Range> Ranges(const Model& m, std::mt19937_64& rng) {
   if (!m.data.spikes) return out;
   for (uint64_t g = 0; g < m.groups(); ++g) {
     const uint64_t low = m.low_spike[g], high = m.high_spike[g];
-    const uint64_t low_end = low / kLeaf * kLeaf + kLeaf / 2;   // first offset read directly
+    const uint64_t low_end = low / kLeaf * kLeaf + kLeaf / 2;    // first offset read directly
     const uint64_t high_end = high / kLeaf * kLeaf + kLeaf / 2;  // last offset read directly
     // After the low spike, before the high one: complements [leaf, p) and
     // [q, leaf end) hold the spikes, the range none.

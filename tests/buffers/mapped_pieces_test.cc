@@ -72,8 +72,8 @@ std::unique_ptr<BufferedArray> OpenReader(const std::string& path, bool map_resi
 // Ranges whose ends fall in data and in holes, short and long.
 std::vector<IndexRange> Ranges(uint64_t seed) {
   std::mt19937_64 rng(seed);
-  std::vector<IndexRange> out = {{kDataBegin + 5, kDataEnd - 7},   {3, 17'000},         {kDataEnd - 10, kTailBegin + 9},
-                                 {kDataBegin + 100, kDataBegin + 4100}, {0, kLength},  {151'000, 259'000},
+  std::vector<IndexRange> out = {{kDataBegin + 5, kDataEnd - 7},        {3, 17'000},  {kDataEnd - 10, kTailBegin + 9},
+                                 {kDataBegin + 100, kDataBegin + 4100}, {0, kLength}, {151'000, 259'000},
                                  {kTailBegin + 1, kLength - 1}};
   for (int k = 0; k < 300; ++k) {
     IndexRange r{rng() % (kLength + 1), rng() % (kLength + 1)};
@@ -182,7 +182,8 @@ TEST(MappedPieces, ADropAfterReleasingTheMappingIsCold) {
   QueryCost warm, cold;
   ASSERT_OK(mapping->SummarizeBatch(ranges, false, &out));  // reads what is not cached
   ASSERT_OK(mapping->SummarizeBatch(ranges, false, &out, nullptr, nullptr, &warm));
-  if (warm.array_bytes != 0) GTEST_SKIP() << "the end pieces did not stay cached (" << warm.array_bytes << " bytes read)";
+  if (warm.array_bytes != 0)
+    GTEST_SKIP() << "the end pieces did not stay cached (" << warm.array_bytes << " bytes read)";
   ReleaseMappedPagesOf(path);
   {
     auto map = MappedFile::Open(path, /*writable=*/false);
@@ -212,8 +213,7 @@ TEST(MappedPieces, TruncatedUnderTheMappingIsAnError) {
   if (warm.array_bytes != 0) GTEST_SKIP() << "the end pieces did not stay cached";
   bool truncated = false;
   SetAfterResidencyCheckForTesting([&] { truncated = ::truncate(path.c_str(), 4096) == 0; });
-  const Status s =
-      SummarizeRanges(TreeOf(*mapping), mapping->array(), {&range, 1}, false, &out, nullptr, {}, nullptr);
+  const Status s = SummarizeRanges(TreeOf(*mapping), mapping->array(), {&range, 1}, false, &out, nullptr, {}, nullptr);
   SetAfterResidencyCheckForTesting(nullptr);
   ASSERT_TRUE(truncated);
   ASSERT_FALSE(s.ok());
