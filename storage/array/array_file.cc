@@ -10,6 +10,7 @@
 
 #include "storage/array/array_store.h"
 #include "storage/io/file_size_limit.h"
+#include "storage/io/mapped_file.h"
 #include "storage/io/posix_file.h"
 
 namespace momenta {

@@ -17,7 +17,6 @@
 
 #include "storage/array/sidecar.h"  // SidecarPath: where the buffer and the log live
 #include "storage/io/io_backend.h"
-#include "storage/io/mapped_file.h"
 #include "storage/npy/dtype.h"
 #include "storage/npy/npy_format.h"
 #include "storage/util/status.h"
@@ -25,6 +24,7 @@
 namespace momenta {
 
 class ArrayStore;  // storage/array/array_store.h
+class MappedFile;  // storage/io/mapped_file.h
 
 class ArrayFile {
  public:

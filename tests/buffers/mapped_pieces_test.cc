@@ -137,7 +137,7 @@ INSTANTIATE_TEST_SUITE_P(Dtypes, MappedPiecesTest, ::testing::Values(DType::kF8,
 
 // Pieces whose pages are not cached are read; those that are, mapped: a batch
 // mixing both answers as the reading reader does.
-TEST(MappedPieces, UncachedPiecesAreRead) {
+TEST(MappedPiecesPathTest, UncachedPiecesAreRead) {
   const uint64_t seed = testing::TestSeed();
   SCOPED_TRACE("seed " + std::to_string(seed));
   testing::ScratchDir dir;
@@ -169,7 +169,7 @@ TEST(MappedPieces, UncachedPiecesAreRead) {
 
 // Pages the reader's mapping holds survive a drop until it lets go of them
 // (ReleaseMappedPagesOf): then the pieces are read again, a cold query.
-TEST(MappedPieces, ADropAfterReleasingTheMappingIsCold) {
+TEST(MappedPiecesPathTest, ADropAfterReleasingTheMappingIsCold) {
   const uint64_t seed = testing::TestSeed();
   SCOPED_TRACE("seed " + std::to_string(seed));
   testing::ScratchDir dir;
@@ -197,7 +197,7 @@ TEST(MappedPieces, ADropAfterReleasingTheMappingIsCold) {
 
 // The file truncated under the mapping after the residency check: the sums
 // fault, and the query is the IOError a read past the end gives.
-TEST(MappedPieces, TruncatedUnderTheMappingIsAnError) {
+TEST(MappedPiecesPathTest, TruncatedUnderTheMappingIsAnError) {
   const uint64_t seed = testing::TestSeed();
   SCOPED_TRACE("seed " + std::to_string(seed));
   testing::ScratchDir dir;
