@@ -94,6 +94,17 @@ class Ring {
     initialized_ = rc == 0;
     return rc;
   }
+  // A ring for one thread only whose completions wait until that thread
+  // asks for them (DEFER_TASKRUN, Linux 6.1): it is woken once the number of
+  // completions it waits for is there, not once per completion. 0 or -errno
+  // (-EINVAL before 6.1).
+  int InitDeferred(unsigned entries) {
+    io_uring_params params{};
+    params.flags = IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN;
+    const int rc = io_uring_queue_init_params(entries, &ring_, &params);
+    initialized_ = rc == 0;
+    return rc;
+  }
   io_uring* get() { return &ring_; }
 
  private:
@@ -165,6 +176,8 @@ class UringBackend final : public FdBackend {
 
   // StreamReads' state: which requests are queued and which have landed.
   struct Stream {
+    io_uring* ring;  // the stream's own ring, or the backend's
+    bool fixed;      // `ring` has our descriptors registered
     std::span<const ReadRequest> requests;
     ReadFlow& flow;
     std::vector<bool> landed;  // per request
@@ -239,7 +252,9 @@ class UringBackend final : public FdBackend {
 
   // Queues one SQE for the unread remainder of `op`. Never fails: at most
   // `depth` ops exist and the submission queue has at least that many slots.
-  void Queue(Op* op) {
+  void Queue(Op* op) { QueueOn(op, ring_.get(), fixed_files_); }
+  // Queue on `ring`, whose registered files (when `fixed`) are ours.
+  void QueueOn(Op* op, io_uring* ring, bool fixed) {
     const ReadRequest& r = *op->request;
     const UringBackend& file = *op->file;
     const uint64_t offset = r.offset + op->done;
@@ -247,10 +262,10 @@ class UringBackend final : public FdBackend {
     size_t length = std::min(r.length - op->done, kMaxSqeBytes);
     const bool direct = !op->buffered && r.length >= file.direct_min_bytes_ && file.DirectOk(offset, length, dest);
     op->direct = direct;
-    io_uring_sqe* sqe = io_uring_get_sqe(ring_.get());
+    io_uring_sqe* sqe = io_uring_get_sqe(ring);
     assert(sqe != nullptr && "more ops in flight than submission slots");
     const int index = direct ? 1 : 0;
-    if (fixed_files_ && &file == this) {  // only our own descriptors are registered
+    if (fixed && &file == this) {  // only our own descriptors are registered
       io_uring_prep_read(sqe, index, dest, static_cast<unsigned>(length), offset);
       sqe->flags |= IOSQE_FIXED_FILE;
     } else {
@@ -373,10 +388,22 @@ Status UringBackend::RunBatch(std::span<const ReadRequest> mine, UringBackend* p
 // a loaded machine each wake-up of the reading thread waits for a CPU, and
 // with half the window (16 MiB at depth 32 of 1 MiB) still in flight the
 // device has work for longer than such a wait.
+//
+// The stream has a ring of its own where the kernel allows it (DEFER_TASKRUN:
+// the reading thread is woken once half the window has landed; on the shared
+// ring an O_DIRECT completion wakes it to post each completion, however many
+// it waits for), set up on the reading thread and gone when it returns; else
+// it uses the backend's ring.
 Status UringBackend::StreamReads(std::span<const ReadRequest> requests, ReadFlow& flow) {
-  MOMENTA_RETURN_IF_ERROR(EnsureStarted());
-  io_uring* ring = ring_.get();
-  Stream st{requests, flow, std::vector<bool>(requests.size(), false)};
+  Ring own;
+  io_uring* ring = own.get();
+  bool fixed = false;  // the own ring has no registered files
+  if (own.InitDeferred(static_cast<unsigned>(ops_.size())) != 0) {
+    MOMENTA_RETURN_IF_ERROR(EnsureStarted());
+    ring = ring_.get();
+    fixed = fixed_files_;
+  }
+  Stream st{ring, fixed, requests, flow, std::vector<bool>(requests.size(), false)};
   const size_t batch = std::max<size_t>(1, ops_.size() / 2);
   while (true) {
     RefillStream(st);
@@ -405,14 +432,14 @@ void UringBackend::RefillStream(Stream& st) {
       LandStream(st, i);
       continue;
     }
-    Queue(op);
+    QueueOn(op, st.ring, st.fixed);
     free_.pop_back();
     ++st.in_flight;
   }
 }
 
 void UringBackend::ReapStream(Stream& st) {
-  io_uring* ring = ring_.get();
+  io_uring* ring = st.ring;
   unsigned head;
   unsigned seen = 0;
   io_uring_cqe* cqe;
@@ -434,7 +461,7 @@ void UringBackend::ReapStream(Stream& st) {
       st.error = res == 0 ? ReadPastEnd(path(), r.offset, r.length) : Status::FromErrno(path(), -res);
     }
     if (again) {
-      Queue(op);
+      QueueOn(op, st.ring, st.fixed);
       continue;
     }
     if (op->done == r.length) LandStream(st, static_cast<size_t>(op->request - st.requests.data()));
