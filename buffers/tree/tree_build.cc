@@ -5,23 +5,26 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
-#include <future>
 #include <memory>
 #include <thread>
 #include <vector>
 
 #include "storage/io/extents.h"
+#include "storage/io/read_flow.h"
 #include "storage/util/cancel.h"
 
 namespace momenta {
 namespace {
 
-// Array bytes summarized per step. Each step's reads must all land before
-// the next step's are submitted, so the step is large enough that the short
-// drain at its end costs little next to streaming it (16 MiB steps reached
-// ~1 GB/s where 256 MiB reached 1.6 GB/s on a 1.4 GB/s virtio disk).
-constexpr uint64_t kChunkBytes = 64 << 20;
-constexpr uint64_t kRequestBytes = 1 << 20;  // one read request (many in flight)
+// The build streams the array's data through kBuffers buffers of one chunk
+// each: chunk k is summed while the reads of chunks k + 1 .. k + kBuffers - 1
+// land in the others, and the read window never drains between chunks
+// (IoBackend::ReadStream). 1 MiB requests (32 MiB in flight at the backend's
+// default depth of 32): this disk's sequential rate needs about 4 MiB in
+// flight, and larger requests read no faster (bench/README.md).
+constexpr uint64_t kChunkBytes = 32 << 20;
+constexpr size_t kBuffers = 4;
+constexpr uint64_t kRequestBytes = 1 << 20;
 
 struct LeafRun {
   uint64_t first = 0;  // leaf index
@@ -48,6 +51,11 @@ std::vector<LeafRun> LeavesWithData(const std::vector<ByteRange>& extents, const
   return runs;
 }
 
+// Bytes of array data under leaves [chunk.first, chunk.first + chunk.count).
+uint64_t ChunkBytes(const TreeLayout& layout, LeafRun chunk, uint64_t item) {
+  return (layout.node_end(1, chunk.first + chunk.count - 1) - layout.node_first(1, chunk.first)) * item;
+}
+
 struct AlignedBuffer {
   explicit AlignedBuffer(size_t n) {
     void* p = nullptr;
@@ -72,6 +80,77 @@ void SummarizeLeaves(MomentTree& tree, DType dtype, const char* bytes, uint64_t 
     tree.codec().Encode(s, tree.Slot(1, j), tree.Node(1, j));
     at += n * item;
   }
+}
+
+// Summarizes the chunk whose bytes are at `buf` on both cores: its leaves
+// split in two halves.
+void SummarizeChunk(MomentTree& tree, DType dtype, const char* buf, LeafRun chunk) {
+  const TreeLayout& layout = tree.layout();
+  const uint64_t half = chunk.count / 2;
+  std::thread other([&] { SummarizeLeaves(tree, dtype, buf, chunk.first, half); });
+  const char* second = buf + (layout.node_first(1, chunk.first + half) - layout.node_first(1, chunk.first)) * DTypeSize(dtype);
+  SummarizeLeaves(tree, dtype, second, chunk.first + half, chunk.count - half);
+  other.join();
+}
+
+// The stream's requests: each chunk's bytes in kRequestBytes pieces, into the
+// buffer chunk c % buffers.size(). ends[c]: one past chunk c's last request.
+std::vector<ReadRequest> ChunkRequests(const ArrayFile& array, const TreeLayout& layout,
+                                       const std::vector<LeafRun>& chunks, std::vector<AlignedBuffer>& buffers,
+                                       std::vector<size_t>& ends) {
+  std::vector<ReadRequest> requests;
+  for (size_t c = 0; c < chunks.size(); ++c) {
+    const uint64_t first_elem = layout.node_first(1, chunks[c].first);
+    const uint64_t bytes = ChunkBytes(layout, chunks[c], array.itemsize());
+    char* buf = buffers[c % buffers.size()].data.get();
+    for (uint64_t at = 0; at < bytes; at += kRequestBytes)
+      requests.push_back({array.ByteOffset(first_elem) + at, std::min(kRequestBytes, bytes - at), buf + at});
+    ends.push_back(requests.size());
+  }
+  return requests;
+}
+
+// The consumer of the stream: sums each chunk once its reads landed, then
+// lets the reader fill its buffer with the chunk buffers.size() on.
+Status ConsumeChunks(ArrayFile& array, MomentTree& tree, const std::vector<LeafRun>& chunks,
+                     const std::vector<AlignedBuffer>& buffers, const std::vector<size_t>& ends, ReadFlow& flow,
+                     uint64_t total, const BuildProgress& progress) {
+  uint64_t done = 0;
+  for (size_t c = 0; c < chunks.size(); ++c) {
+    MOMENTA_RETURN_IF_ERROR(CheckCancel(array.path()));  // a signal: stop between chunks
+    if (!flow.WaitLanded(ends[c])) return Status::IOError(array.path(), "the build's reads stopped early");
+    const LeafRun& chunk = chunks[c];
+    MOMENTA_RETURN_IF_ERROR(tree.AllocateNodes(1, chunk.first, chunk.count));
+    SummarizeChunk(tree, array.dtype(), buffers[c % buffers.size()].data.get(), chunk);
+    flow.Allow(ends[std::min(c + buffers.size(), chunks.size()) - 1]);
+    done += ChunkBytes(tree.layout(), chunk, array.itemsize());
+    if (progress) progress(done, total);
+  }
+  return Status::OK();
+}
+
+// Reads every chunk on a thread of its own (one stream of requests over the
+// whole array) while this thread and one more sum the chunks that landed.
+Status SummarizeChunks(ArrayFile& array, MomentTree& tree, const std::vector<LeafRun>& chunks, uint64_t largest,
+                       uint64_t total, const BuildProgress& progress) {
+  if (chunks.empty()) return Status::OK();
+  // Sized to the data (a small array's rebuild does not map kBuffers x 32 MiB).
+  std::vector<AlignedBuffer> buffers;
+  for (size_t k = 0; k < std::min(kBuffers, chunks.size()); ++k) {
+    buffers.emplace_back(static_cast<size_t>(largest));
+    if (!buffers.back().data) return Status::IOError(array.path(), "out of memory for build buffers");
+  }
+  std::vector<size_t> ends;
+  const std::vector<ReadRequest> requests = ChunkRequests(array, tree.layout(), chunks, buffers, ends);
+  ReadFlow flow;
+  flow.Allow(ends[buffers.size() - 1]);
+  Status read;
+  std::thread reader([&] { read = array.io().ReadStream(requests, flow); });
+  Status summed = ConsumeChunks(array, tree, chunks, buffers, ends, flow, total, progress);
+  if (!summed.ok()) flow.Stop();
+  reader.join();
+  MOMENTA_RETURN_IF_ERROR(read);
+  return summed;
 }
 
 }  // namespace
@@ -114,47 +193,15 @@ Result<BuildStats> BuildTree(ArrayFile& array, MomentTree& tree, const BuildProg
   for (const LeafRun& r : runs) {
     for (uint64_t a = r.first; a < r.first + r.count; a += leaves_per_chunk) {
       chunks.push_back({a, std::min(leaves_per_chunk, r.first + r.count - a)});
-      const uint64_t bytes =
-          (layout.node_end(1, chunks.back().first + chunks.back().count - 1) - layout.node_first(1, a)) * item;
+      const uint64_t bytes = ChunkBytes(layout, chunks.back(), item);
       total += bytes;
       largest = std::max(largest, bytes);
     }
   }
 
-  // Sized to the data (a small array's rebuild does not map 2 x 64 MiB).
-  const size_t buffer_bytes = static_cast<size_t>(largest);
-  AlignedBuffer buffers[2] = {AlignedBuffer(buffer_bytes), AlignedBuffer(buffer_bytes)};
-  if (!buffers[0].data || !buffers[1].data) return Status::IOError(array.path(), "out of memory for build buffers");
-  std::future<void> pending;  // summarizing the previous chunk
-  uint64_t done = 0;
-  for (size_t c = 0; c < chunks.size(); ++c) {
-    MOMENTA_RETURN_IF_ERROR(CheckCancel(array.path()));  // a signal: stop between chunks
-    const LeafRun& chunk = chunks[c];
-    const uint64_t first_elem = layout.node_first(1, chunk.first);
-    const uint64_t end_elem = layout.node_end(1, chunk.first + chunk.count - 1);
-    const uint64_t bytes = (end_elem - first_elem) * item;
-    char* buf = buffers[c % 2].data.get();
-    std::vector<ReadRequest> requests;
-    for (uint64_t at = 0; at < bytes; at += kRequestBytes)
-      requests.push_back({array.ByteOffset(first_elem) + at, std::min(kRequestBytes, bytes - at), buf + at});
-    Status read = array.io().ReadBatch(requests);
-    if (pending.valid()) pending.get();
-    MOMENTA_RETURN_IF_ERROR(read);
-    MOMENTA_RETURN_IF_ERROR(tree.AllocateNodes(1, chunk.first, chunk.count));
-    // Both cores: the chunk's leaves split in two halves.
-    pending = std::async(std::launch::async, [&tree, &array, buf, chunk, item, &layout] {
-      const uint64_t half = chunk.count / 2;
-      std::thread other([&] { SummarizeLeaves(tree, array.dtype(), buf, chunk.first, half); });
-      const char* second = buf + (layout.node_first(1, chunk.first + half) - layout.node_first(1, chunk.first)) * item;
-      SummarizeLeaves(tree, array.dtype(), second, chunk.first + half, chunk.count - half);
-      other.join();
-    });
-    stats.data_bytes_read += bytes;
-    stats.leaves_with_data += chunk.count;
-    done += bytes;
-    if (progress) progress(done, total);
-  }
-  if (pending.valid()) pending.get();
+  MOMENTA_RETURN_IF_ERROR(SummarizeChunks(array, tree, chunks, largest, total, progress));
+  stats.data_bytes_read = total;
+  for (const LeafRun& chunk : chunks) stats.leaves_with_data += chunk.count;
   if (layout.levels() == 1)  // the leaves are the top: the header records which were written
     for (const LeafRun& r : runs)
       for (uint64_t j = r.first; j < r.first + r.count; ++j) MOMENTA_RETURN_IF_ERROR(tree.MarkWritten(1, j));

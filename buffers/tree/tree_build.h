@@ -1,7 +1,8 @@
 // Building a MomentTree from its array: one sequential streaming pass over the
 // array's data (holes of sparse files skipped with SEEK_DATA/SEEK_HOLE: they
 // are zeros, whose summary is the all-zero node the new tree already holds),
-// large reads kept in flight while both cores summarize the previous chunk,
+// one stream of large reads kept in flight on a thread of its own (it never
+// drains between chunks) while both cores summarize the chunks that landed,
 // then the upper levels merged from their children.
 #pragma once
 

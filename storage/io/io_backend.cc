@@ -26,6 +26,21 @@ Status IoBackend::ReadBatchWith(std::span<const ReadRequest> mine, IoBackend& ot
   return other.ReadBatch(theirs);
 }
 
+Status IoBackend::ReadStream(std::span<const ReadRequest> requests, ReadFlow& flow) {
+  Status status = StreamReads(requests, flow);
+  flow.Finish();
+  return status;
+}
+
+Status IoBackend::StreamReads(std::span<const ReadRequest> requests, ReadFlow& flow) {
+  for (size_t i = 0; i < requests.size(); ++i) {
+    if (!flow.WaitAllowed(i)) return Status::OK();  // stopped by the consumer
+    MOMENTA_RETURN_IF_ERROR(Read(requests[i].offset, requests[i].length, requests[i].dest));
+    flow.Landed(i + 1);
+  }
+  return Status::OK();
+}
+
 std::string_view IoKindName(IoKind kind) {
   switch (kind) {
     case IoKind::kAuto:

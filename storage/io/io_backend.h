@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "storage/io/extents.h"
+#include "storage/io/read_flow.h"
 #include "storage/util/status.h"
 
 namespace momenta {
@@ -63,6 +64,17 @@ class IoBackend {
   [[nodiscard]] virtual Status ReadBatchWith(std::span<const ReadRequest> mine, IoBackend& other,
                                              std::span<const ReadRequest> theirs);
 
+  // Streams `requests` in order for a consumer on another thread (a build):
+  // request i is queued only once flow.Allow has passed i, and flow.Landed
+  // reports each prefix of requests that has landed, so the consumer can use
+  // and free the destinations of early requests while later ones are read.
+  // Same contract as ReadBatch for each request. io_uring keeps its window
+  // full across the whole list and reaps completions in batches; the others
+  // read one request after another. Returns when every request landed, or
+  // after an error or flow.Stop once the reads in flight have landed; it
+  // always ends with flow.Finish(). Blocks: run it on its own thread.
+  [[nodiscard]] Status ReadStream(std::span<const ReadRequest> requests, ReadFlow& flow);
+
   // Writes all of `data` at `offset`, extending the file if needed. Either all
   // bytes are handed to the OS or an error is returned (e.g. ENOSPC:
   // "IO error: <path>: No space left on device"). Durable only after Sync().
@@ -89,6 +101,9 @@ class IoBackend {
 
  protected:
   explicit IoBackend(std::string path) : path_(std::move(path)) {}
+  // ReadStream without the final flow.Finish(). The base version reads one
+  // request after another.
+  [[nodiscard]] virtual Status StreamReads(std::span<const ReadRequest> requests, ReadFlow& flow);
 
  private:
   friend Result<std::unique_ptr<IoBackend>> OpenIoBackend(const std::string&, const IoOptions&, std::string*);

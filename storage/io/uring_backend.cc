@@ -30,6 +30,12 @@
 // cachestat (before Linux 6.5) or RWF_NOWAIT (EOPNOTSUPP) it turns off for
 // the backend.
 //
+// ReadStream (a build's pass over a whole array) keeps one window over its
+// whole list of requests: a landed request's slot takes the next request at
+// once, whichever of the caller's chunks it belongs to, so the window never
+// drains between chunks; and the thread sleeps until half the window has
+// landed rather than waking on each completion (StreamReads, below).
+//
 // ReadBatchWith another io_uring backend runs both files' reads through this
 // backend's ring in one window (a query's array ends and buffer nodes), with
 // the peer's plain descriptors (only our own are registered as fixed files).
@@ -89,6 +95,17 @@ class Ring {
     initialized_ = rc == 0;
     return rc;
   }
+  // A ring for one thread only whose completions wait until that thread
+  // asks for them (DEFER_TASKRUN, Linux 6.1): it is woken once the number of
+  // completions it waits for is there, not once per completion. 0 or -errno
+  // (-EINVAL before 6.1).
+  int InitDeferred(unsigned entries) {
+    io_uring_params params{};
+    params.flags = IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN;
+    const int rc = io_uring_queue_init_params(entries, &ring_, &params);
+    initialized_ = rc == 0;
+    return rc;
+  }
   io_uring* get() { return &ring_; }
 
  private:
@@ -130,6 +147,8 @@ class UringBackend final : public FdBackend {
   }
 
   Status ReadBatch(std::span<const ReadRequest> requests) override { return RunBatch(requests, nullptr, {}); }
+  // A build's stream: one window over the whole list, reaped in batches.
+  Status StreamReads(std::span<const ReadRequest> requests, ReadFlow& flow) override;
   // With another io_uring backend, both files' reads share this ring's window.
   Status ReadBatchWith(std::span<const ReadRequest> mine, IoBackend& other,
                        std::span<const ReadRequest> theirs) override {
@@ -147,6 +166,36 @@ class UringBackend final : public FdBackend {
     bool direct = false;           // the SQE in flight reads through O_DIRECT
     bool buffered = false;         // from now on through the page cache (an O_DIRECT read failed)
   };
+
+  // Sets the ring up at the first batch; OK or why the ring cannot work.
+  Status EnsureStarted() {
+    if (!broken_.ok()) return broken_;
+    if (started_) return Status::OK();
+    if (const int rc = Start(); rc != 0) broken_ = Status::FromErrno(path(), -rc).WithNote("setting up its io_uring");
+    return broken_;
+  }
+
+  // StreamReads' state: which requests are queued and which have landed.
+  struct Stream {
+    io_uring* ring;  // the stream's own ring, or the backend's
+    bool fixed;      // `ring` has our descriptors registered
+    std::span<const ReadRequest> requests;
+    ReadFlow& flow;
+    std::vector<bool> landed;  // per request
+    size_t prefix = 0;         // requests [0, prefix) have landed
+    size_t next = 0;           // requests [0, next) were handed to an op (or were empty / cached)
+    size_t in_flight = 0;      // ops holding a request
+    Status error;              // the first failure; once set, nothing new is queued
+  };
+  // Queues the stream's next requests into free ops, as far as the flow allows.
+  void RefillStream(Stream& st);
+  // Handles the completions in the ring: retries, landed requests, errors.
+  void ReapStream(Stream& st);
+  // Marks request i landed and moves the landed prefix on.
+  static void LandStream(Stream& st, size_t i) {
+    st.landed[i] = true;
+    while (st.prefix < st.landed.size() && st.landed[st.prefix]) ++st.prefix;
+  }
 
   // Reads `mine` from this file and `theirs` from `peer` (may be null) through
   // this backend's ring, up to its queue depth in flight.
@@ -204,7 +253,9 @@ class UringBackend final : public FdBackend {
 
   // Queues one SQE for the unread remainder of `op`. Never fails: at most
   // `depth` ops exist and the submission queue has at least that many slots.
-  void Queue(Op* op) {
+  void Queue(Op* op) { QueueOn(op, ring_.get(), fixed_files_); }
+  // Queue on `ring`, whose registered files (when `fixed`) are ours.
+  void QueueOn(Op* op, io_uring* ring, bool fixed) {
     const ReadRequest& r = *op->request;
     const UringBackend& file = *op->file;
     const uint64_t offset = r.offset + op->done;
@@ -212,10 +263,10 @@ class UringBackend final : public FdBackend {
     size_t length = std::min(r.length - op->done, kMaxSqeBytes);
     const bool direct = !op->buffered && r.length >= file.direct_min_bytes_ && file.DirectOk(offset, length, dest);
     op->direct = direct;
-    io_uring_sqe* sqe = io_uring_get_sqe(ring_.get());
+    io_uring_sqe* sqe = io_uring_get_sqe(ring);
     assert(sqe != nullptr && "more ops in flight than submission slots");
     const int index = direct ? 1 : 0;
-    if (fixed_files_ && &file == this) {  // only our own descriptors are registered
+    if (fixed && &file == this) {  // only our own descriptors are registered
       io_uring_prep_read(sqe, index, dest, static_cast<unsigned>(length), offset);
       sqe->flags |= IOSQE_FIXED_FILE;
     } else {
@@ -338,6 +389,97 @@ Status UringBackend::RunBatch(std::span<const ReadRequest> mine, UringBackend* p
     io_uring_cq_advance(ring, seen);
   }
   return error;
+}
+
+// The stream's policy (a build reading a whole array in order). The window
+// never drains: a landed request's slot takes the next request of the list
+// whatever chunk of the caller's it belongs to. And the reading thread sleeps
+// until half the window has landed, then refills that half with one
+// io_uring_enter, instead of waking on every completion as RunBatch does: on
+// a loaded machine each wake-up of the reading thread waits for a CPU, and
+// with half the window (16 MiB at depth 32 of 1 MiB) still in flight the
+// device has work for longer than such a wait.
+//
+// The stream has a ring of its own where the kernel allows it (DEFER_TASKRUN:
+// the reading thread is woken once half the window has landed; on the shared
+// ring an O_DIRECT completion wakes it to post each completion, however many
+// it waits for), set up on the reading thread and gone when it returns; else
+// it uses the backend's ring.
+Status UringBackend::StreamReads(std::span<const ReadRequest> requests, ReadFlow& flow) {
+  Ring own;
+  io_uring* ring = own.get();
+  bool fixed = false;  // the own ring has no registered files
+  if (own.InitDeferred(static_cast<unsigned>(ops_.size())) != 0) {
+    MOMENTA_RETURN_IF_ERROR(EnsureStarted());
+    ring = ring_.get();
+    fixed = fixed_files_;
+  }
+  Stream st{ring, fixed, requests, flow, std::vector<bool>(requests.size(), false)};
+  const size_t batch = std::max<size_t>(1, ops_.size() / 2);
+  while (true) {
+    RefillStream(st);
+    flow.Landed(st.prefix);
+    if (st.in_flight == 0) {
+      if (!st.error.ok() || st.next == requests.size()) break;
+      if (!flow.WaitAllowed(st.next)) break;  // the consumer stopped the stream
+      continue;
+    }
+    const int rc = io_uring_submit_and_wait(ring, static_cast<unsigned>(std::min(st.in_flight, batch)));
+    if (rc < 0 && rc != -EINTR && rc != -EAGAIN && rc != -EBUSY) {
+      broken_ = Status::FromErrno(path(), -rc);  // reads in flight may still land: the backend stops for good
+      return broken_;
+    }
+    ReapStream(st);
+  }
+  return st.error;
+}
+
+void UringBackend::RefillStream(Stream& st) {
+  while (!free_.empty() && st.error.ok() && st.next < st.requests.size() && st.flow.Allowed(st.next)) {
+    const size_t i = st.next++;
+    Op* op = free_.back();
+    *op = Op{&st.requests[i], this, 0, false, false};
+    if (st.requests[i].length == 0 || TakeCached(op)) {
+      LandStream(st, i);
+      continue;
+    }
+    QueueOn(op, st.ring, st.fixed);
+    free_.pop_back();
+    ++st.in_flight;
+  }
+}
+
+void UringBackend::ReapStream(Stream& st) {
+  io_uring* ring = st.ring;
+  unsigned head;
+  unsigned seen = 0;
+  io_uring_cqe* cqe;
+  io_uring_for_each_cqe(ring, head, cqe) {
+    ++seen;
+    Op* op = static_cast<Op*>(io_uring_cqe_get_data(cqe));
+    const ReadRequest& r = *op->request;
+    const int res = cqe->res;
+    bool again = false;  // the same request continues with a new SQE (submitted with the next wait)
+    if (res > 0) {
+      op->done += static_cast<size_t>(res);
+      again = op->done < r.length && st.error.ok();
+    } else if (res == -EAGAIN || res == -EINTR) {
+      again = st.error.ok();
+    } else if (res == -EIO && op->direct && st.error.ok()) {
+      op->buffered = true;  // as in RunBatch: a direct read that raced a writer, asked again through the cache
+      again = true;
+    } else if (st.error.ok()) {
+      st.error = res == 0 ? ReadPastEnd(path(), r.offset, r.length) : Status::FromErrno(path(), -res);
+    }
+    if (again) {
+      QueueOn(op, st.ring, st.fixed);
+      continue;
+    }
+    if (op->done == r.length) LandStream(st, static_cast<size_t>(op->request - st.requests.data()));
+    free_.push_back(op);
+    --st.in_flight;
+  }
+  io_uring_cq_advance(ring, seen);
 }
 
 }  // namespace
