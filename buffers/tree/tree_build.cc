@@ -88,7 +88,8 @@ void SummarizeChunk(MomentTree& tree, DType dtype, const char* buf, LeafRun chun
   const TreeLayout& layout = tree.layout();
   const uint64_t half = chunk.count / 2;
   std::thread other([&] { SummarizeLeaves(tree, dtype, buf, chunk.first, half); });
-  const char* second = buf + (layout.node_first(1, chunk.first + half) - layout.node_first(1, chunk.first)) * DTypeSize(dtype);
+  const char* second =
+      buf + (layout.node_first(1, chunk.first + half) - layout.node_first(1, chunk.first)) * DTypeSize(dtype);
   SummarizeLeaves(tree, dtype, second, chunk.first + half, chunk.count - half);
   other.join();
 }

@@ -19,7 +19,7 @@ namespace {
 
 constexpr uint64_t kN = uint64_t{1} << 21;  // 16 MiB of f8, sparse
 constexpr uint64_t kRegions = 9;
-constexpr uint64_t kRegionCells = 20000;    // not a multiple of the leaf: runs end mid-leaf
+constexpr uint64_t kRegionCells = 20000;  // not a multiple of the leaf: runs end mid-leaf
 
 class TreeBuildTest : public ::testing::Test {
  protected:
@@ -82,8 +82,8 @@ TEST_F(TreeBuildTest, StreamedBuildIsBitIdenticalToOneReadAtATime) {
           << "level " << level << " node " << j;
       if (level > 1) continue;
       const uint64_t first = layout.node_first(1, j), n = layout.node_end(1, j) - first;
-      const RangeSummary want = RangeSummary::OfElements(
-          2, DType::kF8, reinterpret_cast<const char*>(&cells_[first]), n, scratch.data());
+      const RangeSummary want =
+          RangeSummary::OfElements(2, DType::kF8, reinterpret_cast<const char*>(&cells_[first]), n, scratch.data());
       const RangeSummary got = streamed->Summary(1, j);
       for (int m = 0; m <= 2; ++m) ASSERT_EQ(got.index.moment(m), want.index.moment(m)) << "leaf " << j;
     }

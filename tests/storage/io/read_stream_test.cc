@@ -28,7 +28,7 @@ class ReadStreamTest : public ::testing::TestWithParam<IoKind> {
     testing::WriteFileBytes(dir_.File("a"), bytes_);
     IoOptions o;
     o.kind = GetParam();
-    o.queue_depth = 8;      // deeper than the ring of buffers: the flow, not the depth, must hold reads back
+    o.queue_depth = 8;       // deeper than the ring of buffers: the flow, not the depth, must hold reads back
     o.direct_min_bytes = 0;  // aligned requests through O_DIRECT where the file system allows it
     auto io = OpenIoBackend(dir_.File("a"), o);
     if (!io.ok()) GTEST_SKIP() << io.status().ToString();
