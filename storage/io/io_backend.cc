@@ -12,6 +12,7 @@
 
 #include "storage/io/io_backends_internal.h"
 #include "storage/io/posix_file.h"
+#include "storage/io/read_flow.h"
 
 namespace momenta {
 

@@ -16,7 +16,6 @@
 #include <vector>
 
 #include "storage/io/extents.h"
-#include "storage/io/read_flow.h"
 #include "storage/util/status.h"
 
 namespace momenta {
@@ -29,6 +28,7 @@ struct ReadRequest {
 };
 
 struct IoOptions;  // below
+class ReadFlow;    // storage/io/read_flow.h
 
 class IoBackend {
  public:

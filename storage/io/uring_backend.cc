@@ -60,6 +60,7 @@
 
 #include "storage/io/io_backends_internal.h"
 #include "storage/io/posix_file.h"
+#include "storage/io/read_flow.h"
 #include "storage/io/read_log.h"
 
 namespace momenta::internal {

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "storage/io/io_backend.h"
+#include "storage/io/read_flow.h"
 #include "tests/assert_ok.h"
 #include "tests/test_util.h"
 
