@@ -168,6 +168,31 @@ class UringBackend final : public FdBackend {
     bool buffered = false;         // from now on through the page cache (an O_DIRECT read failed)
   };
 
+  // What completion `res` of `op` means, for a batch and a stream alike:
+  // true when the same request continues with a new SQE (a short read asks
+  // for the rest; EAGAIN/EINTR ask again; an O_DIRECT read that raced a
+  // writer's stores through its mapping can fail with EIO — "Direct I/O
+  // collision with buffered writes" in the kernel log — though the device is
+  // fine, so it is asked again through the page cache, where a real media
+  // error fails too). Else the request is over; a failure becomes *error
+  // when that is still OK (the first failure wins), and nothing continues
+  // once *error is set.
+  static bool Continues(Op* op, int res, Status* error) {
+    const ReadRequest& r = *op->request;
+    if (res > 0) {
+      op->done += static_cast<size_t>(res);
+      return op->done < r.length && error->ok();
+    }
+    if (res == -EAGAIN || res == -EINTR) return error->ok();
+    if (res == -EIO && op->direct && error->ok()) {
+      op->buffered = true;
+      return true;
+    }
+    if (error->ok())
+      *error = res == 0 ? ReadPastEnd(op->file->path(), r.offset, r.length) : Status::FromErrno(op->file->path(), -res);
+    return false;
+  }
+
   // Sets the ring up at the first batch; OK or why the ring cannot work.
   Status EnsureStarted() {
     if (!broken_.ok()) return broken_;
@@ -358,25 +383,7 @@ Status UringBackend::RunBatch(std::span<const ReadRequest> mine, UringBackend* p
     io_uring_for_each_cqe(ring, head, cqe) {
       ++seen;
       Op* op = static_cast<Op*>(io_uring_cqe_get_data(cqe));
-      const ReadRequest& r = *op->request;
-      const int res = cqe->res;
-      bool again = false;  // the same request continues with a new SQE
-      if (res > 0) {
-        op->done += static_cast<size_t>(res);
-        again = op->done < r.length && error.ok();  // short read: ask for the rest
-      } else if (res == -EAGAIN || res == -EINTR) {
-        again = error.ok();
-      } else if (res == -EIO && op->direct && error.ok()) {
-        // An O_DIRECT read that raced a writer's stores through its mapping
-        // can fail with EIO ("Direct I/O collision with buffered writes" in
-        // the kernel log) though the device is fine: the same bytes are asked
-        // again through the page cache, where a real media error fails too.
-        op->buffered = true;
-        again = true;
-      } else if (error.ok()) {
-        error =
-            res == 0 ? ReadPastEnd(op->file->path(), r.offset, r.length) : Status::FromErrno(op->file->path(), -res);
-      }
+      const bool again = Continues(op, cqe->res, &error);  // the same request continues with a new SQE
       if (again) {
         Queue(op);
       } else if (!take_next(op)) {
@@ -459,19 +466,7 @@ void UringBackend::ReapStream(Stream& st) {
     ++seen;
     Op* op = static_cast<Op*>(io_uring_cqe_get_data(cqe));
     const ReadRequest& r = *op->request;
-    const int res = cqe->res;
-    bool again = false;  // the same request continues with a new SQE (submitted with the next wait)
-    if (res > 0) {
-      op->done += static_cast<size_t>(res);
-      again = op->done < r.length && st.error.ok();
-    } else if (res == -EAGAIN || res == -EINTR) {
-      again = st.error.ok();
-    } else if (res == -EIO && op->direct && st.error.ok()) {
-      op->buffered = true;  // as in RunBatch: a direct read that raced a writer, asked again through the cache
-      again = true;
-    } else if (st.error.ok()) {
-      st.error = res == 0 ? ReadPastEnd(path(), r.offset, r.length) : Status::FromErrno(path(), -res);
-    }
+    const bool again = Continues(op, cqe->res, &st.error);  // its new SQE is submitted with the next wait
     if (again) {
       QueueOn(op, st.ring, st.fixed);
       continue;

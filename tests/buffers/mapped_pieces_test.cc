@@ -135,6 +135,15 @@ TEST_P(MappedPiecesTest, MappedAnswersAreTheReadOnesBitForBit) {
 INSTANTIATE_TEST_SUITE_P(Dtypes, MappedPiecesTest, ::testing::Values(DType::kF8, DType::kF4, DType::kI4),
                          [](const auto& info) { return std::string(DTypeName(info.param)); });
 
+// Drops the array's clean pages from the page cache (best effort): false
+// when the kernel kept some, or the file could not be mapped.
+bool DropArrayPages(const std::string& path) {
+  auto map = MappedFile::Open(path, /*writable=*/false);
+  if (!map.ok()) return false;
+  (*map)->DropCleanPages(0, (*map)->size());
+  return !(*map)->AnyPageCached(0, (*map)->size());
+}
+
 // Pieces whose pages are not cached are read; those that are, mapped: a batch
 // mixing both answers as the reading reader does.
 TEST(MappedPiecesPathTest, UncachedPiecesAreRead) {
@@ -146,13 +155,7 @@ TEST(MappedPiecesPathTest, UncachedPiecesAreRead) {
   auto mapping = OpenReader(path, true);
   auto reading = OpenReader(path, false);
   ASSERT_NE(mapping, nullptr);
-  // Drop the array's clean pages (best effort: skip when the kernel keeps them).
-  {
-    auto map = MappedFile::Open(path, /*writable=*/false);
-    ASSERT_OK(map);
-    (*map)->DropCleanPages(0, (*map)->size());
-    if ((*map)->AnyPageCached(0, (*map)->size())) GTEST_SKIP() << "the kernel kept the array's pages cached";
-  }
+  if (!DropArrayPages(path)) GTEST_SKIP() << "the kernel kept the array's pages cached";
   const std::vector<IndexRange> ranges = Ranges(seed + 2);
   std::vector<RangeSummary> first, again, expected;
   QueryCost cold, warm;
@@ -185,12 +188,7 @@ TEST(MappedPiecesPathTest, ADropAfterReleasingTheMappingIsCold) {
   if (warm.array_bytes != 0)
     GTEST_SKIP() << "the end pieces did not stay cached (" << warm.array_bytes << " bytes read)";
   ReleaseMappedPagesOf(path);
-  {
-    auto map = MappedFile::Open(path, /*writable=*/false);
-    ASSERT_OK(map);
-    (*map)->DropCleanPages(0, (*map)->size());
-    if ((*map)->AnyPageCached(0, (*map)->size())) GTEST_SKIP() << "the kernel kept the array's pages cached";
-  }
+  if (!DropArrayPages(path)) GTEST_SKIP() << "the kernel kept the array's pages cached";
   ASSERT_OK(mapping->SummarizeBatch(ranges, false, &out, nullptr, nullptr, &cold));
   EXPECT_GT(cold.array_bytes, 0u);
 }
